@@ -1,0 +1,3 @@
+from gemlint.cli import main
+
+main()

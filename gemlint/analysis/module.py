@@ -1,0 +1,583 @@
+"""Per-module semantic facts (SPEC §2): names, execution context, flag guards, grad-free guards."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Collection, Iterator
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import Assignment, ParentNodeProvider, QualifiedNameProvider, ScopeProvider
+
+from gemlint.analysis import frameworks as fw
+from gemlint.selection import compile_globs
+
+
+class Context(enum.Enum):
+    INFERENCE = "inference"
+    TRAINING = "training"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    context: Context
+    reason: str
+
+    @property
+    def is_inference(self) -> bool:
+        return self.context is Context.INFERENCE
+
+
+UNKNOWN = Verdict(Context.UNKNOWN, "")
+
+_SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_MAIN_TEST = m.Comparison(
+    left=m.Name("__name__"),
+    comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString())],
+)
+_TESTS_DIRS = frozenset({"tests", "test", "testing"})
+_DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
+
+
+def iter_subtree(node: cst.CSTNode, *, into_scopes: bool = False) -> Iterator[cst.CSTNode]:
+    """Depth-first nodes below ``node`` (iteratively: deep files must not exhaust the stack).
+
+    Unless ``into_scopes``, nested functions, classes and lambdas are not entered,
+    since their bodies run at another time than the code around them.
+    """
+    stack = list(reversed(node.children))
+    while stack:
+        current = stack.pop()
+        yield current
+        if into_scopes or not isinstance(current, _SCOPE_NODES):
+            stack.extend(reversed(current.children))
+
+
+def terminal_name(expression: cst.BaseExpression) -> str | None:
+    """``self.model.forward`` -> ``forward``; ``predict`` -> ``predict``."""
+    if isinstance(expression, cst.Name):
+        return expression.value
+    if isinstance(expression, cst.Attribute):
+        return expression.attr.value
+    return None
+
+
+def dotted_name(expression: cst.BaseExpression) -> str | None:
+    """``self.model.forward`` -> ``"self.model.forward"``; None for anything but names and attributes."""
+    parts = []
+    while isinstance(expression, cst.Attribute):
+        parts.append(expression.attr.value)
+        expression = expression.value
+    if not isinstance(expression, cst.Name):
+        return None
+    parts.append(expression.value)
+    return ".".join(reversed(parts))
+
+
+def literal_value(expression: cst.BaseExpression) -> object:
+    """The Python value of a literal (str, int, float, bool, None), else a sentinel ``NOT_LITERAL``."""
+    if isinstance(expression, cst.Name) and expression.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expression.value]
+    if isinstance(expression, (cst.SimpleString, cst.ConcatenatedString)):
+        value = expression.evaluated_value
+        return value if value is not None else NOT_LITERAL
+    if isinstance(expression, cst.Integer):
+        return expression.evaluated_value
+    if isinstance(expression, cst.Float):
+        return expression.evaluated_value
+    if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
+        inner = literal_value(expression.expression)
+        return -inner if isinstance(inner, (int, float)) and not isinstance(inner, bool) else NOT_LITERAL
+    return NOT_LITERAL
+
+
+class _NotLiteral:
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+NOT_LITERAL = _NotLiteral()
+
+
+def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+
+
+def positional_arg(call: cst.Call, index: int) -> cst.Arg | None:
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[index] if index < len(positional) else None
+
+
+def argument(call: cst.Call, index: int, name: str) -> cst.Arg | None:
+    """The argument bound to parameter ``name`` at position ``index`` (keyword wins)."""
+    return keyword_arg(call, name) or positional_arg(call, index)
+
+
+class ModuleAnalysis:
+    """Facts about one parsed module; every fact is computed lazily and cached."""
+
+    def __init__(self, context) -> None:
+        self.context = context
+        self.module: cst.Module = context.module
+        self._wrapper: cst.MetadataWrapper = context.wrapper
+        self._function_verdicts: dict[cst.FunctionDef, Verdict] = {}
+        self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
+
+    # -- tree navigation -------------------------------------------------------------
+    @cached_property
+    def _parents(self):
+        return self._wrapper.resolve(ParentNodeProvider)
+
+    @cached_property
+    def _qualified(self):
+        return self._wrapper.resolve(QualifiedNameProvider)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        current = self._parents.get(node)
+        while current is not None:
+            yield current
+            current = self._parents.get(current)
+
+    def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        return next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+
+    def enclosing_class(self, function: cst.FunctionDef) -> cst.ClassDef | None:
+        block = self.parent(function)
+        owner = self.parent(block) if block is not None else None
+        return owner if isinstance(owner, cst.ClassDef) else None
+
+    # -- names -------------------------------------------------------------------------
+    def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
+        value = self._qualified.get(node)
+        if value is None:
+            return frozenset()
+        if callable(value):  # LibCST >= 1.2 hands out lazy values
+            value = value()
+        return frozenset(name.name for name in value)
+
+    def resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:
+        return not self.qualified_names(node).isdisjoint(names)
+
+    def resolves_with_prefix(self, node: cst.CSTNode, prefixes: tuple[str, ...]) -> bool:
+        return any(name.startswith(prefixes) for name in self.qualified_names(node))
+
+    def call_resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:
+        """``node`` is a call of one of ``names`` (``torch.no_grad()``), or names it bare (``@torch.no_grad``)."""
+        target = node.func if isinstance(node, cst.Call) else node
+        return self.resolves_to(target, names)
+
+    @cached_property
+    def imported_modules(self) -> frozenset[str]:
+        """Every module imported anywhere in the file, with its parents (``a.b.c`` -> a, a.b, a.b.c)."""
+        found: set[str] = set()
+        for node in iter_subtree(self.module, into_scopes=True):
+            names: list[str] = []
+            if isinstance(node, cst.Import):
+                names = [dotted_name(alias.name) or "" for alias in node.names]
+            elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+                names = [dotted_name(node.module) or ""]
+            for name in names:
+                parts = name.split(".")
+                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        return frozenset(found)
+
+    def imports_any(self, modules: Collection[str]) -> bool:
+        return not self.imported_modules.isdisjoint(modules)
+
+    @cached_property
+    def _scopes(self):
+        return self._wrapper.resolve(ScopeProvider)
+
+    def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
+        scope = self._scopes.get(name)
+        if scope is None:
+            return []
+        values = []
+        for assignment in scope[name.value]:
+            if isinstance(assignment, Assignment):
+                value = _assignment_value(self, assignment.node)
+                if value is not None:
+                    values.append(value)
+        return values
+
+    def attribute_values(self, cls: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
+        """The expressions assigned to ``self.<attribute>`` in any method of ``cls`` (or as a class attribute)."""
+        values = []
+        for node in iter_subtree(cls.body, into_scopes=True):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    if m.matches(target.target, m.Attribute(value=m.Name("self") | m.Name("cls"), attr=m.Name(attribute))):
+                        values.append(node.value)
+                    elif self.parent(self.parent(node)) is cls.body and m.matches(target.target, m.Name(attribute)):
+                        values.append(node.value)
+        return values
+
+    def bound_values(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """What a name or ``self.attr`` expression was bound to; the expression itself for anything else."""
+        if isinstance(expression, cst.Name):
+            return self.assigned_values(expression)
+        if m.matches(expression, m.Attribute(value=m.Name("self"))):
+            function = self.enclosing_function(expression)
+            owner = self.enclosing_class(function) if function is not None else None
+            if owner is not None:
+                return self.attribute_values(owner, expression.attr.value)
+            return []
+        return [expression]
+
+    def data_pipeline_reason(self, node: cst.CSTNode) -> str | None:
+        """Why ``node`` is dataset preprocessing rather than serving (``dataset.map(fn)``, collators)."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                name = ancestor.name.value
+                if name in self.mapped_functions:
+                    return f"`{name}` is a dataset transform"
+                if "collat" in name.lower():
+                    return f"`{name}` is a collator"
+            if isinstance(ancestor, cst.ClassDef) and "collat" in ancestor.name.value.lower():
+                return f"`{ancestor.name.value}` is a collator"
+            if isinstance(ancestor, cst.Call) and terminal_name(ancestor.func) in _DATASET_TRANSFORMS:
+                return "it is a dataset transform"
+        return None
+
+    @cached_property
+    def mapped_functions(self) -> frozenset[str]:
+        """Functions passed to ``.map`` / ``.with_transform`` / ``.set_transform`` (datasets) in this file."""
+        names = set()
+        for node in iter_subtree(self.module, into_scopes=True):
+            if isinstance(node, cst.Call) and terminal_name(node.func) in _DATASET_TRANSFORMS:
+                function = keyword_arg(node, "function") or keyword_arg(node, "transform") or positional_arg(node, 0)
+                if function is not None and terminal_name(function.value):
+                    names.add(terminal_name(function.value))
+        return frozenset(names)
+
+    def debugging_exemption(self, node: cst.CSTNode) -> str | None:
+        """Why a debugging switch at ``node`` is acceptable: not production code, or behind a flag (GEM4xx)."""
+        if not self.is_production:
+            return "the file is a test, benchmark or profiling script"
+        return self.flag_guard(node)
+
+    # -- paths ---------------------------------------------------------------------------
+    @cached_property
+    def is_production(self) -> bool:
+        """Not a test, benchmark or profiling script (SPEC §2, "Production code")."""
+        parts = self.context.relative_path.lower().split("/")
+        name = parts[-1]
+        if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+            return False
+        if any(part in _TESTS_DIRS for part in parts[:-1]):
+            return False
+        return not any(part.startswith(("bench", "profil")) for part in parts)
+
+    @cached_property
+    def is_training_file(self) -> bool:
+        return compile_globs(tuple(self.context.config.training_paths)).match_file(self.context.relative_path)
+
+    @cached_property
+    def is_inference_file(self) -> bool:
+        patterns = tuple(self.context.config.inference_paths)
+        return bool(patterns) and compile_globs(patterns).match_file(self.context.relative_path)
+
+    # -- training markers --------------------------------------------------------------
+    def is_training_call(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in fw.TRAINING_METHODS:
+                return True
+            if method == "step":
+                receiver = (terminal_name(func.value) or "").lower()
+                if "optim" in receiver or receiver in ("opt", "scaler"):
+                    return True
+        return self.resolves_to(func, fw.TRAINING_CALLS)
+
+    def trains(self, node: cst.CSTNode) -> bool:
+        return any(self.is_training_call(child) for child in iter_subtree(node))
+
+    @cached_property
+    def module_trains(self) -> bool:
+        return any(self.is_training_call(child) for child in iter_subtree(self.module, into_scopes=True))
+
+    # -- inference and training context -------------------------------------------------
+    def context_of(self, node: cst.CSTNode) -> Verdict:
+        """Where ``node`` runs: per request (inference), in training, or unknown. Training wins."""
+        if self.is_training_file:
+            return Verdict(Context.TRAINING, "the file matches training-paths")
+        inference: Verdict | None = None
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor.body):
+                return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
+            if isinstance(ancestor, cst.FunctionDef):
+                verdict = self.function_verdict(ancestor)
+                if verdict.context is Context.TRAINING:
+                    return verdict
+                if verdict.is_inference and inference is None:
+                    inference = verdict
+            if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None:
+                if self.module_trains:
+                    return Verdict(Context.TRAINING, "the script trains")
+                inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
+        if inference is not None:
+            return inference
+        if self.is_inference_file:
+            return Verdict(Context.INFERENCE, "the file matches inference-paths")
+        return UNKNOWN
+
+    def function_verdict(self, function: cst.FunctionDef) -> Verdict:
+        cached = self._function_verdicts.get(function)
+        if cached is None:
+            cached = self._own_verdict(function)
+            if cached.context is Context.UNKNOWN:
+                cached = self._verdict_from_callers(function)
+            self._function_verdicts[function] = cached
+        return cached
+
+    def _own_verdict(self, function: cst.FunctionDef) -> Verdict:
+        name = function.name.value
+        if name in fw.LIGHTNING_TRAINING_HOOKS:
+            return Verdict(Context.TRAINING, f"`{name}` is a Lightning training hook")
+        if self.trains(function.body):
+            return Verdict(Context.TRAINING, f"`{name}` runs a training step")
+        reason = self._inference_reason(function)
+        if reason:
+            return Verdict(Context.INFERENCE, reason)
+        return UNKNOWN
+
+    def _inference_reason(self, function: cst.FunctionDef) -> str | None:
+        name = function.name.value
+        for decorator in function.decorators:
+            expression = decorator.decorator
+            target = expression.func if isinstance(expression, cst.Call) else expression
+            if (
+                isinstance(target, cst.Attribute)
+                and target.attr.value in fw.ROUTE_DECORATORS
+                and self.imports_any(fw.WEB_FRAMEWORKS)
+            ):
+                return f"`{name}` is an HTTP route handler"
+            if self.resolves_to(target, fw.API_DECORATORS):
+                return f"`{name}` is a serving API"
+        if name in self.registered_handlers:
+            return f"`{name}` is registered as a route handler"
+        owner = self.enclosing_class(function)
+        if owner is not None:
+            hooks = self.class_hooks(owner)
+            if hooks is not None and (name in hooks or (not hooks and not name.startswith("_")) or (not hooks and name == "__call__")):
+                return f"`{owner.name.value}.{name}` is a serving hook"
+        if name in fw.LIGHTNING_INFERENCE_HOOKS:
+            return f"`{name}` is a Lightning prediction hook"
+        if _has_inference_prefix(name):
+            return f"`{name}` is named as an inference function"
+        return None
+
+    def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
+        """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
+        for decorator in cls.decorators:
+            if self.call_resolves_to(decorator.decorator, fw.DEPLOYMENT_DECORATORS):
+                return frozenset()
+        if cls.name.value in fw.HOOK_CLASS_NAMES:
+            return fw.HOOK_CLASS_NAMES[cls.name.value]
+        for base in cls.bases:
+            for qualified in self.qualified_names(base.value):
+                if qualified in fw.HOOK_BASES:
+                    return fw.HOOK_BASES[qualified]
+            local = self.local_classes.get(dotted_name(base.value) or "")
+            if local is not None and local is not cls and _depth < 8:
+                inherited = self.class_hooks(local, _depth + 1)
+                if inherited is not None:
+                    return inherited
+        return None
+
+    @cached_property
+    def local_classes(self) -> dict[str, cst.ClassDef]:
+        return {node.name.value: node for node in self.module.body if isinstance(node, cst.ClassDef)}
+
+    @cached_property
+    def registered_handlers(self) -> frozenset[str]:
+        """Names of functions handed to route registrations in this file (add_api_route, Route, path, ...)."""
+        names: set[str] = set()
+        for node in iter_subtree(self.module, into_scopes=True):
+            if not isinstance(node, cst.Call):
+                continue
+            handler: cst.Arg | None = None
+            method = terminal_name(node.func)
+            if isinstance(node.func, cst.Attribute) and method in fw.ROUTE_REGISTRATIONS:
+                handler = next((a for a in node.args if a.keyword and a.keyword.value in fw.ROUTE_HANDLER_KEYWORDS), None)
+                handler = handler or positional_arg(node, fw.ROUTE_REGISTRATIONS[method])
+            elif self.resolves_to(node.func, fw.ROUTE_CONSTRUCTORS):
+                handler = keyword_arg(node, "endpoint") or keyword_arg(node, "view") or positional_arg(node, 1)
+            if handler is not None:
+                handler_name = terminal_name(handler.value)
+                if handler_name:
+                    names.add(handler_name)
+        return frozenset(names)
+
+    @cached_property
+    def _callers(self) -> dict[str, list[cst.Call]]:
+        """Same-file call sites by callee name (``helper(...)`` and ``self.helper(...)``)."""
+        calls: dict[str, list[cst.Call]] = {}
+        for node in iter_subtree(self.module, into_scopes=True):
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Name) or (
+                    isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
+                ):
+                    calls.setdefault(terminal_name(func) or "", []).append(node)
+        return calls
+
+    def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+        return self._callers.get(function.name.value, [])
+
+    def _verdict_from_callers(self, function: cst.FunctionDef) -> Verdict:
+        """A helper only called from per-request code is per-request code too."""
+        if function in self._caller_verdicts_in_progress:
+            return UNKNOWN
+        self._caller_verdicts_in_progress.add(function)
+        try:
+            verdicts = [self.context_of(call) for call in self.callers_of(function)]
+        finally:
+            self._caller_verdicts_in_progress.discard(function)
+        if any(v.context is Context.TRAINING for v in verdicts):
+            return Verdict(Context.TRAINING, f"`{function.name.value}` is called from training code")
+        inference = next((v for v in verdicts if v.is_inference), None)
+        if inference is not None:
+            return Verdict(Context.INFERENCE, f"`{function.name.value}` is called from inference code ({inference.reason})")
+        return UNKNOWN
+
+    def is_main_block(self, node: cst.If) -> bool:
+        return self.parent(node) is self.module and m.matches(node.test, _MAIN_TEST)
+
+    # -- flags -----------------------------------------------------------------------------
+    def flag_guard(self, node: cst.CSTNode) -> str | None:
+        """Why ``node`` only runs when a flag says so, or None (SPEC §2, "Guarded by a flag")."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.If) and child is not ancestor.test and not self.is_constant_test(ancestor.test):
+                return "it runs under an `if` on a run-time condition"
+            if isinstance(ancestor, cst.IfExp) and child is not ancestor.test and not self.is_constant_test(ancestor.test):
+                return "it is chosen by a conditional expression"
+            if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+                return "it is short-circuited by a condition"
+            if isinstance(ancestor, cst.FunctionDef):
+                lowered = ancestor.name.value.lower()
+                if any(word in lowered for word in ("debug", "profil", "bench")):
+                    return f"it runs in `{ancestor.name.value}`, a debugging function"
+            child = ancestor
+        return None
+
+    def is_constant_test(self, test: cst.BaseExpression) -> bool:
+        """A test that never changes at run time: a literal, ``__name__ == "__main__"``, or a module constant."""
+        if literal_value(test) is not NOT_LITERAL:
+            return True
+        if m.matches(test, _MAIN_TEST):
+            return True
+        if isinstance(test, cst.Name) and test.value in self.module_constants:
+            return True
+        return False
+
+    @cached_property
+    def module_constants(self) -> frozenset[str]:
+        """Module-level names assigned exactly once, to a literal (``DEBUG = True``)."""
+        assigned: dict[str, int] = {}
+        literal: set[str] = set()
+        for statement in self.module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                targets: list[cst.BaseExpression] = []
+                value = None
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                    value = small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    targets, value = [small.target], small.value
+                for target in targets:
+                    if isinstance(target, cst.Name):
+                        assigned[target.value] = assigned.get(target.value, 0) + 1
+                        if value is not None and literal_value(value) is not NOT_LITERAL:
+                            literal.add(target.value)
+        rebound = {
+            name.value
+            for node in iter_subtree(self.module, into_scopes=True)
+            if isinstance(node, cst.Global)
+            for name in node.names
+        }
+        return frozenset(name for name in literal if assigned[name] == 1 and name not in rebound)
+
+    # -- grad-free guards ---------------------------------------------------------------------
+    def is_grad_free_guard(self, expression: cst.BaseExpression) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``@torch.no_grad`` or ``torch.set_grad_enabled(False)``."""
+        if self.call_resolves_to(expression, fw.NO_GRAD_GUARDS):
+            if isinstance(expression, cst.Call):
+                mode = argument(expression, 0, "mode")
+                return mode is None or literal_value(mode.value) is not False
+            return True
+        if isinstance(expression, cst.Call) and self.resolves_to(expression.func, fw.SET_GRAD_ENABLED):
+            mode = argument(expression, 0, "mode")
+            return mode is not None and literal_value(mode.value) is False
+        return False
+
+    def grad_free_guard(self, node: cst.CSTNode, _depth: int = 0) -> str | None:
+        """Why ``node`` runs without autograd, or None."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.With) and any(self.is_grad_free_guard(item.item) for item in ancestor.items):
+                return "an enclosing `with` disables gradients"
+            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and self._grad_disabled_before(ancestor, child):
+                return "`torch.set_grad_enabled(False)` runs earlier in the same block"
+            if isinstance(ancestor, cst.FunctionDef):
+                if any(self.is_grad_free_guard(d.decorator) for d in ancestor.decorators):
+                    return f"`{ancestor.name.value}` is decorated with a grad-free guard"
+                if ancestor.name.value in fw.LIGHTNING_NO_GRAD_HOOKS:
+                    return f"`{ancestor.name.value}` is a Lightning hook that runs without gradients"
+            child = ancestor
+        function = self.enclosing_function(node)
+        if function is not None and _depth < 4:
+            callers = self.callers_of(function)
+            if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
+                return f"every caller of `{function.name.value}` in this file disables gradients"
+        return None
+
+    def _grad_disabled_before(self, block: cst.CSTNode, child: cst.CSTNode) -> bool:
+        for statement in block.body:
+            if statement is child:
+                return False
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Expr) and self.is_grad_free_guard(small.value):
+                        return True
+        return False
+
+
+def _has_inference_prefix(name: str) -> bool:
+    stripped = name.lstrip("_")
+    lowered = stripped.lower()
+    for prefix in fw.INFERENCE_NAME_PREFIXES:
+        if lowered.startswith(prefix):
+            rest = stripped[len(prefix) :]
+            # predict, predict_batch, predictBatch, predict2 -- but not predictor or server.
+            if not rest or rest[0] == "_" or rest[0].isupper() or rest[0].isdigit():
+                return True
+    return False
+
+
+def _assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:
+    parent = analysis.parent(target)
+    if isinstance(parent, cst.AssignTarget):
+        statement = analysis.parent(parent)
+        return statement.value if isinstance(statement, cst.Assign) else None
+    if isinstance(parent, cst.AnnAssign) and parent.target is target:
+        return parent.value
+    if isinstance(parent, cst.AsName):
+        item = analysis.parent(parent)
+        return item.item if isinstance(item, cst.WithItem) else None
+    if isinstance(parent, cst.NamedExpr) and parent.target is target:
+        return parent.value
+    return None

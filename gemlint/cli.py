@@ -1,0 +1,238 @@
+"""The ``gemlint`` command line (SPEC §3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from gemlint import __version__
+from gemlint.config import ConfigError, Config, default_config, find_config_file, load_config, validate_codes
+from gemlint.diagnostics import Diagnostic
+from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
+from gemlint.registry import all_rules, known_codes, rule_by_code
+from gemlint.reporters.github import render_github
+from gemlint.reporters.json import render_json
+from gemlint.reporters.text import render_text
+from gemlint.runner import FixMode, RunResult, run
+
+OUTPUT_FORMATS = ("text", "json", "github")
+PROGRESS_MIN_FILES = 200
+
+
+class DefaultCommandGroup(click.Group):
+    """``gemlint src/`` means ``gemlint check src/``; ``gemlint rules`` and ``gemlint explain`` are subcommands."""
+
+    default_command = "check"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+def _codes(option: str, values: tuple[str, ...]) -> tuple[str, ...] | None:
+    if not values:
+        return None
+    codes = [code.strip().upper() for value in values for code in value.split(",") if code.strip()]
+    return validate_codes(f"option '{option}'", codes, known_codes())
+
+
+def resolve_config(
+    paths: list[Path],
+    config_file: Path | None,
+    isolated: bool,
+    project_root: Path | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    force_exclude: bool,
+) -> Config:
+    """Config file first, then command-line options on top of it (the command line wins)."""
+    codes = known_codes()
+    if isolated:
+        config = default_config(project_root or Path.cwd())
+    elif config_file is not None:
+        config = load_config(config_file, codes)
+    else:
+        start = Path(os.path.abspath(paths[0])) if paths else Path.cwd()
+        found = find_config_file(start if start.exists() else Path.cwd())
+        config = load_config(found, codes) if found else default_config(Path.cwd())
+    cli_select = _codes("--select", select)
+    cli_ignore = _codes("--ignore", ignore)
+    cli_extend = _codes("--extend-select", extend_select)
+    return config.with_overrides(
+        select=cli_select,
+        ignore=config.ignore + cli_ignore if cli_ignore else None,
+        extend_select=config.extend_select + cli_extend if cli_extend else None,
+        force_exclude=True if force_exclude else None,
+        root=project_root.resolve() if project_root else None,
+    )
+
+
+def render(fmt: str, result: RunResult, *, color: bool, show_source: bool, statistics: bool, unsafe: bool, quiet: bool) -> str:
+    diagnostics = result.diagnostics
+    if fmt == "json":
+        return render_json(diagnostics)
+    if fmt == "github":
+        return render_github(diagnostics)
+    return render_text(
+        diagnostics, color=color, show_source=show_source, show_statistics=statistics, fixed=result.fixed, unsafe=unsafe, quiet=quiet
+    )
+
+
+def _write(path: Path, content: str) -> None:
+    try:
+        path.write_text(content, encoding="utf-8", errors="backslashreplace")
+    except OSError as error:
+        raise click.ClickException(f"cannot write {path}: {error.strerror or error}") from None
+
+
+@click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gemlint")
+def main() -> None:
+    """gemlint: static analysis for ML inference code.
+
+    Run `gemlint [PATH]...` to lint (the same as `gemlint check`).
+    """
+
+
+@main.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable (replaces the config's select).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes to disable.")
+@click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable on top of select.")
+@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. json:gemlint.json.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named explicitly (for pre-commit).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel worker processes (default: all cores).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this config file.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("--project-root", type=click.Path(path_type=Path, file_okay=False), help="Root for globs and cross-file context.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when problems are found.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule instead of each finding.")
+@click.option("--show-source", is_flag=True, help="Show the source line of each finding.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
+@click.option("--verbose", "-v", is_flag=True, help="Print what gemlint reads and decides.")
+def check(
+    paths: tuple[Path, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    fmt: str,
+    output: Path | None,
+    extra_outputs: tuple[str, ...],
+    force_exclude: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
+    jobs: int | None,
+    config_file: Path | None,
+    isolated: bool,
+    project_root: Path | None,
+    exit_zero: bool,
+    statistics: bool,
+    show_source: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Lint PATHS (default: the current directory)."""
+    targets = list(paths) or [Path(".")]
+    outputs: list[tuple[str, Path]] = []
+    for spec in extra_outputs:
+        name, sep, file = spec.partition(":")
+        if not sep or name not in OUTPUT_FORMATS or not file:
+            raise click.BadParameter(f"expected FMT:FILE with FMT one of {', '.join(OUTPUT_FORMATS)}, got {spec!r}", param_hint="--output-format")
+        outputs.append((name, Path(file)))
+    try:
+        config = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude)
+    except ConfigError as error:
+        click.echo(f"gemlint: error: {error}", err=True)
+        sys.exit(2)
+    if verbose:
+        click.echo(f"gemlint {__version__}: config {config.source or '(defaults)'}, root {config.root}", err=True)
+
+    show_progress = not quiet and sys.stderr.isatty() and fmt == "text"
+
+    def progress(done: int, total: int) -> None:
+        if show_progress and total >= PROGRESS_MIN_FILES and (done % 50 == 0 or done == total):
+            click.echo(f"\rLinting {done}/{total} files", err=True, nl=done == total)
+
+    mode = FixMode(apply=fix and not diff, diff=diff, unsafe=unsafe_fixes)
+    result = run(targets, config, mode, jobs=jobs, progress=progress)
+    for warning in result.warnings:
+        click.echo(f"gemlint: warning: {warning}", err=True)
+
+    unsafe = unsafe_fixes
+    if diff:
+        diffs = "".join(report.diff for report in result.files)
+        if diffs:
+            click.echo(diffs, nl=False)
+        would = sum(report.fixed for report in result.files if report.diff)
+        if not quiet:
+            click.echo(f"Would fix {would} problem{'s' if would != 1 else ''}." if would else "No fixes available.", err=True)
+        sys.exit(0 if exit_zero or not would else 1)
+
+    stdout_color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    primary = render(fmt, result, color=stdout_color, show_source=show_source, statistics=statistics, unsafe=unsafe, quiet=quiet)
+    if output is not None:
+        _write(output, primary)
+    else:
+        click.echo(primary, nl=False, color=stdout_color)
+    for name, file in outputs:
+        _write(file, render(name, result, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
+    sys.exit(0 if exit_zero or not result.diagnostics else 1)
+
+
+@main.command("rules")
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "markdown")), default="table", show_default=True)
+def rules_command(fmt: str) -> None:
+    """List every rule (markdown is docs/rules.md)."""
+    rules = all_rules()
+    if fmt == "markdown":
+        click.echo(rules_markdown(rules), nl=False)
+    elif fmt == "json":
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "severity": r.severity.value,
+                        "languages": sorted(language.value for language in r.languages),
+                        "summary": r.summary,
+                        "fix": r.fix.value if r.fix else None,
+                        "tags": list(r.tags),
+                        "precision": r.precision,
+                    }
+                    for r in rules
+                ],
+                indent=2,
+            )
+        )
+    else:
+        width = max(len(r.name) for r in rules)
+        for r in rules:
+            click.echo(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {fix_label(r):<6}  {languages_label(r):<10}  {r.summary}")
+
+
+@main.command("explain")
+@click.argument("code")
+def explain(code: str) -> None:
+    """Show one rule's full documentation."""
+    rule = rule_by_code(code)
+    if rule is None:
+        click.echo(f"gemlint: error: unknown rule code {code!r} (see `gemlint rules`)", err=True)
+        sys.exit(2)
+    click.echo(rule_text(rule), nl=False)
+
+
+def entry() -> None:  # pragma: no cover - console script wrapper
+    main()

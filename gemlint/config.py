@@ -1,0 +1,205 @@
+"""Configuration: ``[tool.gemlint]`` in pyproject.toml, or gemlint.toml / .gemlint.toml.
+
+Every key is validated; an unknown key or a value of the wrong type raises
+:class:`ConfigError`, which names the key and the file (the CLI exits 2).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from gemlint.diagnostics import Severity
+
+CONFIG_FILENAMES = (".gemlint.toml", "gemlint.toml", "pyproject.toml")
+
+CODE_PATTERN = re.compile(r"^GEM[0-9]{0,3}$")
+
+DEFAULT_EXCLUDE = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".gemlint_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "__pycache__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+    "*.egg-info",
+)
+DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/training/**")
+DEFAULT_HEALTH_PATHS = ("/health", "/healthz", "/livez", "/live", "/ping")
+DEFAULT_STATIC_SHAPE_BACKENDS = ("torch_xla", "jax", "habana_frameworks", "tensorrt")
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Effective settings for a run. ``root`` anchors every relative glob."""
+
+    root: Path
+    source: Path | None = None
+    select: tuple[str, ...] = ("GEM",)
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = False
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    inference_paths: tuple[str, ...] = ()
+    training_paths: tuple[str, ...] = DEFAULT_TRAINING_PATHS
+    health_paths: tuple[str, ...] = DEFAULT_HEALTH_PATHS
+    static_shape_backends: tuple[str, ...] = DEFAULT_STATIC_SHAPE_BACKENDS
+    severity: tuple[tuple[str, Severity], ...] = ()
+
+    def with_overrides(self, **changes: Any) -> "Config":
+        return replace(self, **{key: value for key, value in changes.items() if value is not None})
+
+
+# key in the file -> (field name, kind)
+_SCHEMA: dict[str, tuple[str, str]] = {
+    "select": ("select", "codes"),
+    "ignore": ("ignore", "codes"),
+    "extend-select": ("extend_select", "codes"),
+    "exclude": ("exclude", "strings"),
+    "extend-exclude": ("extend_exclude", "strings"),
+    "force-exclude": ("force_exclude", "bool"),
+    "per-file-ignores": ("per_file_ignores", "code-table"),
+    "inference-paths": ("inference_paths", "strings"),
+    "training-paths": ("training_paths", "strings"),
+    "health-paths": ("health_paths", "strings"),
+    "static-shape-backends": ("static_shape_backends", "strings"),
+    "severity": ("severity", "severity-table"),
+}
+assert {name for name, _ in _SCHEMA.values()} == {f.name for f in fields(Config)} - {"root", "source"}
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest config file at or above ``start`` (a pyproject.toml counts only with [tool.gemlint])."""
+    directory = start if start.is_dir() else start.parent
+    for candidate_dir in (directory, *directory.parents):
+        for filename in CONFIG_FILENAMES:
+            candidate = candidate_dir / filename
+            if not candidate.is_file():
+                continue
+            if filename != "pyproject.toml":
+                return candidate
+            try:
+                data = _read_toml(candidate)
+            except ConfigError:
+                raise
+            if "gemlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(path: Path, known_codes: frozenset[str]) -> Config:
+    """Load and validate one config file."""
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("gemlint", {})
+        prefix = "tool.gemlint."
+    else:
+        table = data
+        prefix = ""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: '{prefix.rstrip('.') or 'gemlint'}' must be a table")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _SCHEMA:
+            valid = ", ".join(sorted(_SCHEMA))
+            raise ConfigError(f"{path}: unknown key '{prefix}{key}' (valid keys: {valid})")
+        field_name, kind = _SCHEMA[key]
+        values[field_name] = _convert(path, prefix + key, kind, value, known_codes)
+    return Config(root=path.parent.resolve(), source=path.resolve(), **values)
+
+
+def default_config(root: Path) -> Config:
+    return Config(root=root.resolve())
+
+
+def validate_codes(where: str, codes: Any, known_codes: frozenset[str]) -> tuple[str, ...]:
+    """Validate a list of rule codes or prefixes; ``where`` names the option or key for the message."""
+    if not isinstance(codes, (list, tuple)) or not all(isinstance(code, str) for code in codes):
+        raise ConfigError(f"{where}: expected a list of rule codes, got {codes!r}")
+    for code in codes:
+        if not CODE_PATTERN.match(code):
+            raise ConfigError(f"{where}: '{code}' is not a rule code or prefix (expected GEM, GEM1, GEM101, ...)")
+        if not any(known.startswith(code) for known in known_codes):
+            raise ConfigError(f"{where}: '{code}' matches no gemlint rule")
+    return tuple(codes)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read config: {error.strerror or error}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from error
+
+
+def _convert(path: Path, key: str, kind: str, value: Any, known_codes: frozenset[str]) -> Any:
+    where = f"{path}: '{key}'"
+    if kind == "codes":
+        return validate_codes(where, value, known_codes)
+    if kind == "strings":
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+        return tuple(value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if kind == "code-table":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a table of glob = [codes], got {value!r}")
+        return tuple(
+            (pattern, validate_codes(f"{path}: '{key}.\"{pattern}\"'", codes, known_codes))
+            for pattern, codes in value.items()
+        )
+    if kind == "severity-table":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a table of CODE = \"error\"|\"warning\"|\"note\", got {value!r}")
+        result = []
+        for code, level in value.items():
+            validate_codes(f"{path}: '{key}.{code}'", [code], known_codes)
+            try:
+                result.append((code, Severity(level)))
+            except ValueError:
+                raise ConfigError(
+                    f"{path}: '{key}.{code}': expected \"error\", \"warning\" or \"note\", got {level!r}"
+                ) from None
+        return tuple(result)
+    raise AssertionError(kind)

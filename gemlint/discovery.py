@@ -1,0 +1,96 @@
+"""Find the files to lint: directories are walked, excluded paths skipped, explicit files kept."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from gemlint.config import Config
+from gemlint.languages import Language, language_of
+from gemlint.selection import compile_globs
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path  # as given or found (not resolved, so symlinks keep their names)
+    language: Language
+    display: str  # relative to the current directory, '/'-separated
+    relative: str  # relative to the config root, '/'-separated, for globs
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = os.path.relpath(absolute, cwd)
+    except ValueError:  # another drive on Windows
+        relative = str(absolute)
+    return relative.replace(os.sep, "/")
+
+
+def root_relative(path: Path, root: Path) -> str:
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return absolute.as_posix().lstrip("/")
+
+
+class Discovery:
+    def __init__(self, config: Config, cwd: Path | None = None) -> None:
+        self.config = config
+        self.cwd = cwd or Path.cwd()
+        self._excluded = compile_globs(tuple(config.exclude) + tuple(config.extend_exclude))
+
+    def is_excluded(self, path: Path, is_dir: bool) -> bool:
+        relative = root_relative(path, self.config.root)
+        candidates = [relative + "/" if is_dir else relative]
+        # A pattern such as "build" also excludes "build/" given on the command line as "./build".
+        if self._excluded.match_file(candidates[0]):
+            return True
+        if is_dir and (path / "pyvenv.cfg").is_file():  # a virtualenv under any name
+            return True
+        return False
+
+    def files(self, paths: list[Path]) -> Iterator[SourceFile]:
+        seen: set[str] = set()
+        for given in paths:
+            if given.is_dir():
+                if self.config.force_exclude and self.is_excluded(given, True):
+                    continue
+                yield from self._walk(given, seen)
+            else:
+                # A file named explicitly is linted even when excluded, unless --force-exclude (pre-commit).
+                if self.config.force_exclude and (self.is_excluded(given, False) or self._excluded_parent(given)):
+                    continue
+                language = language_of(given)
+                if language is None:
+                    if given.exists():
+                        continue  # a file gemlint has no front-end for (README.md, setup.cfg, ...)
+                    language = Language.PYTHON  # missing or a dangling symlink: the engine reports GEM000
+                yield from self._emit(given, language, seen)
+
+    def _excluded_parent(self, path: Path) -> bool:
+        relative = root_relative(path, self.config.root)
+        parts = relative.split("/")[:-1]
+        return any(self._excluded.match_file("/".join(parts[: i + 1]) + "/") for i in range(len(parts)))
+
+    def _walk(self, top: Path, seen: set[str]) -> Iterator[SourceFile]:
+        # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
+        for directory, dirnames, filenames in os.walk(top, onerror=None):
+            base = Path(directory)
+            dirnames[:] = sorted(name for name in dirnames if not self.is_excluded(base / name, True))
+            for name in sorted(filenames):
+                path = base / name
+                language = language_of(path)
+                if language is None or self.is_excluded(path, False):
+                    continue
+                yield from self._emit(path, language, seen)
+
+    def _emit(self, path: Path, language: Language, seen: set[str]) -> Iterator[SourceFile]:
+        key = os.path.abspath(path)
+        if key in seen:
+            return
+        seen.add(key)
+        yield SourceFile(path, language, display_path(path, self.cwd), root_relative(path, self.config.root))

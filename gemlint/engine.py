@@ -1,0 +1,178 @@
+"""Lints one file: read, decode, prefilter, parse once, run every selected rule in one traversal,
+then apply severity overrides and suppressions."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Sequence
+
+import libcst as cst
+
+from gemlint.config import Config
+from gemlint.diagnostics import Diagnostic, Severity
+from gemlint.discovery import SourceFile
+from gemlint.languages import Language
+from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
+from gemlint.rule import PythonRule, Rule
+from gemlint.selection import Selection
+from gemlint.suppression import Suppressions
+from gemlint.text import DecodedSource, SourceError, decode_python, decode_text
+
+
+@dataclass
+class PythonFileContext:
+    """What a Python rule sees of the file it checks."""
+
+    source: SourceFile
+    text: str
+    module: cst.Module
+    wrapper: cst.MetadataWrapper
+    config: Config
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def display_path(self) -> str:
+        return self.source.display
+
+    @property
+    def relative_path(self) -> str:
+        return self.source.relative
+
+    @cached_property
+    def analysis(self):
+        """The shared semantic facts of this module, computed once for all rules that ask."""
+        from gemlint.analysis.module import ModuleAnalysis
+
+        return ModuleAnalysis(self)
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.diagnostics.append(diagnostic)
+
+
+def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    rule = parse_error_rule()
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        severity=Severity.ERROR,
+        path=source.display,
+        line=max(line, 1),
+        column=max(column, 1),
+        end_line=max(line, 1),
+        end_column=max(column, 1),
+        message=message,
+    )
+
+
+def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
+    try:
+        data = source.path.read_bytes()
+    except IsADirectoryError:
+        raise SourceError("is a directory, not a file") from None
+    except FileNotFoundError:
+        raise SourceError("no such file (or a dangling symlink)") from None
+    except OSError as error:
+        raise SourceError(f"cannot read: {error.strerror or error}") from None
+    decoder = decode_python if source.language is Language.PYTHON else decode_text
+    return data, decoder(data)
+
+
+def lint_text(source: SourceFile, text: str, selection: Selection) -> list[Diagnostic]:
+    """Lint already-decoded text; never raises for any input."""
+    rules = checking_rules(selection, source)
+    if not rules:
+        return []
+    suppressions = Suppressions(text, source.language)
+    if suppressions.file_suppresses_all():
+        return []
+    rules = [rule for rule in rules if rule.may_match(text)]
+    if not rules:
+        return []
+    if source.language is Language.PYTHON:
+        diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection)
+    else:
+        diagnostics = []  # the native and deployment front-ends plug in here
+    return finalize(diagnostics, suppressions, selection)
+
+
+def finalize(diagnostics: list[Diagnostic], suppressions: Suppressions, selection: Selection) -> list[Diagnostic]:
+    by_code = {rule.code: rule for rule in selection.rules}
+    result = []
+    for diagnostic in diagnostics:
+        rule = by_code.get(diagnostic.code)
+        if rule is None:  # GEM000 is always reported and cannot be suppressed
+            result.append(diagnostic)
+            continue
+        if suppressions.is_suppressed(diagnostic.code, diagnostic.line):
+            continue
+        severity = selection.severity_of(rule, diagnostic.severity)
+        if severity is not diagnostic.severity:
+            diagnostic = _with_severity(diagnostic, severity)
+        result.append(diagnostic)
+    return sorted(set(result), key=lambda d: d.sort_key)
+
+
+def lint_file(source: SourceFile, selection: Selection) -> tuple[list[Diagnostic], bytes | None, DecodedSource | None]:
+    """Lint a file from disk; returns the diagnostics and what was read (for fixes and caching)."""
+    if not checking_rules(selection, source):
+        return [], None, None
+    try:
+        data, decoded = read_source(source)
+    except SourceError as error:
+        return [parse_error(source, str(error), error.line, error.column)], None, None
+    return lint_text(source, decoded.text, selection), data, decoded
+
+
+def _lint_python(
+    source: SourceFile, text: str, rules: Sequence[type[PythonRule]], selection: Selection
+) -> list[Diagnostic]:
+    if not rules:
+        return []
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return [parse_error(source, f"syntax error: {error.message}", error.raw_line, error.raw_column + 1)]
+    except (RecursionError, MemoryError):
+        return [parse_error(source, "the file is nested too deeply to parse")]
+    except Exception as error:  # LibCST raises a few non-ParserSyntaxError errors on odd input
+        return [parse_error(source, f"cannot parse: {type(error).__name__}: {error}")]
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    context = PythonFileContext(source, text, module, wrapper, selection.config)
+    try:
+        wrapper.visit_batched([rule(context) for rule in rules])
+        return context.diagnostics
+    except RecursionError:
+        return [parse_error(source, "the file is nested too deeply to analyse")]
+    except Exception:
+        # Isolate the failing rule so one bug never hides the findings of the others.
+        diagnostics: list[Diagnostic] = []
+        for rule in rules:
+            single = PythonFileContext(source, text, module, wrapper, selection.config)
+            try:
+                wrapper.visit_batched([rule(single)])
+                diagnostics.extend(single.diagnostics)
+            except Exception as error:
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                diagnostics.append(
+                    parse_error(
+                        source,
+                        f"internal error in {rule.code} ({type(error).__name__}: {error} at "
+                        f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
+                    )
+                )
+        return diagnostics
+
+
+def _with_severity(diagnostic: Diagnostic, severity: Severity) -> Diagnostic:
+    return replace(diagnostic, severity=severity)
+
+
+def checking_rules(selection: Selection, source: SourceFile) -> list[type[Rule]]:
+    """The rules that check ``source`` (GEM000 is reported by the engine, never run)."""
+    return [
+        rule
+        for rule in selection.rules_for(source.relative)
+        if source.language in rule.languages and rule.code != PARSE_ERROR_CODE
+    ]

@@ -1,0 +1,132 @@
+"""Applying fixes: edits in memory, a re-lint loop until stable, and an atomic write that keeps
+the file's encoding, BOM, line endings and permissions."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import libcst as cst
+
+from gemlint.diagnostics import Applicability, Diagnostic, Fix
+from gemlint.languages import Language
+from gemlint.text import line_offsets, offset_of
+
+MAX_ITERATIONS = 10
+
+
+def applicable(fix: Fix | None, unsafe: bool) -> bool:
+    return fix is not None and (fix.applicability is Applicability.SAFE or unsafe)
+
+
+def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
+    """Apply fixes whose edits do not overlap an earlier fix's; returns the text and how many fixes were applied.
+
+    A skipped fix is not lost: the caller re-lints and applies it in the next iteration.
+    """
+    offsets = line_offsets(text)
+    length = len(text)
+    taken: list[tuple[int, int]] = []
+    chosen: list[tuple[int, int, str]] = []
+    count = 0
+    for fix in fixes:
+        ranges = [(offset_of(offsets, length, e.start), offset_of(offsets, length, e.end), e.content) for e in fix.edits]
+        if any(_overlaps(start, end, lo, hi) for start, end, _ in ranges for lo, hi in taken):
+            continue
+        taken.extend((start, end) for start, end, _ in ranges)
+        chosen.extend(ranges)
+        count += 1
+    for start, end, content in sorted(chosen, key=lambda r: (r[0], r[1]), reverse=True):
+        text = text[:start] + content + text[end:]
+    return text, count
+
+
+def _overlaps(start: int, end: int, lo: int, hi: int) -> bool:
+    return (start < hi and lo < end) or start == lo
+
+
+def still_parses(text: str, language: Language) -> bool:
+    if language is not Language.PYTHON:
+        return True
+    try:
+        cst.parse_module(text)
+    except Exception:
+        return False
+    return True
+
+
+@dataclass
+class FixOutcome:
+    text: str
+    diagnostics: list[Diagnostic]  # what remains after fixing
+    applied: int
+    refused: str | None = None  # why fixes were refused, if they were
+
+
+def fix_text(
+    text: str,
+    language: Language,
+    lint: Callable[[str], list[Diagnostic]],
+    diagnostics: list[Diagnostic],
+    unsafe: bool,
+) -> FixOutcome:
+    """Apply fixes and re-lint until nothing fixable remains (as ruff does), never producing unparsable code."""
+    applied = 0
+    current = text
+    for _ in range(MAX_ITERATIONS):
+        fixes = [d.fix for d in diagnostics if applicable(d.fix, unsafe)]
+        if not fixes:
+            break
+        candidate, count = apply_edits(current, fixes)
+        if count == 0 or candidate == current:
+            break
+        if not still_parses(candidate, language):
+            return FixOutcome(current, diagnostics, applied, "a fix would have produced code that does not parse")
+        current, applied = candidate, applied + count
+        diagnostics = lint(current)
+    return FixOutcome(current, diagnostics, applied)
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+        )
+    )
+
+
+class FileChanged(Exception):
+    pass
+
+
+def write_atomically(path: Path, original: bytes, text: str, encoding: str) -> None:
+    """Replace ``path`` with ``text`` unless it changed since it was read; keep the mode bits.
+
+    The new content goes to a temporary file in the same directory that then
+    replaces the original in one rename, so an interrupted run leaves either the
+    old or the new file, never half of one.
+    """
+    data = text.encode(encoding)
+    target = Path(os.path.realpath(path))  # write through symlinks, keep the link
+    if target.read_bytes() != original:
+        raise FileChanged(f"{path} changed while gemlint was fixing it; not overwritten")
+    mode = stat.S_IMODE(target.stat().st_mode)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gemlint-tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,44 @@
+"""The kinds of file gemlint reads, and how a path is recognised as one."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import PurePath
+
+
+class Language(str, enum.Enum):
+    PYTHON = "python"
+    YAML = "yaml"  # Kubernetes manifests, Helm charts, docker-compose files
+    NATIVE = "native"  # C, C++, CUDA
+    DOCKERFILE = "dockerfile"
+
+    @property
+    def comment_prefixes(self) -> tuple[str, ...]:
+        """Comment openers that may carry a ``noqa`` directive in this language."""
+        if self is Language.NATIVE:
+            return ("//", "/*")
+        return ("#",)
+
+
+PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
+YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh"})
+
+
+def language_of(path: PurePath) -> Language | None:
+    """Return the language of ``path`` from its name, or None if gemlint does not read it."""
+    name = path.name
+    suffix = path.suffix.lower()
+    if suffix in PYTHON_SUFFIXES:
+        return Language.PYTHON
+    if suffix in YAML_SUFFIXES:
+        return Language.YAML
+    if suffix in NATIVE_SUFFIXES:
+        return Language.NATIVE
+    lowered = name.lower()
+    # Dockerfile, Dockerfile.gpu, serve.Dockerfile, Containerfile
+    if lowered in ("dockerfile", "containerfile") or lowered.startswith("dockerfile.") or lowered.endswith(
+        ".dockerfile"
+    ):
+        return Language.DOCKERFILE
+    return None

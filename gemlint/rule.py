@@ -1,0 +1,131 @@
+"""The rule API.
+
+A rule is one class that carries everything about it: its metadata, its
+documentation (ruff's *What it does / Why is this bad / Example / Use instead /
+Fix safety* sections, rendered into ``docs/rules.md``, ``gemlint explain`` and
+SARIF), its bad and good examples (linted by the test suite, as Fixit's
+VALID/INVALID cases are) and its check.
+
+Python rules are LibCST ``BatchableCSTVisitor`` subclasses, so every rule
+selected for a file runs in a single traversal. A rule declares the LibCST
+metadata providers it needs in ``METADATA_DEPENDENCIES`` (only those are
+computed) and the plain-text markers in ``prefilter`` without which it cannot
+match (a file containing none of the markers of any selected rule is never
+parsed). Rules for other languages subclass :class:`Rule` with their own
+front-end's check method.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Iterable, Sequence
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
+
+from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
+from gemlint.languages import Language
+
+
+class Rule:
+    """Metadata and documentation shared by the rules of every language."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity] = Severity.WARNING
+    languages: ClassVar[frozenset[Language]]
+    #: One line: what the rule reports.
+    summary: ClassVar[str]
+    #: Why is this bad: the cost in production, with the benchmark's measured number where one exists.
+    rationale: ClassVar[str]
+    #: What the rule deliberately leaves alone (the spec's "must NOT flag").
+    not_flagged: ClassVar[Sequence[str]] = ()
+    #: A complete example the rule reports, and the same code written well.
+    bad: ClassVar[str]
+    good: ClassVar[str]
+    #: None when the rule has no fix; otherwise how safe the fix is, explained in ``fix_note``.
+    fix: ClassVar[Applicability | None] = None
+    fix_note: ClassVar[str] = ""
+    #: What the paired runtime benchmark measures.
+    benchmark: ClassVar[str] = ""
+    tags: ClassVar[Sequence[str]] = ("performance",)
+    #: SARIF precision: very-high, high, medium or low.
+    precision: ClassVar[str] = "high"
+    #: Case-sensitive substrings; a file that contains none of them cannot match.
+    #: Empty means the rule must always run.
+    prefilter: ClassVar[Sequence[str]] = ()
+
+    @classmethod
+    def may_match(cls, text: str) -> bool:
+        return not cls.prefilter or any(marker in text for marker in cls.prefilter)
+
+
+class PythonRule(Rule, cst.BatchableCSTVisitor):
+    """A Python rule: a LibCST visitor that reports through :meth:`report`."""
+
+    languages = frozenset({Language.PYTHON})
+    METADATA_DEPENDENCIES: ClassVar[tuple] = (PositionProvider,)
+
+    def __init__(self, context: "PythonFileContext") -> None:  # noqa: F821 - defined in engine
+        super().__init__()
+        self.context = context
+
+    # -- reporting -----------------------------------------------------------------
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        related: Iterable[RelatedLocation] = (),
+    ) -> None:
+        """Report ``node``; the diagnostic spans the node's syntactic range."""
+        start, end = self.range_of(node)
+        self.context.add(
+            Diagnostic(
+                code=self.code,
+                name=self.name,
+                severity=severity or self.severity,
+                path=self.context.display_path,
+                line=start.line,
+                column=start.column,
+                end_line=end.line,
+                end_column=end.column,
+                message=message,
+                fix=fix,
+                related=tuple(related),
+            )
+        )
+
+    # -- positions and fixes -------------------------------------------------------
+    def range_of(self, node: cst.CSTNode) -> tuple[Position, Position]:
+        code_range = self.context.wrapper.resolve(PositionProvider)[node]
+        return (
+            Position(code_range.start.line, code_range.start.column + 1),
+            Position(code_range.end.line, code_range.end.column + 1),
+        )
+
+    def replace_fix(
+        self, node: cst.CSTNode, replacement: cst.CSTNode | str, message: str, applicability: Applicability
+    ) -> Fix:
+        """A fix that rewrites ``node`` as ``replacement`` (a node or source text)."""
+        start, end = self.range_of(node)
+        content = replacement if isinstance(replacement, str) else self.context.module.code_for_node(replacement)
+        return Fix((Edit(start, end, content),), applicability, message)
+
+    def insert_fix(self, at: Position, text: str, message: str, applicability: Applicability) -> Fix:
+        return Fix((Edit(at, at, text),), applicability, message)
+
+    @property
+    def newline(self) -> str:
+        return self.context.module.default_newline
+
+
+class AnalysisRule(PythonRule):
+    """A Python rule that uses the shared analyses (names, contexts, guards) of ``self.analysis``."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, ScopeProvider, QualifiedNameProvider)
+
+    @property
+    def analysis(self):
+        return self.context.analysis

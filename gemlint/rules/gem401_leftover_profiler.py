@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value
+from gemlint.diagnostics import Severity
+from gemlint.rule import AnalysisRule
+
+# Profilers that start when constructed and entered, or when called.
+_PROFILERS = frozenset(
+    {
+        "torch.profiler.profile",
+        "torch.profiler.profiler.profile",
+        "torch.autograd.profiler.profile",
+        "torch.autograd.profiler_legacy.profile",
+        "torch.autograd.profiler.emit_nvtx",
+        "torch.cuda.profiler.profile",
+        "torch.cuda.profiler.start",
+        "jax.profiler.start_trace",
+        "jax.profiler.trace",
+        "cProfile.run",
+        "cProfile.runctx",
+        "profile.run",
+        "profile.runctx",
+    }
+)
+_PROFILE_OBJECTS = frozenset({"cProfile.Profile", "profile.Profile"})
+_PROFILE_OBJECT_STARTS = frozenset({"enable", "runcall", "runctx", "run"})
+
+
+class LeftoverProfiler(AnalysisRule):
+    code = "GEM401"
+    name = "leftover-profiler"
+    severity = Severity.WARNING
+    summary = "A profiler is switched on unconditionally in production code."
+    rationale = (
+        "Profilers record every operator (with shapes and stacks when asked), synchronise devices and keep "
+        "the trace in host memory: every request pays the overhead and the process grows until the trace is "
+        "dropped. A profiler belongs behind a flag (`enabled=args.profile`) or in a benchmark script."
+    )
+    not_flagged = (
+        "Profilers behind a flag: under an `if` on a run-time value, chosen by a conditional expression "
+        "(`profile(...) if args.profile else nullcontext()`), with `enabled=<non-literal>` or `enabled=False`, "
+        "or in a function whose name says debug/profile/bench.",
+        "`torch.profiler.record_function` and NVTX ranges: annotations that cost nothing without a profiler.",
+        "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
+        "(`bench*`, `profil*` in the path).",
+    )
+    bad = """\
+import torch
+
+def predict(model, batch):
+    with torch.profiler.profile(record_shapes=True) as prof:
+        return model(batch)
+"""
+    good = """\
+import contextlib
+import os
+
+import torch
+
+PROFILE = os.environ.get("PROFILE") == "1"
+
+def predict(model, batch):
+    with torch.profiler.profile(record_shapes=True) if PROFILE else contextlib.nullcontext():
+        return model(batch)
+"""
+    benchmark = "Latency of a forward pass with and without an active `torch.profiler.profile(record_shapes=True)`."
+    tags = ("performance", "debugging", "pytorch")
+    prefilter = ("profile", "emit_nvtx", "start_trace", "jax.profiler")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.analysis.qualified_names(node.func)
+        if names & _PROFILERS:
+            enabled = keyword_arg(node, "enabled")
+            if enabled is not None and literal_value(enabled.value) is not True:
+                return  # enabled=False, or enabled=<flag>
+            profiler = sorted(names & _PROFILERS)[0]
+            self._report(node, f"`{profiler}` profiles every call in production code; put it behind a flag")
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _PROFILE_OBJECT_STARTS:
+            if any(self._is_profile_object(value) for value in self.analysis.bound_values(func.value)):
+                self._report(node, f"a `cProfile.Profile` is started with `.{func.attr.value}()` in production code; put it behind a flag")
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if self._is_profile_object(node.item):
+            self._report(node.item, "a `cProfile.Profile` profiles this block in production code; put it behind a flag")
+
+    def _is_profile_object(self, expression: cst.BaseExpression) -> bool:
+        return isinstance(expression, cst.Call) and self.analysis.resolves_to(expression.func, _PROFILE_OBJECTS)
+
+    def _report(self, node: cst.CSTNode, message: str) -> None:
+        if self.analysis.debugging_exemption(node) is None:
+            self.report(node, message)

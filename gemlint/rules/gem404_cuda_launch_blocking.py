@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis.environment import EnvWrite, env_writes
+from gemlint.diagnostics import Severity
+from gemlint.rule import AnalysisRule
+
+VARIABLE = "CUDA_LAUNCH_BLOCKING"
+
+
+def is_blocking(value: object) -> bool:
+    return value == 1 or (isinstance(value, str) and value.strip() == "1")
+
+
+class CudaLaunchBlocking(AnalysisRule):
+    code = "GEM404"
+    name = "cuda-launch-blocking"
+    severity = Severity.ERROR
+    summary = "`CUDA_LAUNCH_BLOCKING=1` is set from code, making every kernel launch synchronous."
+    rationale = (
+        "With launch blocking every kernel launch waits for the GPU to finish: the host can no longer run "
+        "ahead, CPU and GPU work stop overlapping, and throughput drops by the launch overhead of every "
+        "kernel. It is a debugging setting for locating asynchronous CUDA errors."
+    )
+    not_flagged = (
+        "`CUDA_LAUNCH_BLOCKING=0`, and values that come from configuration at run time.",
+        "Settings behind a flag, in tests, benchmark and profiling scripts.",
+    )
+    bad = """\
+import os
+
+os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+"""
+    good = """\
+import os
+
+if os.environ.get("DEBUG_CUDA"):
+    os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+"""
+    benchmark = "Throughput of a stream of small kernels with and without launch blocking (CUDA machines)."
+    tags = ("performance", "debugging", "cuda")
+    precision = "very-high"
+    prefilter = (VARIABLE,)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._check(env_writes(self.analysis, node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._check(env_writes(self.analysis, node))
+
+    def _check(self, writes: list[EnvWrite]) -> None:
+        for write in writes:
+            if write.variable == VARIABLE and is_blocking(write.value):
+                if self.analysis.debugging_exemption(write.node) is None:
+                    self.report(write.node, "`CUDA_LAUNCH_BLOCKING=1` makes every CUDA kernel launch synchronous; remove it or put it behind a flag")

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis.module import argument, iter_subtree, literal_value
+from gemlint.diagnostics import Applicability, Severity
+from gemlint.project import optimized_model_paths
+from gemlint.rule import AnalysisRule
+
+_LEVEL = "GraphOptimizationLevel"
+_PREFIXES = ("onnxruntime.", "onnxruntime.capi.onnxruntime_pybind11_state.", "onnxruntime.capi._pybind_state.")
+_SESSIONS = frozenset({"onnxruntime.InferenceSession", "onnxruntime.capi.onnxruntime_inference_collection.InferenceSession"})
+_LEVELS = {"ORT_DISABLE_ALL": Severity.ERROR, "ORT_ENABLE_BASIC": Severity.NOTE}
+
+
+class OrtOptimizationDisabled(AnalysisRule):
+    code = "GEM501"
+    name = "ort-optimization-disabled"
+    severity = Severity.ERROR
+    summary = "ONNX Runtime graph optimizations are disabled (or limited to basic) for an inference session."
+    rationale = (
+        "With `ORT_DISABLE_ALL` ONNX Runtime executes the exported graph node by node: no constant folding, "
+        "no operator fusion (attention, GELU, layer norm, MatMul+Add), no layout optimisation. Every request "
+        "pays for the extra kernels and memory traffic. `ORT_ENABLE_BASIC` keeps only the basic rewrites "
+        "(reported as a note)."
+    )
+    not_flagged = (
+        "`ORT_ENABLE_EXTENDED` and `ORT_ENABLE_ALL`.",
+        "Offline mode: options that set `optimized_model_filepath` (they export an optimized model), and "
+        "sessions that load an already optimized model (`*.ort`, or a path that the project writes through "
+        "`optimized_model_filepath`).",
+        "Settings behind a flag (debugging a numerical difference).",
+    )
+    bad = """\
+import onnxruntime as ort
+
+options = ort.SessionOptions()
+options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+session = ort.InferenceSession("model.onnx", sess_options=options)
+"""
+    good = """\
+import onnxruntime as ort
+
+options = ort.SessionOptions()
+options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+session = ort.InferenceSession("model.onnx", sess_options=options)
+"""
+    fix = Applicability.UNSAFE
+    fix_note = (
+        "The fix sets `ORT_ENABLE_ALL`. It is unsafe because fused kernels can change floating-point results "
+        "in the last bits, and because optimizations are sometimes disabled on purpose to work around a bug "
+        "in one of them."
+    )
+    benchmark = "Graph node count after ONNX Runtime optimization and latency, ORT_DISABLE_ALL vs ORT_ENABLE_ALL."
+    tags = ("performance", "onnxruntime")
+    prefilter = ("graph_optimization_level",)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        level = self._level(node.value)
+        if level is None:
+            return
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "graph_optimization_level":
+                self._check(node, target.target.value, level)
+
+    def _level(self, expression: cst.BaseExpression) -> str | None:
+        for name in self.analysis.qualified_names(expression):
+            for prefix in _PREFIXES:
+                for level in _LEVELS:
+                    if name == f"{prefix}{_LEVEL}.{level}":
+                        return level
+        return None
+
+    def _check(self, node: cst.Assign, options: cst.BaseExpression, level: str) -> None:
+        if self.analysis.flag_guard(node) or self._offline(node, options):
+            return
+        fix = None
+        if isinstance(node.value, cst.Attribute):
+            fix = self.replace_fix(
+                node.value, node.value.with_changes(attr=cst.Name("ORT_ENABLE_ALL")), "use ORT_ENABLE_ALL", Applicability.UNSAFE
+            )
+        what = "disables every graph optimization" if level == "ORT_DISABLE_ALL" else "keeps only basic graph optimizations"
+        self.report(
+            node.value,
+            f"`{level}` {what} (no fusion, no constant folding) for an inference session; use ORT_ENABLE_ALL",
+            severity=_LEVELS[level],
+            fix=fix,
+        )
+
+    def _offline(self, node: cst.Assign, options: cst.BaseExpression) -> bool:
+        """The options export an optimized model, or the sessions using them load one."""
+        options_code = self.context.module.code_for_node(options)
+        scope = self.analysis.enclosing_function(node) or self.context.module
+        sessions = []
+        for child in iter_subtree(scope):
+            if isinstance(child, cst.Assign):
+                for target in child.targets:
+                    if (
+                        isinstance(target.target, cst.Attribute)
+                        and target.target.attr.value == "optimized_model_filepath"
+                        and self.context.module.code_for_node(target.target.value) == options_code
+                    ):
+                        return True
+            elif isinstance(child, cst.Call) and self.analysis.resolves_to(child.func, _SESSIONS):
+                passed = argument(child, 1, "sess_options")
+                if passed is not None and self.context.module.code_for_node(passed.value) == options_code:
+                    sessions.append(child)
+        if not sessions:
+            return False
+        return all(self._loads_optimized_model(session) for session in sessions)
+
+    def _loads_optimized_model(self, session: cst.Call) -> bool:
+        model = argument(session, 0, "path_or_bytes")
+        path = literal_value(model.value) if model is not None else None
+        if not isinstance(path, str):
+            return False
+        if path.endswith(".ort"):
+            return True
+        basename = path.replace("\\", "/").rsplit("/", 1)[-1]
+        return basename in optimized_model_paths(self.context.config.root)

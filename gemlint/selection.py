@@ -1,0 +1,74 @@
+"""Which rules run on which file: select / ignore / extend-select / per-file-ignores, and severity overrides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
+
+import pathspec
+
+from gemlint.config import Config
+from gemlint.diagnostics import Severity
+from gemlint.rule import Rule
+
+
+def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:
+    return max((len(prefix) for prefix in prefixes if code.startswith(prefix)), default=-1)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Rule selection resolved from a :class:`Config`.
+
+    As in ruff, the most specific prefix wins: ``select = ["GEM"]`` with
+    ``ignore = ["GEM4"]`` and ``extend-select = ["GEM401"]`` enables GEM401 and
+    no other GEM4xx rule; on a tie, ignore wins.
+    """
+
+    rules: tuple[type[Rule], ...]
+    config: Config
+
+    @classmethod
+    def from_config(cls, config: Config, all_rules: Iterable[type[Rule]]) -> "Selection":
+        chosen = tuple(rule for rule in all_rules if _enabled(rule.code, config))
+        return cls(chosen, config)
+
+    def rules_for(self, relative_path: str) -> tuple[type[Rule], ...]:
+        """The selected rules minus the per-file ignores matching ``relative_path`` (posix, root-relative)."""
+        ignored = self._ignored_for(relative_path)
+        if not ignored:
+            return self.rules
+        return tuple(rule for rule in self.rules if not rule.code.startswith(ignored))
+
+    def _ignored_for(self, relative_path: str) -> tuple[str, ...]:
+        codes: list[str] = []
+        for spec, pattern_codes in _per_file_specs(self.config.per_file_ignores):
+            if spec.match_file(relative_path):
+                codes.extend(pattern_codes)
+        return tuple(codes)
+
+    def severity_of(self, rule: type[Rule], reported: Severity) -> Severity:
+        """A configured override wins over both the default and a severity the rule chose."""
+        best, level = -1, None
+        for prefix, override in self.config.severity:
+            if rule.code.startswith(prefix) and len(prefix) > best:
+                best, level = len(prefix), override
+        return level or reported
+
+
+def _enabled(code: str, config: Config) -> bool:
+    selected = max(_longest_prefix(code, config.select), _longest_prefix(code, config.extend_select))
+    ignored = _longest_prefix(code, config.ignore)
+    return selected >= 0 and selected > ignored
+
+
+@lru_cache(maxsize=64)
+def _per_file_specs(table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[pathspec.PathSpec, tuple[str, ...]], ...]:
+    return tuple((pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), codes) for pattern, codes in table)
+
+
+@lru_cache(maxsize=64)
+def compile_globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    """Gitignore-style globs (``**/train*.py``, ``tests/``, ``*.egg-info``) anchored at the config root."""
+    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)

@@ -1,0 +1,88 @@
+"""Reading source bytes as text, and line/column arithmetic shared by fixes and suppressions."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+from gemlint.diagnostics import Position
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class SourceError(Exception):
+    """The file cannot be read as source text; reported as GEM000."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class DecodedSource:
+    text: str  # without a BOM; line endings untouched
+    encoding: str  # codec used to write the text back, 'utf-8-sig' when a BOM was present
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on \\n, \\r\\n and \\r only, keeping the ends (str.splitlines also splits on \\f, \\x1c, ...)."""
+    lines = []
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
+
+
+def line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for match in _LINE_BREAK.finditer(text):
+        offsets.append(match.end())
+    return offsets
+
+
+def offset_of(offsets: list[int], text_length: int, position: Position) -> int:
+    index = min(max(position.line - 1, 0), len(offsets) - 1)
+    return min(offsets[index] + position.column - 1, text_length)
+
+
+def detect_newline(text: str) -> str:
+    match = _LINE_BREAK.search(text)
+    return match.group(0) if match else "\n"
+
+
+def decode_python(data: bytes) -> DecodedSource:
+    """Decode Python source as the interpreter would: BOM, then PEP 263 coding cookie, then UTF-8."""
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise SourceError("file contains NUL bytes; it is not Python source", line)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceError(f"cannot determine the encoding: {error.msg}", getattr(error, "lineno", 1) or 1) from None
+    return _decode(data, encoding)
+
+
+def decode_text(data: bytes) -> DecodedSource:
+    """Decode non-Python text (YAML, C/C++/CUDA, Dockerfiles): UTF-8 with an optional BOM."""
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise SourceError("file contains NUL bytes; it is not a text file", line)
+    return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
+
+
+def _decode(data: bytes, encoding: str) -> DecodedSource:
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise SourceError(f"invalid {encoding} byte sequence at byte {error.start}", line) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r}") from None
+    return DecodedSource(text, encoding)
