@@ -3,6 +3,7 @@ then apply severity overrides and suppressions."""
 
 from __future__ import annotations
 
+import ast
 import traceback
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -89,7 +90,8 @@ def lint_text(source: SourceFile, text: str, selection: Selection) -> list[Diagn
         return []
     rules = [rule for rule in rules if rule.may_match(text)]
     if not rules:
-        return []
+        # No rule can match, so LibCST is skipped; a broken file must still be reported.
+        return _python_syntax_check(source, text) if source.language is Language.PYTHON else []
     if source.language is Language.PYTHON:
         diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection)
     else:
@@ -125,6 +127,23 @@ def lint_file(source: SourceFile, selection: Selection) -> tuple[list[Diagnostic
     return lint_text(source, decoded.text, selection), data, decoded
 
 
+def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
+    """A cheap ``ast`` parse (about a tenth of LibCST's cost). LibCST confirms a failure, since it
+    accepts newer grammar than the running interpreter; the interpreter's message is the clearer one."""
+    try:
+        ast.parse(text)
+        return []
+    except SyntaxError as error:
+        failure = parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)
+    except (ValueError, RecursionError, MemoryError) as error:
+        failure = parse_error(source, f"cannot parse: {type(error).__name__}: {error}")
+    try:
+        cst.parse_module(text)
+    except Exception:
+        return [failure]
+    return []
+
+
 def _lint_python(
     source: SourceFile, text: str, rules: Sequence[type[PythonRule]], selection: Selection
 ) -> list[Diagnostic]:
@@ -132,12 +151,8 @@ def _lint_python(
         return []
     try:
         module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        return [parse_error(source, f"syntax error: {error.message}", error.raw_line, error.raw_column + 1)]
-    except (RecursionError, MemoryError):
-        return [parse_error(source, "the file is nested too deeply to parse")]
-    except Exception as error:  # LibCST raises a few non-ParserSyntaxError errors on odd input
-        return [parse_error(source, f"cannot parse: {type(error).__name__}: {error}")]
+    except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
+        return _python_syntax_check(source, text) or [parse_error(source, "cannot parse")]
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     context = PythonFileContext(source, text, module, wrapper, selection.config)
     try:

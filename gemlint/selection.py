@@ -65,10 +65,10 @@ def _enabled(code: str, config: Config) -> bool:
 
 @lru_cache(maxsize=64)
 def _per_file_specs(table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[pathspec.PathSpec, tuple[str, ...]], ...]:
-    return tuple((pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), codes) for pattern, codes in table)
+    return tuple((pathspec.PathSpec.from_lines("gitignore", [pattern]), codes) for pattern, codes in table)
 
 
 @lru_cache(maxsize=64)
 def compile_globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     """Gitignore-style globs (``**/train*.py``, ``tests/``, ``*.egg-info``) anchored at the config root."""
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return pathspec.PathSpec.from_lines("gitignore", patterns)
