@@ -16,7 +16,8 @@ from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import SourceFile
 from gemlint.languages import Language
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
-from gemlint.rule import PythonRule, Rule
+from gemlint.frontends import frontend_for
+from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
 from gemlint.text import DecodedSource, SourceError, decode_python, decode_text
@@ -47,6 +48,28 @@ class PythonFileContext:
         from gemlint.analysis.module import ModuleAnalysis
 
         return ModuleAnalysis(self)
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.diagnostics.append(diagnostic)
+
+
+@dataclass
+class DocumentContext:
+    """What a :class:`DocumentRule` sees: the file and its front-end's parsed document."""
+
+    source: SourceFile
+    text: str
+    document: object
+    config: Config
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def display_path(self) -> str:
+        return self.source.display
+
+    @property
+    def relative_path(self) -> str:
+        return self.source.relative
 
     def add(self, diagnostic: Diagnostic) -> None:
         self.diagnostics.append(diagnostic)
@@ -95,7 +118,7 @@ def lint_text(source: SourceFile, text: str, selection: Selection) -> list[Diagn
     if source.language is Language.PYTHON:
         diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection)
     else:
-        diagnostics = []  # the native and deployment front-ends plug in here
+        diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
     return finalize(diagnostics, suppressions, selection)
 
 
@@ -125,6 +148,40 @@ def lint_file(source: SourceFile, selection: Selection) -> tuple[list[Diagnostic
     except SourceError as error:
         return [parse_error(source, str(error), error.line, error.column)], None, None
     return lint_text(source, decoded.text, selection), data, decoded
+
+
+def _lint_document(
+    source: SourceFile, text: str, rules: Sequence[type[DocumentRule]], selection: Selection
+) -> list[Diagnostic]:
+    if not rules:
+        return []
+    frontend = frontend_for(source.language)
+    if frontend is None:
+        return []
+    try:
+        document = frontend(source, text)
+    except SourceError as error:
+        return [parse_error(source, str(error), error.line, error.column)]
+    except (RecursionError, MemoryError):
+        return [parse_error(source, "the file is nested too deeply to parse")]
+    diagnostics: list[Diagnostic] = []
+    for rule in rules:
+        context = DocumentContext(source, text, document, selection.config)
+        try:
+            rule(context).check()
+            diagnostics.extend(context.diagnostics)
+        except Exception as error:
+            diagnostics.append(_internal_error(source, rule, error))
+    return diagnostics
+
+
+def _internal_error(source: SourceFile, rule: type[Rule], error: Exception) -> Diagnostic:
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    return parse_error(
+        source,
+        f"internal error in {rule.code} ({type(error).__name__}: {error} at "
+        f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
+    )
 
 
 def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
@@ -169,14 +226,7 @@ def _lint_python(
                 wrapper.visit_batched([rule(single)])
                 diagnostics.extend(single.diagnostics)
             except Exception as error:
-                where = traceback.extract_tb(error.__traceback__)[-1]
-                diagnostics.append(
-                    parse_error(
-                        source,
-                        f"internal error in {rule.code} ({type(error).__name__}: {error} at "
-                        f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
-                    )
-                )
+                diagnostics.append(_internal_error(source, rule, error))
         return diagnostics
 
 

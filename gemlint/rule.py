@@ -121,6 +121,47 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
         return self.context.module.default_newline
 
 
+class DocumentRule(Rule):
+    """A rule over a non-Python document: a tree-sitter tree, YAML documents, a Dockerfile.
+
+    The front-end for the rule's language (see :mod:`gemlint.frontends`) parses
+    the file once into ``self.context.document``; :meth:`check` inspects it and
+    reports with :meth:`report_at`.
+    """
+
+    def __init__(self, context: "DocumentContext") -> None:  # noqa: F821 - defined in engine
+        self.context = context
+
+    def check(self) -> None:
+        raise NotImplementedError
+
+    def report_at(
+        self,
+        start: Position,
+        end: Position,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        related: Iterable[RelatedLocation] = (),
+    ) -> None:
+        self.context.add(
+            Diagnostic(
+                code=self.code,
+                name=self.name,
+                severity=severity or self.severity,
+                path=self.context.display_path,
+                line=start.line,
+                column=start.column,
+                end_line=end.line,
+                end_column=end.column,
+                message=message,
+                fix=fix,
+                related=tuple(related),
+            )
+        )
+
+
 class AnalysisRule(PythonRule):
     """A Python rule that uses the shared analyses (names, contexts, guards) of ``self.analysis``."""
 
