@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from gemlint import __version__
+from gemlint.cache import Cache
 from gemlint.config import ConfigError, Config, default_config, find_config_file, load_config, validate_codes
 from gemlint.diagnostics import Diagnostic
 from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
@@ -21,6 +22,7 @@ from gemlint.runner import FixMode, RunResult, run
 
 OUTPUT_FORMATS = ("text", "json", "github")
 PROGRESS_MIN_FILES = 200
+CACHE_DIRNAME = ".gemlint_cache"
 
 
 class DefaultCommandGroup(click.Group):
@@ -113,6 +115,8 @@ def main() -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel worker processes (default: all cores).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="GEMLINT_CACHE_DIR", help="Cache directory (default: .gemlint_cache/ in the project root).")
 @click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this config file.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--project-root", type=click.Path(path_type=Path, file_okay=False), help="Root for globs and cross-file context.")
@@ -134,6 +138,8 @@ def check(
     unsafe_fixes: bool,
     diff: bool,
     jobs: int | None,
+    no_cache: bool,
+    cache_dir: Path | None,
     config_file: Path | None,
     isolated: bool,
     project_root: Path | None,
@@ -166,7 +172,8 @@ def check(
             click.echo(f"\rLinting {done}/{total} files", err=True, nl=done == total)
 
     mode = FixMode(apply=fix and not diff, diff=diff, unsafe=unsafe_fixes)
-    result = run(targets, config, mode, jobs=jobs, progress=progress)
+    cache = None if no_cache else Cache(cache_dir or config.root / CACHE_DIRNAME)
+    result = run(targets, config, mode, jobs=jobs, progress=progress, cache=cache)
     for warning in result.warnings:
         click.echo(f"gemlint: warning: {warning}", err=True)
 

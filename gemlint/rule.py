@@ -53,6 +53,8 @@ class Rule:
     #: Case-sensitive substrings; a file that contains none of them cannot match.
     #: Empty means the rule must always run.
     prefilter: ClassVar[Sequence[str]] = ()
+    #: True when findings depend on other files of the project (such files are never cached).
+    cross_file: ClassVar[bool] = False
 
     @classmethod
     def may_match(cls, text: str) -> bool:

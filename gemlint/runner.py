@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from gemlint.cache import Cache, entry_key, settings_fingerprint
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile
@@ -38,6 +39,7 @@ class FileReport:
     fixed: int = 0
     diff: str = ""
     warning: str | None = None
+    cache_key: str | None = None  # set when the result depends on this file alone and may be cached
 
 
 @dataclass
@@ -52,14 +54,18 @@ class RunResult:
     def fixed(self) -> int:
         return sum(f.fixed for f in self.files)
 
+    cache_warnings: list[str] = field(default_factory=list)
+
     @property
     def warnings(self) -> list[str]:
-        return [f.warning for f in self.files if f.warning]
+        return [f.warning for f in self.files if f.warning] + self.cache_warnings
 
 
-def process_file(source: SourceFile, selection: Selection, mode: FixMode) -> FileReport:
+def process_file(source: SourceFile, selection: Selection, mode: FixMode, settings: str | None = None) -> FileReport:
     diagnostics, data, decoded = lint_file(source, selection)
     report = FileReport(source.display, diagnostics)
+    if settings is not None and data is not None and decoded is not None and not _depends_on_project(source, selection, decoded.text):
+        report.cache_key = entry_key(settings, source.display, source.relative, data)
     if not mode.active or decoded is None or data is None:
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
@@ -84,7 +90,15 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode) -> Fil
     return report
 
 
-def _process_star(args: tuple[SourceFile, Selection, FixMode]) -> FileReport:
+def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> bool:
+    """Results of cross-file rules change when other files do: such files are never cached."""
+    return any(
+        rule.cross_file and source.language in rule.languages and rule.may_match(text)
+        for rule in selection.rules_for(source.relative)
+    )
+
+
+def _process_star(args: tuple[SourceFile, Selection, FixMode, str | None]) -> FileReport:
     return process_file(*args)
 
 
@@ -94,22 +108,53 @@ def run(
     mode: FixMode = FixMode(),
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cache: Cache | None = None,
 ) -> RunResult:
     selection = Selection.from_config(config, all_rules())
     files = list(Discovery(config).files(list(paths)))
     jobs = jobs or os.cpu_count() or 1
     result = RunResult()
-    work = [(source, selection, mode) for source in files]
-    if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
+    # Fixing rewrites files, so it always lints afresh.
+    settings = settings_fingerprint(config, [rule.code for rule in selection.rules]) if cache and not mode.active else None
+    done: list[FileReport] = []
+    work = []
+    for source in files:
+        cached = _cached(cache, settings, source)
+        if cached is not None:
+            done.append(cached)
+        else:
+            work.append((source, selection, mode, settings))
+    total = len(files)
+    if progress and done:
+        progress(len(done), total)
+    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            reports = pool.map(_process_star, work, chunksize=max(1, min(64, len(files) // (jobs * 8))))
-            for index, report in enumerate(reports, 1):
-                result.files.append(report)
+            reports = pool.map(_process_star, work, chunksize=max(1, min(64, len(work) // (jobs * 8))))
+            for report in reports:
+                done.append(report)
                 if progress:
-                    progress(index, len(files))
+                    progress(len(done), total)
     else:
-        for index, item in enumerate(work, 1):
-            result.files.append(_process_star(item))
+        for item in work:
+            done.append(_process_star(item))
             if progress:
-                progress(index, len(files))
+                progress(len(done), total)
+    if cache is not None and settings is not None:
+        for report in done:
+            if report.cache_key is not None:
+                cache.put(report.cache_key, report.diagnostics)
+                report.cache_key = None
+        result.cache_warnings = list(cache.warnings)
+    result.files = done
     return result
+
+
+def _cached(cache: Cache | None, settings: str | None, source: SourceFile) -> FileReport | None:
+    if cache is None or settings is None:
+        return None
+    try:
+        data = source.path.read_bytes()
+    except OSError:
+        return None
+    diagnostics = cache.get(entry_key(settings, source.display, source.relative, data))
+    return FileReport(source.display, diagnostics) if diagnostics is not None else None

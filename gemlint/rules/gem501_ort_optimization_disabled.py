@@ -54,6 +54,7 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     benchmark = "Graph node count after ONNX Runtime optimization and latency, ORT_DISABLE_ALL vs ORT_ENABLE_ALL."
     tags = ("performance", "onnxruntime")
     prefilter = ("graph_optimization_level",)
+    cross_file = True  # a session may load a model that another file exports
 
     def visit_Assign(self, node: cst.Assign) -> None:
         level = self._level(node.value)

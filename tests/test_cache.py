@@ -1,0 +1,114 @@
+"""The per-file result cache: hits, invalidation, cross-file exclusions, corruption and unwritable directories."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from click.testing import CliRunner
+
+from gemlint.cache import Cache, diagnostic_from_json, diagnostic_to_json
+from gemlint.cli import main
+from gemlint.config import default_config
+from gemlint.runner import run
+
+BLOCKING = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
+PADDING = 'def predict(tok, t):\n    return tok(t, padding="max_length", max_length=64)\n'
+
+
+def lint(tmp_path, cache):
+    return run([tmp_path / "src"], default_config(tmp_path), jobs=1, cache=cache)
+
+
+def setup(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text(BLOCKING)
+    (tmp_path / "src" / "b.py").write_text(PADDING)
+
+
+def entries(directory):
+    return sorted(p for p in directory.rglob("*.json"))
+
+
+def test_second_run_is_served_from_the_cache_and_equal(tmp_path, monkeypatch):
+    setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    assert len(entries(cache_dir)) == 2 and (cache_dir / ".gitignore").exists()
+    import gemlint.runner as runner
+
+    def no_linting(*args, **kwargs):
+        raise AssertionError("a cached file was linted again")
+
+    monkeypatch.setattr(runner, "lint_file", no_linting)
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+
+
+def test_an_edit_invalidates_only_that_file(tmp_path):
+    setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    lint(tmp_path, Cache(cache_dir))
+    (tmp_path / "src" / "a.py").write_text(BLOCKING.replace('"1"', '"0"'))
+    result = lint(tmp_path, Cache(cache_dir))
+    assert [d.code for d in result.diagnostics] == ["GEM201"]
+    assert len(entries(cache_dir)) == 3
+
+
+def test_settings_are_part_of_the_key(tmp_path):
+    setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    lint(tmp_path, Cache(cache_dir))
+    config = default_config(tmp_path).with_overrides(ignore=("GEM404",))
+    result = run([tmp_path / "src"], config, jobs=1, cache=Cache(cache_dir))
+    assert [d.code for d in result.diagnostics] == ["GEM201"]
+
+
+def test_cross_file_rules_are_never_cached(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "ort.py").write_text(
+        "import onnxruntime as ort\nso = ort.SessionOptions()\n"
+        "so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL\n"
+    )
+    cache_dir = tmp_path / "cache"
+    lint(tmp_path, Cache(cache_dir))
+    assert entries(cache_dir) == []
+
+
+def test_corrupt_entries_are_ignored_with_one_warning(tmp_path):
+    setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    expected = lint(tmp_path, Cache(cache_dir)).diagnostics
+    for entry in entries(cache_dir):
+        entry.write_text('[{"code": "GEM4')
+    result = lint(tmp_path, Cache(cache_dir))
+    assert result.diagnostics == expected
+    assert result.warnings == ["ignoring a corrupt cache entry (JSONDecodeError); it will be rewritten"]
+    assert lint(tmp_path, Cache(cache_dir)).warnings == []
+
+
+def test_unwritable_cache_directory_warns_once_and_lints(tmp_path):
+    setup(tmp_path)
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a directory")
+    result = lint(tmp_path, Cache(blocker))
+    assert len(result.diagnostics) == 2
+    assert len(result.warnings) == 1 and result.warnings[0].startswith("cache disabled: cannot write to")
+
+
+def test_serialisation_round_trips_fixes():
+    from gemlint.api import lint_source
+
+    diagnostics = lint_source(PADDING, "svc.py")
+    assert diagnostics and diagnostics[0].fix is not None
+    assert [diagnostic_from_json(json.loads(json.dumps(diagnostic_to_json(d)))) for d in diagnostics] == diagnostics
+
+
+def test_cli_no_cache_and_cache_dir(tmp_path, monkeypatch):
+    setup(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    CliRunner().invoke(main, ["src", "--no-cache"])
+    assert not (tmp_path / ".gemlint_cache").exists()
+    CliRunner().invoke(main, ["src"])
+    assert entries(tmp_path / ".gemlint_cache")
+    CliRunner().invoke(main, ["src", "--cache-dir", "elsewhere"])
+    assert entries(tmp_path / "elsewhere")
