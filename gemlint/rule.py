@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import ClassVar, Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import PositionProvider
 
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language
@@ -65,7 +65,9 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
     """A Python rule: a LibCST visitor that reports through :meth:`report`."""
 
     languages = frozenset({Language.PYTHON})
-    METADATA_DEPENDENCIES: ClassVar[tuple] = (PositionProvider,)
+    # Metadata is resolved lazily (positions when reporting, scopes and names when the
+    # analysis is first asked), so files without a candidate node never pay for it.
+    METADATA_DEPENDENCIES: ClassVar[tuple] = ()
 
     def __init__(self, context: "PythonFileContext") -> None:  # noqa: F821 - defined in engine
         super().__init__()
@@ -165,9 +167,11 @@ class DocumentRule(Rule):
 
 
 class AnalysisRule(PythonRule):
-    """A Python rule that uses the shared analyses (names, contexts, guards) of ``self.analysis``."""
+    """A Python rule that uses the shared analyses (names, contexts, guards) of ``self.analysis``.
 
-    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, ScopeProvider, QualifiedNameProvider)
+    Check cheap syntactic conditions first and ask the analysis only for
+    candidates: scope and qualified-name resolution cost several times the parse.
+    """
 
     @property
     def analysis(self):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, ModuleAnalysis, literal_value, positional_arg
+from gemlint.analysis.module import NOT_LITERAL, ModuleAnalysis, literal_value, positional_arg, terminal_name
 
 _ENVIRON = frozenset({"os.environ"})
 _PUTENV = frozenset({"os.putenv"})
@@ -22,12 +22,12 @@ class EnvWrite:
 def env_writes(analysis: ModuleAnalysis, node: cst.CSTNode) -> list[EnvWrite]:
     """The environment variables that the statement or call ``node`` sets, with literal names only."""
     writes: list[EnvWrite] = []
-    if isinstance(node, cst.Assign):
+    if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):
         for target in node.targets:
             variable = _environ_subscript(analysis, target.target)
             if variable is not None:
                 writes.append(EnvWrite(variable, literal_value(node.value), node))
-    elif isinstance(node, cst.Call):
+    elif isinstance(node, cst.Call) and terminal_name(node.func) in ("setdefault", "update", "putenv"):
         func = node.func
         if isinstance(func, cst.Attribute) and analysis.resolves_to(func.value, _ENVIRON):
             method = func.attr.value

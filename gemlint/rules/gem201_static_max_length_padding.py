@@ -59,7 +59,7 @@ def embed(text: str):
     )
     benchmark = "Tokens computed and latency of a small transformer, padding to max_length vs to the longest input."
     tags = ("performance", "tokenization", "transformers")
-    prefilter = ("max_length", "MAX_LENGTH")
+    prefilter = ('"max_length"', "'max_length'", "MAX_LENGTH", "pad_to_max_length")
 
     def visit_Call(self, node: cst.Call) -> None:
         padding = keyword_arg(node, "padding")

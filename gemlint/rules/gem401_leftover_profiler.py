@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value
+from gemlint.analysis.module import keyword_arg, literal_value, terminal_name
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -26,6 +26,7 @@ _PROFILERS = frozenset(
 )
 _PROFILE_OBJECTS = frozenset({"cProfile.Profile", "profile.Profile"})
 _PROFILE_OBJECT_STARTS = frozenset({"enable", "runcall", "runctx", "run"})
+_CANDIDATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROFILERS) | _PROFILE_OBJECT_STARTS
 
 
 class LeftoverProfiler(AnalysisRule):
@@ -70,6 +71,8 @@ def predict(model, batch):
     prefilter = ("profile", "emit_nvtx", "start_trace", "jax.profiler")
 
     def visit_Call(self, node: cst.Call) -> None:
+        if terminal_name(node.func) not in _CANDIDATE_NAMES:
+            return
         names = self.analysis.qualified_names(node.func)
         if names & _PROFILERS:
             enabled = keyword_arg(node, "enabled")
@@ -84,7 +87,7 @@ def predict(model, batch):
                 self._report(node, f"a `cProfile.Profile` is started with `.{func.attr.value}()` in production code; put it behind a flag")
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
-        if self._is_profile_object(node.item):
+        if isinstance(node.item, cst.Call) and terminal_name(node.item.func) == "Profile" and self._is_profile_object(node.item):
             self._report(node.item, "a `cProfile.Profile` profiles this block in production code; put it behind a flag")
 
     def _is_profile_object(self, expression: cst.BaseExpression) -> bool:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis.module import argument, literal_value
+from gemlint.analysis.module import argument, literal_value, terminal_name
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -42,6 +42,8 @@ torch.autograd.set_detect_anomaly(os.environ.get("DEBUG_AUTOGRAD") == "1")
     prefilter = ("anomaly",)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if terminal_name(node.func) not in ("set_detect_anomaly", "detect_anomaly"):
+            return
         if self.analysis.resolves_to(node.func, _SET_DETECT):
             mode = argument(node, 0, "mode")
             if mode is not None and literal_value(mode.value) is True:
@@ -50,7 +52,8 @@ torch.autograd.set_detect_anomaly(os.environ.get("DEBUG_AUTOGRAD") == "1")
             self._report(node, "`torch.autograd.detect_anomaly()` slows every autograd call in this block; remove it or put it behind a flag")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        if not isinstance(node.decorator, cst.Call) and self.analysis.resolves_to(node.decorator, _DETECT):
+        decorator = node.decorator
+        if terminal_name(decorator) == "detect_anomaly" and self.analysis.resolves_to(decorator, _DETECT):
             self._report(node.decorator, "`@torch.autograd.detect_anomaly` slows every call of this function; remove it or put it behind a flag")
 
     def _report(self, node: cst.CSTNode, message: str) -> None:

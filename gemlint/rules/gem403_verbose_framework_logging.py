@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.environment import env_writes
-from gemlint.analysis.module import NOT_LITERAL, argument, literal_value, positional_arg
+from gemlint.analysis.module import NOT_LITERAL, argument, literal_value, positional_arg, terminal_name
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -20,6 +20,7 @@ _DEBUG_SWITCHES = frozenset(
         "torch._inductor.config.trace.enabled",
     }
 )
+_SWITCH_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _DEBUG_SWITCHES)
 _NCCL_VERBOSE = frozenset({"INFO", "TRACE"})
 
 
@@ -60,12 +61,14 @@ if os.environ.get("DEBUG_COMPILE"):
 """
     benchmark = "Latency of a compiled model with debug logging on and off."
     tags = ("performance", "debugging", "pytorch")
-    prefilter = ("setLevel", "set_logs", "TORCH_LOGS", "TORCH_COMPILE_DEBUG", "NCCL_DEBUG", "config.")
+    prefilter = ("setLevel", "set_logs", "TORCH_LOGS", "TORCH_COMPILE_DEBUG", "NCCL_DEBUG", "_dynamo", "_inductor")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for write in env_writes(self.analysis, node):
             self._env(write)
         for target in node.targets:
+            if terminal_name(target.target) not in _SWITCH_NAMES:
+                continue
             switch = self.analysis.qualified_names(target.target) & _DEBUG_SWITCHES
             if switch and self._is_verbose_value(node.value):
                 self._report(node, f"`{sorted(switch)[0]}` is switched on; remove it or put it behind a flag")
@@ -79,7 +82,7 @@ if os.environ.get("DEBUG_COMPILE"):
             level = argument(node, 0, "level")
             if logger and level is not None and self._is_verbose_value(level.value):
                 self._report(node, f"logger `{logger}` is set to a debug level; use WARNING in production or put it behind a flag")
-        elif self.analysis.resolves_to(func, _SET_LOGS):
+        elif terminal_name(func) == "set_logs" and self.analysis.resolves_to(func, _SET_LOGS):
             verbose = [arg.keyword.value for arg in node.args if arg.keyword and self._is_verbose_value(arg.value)]
             if verbose:
                 self._report(node, f"`torch._logging.set_logs` enables debug output ({', '.join(verbose)}); remove it or put it behind a flag")

@@ -57,6 +57,10 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     cross_file = True  # a session may load a model that another file exports
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if not any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "graph_optimization_level" for t in node.targets
+        ):
+            return
         level = self._level(node.value)
         if level is None:
             return
