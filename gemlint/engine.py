@@ -4,6 +4,9 @@ then apply severity overrides and suppressions."""
 from __future__ import annotations
 
 import ast
+import os
+import re
+import stat
 import traceback
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -92,6 +95,8 @@ def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1
 
 def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
     try:
+        if not stat.S_ISREG(os.stat(source.path).st_mode):
+            raise SourceError("not a regular file (a FIFO, socket or device); not read")
         data = source.path.read_bytes()
     except IsADirectoryError:
         raise SourceError("is a directory, not a file") from None
@@ -184,21 +189,81 @@ def _internal_error(source: SourceFile, rule: type[Rule], error: Exception) -> D
     )
 
 
-def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
-    """A cheap ``ast`` parse (about a tenth of LibCST's cost). LibCST confirms a failure, since it
-    accepts newer grammar than the running interpreter; the interpreter's message is the clearer one."""
+# LibCST's native parser overflows its stack (a segfault) on brackets nested a few
+# thousand deep and slows down quadratically on very long operator chains; CPython
+# itself refuses more than 200 nested brackets. Such files are reported, never parsed.
+MAX_BRACKET_DEPTH = 200
+MAX_TREE_DEPTH = 600
+
+
+def _python_gate(source: SourceFile, text: str, *, measure_depth: bool) -> tuple[Diagnostic | None, bool]:
+    """Check with ``ast`` (about a tenth of LibCST's cost) whether LibCST may parse the file.
+
+    Returns a GEM000 diagnostic when it must not, and whether ``ast`` accepted the file.
+    """
     try:
-        ast.parse(text)
-        return []
+        tree = ast.parse(text)
     except SyntaxError as error:
-        failure = parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)
-    except (ValueError, RecursionError, MemoryError) as error:
-        failure = parse_error(source, f"cannot parse: {type(error).__name__}: {error}")
+        if "too many nested" in (error.msg or "") or _bracket_depth(text) > MAX_BRACKET_DEPTH:
+            return parse_error(source, "brackets are nested too deeply to parse", error.lineno or 1), False
+        return None, False  # perhaps newer grammar than this interpreter's: LibCST decides
+    except (RecursionError, MemoryError):
+        return parse_error(source, "the file is nested too deeply to parse"), False
+    except ValueError as error:
+        return parse_error(source, f"cannot parse: {error}"), False
+    if measure_depth and _tree_depth(tree) > MAX_TREE_DEPTH:
+        return parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed"), True
+    return None, True
+
+
+def _bracket_depth(text: str) -> int:
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(text):
+        depth = depth + 1 if match.group() in "([{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+_BRACKETS = re.compile(r"[()\[\]{}]")
+
+
+def _tree_depth(tree: ast.AST) -> int:
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_TREE_DEPTH:
+                break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
+    """For files no rule needs parsed: report a broken file, cheaply."""
+    blocked, accepted = _python_gate(source, text, measure_depth=False)
+    if blocked is not None:
+        return [blocked]
+    if accepted:
+        return []
+    return _libcst_failure(source, text)
+
+
+def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic]:
+    """LibCST's verdict on a file ``ast`` rejected; the interpreter's message is the clearer one."""
     try:
         cst.parse_module(text)
+        return []
     except Exception:
-        return [failure]
-    return []
+        pass
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return [parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)]
+    except Exception as error:
+        return [parse_error(source, f"cannot parse: {type(error).__name__}: {error}")]
+    return [parse_error(source, "cannot parse")]
 
 
 def _lint_python(
@@ -206,10 +271,13 @@ def _lint_python(
 ) -> list[Diagnostic]:
     if not rules:
         return []
+    blocked, _ = _python_gate(source, text, measure_depth=True)
+    if blocked is not None:
+        return [blocked]
     try:
         module = cst.parse_module(text)
     except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
-        return _python_syntax_check(source, text) or [parse_error(source, "cannot parse")]
+        return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     context = PythonFileContext(source, text, module, wrapper, selection.config)
     try:
