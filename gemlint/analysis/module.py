@@ -12,6 +12,7 @@ import libcst.matchers as m
 from libcst.metadata import Assignment, ParentNodeProvider, QualifiedNameProvider, ScopeProvider
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.selection import compile_globs
 
 
@@ -173,19 +174,13 @@ class ModuleAnalysis:
         return self.resolves_to(target, names)
 
     @cached_property
+    def index(self) -> ModuleIndex:
+        return build_index(self.module)
+
+    @property
     def imported_modules(self) -> frozenset[str]:
         """Every module imported anywhere in the file, with its parents (``a.b.c`` -> a, a.b, a.b.c)."""
-        found: set[str] = set()
-        for node in iter_subtree(self.module, into_scopes=True):
-            names: list[str] = []
-            if isinstance(node, cst.Import):
-                names = [dotted_name(alias.name) or "" for alias in node.names]
-            elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
-                names = [dotted_name(node.module) or ""]
-            for name in names:
-                parts = name.split(".")
-                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
-        return frozenset(found)
+        return frozenset(self.index.imports)
 
     def imports_any(self, modules: Collection[str]) -> bool:
         return not self.imported_modules.isdisjoint(modules)
@@ -250,11 +245,13 @@ class ModuleAnalysis:
     def mapped_functions(self) -> frozenset[str]:
         """Functions passed to ``.map`` / ``.with_transform`` / ``.set_transform`` (datasets) in this file."""
         names = set()
-        for node in iter_subtree(self.module, into_scopes=True):
-            if isinstance(node, cst.Call) and terminal_name(node.func) in _DATASET_TRANSFORMS:
-                function = keyword_arg(node, "function") or keyword_arg(node, "transform") or positional_arg(node, 0)
-                if function is not None and terminal_name(function.value):
-                    names.add(terminal_name(function.value))
+        for site in self.index.sites(*_DATASET_TRANSFORMS):
+            if not isinstance(site.call.func, cst.Attribute):
+                continue
+            call = site.call
+            function = keyword_arg(call, "function") or keyword_arg(call, "transform") or positional_arg(call, 0)
+            if function is not None and terminal_name(function.value):
+                names.add(terminal_name(function.value))
         return frozenset(names)
 
     def debugging_exemption(self, node: cst.CSTNode) -> str | None:
@@ -299,12 +296,31 @@ class ModuleAnalysis:
                     return True
         return self.resolves_to(func, fw.TRAINING_CALLS)
 
-    def trains(self, node: cst.CSTNode) -> bool:
-        return any(self.is_training_call(child) for child in iter_subtree(node))
-
     @cached_property
+    def _training_owners(self) -> tuple[frozenset[cst.CSTNode], bool]:
+        """Functions and loops that run a training step themselves, and whether the module trains at all."""
+        owners: set[cst.CSTNode] = set()
+        any_training = False
+        for site in self.index.sites(*TRAINING_CANDIDATES):
+            if not self.is_training_call(site.call):
+                continue
+            any_training = True
+            for owner in reversed(site.owners):
+                if isinstance(owner, (cst.For, cst.While)):
+                    owners.add(owner)
+                    continue
+                if isinstance(owner, cst.FunctionDef):
+                    owners.add(owner)
+                break
+        return frozenset(owners), any_training
+
+    def trains(self, node: cst.CSTNode) -> bool:
+        """``node`` (a function or loop) runs a training step in its own body."""
+        return node in self._training_owners[0]
+
+    @property
     def module_trains(self) -> bool:
-        return any(self.is_training_call(child) for child in iter_subtree(self.module, into_scopes=True))
+        return self._training_owners[1]
 
     # -- inference and training context -------------------------------------------------
     def context_of(self, node: cst.CSTNode) -> Verdict:
@@ -313,7 +329,7 @@ class ModuleAnalysis:
             return Verdict(Context.TRAINING, "the file matches training-paths")
         inference: Verdict | None = None
         for ancestor in self.ancestors(node):
-            if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor.body):
+            if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor):
                 return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
             if isinstance(ancestor, cst.FunctionDef):
                 verdict = self.function_verdict(ancestor)
@@ -344,7 +360,7 @@ class ModuleAnalysis:
         name = function.name.value
         if name in fw.LIGHTNING_TRAINING_HOOKS:
             return Verdict(Context.TRAINING, f"`{name}` is a Lightning training hook")
-        if self.trains(function.body):
+        if self.trains(function):
             return Verdict(Context.TRAINING, f"`{name}` runs a training step")
         reason = self._inference_reason(function)
         if reason:
@@ -403,37 +419,34 @@ class ModuleAnalysis:
     def registered_handlers(self) -> frozenset[str]:
         """Names of functions handed to route registrations in this file (add_api_route, Route, path, ...)."""
         names: set[str] = set()
-        for node in iter_subtree(self.module, into_scopes=True):
-            if not isinstance(node, cst.Call):
-                continue
-            handler: cst.Arg | None = None
-            method = terminal_name(node.func)
-            if isinstance(node.func, cst.Attribute) and method in fw.ROUTE_REGISTRATIONS:
-                handler = next((a for a in node.args if a.keyword and a.keyword.value in fw.ROUTE_HANDLER_KEYWORDS), None)
-                handler = handler or positional_arg(node, fw.ROUTE_REGISTRATIONS[method])
-            elif self.resolves_to(node.func, fw.ROUTE_CONSTRUCTORS):
-                handler = keyword_arg(node, "endpoint") or keyword_arg(node, "view") or positional_arg(node, 1)
-            if handler is not None:
-                handler_name = terminal_name(handler.value)
-                if handler_name:
-                    names.add(handler_name)
+        for method, index in fw.ROUTE_REGISTRATIONS.items():
+            for site in self.index.sites(method):
+                if isinstance(site.call.func, cst.Attribute):
+                    call = site.call
+                    handler = next((a for a in call.args if a.keyword and a.keyword.value in fw.ROUTE_HANDLER_KEYWORDS), None)
+                    self._add_handler(names, handler or positional_arg(call, index))
+        constructors = {name.rsplit(".", 1)[1] for name in fw.ROUTE_CONSTRUCTORS}
+        for site in self.index.sites(*constructors):
+            call = site.call
+            if self.resolves_to(call.func, fw.ROUTE_CONSTRUCTORS):
+                self._add_handler(names, keyword_arg(call, "endpoint") or keyword_arg(call, "view") or positional_arg(call, 1))
         return frozenset(names)
 
-    @cached_property
-    def _callers(self) -> dict[str, list[cst.Call]]:
-        """Same-file call sites by callee name (``helper(...)`` and ``self.helper(...)``)."""
-        calls: dict[str, list[cst.Call]] = {}
-        for node in iter_subtree(self.module, into_scopes=True):
-            if isinstance(node, cst.Call):
-                func = node.func
-                if isinstance(func, cst.Name) or (
-                    isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
-                ):
-                    calls.setdefault(terminal_name(func) or "", []).append(node)
-        return calls
+    @staticmethod
+    def _add_handler(names: set[str], handler: cst.Arg | None) -> None:
+        if handler is not None and terminal_name(handler.value):
+            names.add(terminal_name(handler.value))
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
-        return self._callers.get(function.name.value, [])
+        """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``."""
+        calls = []
+        for site in self.index.sites(function.name.value):
+            func = site.call.func
+            if isinstance(func, cst.Name) or (
+                isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
+            ):
+                calls.append(site.call)
+        return calls
 
     def _verdict_from_callers(self, function: cst.FunctionDef) -> Verdict:
         """A helper only called from per-request code is per-request code too."""
@@ -503,12 +516,7 @@ class ModuleAnalysis:
                         assigned[target.value] = assigned.get(target.value, 0) + 1
                         if value is not None and literal_value(value) is not NOT_LITERAL:
                             literal.add(target.value)
-        rebound = {
-            name.value
-            for node in iter_subtree(self.module, into_scopes=True)
-            if isinstance(node, cst.Global)
-            for name in node.names
-        }
+        rebound = self.index.globals
         return frozenset(name for name in literal if assigned[name] == 1 and name not in rebound)
 
     # -- grad-free guards ---------------------------------------------------------------------

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, iter_subtree, keyword_arg, literal_value
+from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
 
@@ -94,11 +94,8 @@ def embed(text: str):
     def _static_shape_backend(self) -> bool:
         if self.analysis.imports_any(self.context.config.static_shape_backends):
             return True
-        return _TENSORRT_PROVIDER in self.context.text and any(
-            literal_value(node) == _TENSORRT_PROVIDER
-            for node in iter_subtree(self.context.module, into_scopes=True)
-            if isinstance(node, (cst.SimpleString, cst.ConcatenatedString))
-        )
+        text = self.context.text
+        return any(f"{quote}{_TENSORRT_PROVIDER}{quote}" in text for quote in ("'", '"'))
 
     def _fix(self, offending: cst.Arg):
         value = offending.value

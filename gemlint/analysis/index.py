@@ -1,0 +1,96 @@
+"""One traversal of a module that records what the analyses look up repeatedly.
+
+Walking a LibCST tree costs about as much as parsing it, so the analyses never
+re-walk the module or a function body per question: they consult this index,
+built once per file, and only on files where a rule asked for context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from gemlint.analysis import frameworks as fw
+
+# Scopes and loops the index remembers around each interesting call.
+_OWNERS = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)
+# Terminal names of calls that may be training steps (checked precisely later).
+TRAINING_CANDIDATES = frozenset({"backward", "zero_grad", "step", "grad", "GradScaler"})
+
+
+@dataclass
+class CallSite:
+    call: cst.Call
+    owners: tuple[cst.CSTNode, ...]  # enclosing functions, classes, lambdas and loops, outermost first
+
+
+@dataclass
+class ModuleIndex:
+    imports: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set)
+    # terminal callee name -> call sites ("helper" for helper(...), self.helper(...) and obj.helper(...))
+    calls: dict[str, list[CallSite]] = field(default_factory=dict)
+
+    def sites(self, *names: str) -> list[CallSite]:
+        return [site for name in names for site in self.calls.get(name, ())]
+
+
+class _Indexer(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.index = ModuleIndex()
+        self._owners: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Call):
+            name = _terminal(node.func)
+            if name is not None:
+                self.index.calls.setdefault(name, []).append(CallSite(node, tuple(self._owners)))
+        elif isinstance(node, _OWNERS):
+            self._owners.append(node)
+        elif isinstance(node, cst.Import):
+            for alias in node.names:
+                self._add_module(_dotted(alias.name))
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+            self._add_module(_dotted(node.module))
+        elif isinstance(node, cst.Global):
+            self.index.globals.update(name.value for name in node.names)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, _OWNERS):
+            self._owners.pop()
+
+    def _add_module(self, name: str | None) -> None:
+        if name:
+            parts = name.split(".")
+            self.index.imports.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+
+
+def build_index(module: cst.Module) -> ModuleIndex:
+    indexer = _Indexer()
+    module.visit(indexer)
+    return indexer.index
+
+
+def _terminal(expression: cst.BaseExpression) -> str | None:
+    if isinstance(expression, cst.Name):
+        return expression.value
+    if isinstance(expression, cst.Attribute):
+        return expression.attr.value
+    return None
+
+
+def _dotted(expression: cst.BaseExpression) -> str | None:
+    parts = []
+    while isinstance(expression, cst.Attribute):
+        parts.append(expression.attr.value)
+        expression = expression.value
+    if not isinstance(expression, cst.Name):
+        return None
+    parts.append(expression.value)
+    return ".".join(reversed(parts))
+
+
+assert "backward" in fw.TRAINING_METHODS and "zero_grad" in fw.TRAINING_METHODS
