@@ -24,7 +24,7 @@ _TIMEOUT_S = 300
 
 @dataclass(frozen=True)
 class CheckedRun:
-    checker: str  # "valgrind" or "LeakSanitizer"
+    checker: str  # "valgrind" or "AddressSanitizer" (its LeakSanitizer counts the leaks)
     leaked_bytes: int
     leaked_blocks: int
     #: valgrind's "Mismatched free() / delete / delete []" reports (GEM303).
@@ -98,9 +98,9 @@ def checked_run(ctx: PairContext, name: str, sources: Sequence[Path], args: Sequ
         raise SkipPair("needs valgrind (LeakSanitizer cannot run here)")
     leaked = [(int(m.group(1)), int(m.group(2))) for m in _LSAN.finditer(done.stderr)]
     return CheckedRun(
-        "LeakSanitizer",
+        "AddressSanitizer",
         sum(size for size, _ in leaked),
         sum(count for _, count in leaked),
-        done.stderr.count("alloc-dealloc-mismatch"),
+        done.stderr.count("ERROR: AddressSanitizer: alloc-dealloc-mismatch"),
         done.stdout,
     )

@@ -13,7 +13,8 @@ def format_value(value: float | None, unit: str) -> str:
     if unit == "bytes":
         for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
             if abs(value) >= scale:
-                return f"{value / scale:.3g} {name}"
+                number = value / scale
+                return f"{number:.3g} {name}" if abs(number) < 1000 else f"{number:.0f} {name}"
         return f"{value:.0f} B"
     if unit == "ms":
         return f"{value:.3g} ms"

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
+from gemlint.bench.capture import captured_stderr
 from gemlint.bench.pair import Measurement, Pair, PairContext, SkipPair
 from gemlint.bench.registry import NO_PAIR_NEEDED, all_pairs
 from gemlint.bench.result import Result, Status, ratio
@@ -65,6 +64,8 @@ def run_benchmarks(
 
 
 def run_pair(pair: Pair, *, device: str = "auto", quick: bool = False) -> list[Result]:
+    if device != "auto" and device not in pair.devices:
+        return [Result.skipped(pair.code, unsupported(pair, device))]
     missing = [module for module in pair.requires if importlib.util.find_spec(module) is None]
     if missing:
         return [Result.skipped(pair.code, f"needs {', '.join(missing)}: {INSTALL_HINT}")]
@@ -84,10 +85,14 @@ def choose_device(pair: Pair, requested: str) -> tuple[str | None, str]:
             return "cpu", ""
         return None, "needs a CUDA device; none is available here"
     if requested not in pair.devices:
-        return None, f"runs on {' and '.join(pair.devices)} only, not on {requested}"
+        return None, unsupported(pair, requested)
     if requested == "cuda" and not cuda_available():
         return None, "needs a CUDA device; none is available here"
     return requested, ""
+
+
+def unsupported(pair: Pair, device: str) -> str:
+    return f"runs on {' and '.join(pair.devices)} only, not on {device}"
 
 
 @lru_cache(maxsize=1)
@@ -111,7 +116,7 @@ def measure_pair(pair: Pair, device: str, quick: bool) -> list[Result]:
     with tempfile.TemporaryDirectory(prefix=f"gemlint-bench-{pair.code.lower()}-") as scratch:
         context = PairContext(pair, device, quick, Path(scratch))
         # Profilers and loggers of the measured code write to fd 2 on every call: keep it out of the report.
-        with captured_stderr(Path(scratch) / "stderr.log") as stderr_tail:
+        with captured_stderr(Path(scratch) / "stderr.log") as stderr:
             try:
                 measure = importlib.import_module(f"{pair.package}.measure").measure
                 measurements = measure(context)
@@ -120,31 +125,10 @@ def measure_pair(pair: Pair, device: str, quick: bool) -> list[Result]:
             except ModuleNotFoundError as error:
                 return [Result.skipped(pair.code, f"needs {error.name}: {INSTALL_HINT}", device=device)]
             except Exception as error:  # a broken pair is reported, and the other pairs still run
-                detail = stderr_tail()
+                sys.stderr.flush()
+                detail = stderr.tail()
                 return [Result.error(pair.code, f"{type(error).__name__}: {error}" + (f" (stderr: {detail})" if detail else ""), device=device)]
     return [to_result(pair.code, device, measurement) for measurement in measurements]
-
-
-@contextlib.contextmanager
-def captured_stderr(path: Path):
-    """Send file descriptor 2 to ``path`` for the block; yields a function returning its last lines."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with open(path, "w+b") as sink:
-        os.dup2(sink.fileno(), 2)
-
-        def tail() -> str:
-            sys.stderr.flush()
-            sink.seek(0)
-            lines = sink.read().decode("utf-8", "replace").strip().splitlines()
-            return " | ".join(lines[-3:])
-
-        try:
-            yield tail
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
 
 
 def to_result(code: str, device: str, m: Measurement) -> Result:

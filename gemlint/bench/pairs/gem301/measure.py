@@ -15,7 +15,7 @@ _SANITIZER_LEAKS = re.compile(r"LEAK SUMMARY: (\d+) bytes leaked in (\d+) alloca
 
 
 def measure(ctx: PairContext) -> list[Measurement]:
-    requests, features = ctx.scale(20, 400), 65536
+    requests, features = ctx.scale(20, 400), ctx.scale(16384, 65536)
     args = [str(requests), str(features)]
     if ctx.device == "cuda":
         return _on_cuda(ctx, args, requests)

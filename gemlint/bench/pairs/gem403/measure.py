@@ -2,36 +2,27 @@
 
 from __future__ import annotations
 
-import os
 import statistics
-import sys
-import tempfile
+from pathlib import Path
 
 import torch
 
+from gemlint.bench.capture import captured_stderr
 from gemlint.bench.pair import Measurement, PairContext
 from gemlint.bench.pairs._models import batch, mlp, prepare, synchronizer
 from gemlint.bench.timing import once
 
 
-def compile_once(variant, model, inputs, sync) -> tuple[float, int]:
+def compile_once(variant, model, inputs, sync, log: Path) -> tuple[float, int]:
     """Milliseconds of the first (compiling) call, and bytes the loggers wrote meanwhile."""
     torch._dynamo.reset()
-    variant.configure_logging()
-    compiled = variant.compile_model(model)
-    with tempfile.TemporaryFile() as sink:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(sink.fileno(), 2)
-        try:
-            elapsed = once(lambda: (compiled(inputs), sync()))
-            sys.stderr.flush()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        written = sink.seek(0, os.SEEK_END)
-    torch._logging.set_logs()
-    return elapsed, written
+    log.unlink(missing_ok=True)
+    with captured_stderr(log) as captured:
+        variant.configure_logging()  # inside the capture: torch's log handlers bind the stderr of the moment
+        compiled = variant.compile_model(model)
+        elapsed = once(lambda: (compiled(inputs), sync()))
+    torch._logging.set_logs()  # back to the defaults, bound to the real stderr again
+    return elapsed, captured.size()
 
 
 def measure(ctx: PairContext) -> list[Measurement]:
@@ -40,11 +31,12 @@ def measure(ctx: PairContext) -> list[Measurement]:
     model = mlp(device=ctx.device).eval()
     inputs = batch(8, device=ctx.device)
     sync = synchronizer(ctx.device)
-    compile_once(good, model, inputs, sync)  # warm-up: first imports and caches
+    log = ctx.workdir / "compile.log"
+    compile_once(good, model, inputs, sync, log)  # warm-up: first imports and caches
     samples: dict[str, list[tuple[float, int]]] = {"bad": [], "good": []}
     for _ in range(ctx.scale(1, 5)):
-        samples["bad"].append(compile_once(bad, model, inputs, sync))
-        samples["good"].append(compile_once(good, model, inputs, sync))
+        samples["bad"].append(compile_once(bad, model, inputs, sync, log))
+        samples["good"].append(compile_once(good, model, inputs, sync, log))
     latency = {name: statistics.median(ms for ms, _ in runs) for name, runs in samples.items()}
     logged = {name: statistics.median(size for _, size in runs) for name, runs in samples.items()}
     return [
