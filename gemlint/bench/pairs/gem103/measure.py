@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import torch
-
 from gemlint.bench.pair import Measurement, PairContext
 from gemlint.bench.pairs._models import prepare
 from gemlint.bench.pairs._modes import as_measurements, classifier, mode_measurements, trained_state
