@@ -20,6 +20,8 @@ def trained_state(model: nn.Module) -> dict[str, torch.Tensor]:
     """Seeded weights, with BatchNorm statistics that differ from a fresh layer's, as after training."""
     torch.manual_seed(0)
     for module in model.modules():
+        if module is not model and hasattr(module, "reset_parameters"):
+            module.reset_parameters()
         if isinstance(module, nn.BatchNorm1d):
             module.running_mean.normal_(0.0, 0.5)
             module.running_var.uniform_(0.5, 2.0)
