@@ -15,7 +15,8 @@ from typing import Sequence
 
 from gemlint.bench.pair import PairContext, SkipPair
 
-_LOST = re.compile(r"definitely lost: ([\d,]+) bytes in ([\d,]+) blocks")
+# valgrind's "possibly lost" blocks are leaks too: only an interior pointer to them is left, by chance.
+_LOST = re.compile(r"(?:definitely|possibly) lost: ([\d,]+) bytes in ([\d,]+) blocks")
 # With -s valgrind lists each error context once, with how many times it occurred.
 _MISMATCHES = re.compile(r"== (\d+) errors? in context \d+ of \d+:\n==\d+== Mismatched free\(\) / delete / delete \[\]")
 _LSAN = re.compile(r"SUMMARY: AddressSanitizer: (\d+) byte\(s\) leaked in (\d+) allocation")
@@ -68,18 +69,18 @@ def checked_run(ctx: PairContext, name: str, sources: Sequence[Path], args: Sequ
     if shutil.which("valgrind"):
         binary = build(ctx, name, sources, includes=includes)
         done = subprocess.run(
-            ["valgrind", "-s", "--leak-check=full", "--show-leak-kinds=definite", "--error-exitcode=0", str(binary), *args],
+            ["valgrind", "-s", "--leak-check=full", "--show-leak-kinds=definite,possible", "--error-exitcode=0", str(binary), *args],
             capture_output=True,
             text=True,
             timeout=_TIMEOUT_S,
         )
         if done.returncode != 0:
             raise RuntimeError(f"{name} exited with {done.returncode}: {done.stderr.strip()[-500:]}")
-        lost = _LOST.search(done.stderr)
+        lost = [(int(size.replace(",", "")), int(blocks.replace(",", ""))) for size, blocks in _LOST.findall(done.stderr)]
         return CheckedRun(
             "valgrind",
-            int(lost.group(1).replace(",", "")) if lost else 0,
-            int(lost.group(2).replace(",", "")) if lost else 0,
+            sum(size for size, _ in lost),
+            sum(blocks for _, blocks in lost),
             sum(int(count) for count in _MISMATCHES.findall(done.stderr)),
             done.stdout,
         )
