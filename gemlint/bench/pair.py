@@ -49,6 +49,9 @@ class Pair:
     devices: tuple[str, ...] = ("cpu",)
     #: Run in a fresh interpreter: the variants change process-wide state (environment, logging).
     isolated: bool = False
+    #: The rule judges the variants with the rest of the pair's folder (a manifest and the code it
+    #: probes): the tests lint the folder as one project instead of each file alone.
+    lint_as_project: bool = False
     #: Filled in by the registry: the pair's package.
     package: str = field(default="", compare=False)
 
