@@ -75,6 +75,7 @@ def _run_quick(pair):
     return _QUICK_RUNS[pair.code]
 
 
+@pytest.mark.bench
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.code)
 def test_pair_measures_bad_above_good(pair):
     results = _run_quick(pair)
@@ -106,24 +107,28 @@ def _only(results, prefix):
     return result
 
 
+@pytest.mark.bench
 def test_gem201_counts_every_padded_position():
     tokens = _only(_metrics("GEM201"), "tokens computed")
     assert tokens.bad == 4 * 512  # four requests padded to max_length=512
     assert tokens.good < 4 * 50  # padded to the longest: at most 40 words and 2 special tokens each
 
 
+@pytest.mark.bench
 def test_gem101_keeps_activations_only_without_a_guard():
     held = _only(_metrics("GEM101"), "bytes held for backward")
     # 4 Linear+GELU blocks of width 512 on 32 rows: each block keeps its Linear input and GELU input (float32).
     assert (held.bad, held.good) == (4 * 2 * 32 * 512 * 4, 0)
 
 
+@pytest.mark.bench
 def test_gem104_kept_bytes_grow_with_steps():
     results = _metrics("GEM104")
     five, ten = _only(results, "bytes kept alive after 5 steps"), _only(results, "bytes kept alive after 10 steps")
     assert ten.bad == 2 * five.bad > 0 and five.good == ten.good == 0
 
 
+@pytest.mark.bench
 @pytest.mark.parametrize("code", ["GEM102", "GEM103"])
 def test_train_mode_makes_outputs_nondeterministic_and_drifts_statistics(code):
     results = _metrics(code)
@@ -132,17 +137,20 @@ def test_train_mode_makes_outputs_nondeterministic_and_drifts_statistics(code):
     assert _only(results, "max output difference").bad > 0 and _only(results, "BatchNorm running-mean drift").bad > 0
 
 
+@pytest.mark.bench
 def test_gem501_fuses_the_exported_graph():
     nodes = _only(_metrics("GEM501"), "graph nodes after ORT optimization")
     assert nodes.bad == 65  # 16 nodes per block x 4 blocks + the output Identity, untouched
     assert nodes.good <= 4 * 3  # at most Gemm, Gelu and LayerNormalization per block
 
 
+@pytest.mark.bench
 def test_gem302_leaks_one_buffer_per_rejected_request():
     leaked = _only(_metrics("GEM302"), "bytes leaked after 40 requests, 10 rejected")
     assert (leaked.bad, leaked.good) == (10 * 256 * 4, 0)
 
 
+@pytest.mark.bench
 def test_gem301_loses_one_device_buffer_per_rejected_request():
     results = _metrics("GEM301")
     lost = _only(results, "device bytes lost")
@@ -150,11 +158,13 @@ def test_gem301_loses_one_device_buffer_per_rejected_request():
     assert _only(results, "bytes leaked").bad == lost.bad
 
 
+@pytest.mark.bench
 def test_gem303_reports_every_mismatched_release():
     mismatched = _only(_metrics("GEM303"), "mismatched releases")
     assert (mismatched.bad, mismatched.good) == (20, 0)
 
 
+@pytest.mark.bench
 def test_native_pairs_fall_back_to_addresssanitizer_without_valgrind(monkeypatch):
     import gemlint.bench.native as native
 
