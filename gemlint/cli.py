@@ -241,5 +241,45 @@ def explain(code: str) -> None:
     click.echo(rule_text(rule), nl=False)
 
 
+@main.command("bench")
+@click.option("--rule", "rules", multiple=True, metavar="CODE", help="Benchmark these rules only (codes or prefixes, repeatable).")
+@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True, help="Where the pairs run.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True, help="Output format.")
+@click.option("--quick", is_flag=True, help="Small sizes and few repetitions (for tests and smoke runs).")
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
+def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Path | None) -> None:
+    """Run each rule's bad and good variant and measure what the rule's claim is about.
+
+    Rules whose device, library or toolchain is missing are reported as skipped, with the reason.
+    The measuring libraries come with the `bench` extra: pip install 'gemlint[bench]'.
+    """
+    from gemlint.bench.render import render_table
+    from gemlint.bench.result import Status
+    from gemlint.bench.runner import INSTALL_HINT, run_benchmarks, select_codes
+
+    try:
+        codes = select_codes([code for value in rules for code in value.split(",") if code.strip()]) if rules else None
+    except ValueError as error:
+        click.echo(f"gemlint: error: {error}", err=True)
+        sys.exit(2)
+    show_progress = sys.stderr.isatty()
+
+    def progress(code: str) -> None:
+        if show_progress:
+            click.echo(f"\rbenchmarking {code}...", err=True, nl=False)
+
+    results = run_benchmarks(codes, device=device, quick=quick, progress=progress)
+    if show_progress:
+        click.echo("\r" + " " * 30 + "\r", err=True, nl=False)
+    text = json.dumps([result.to_json() for result in results], indent=2) + "\n" if fmt == "json" else render_table(results)
+    if output is not None:
+        _write(output, text)
+    else:
+        click.echo(text, nl=False)
+    if any(result.status is Status.SKIPPED and INSTALL_HINT in (result.reason or "") for result in results):
+        click.echo(f"gemlint: some pairs need the benchmark dependencies: {INSTALL_HINT}", err=True)
+    sys.exit(1 if any(result.status is Status.ERROR for result in results) else 0)
+
+
 def entry() -> None:  # pragma: no cover - console script wrapper
     main()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from gemlint.bench.published import measured_lines
 from gemlint.languages import Language
 from gemlint.rule import Rule
 
@@ -60,6 +61,9 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
         lines += [f"{heading}# Fix safety", "", f"This rule's fix is **{rule.fix.value}**. {rule.fix_note}".rstrip(), ""]
     if rule.benchmark:
         lines += [f"{heading}# Benchmark", "", rule.benchmark, ""]
+        measured = measured_lines(rule.code)
+        if measured:
+            lines += ["Measured by `gemlint bench` (bad vs good variant):", ""] + [f"- {line}" for line in measured] + [""]
     return "\n".join(lines)
 
 
@@ -73,6 +77,7 @@ def rule_text(rule: type[Rule]) -> str:
         parts += [f"Fix safety: {rule.fix.value}. {rule.fix_note}".rstrip()]
     if rule.benchmark:
         parts += ["", f"Benchmark: {rule.benchmark}"]
+        parts += [f"  measured on {line}" for line in measured_lines(rule.code)]
     return "\n".join(parts).rstrip() + "\n"
 
 

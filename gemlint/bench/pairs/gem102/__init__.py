@@ -1,0 +1,5 @@
+"""GEM102 missing-eval: output differences between identical calls (dropout) and BatchNorm statistics drift."""
+
+from gemlint.bench.pair import Pair
+
+PAIR = Pair(code="GEM102", bad="bad.py", good="good.py", requires=("torch",), devices=("cpu",))

@@ -1,0 +1,5 @@
+"""GEM103 train-mode-in-inference: output differences between identical calls (dropout) and BatchNorm statistics drift."""
+
+from gemlint.bench.pair import Pair
+
+PAIR = Pair(code="GEM103", bad="bad.py", good="good.py", requires=("torch",), devices=("cpu",))

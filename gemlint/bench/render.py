@@ -1,0 +1,70 @@
+"""The ``gemlint bench`` table, and the one-line summaries quoted in the rule docs."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from gemlint.bench.result import Result, Status
+
+
+def format_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "bytes":
+        for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+            if abs(value) >= scale:
+                number = value / scale
+                return f"{number:.3g} {name}" if abs(number) < 1000 else f"{number:.0f} {name}"
+        return f"{value:.0f} B"
+    if unit == "ms":
+        return f"{value:.3g} ms"
+    text = f"{value:.0f}" if float(value).is_integer() else f"{value:.3g}"
+    return f"{text} {unit}".rstrip()
+
+
+def format_ratio(result: Result) -> str:
+    if result.ratio is not None:
+        return f"{result.ratio:.3g}x"
+    if result.good == 0 and result.bad:
+        return "good=0"
+    return "-"
+
+
+def render_table(results: Sequence[Result]) -> str:
+    header = ("RULE", "METRIC", "BAD", "GOOD", "RATIO", "DEVICE")
+    rows: list[tuple[str, ...]] = []
+    notes: list[tuple[str, str]] = []
+    for result in results:
+        if result.status is Status.MEASURED:
+            rows.append(
+                (
+                    result.code,
+                    result.metric,
+                    format_value(result.bad, result.unit),
+                    format_value(result.good, result.unit),
+                    format_ratio(result),
+                    result.device or "-",
+                )
+            )
+        else:
+            label = "SKIPPED" if result.status is Status.SKIPPED else "ERROR"
+            metric = "" if result.metric == "-" else f"{result.metric}: "
+            notes.append((result.code, f"{label} {metric}{result.reason}"))
+    lines = []
+    if rows:
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    if notes:
+        if lines:
+            lines.append("")
+        lines += [f"{code}  {text}" for code, text in notes]
+    return "\n".join(lines) + "\n"
+
+
+def summary(result: Result) -> str:
+    """``bytes held for backward: 1.2 MiB (bad) vs 0 B (good)``, for the rule docs."""
+    text = f"{result.metric}: {format_value(result.bad, result.unit)} (bad) vs {format_value(result.good, result.unit)} (good)"
+    if result.ratio is not None:
+        text += f", {result.ratio:.3g}x"
+    return text

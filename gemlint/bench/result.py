@@ -1,0 +1,54 @@
+"""What one benchmark metric reports, as printed by ``gemlint bench --format json``."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import asdict, dataclass
+
+
+class Status(str, enum.Enum):
+    MEASURED = "measured"
+    SKIPPED = "skipped"  # the device, library or toolchain it needs is missing
+    ERROR = "error"  # the pair failed while running: a bug in the pair or its environment
+
+
+@dataclass(frozen=True)
+class Result:
+    code: str
+    metric: str
+    unit: str
+    bad: float | None
+    good: float | None
+    ratio: float | None
+    device: str | None
+    status: Status
+    reason: str | None = None
+    #: True for counts and bytes (not timings): their direction, bad above good, is asserted in tests.
+    deterministic: bool = False
+
+    @classmethod
+    def skipped(cls, code: str, reason: str, *, metric: str = "-", unit: str = "", device: str | None = None) -> "Result":
+        return cls(code, metric, unit, None, None, None, device, Status.SKIPPED, reason)
+
+    @classmethod
+    def error(cls, code: str, reason: str, *, device: str | None = None) -> "Result":
+        return cls(code, "-", "", None, None, None, device, Status.ERROR, reason)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Result":
+        fields = dict(data)
+        fields["status"] = Status(fields["status"])
+        return cls(**{key: fields.get(key) for key in cls.__dataclass_fields__ if key in fields})
+
+
+def ratio(bad: float, good: float) -> float | None:
+    """bad / good, or None where it has no finite value (good is 0: the good variant costs nothing)."""
+    if good == 0 or not math.isfinite(bad) or not math.isfinite(good):
+        return None
+    return bad / good

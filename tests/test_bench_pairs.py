@@ -1,0 +1,183 @@
+"""Each benchmark pair: the rule flags its bad variant and accepts its good one, and the pair measures
+what it claims (bad above good for counts and bytes; timings are reported, never compared)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+
+import pytest
+
+from gemlint.api import lint_paths, lint_source
+from gemlint.bench.registry import all_pairs
+from gemlint.bench.result import Status
+from gemlint.bench.runner import run_pair
+from gemlint.languages import language_of
+from gemlint.registry import rule_by_code
+
+PAIRS = list(all_pairs().values())
+# The toolchain each native pair builds with on the CPU.
+NATIVE_TOOLS = {".c": ("gcc",), ".cpp": ("g++",), ".cu": ("g++",)}
+
+
+def _variant_source(pair, variant):
+    path = pair.variant_path(variant)
+    # Linted as the pair folder's file (gem401/bad.py): the folder's own location under gemlint/bench/
+    # would make every GEM4xx finding a "benchmark script" exemption.
+    return path.read_text(encoding="utf-8"), f"{path.parent.name}/{path.name}"
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.code)
+def test_rule_flags_the_bad_variant_and_accepts_the_good_one(pair, tmp_path):
+    rule = rule_by_code(pair.code)
+    if rule is None:
+        pytest.skip(f"{pair.code} is not registered on this branch yet")
+    if pair.lint_as_project:
+        # A copy of the folder is its own project: the rule resolves the manifest's probe to the code beside it.
+        project = shutil.copytree(pair.folder, tmp_path / pair.folder.name, ignore=shutil.ignore_patterns("__pycache__"))
+        found = lint_paths([project], select=(pair.code,))
+        assert found and {d.code for d in found} == {pair.code}, found
+        assert {d.path.rsplit("/", 1)[-1] for d in found} == {pair.bad}, found
+        return
+    bad_source, bad_path = _variant_source(pair, "bad")
+    good_source, good_path = _variant_source(pair, "good")
+    bad = lint_source(bad_source, bad_path, select=(pair.code,))
+    good = lint_source(good_source, good_path, select=(pair.code,))
+    assert bad and {d.code for d in bad} == {pair.code}, bad
+    assert good == [], good
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.code)
+def test_variants_are_real_files_of_the_rule_language(pair):
+    for variant in ("bad", "good"):
+        path = pair.variant_path(variant)
+        assert path.is_file(), path
+        assert language_of(path) is not None
+    assert pair.variant_path("bad").read_text() != pair.variant_path("good").read_text()
+    assert (pair.folder / "measure.py").is_file()
+
+
+_QUICK_RUNS: dict = {}
+
+
+def _run_quick(pair):
+    """The pair's ``--quick`` results on the CPU, run once per test session."""
+    missing = [module for module in pair.requires if importlib.util.find_spec(module) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (the bench extra)")
+    for tool in NATIVE_TOOLS.get(pair.variant_path("bad").suffix, ()):
+        if shutil.which(tool) is None:
+            pytest.skip(f"needs {tool}")
+    if pair.variant_path("bad").suffix in NATIVE_TOOLS and shutil.which("valgrind") is None:
+        pytest.skip("needs valgrind")
+    if pair.code not in _QUICK_RUNS:
+        _QUICK_RUNS[pair.code] = run_pair(pair, device="cpu", quick=True)
+    return _QUICK_RUNS[pair.code]
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.code)
+def test_pair_measures_bad_above_good(pair):
+    results = _run_quick(pair)
+    assert results and all(r.code == pair.code for r in results)
+    assert not [r for r in results if r.status is Status.ERROR], results
+    if "cpu" not in pair.devices:
+        assert all(r.status is Status.SKIPPED and r.reason for r in results)
+        return
+    measured = [r for r in results if r.status is Status.MEASURED]
+    assert measured, results
+    for result in measured:
+        assert result.device == "cpu"
+        if result.deterministic:
+            assert result.bad > result.good >= 0, result
+        else:  # a timing or a rate: reported, not compared
+            assert result.bad > 0 and result.good > 0
+    for result in results:
+        if result.status is Status.SKIPPED:
+            assert result.reason
+
+
+def _metrics(pair_code):
+    results = _run_quick(all_pairs()[pair_code])
+    return {r.metric.split(" (")[0]: r for r in results if r.status is Status.MEASURED and r.deterministic}
+
+
+def _only(results, prefix):
+    [result] = [r for name, r in results.items() if name.startswith(prefix)]
+    return result
+
+
+@pytest.mark.bench
+def test_gem201_counts_every_padded_position():
+    tokens = _only(_metrics("GEM201"), "tokens computed")
+    assert tokens.bad == 4 * 512  # four requests padded to max_length=512
+    assert tokens.good < 4 * 50  # padded to the longest: at most 40 words and 2 special tokens each
+
+
+@pytest.mark.bench
+def test_gem101_keeps_activations_only_without_a_guard():
+    held = _only(_metrics("GEM101"), "bytes held for backward")
+    # 4 Linear+GELU blocks of width 512 on 32 rows: each block keeps its Linear input and GELU input (float32).
+    assert (held.bad, held.good) == (4 * 2 * 32 * 512 * 4, 0)
+
+
+@pytest.mark.bench
+def test_gem104_kept_bytes_grow_with_steps():
+    results = _metrics("GEM104")
+    five, ten = _only(results, "bytes kept alive after 5 steps"), _only(results, "bytes kept alive after 10 steps")
+    assert ten.bad == 2 * five.bad > 0 and five.good == ten.good == 0
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("code", ["GEM102", "GEM103"])
+def test_train_mode_makes_outputs_nondeterministic_and_drifts_statistics(code):
+    results = _metrics(code)
+    assert _only(results, "max output difference").good == 0
+    assert _only(results, "BatchNorm running-mean drift").good == 0
+    assert _only(results, "max output difference").bad > 0 and _only(results, "BatchNorm running-mean drift").bad > 0
+
+
+@pytest.mark.bench
+def test_gem501_fuses_the_exported_graph():
+    nodes = _only(_metrics("GEM501"), "graph nodes after ORT optimization")
+    assert nodes.bad == 65  # 16 nodes per block x 4 blocks + the output Identity, untouched
+    assert nodes.good <= 4 * 3  # at most Gemm, Gelu and LayerNormalization per block
+
+
+@pytest.mark.bench
+def test_gem302_leaks_one_buffer_per_rejected_request():
+    leaked = _only(_metrics("GEM302"), "bytes leaked after 40 requests, 10 rejected")
+    assert (leaked.bad, leaked.good) == (10 * 256 * 4, 0)
+
+
+@pytest.mark.bench
+def test_gem301_loses_one_device_buffer_per_rejected_request():
+    results = _metrics("GEM301")
+    lost = _only(results, "device bytes lost")
+    assert (lost.bad, lost.good) == (5 * 16384 * 4, 0)  # 5 of 20 requests rejected, 16384 floats each
+    assert _only(results, "bytes leaked").bad == lost.bad
+
+
+@pytest.mark.bench
+def test_gem303_reports_every_mismatched_release():
+    mismatched = _only(_metrics("GEM303"), "mismatched releases")
+    assert (mismatched.bad, mismatched.good) == (20, 0)
+
+
+@pytest.mark.bench
+def test_native_pairs_fall_back_to_addresssanitizer_without_valgrind(monkeypatch):
+    import gemlint.bench.native as native
+
+    pair = all_pairs()["GEM302"]
+    compiler = NATIVE_TOOLS[pair.variant_path("bad").suffix][0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"needs {compiler}")
+    real_which = shutil.which
+    monkeypatch.setattr(native.shutil, "which", lambda name: None if name == "valgrind" else real_which(name))
+    results = run_pair(pair, device="cpu", quick=True)
+    if results[0].status is Status.SKIPPED:
+        assert "valgrind" in results[0].reason  # LeakSanitizer cannot run here (ptrace, containers)
+        return
+    first = results[0]
+    assert first.status is Status.MEASURED and "AddressSanitizer" in first.metric
+    assert (first.bad, first.good) == (10 * 256 * 4, 0)
