@@ -115,6 +115,7 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
 
 def _write(path: Path, content: str) -> None:
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8", errors="backslashreplace")
     except OSError as error:
         raise click.ClickException(f"cannot write {path}: {error.strerror or error}") from None
