@@ -19,23 +19,28 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from gemlint import __version__
-from gemlint.config import Config, ConfigError, default_config, find_config_file, load_config
-from gemlint.discovery import Discovery, SourceFile, root_relative
-from gemlint.engine import checking_rules, lint_text
-from gemlint.languages import Language
-from gemlint.registry import all_rules, known_codes
-from gemlint.selection import Selection
 
-# flake8 reports its own syntax errors (E902/E999) and never calls a tree plugin for such files.
+if TYPE_CHECKING:
+    from gemlint.discovery import Discovery
+    from gemlint.selection import Selection
+
+# flake8 imports every installed plugin on every run, even when GEM is not selected, so the engine
+# and LibCST are imported on the first file instead of here.
+
 _NOT_A_PATH = frozenset({"stdin", "-"})
 
 
 @lru_cache(maxsize=256)
-def _settings(directory: str, config_file: str | None) -> tuple[Selection, Discovery] | str:
+def _settings(directory: str, config_file: str | None) -> "tuple[Selection, Discovery] | str":
     """The selection and excludes for files in ``directory``, or the configuration error's text."""
+    from gemlint.config import ConfigError, default_config, find_config_file, load_config
+    from gemlint.discovery import Discovery
+    from gemlint.registry import all_rules, known_codes
+    from gemlint.selection import Selection
+
     try:
         if config_file:
             config = load_config(Path(config_file), known_codes())
@@ -82,6 +87,10 @@ class Flake8Plugin:
             yield 1, 0, f"GEM000 internal error in gemlint's flake8 plugin ({type(error).__name__}: {error}); please report it", type(self)
 
     def _run(self) -> Iterator[tuple[int, int, str, type]]:
+        from gemlint.discovery import SourceFile, root_relative
+        from gemlint.engine import checking_rules, lint_text
+        from gemlint.languages import Language
+
         path = Path(self.filename)
         named = self.filename not in _NOT_A_PATH
         directory = os.path.dirname(os.path.abspath(path)) if named else os.getcwd()
@@ -90,7 +99,7 @@ class Flake8Plugin:
             yield 1, 0, f"GEM000 gemlint configuration error: {settings}", type(self)
             return
         selection, discovery = settings
-        config: Config = selection.config
+        config = selection.config
         if named and discovery.is_excluded_file(path):
             return
         relative = root_relative(path, config.root) if named else self.filename
