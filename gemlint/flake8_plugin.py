@@ -71,6 +71,7 @@ class Flake8Plugin:
             "--gemlint-config",
             default=None,
             parse_from_config=True,
+            normalize_paths=True,  # a path in .flake8/setup.cfg/tox.ini is relative to that file
             help="gemlint configuration file (default: the nearest pyproject.toml with [tool.gemlint], "
             "gemlint.toml or .gemlint.toml above each file)",
         )

@@ -24,7 +24,8 @@ Finding = tuple[str, int, int, str]
 
 
 def _start(cwd: Path, args: tuple[str, ...]) -> subprocess.Popen:
-    command = [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", f"--format={FORMAT}", *args]
+    # One process per run (a later --jobs wins): flake8's worker pool costs more than these few files.
+    command = [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", "--jobs", "1", f"--format={FORMAT}", *args]
     return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -41,6 +42,11 @@ def _collect(process: subprocess.Popen) -> set[Finding]:
 
 def flake8(cwd: Path, *args: str) -> set[Finding]:
     return _collect(_start(cwd, args))
+
+
+def flake8_side_by_side(cwd: Path, *runs: tuple[str, ...]) -> list[set[Finding]]:
+    processes = [_start(cwd, args) for args in runs]
+    return [_collect(process) for process in processes]
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +109,7 @@ y = '''
 
 def test_noqa_semantics_are_identical(tmp_path, monkeypatch):
     (tmp_path / "cases.py").write_text(NOQA_CASES, encoding="utf-8")
-    from_flake8 = flake8(tmp_path, "cases.py")
+    from_flake8, everything = flake8_side_by_side(tmp_path, ("cases.py",), ("--disable-noqa", "cases.py"))
     from_cli = cli(tmp_path, monkeypatch, "cases.py")
     assert from_flake8 == from_cli
     # Line 8: `# NOQA :` is a blanket noqa (the code list needs the colon right after NOQA). Line 11: a
@@ -111,7 +117,6 @@ def test_noqa_semantics_are_identical(tmp_path, monkeypatch):
     # Line 14: a multi-line string's lines share one range, so the "# noqa" inside it counts.
     assert {line for _, line, _, _ in from_cli} == {3, 7, 11}
     # The plugin leaves line noqa to flake8, so flake8's --disable-noqa shows every finding.
-    everything = flake8(tmp_path, "--disable-noqa", "cases.py")
     assert {line for _, line, _, _ in everything} == {3, 4, 5, 6, 7, 8, 11, 14}
 
 
@@ -131,12 +136,11 @@ def test_gemlint_config_is_honoured(tmp_path):
     for folder in ("app", "scripts", "generated"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "mod.py").write_text(source, encoding="utf-8")
-    found = flake8(tmp_path, ".")
-    assert found == {("app/mod.py", 3, 1, "GEM404"), ("app/mod.py", 4, 1, "GEM402"), ("scripts/mod.py", 4, 1, "GEM402")}
     # An explicit config file, from flake8's own option; with --jobs 2 it must reach the worker processes.
     (tmp_path / "strict.toml").write_text('select = ["GEM402"]\n', encoding="utf-8")
-    found = flake8(tmp_path, "--gemlint-config", "strict.toml", "--jobs", "2", ".")
-    assert found == {(folder + "/mod.py", 4, 1, "GEM402") for folder in ("app", "scripts", "generated")}
+    found, explicit = flake8_side_by_side(tmp_path, (".",), ("--gemlint-config", "strict.toml", "--jobs", "2", "."))
+    assert found == {("app/mod.py", 3, 1, "GEM404"), ("app/mod.py", 4, 1, "GEM402"), ("scripts/mod.py", 4, 1, "GEM402")}
+    assert explicit == {(folder + "/mod.py", 4, 1, "GEM402") for folder in ("app", "scripts", "generated")}
 
 
 def test_config_error_is_a_finding_not_a_crash(tmp_path):
@@ -197,3 +201,11 @@ def test_stdin_uses_the_working_directory_config(tmp_path):
     assert completed.stdout.splitlines() == [
         "stdin:4:1: GEM402 `torch.autograd.set_detect_anomaly(True)` slows every autograd call; remove it or put it behind a flag"
     ]
+
+
+def test_gemlint_config_option_from_a_flake8_config_file(tmp_path):
+    (tmp_path / ".flake8").write_text("[flake8]\nselect = GEM\ngemlint-config = strict.toml\n", encoding="utf-8")
+    (tmp_path / "strict.toml").write_text('ignore = ["GEM404"]\n', encoding="utf-8")
+    (tmp_path / "mod.py").write_text(f"import os\nimport torch\n{LINE}\ntorch.autograd.set_detect_anomaly(True)\n", encoding="utf-8")
+    completed = subprocess.run([sys.executable, "-m", "flake8", "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert [line.split()[1] for line in completed.stdout.splitlines()] == ["GEM402"], completed.stdout + completed.stderr
