@@ -7,20 +7,28 @@ import os
 import sys
 from pathlib import Path
 
+from dataclasses import dataclass
+
 import click
 
 from gemlint import __version__
+from gemlint.baseline import BaselineError, load_baseline, new_findings
 from gemlint.cache import Cache
 from gemlint.config import ConfigError, Config, default_config, find_config_file, load_config, validate_codes
 from gemlint.diagnostics import Diagnostic
+from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
 from gemlint.registry import all_rules, known_codes, rule_by_code
 from gemlint.reporters.github import render_github
 from gemlint.reporters.json import render_json
+from gemlint.reporters.sarif import render_sarif
+from gemlint.repository import find_repository_root
 from gemlint.reporters.text import render_text
 from gemlint.runner import FixMode, RunResult, run
 
-OUTPUT_FORMATS = ("text", "json", "github")
+OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+#: Formats that carry each finding's fingerprint (and so can serve as a --baseline).
+_FINGERPRINTED = ("json", "sarif")
 PROGRESS_MIN_FILES = 200
 CACHE_DIRNAME = ".gemlint_cache"
 
@@ -75,19 +83,41 @@ def resolve_config(
     )
 
 
-def render(fmt: str, result: RunResult, *, color: bool, show_source: bool, statistics: bool, unsafe: bool, quiet: bool) -> str:
-    diagnostics = result.diagnostics
+@dataclass
+class Report:
+    """What every output format of one run is rendered from."""
+
+    result: RunResult
+    diagnostics: list[Diagnostic]  # after --baseline
+    root: Path  # the repository root that paths and fingerprints are anchored at
+    fingerprints: dict[Diagnostic, str] | None = None
+    sarif_category: str | None = None
+
+
+def render(fmt: str, report: Report, *, color: bool, show_source: bool, statistics: bool, unsafe: bool, quiet: bool) -> str:
+    diagnostics = report.diagnostics
     if fmt == "json":
-        return render_json(diagnostics)
+        return render_json(diagnostics, report.fingerprints)
+    if fmt == "sarif":
+        return render_sarif(
+            diagnostics, rules=all_rules(), root=report.root, fingerprints=report.fingerprints, category=report.sarif_category
+        )
     if fmt == "github":
-        return render_github(diagnostics)
+        return render_github(diagnostics, report.root)
     return render_text(
-        diagnostics, color=color, show_source=show_source, show_statistics=statistics, fixed=result.fixed, unsafe=unsafe, quiet=quiet
+        diagnostics,
+        color=color,
+        show_source=show_source,
+        show_statistics=statistics,
+        fixed=report.result.fixed,
+        unsafe=unsafe,
+        quiet=quiet,
     )
 
 
 def _write(path: Path, content: str) -> None:
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8", errors="backslashreplace")
     except OSError as error:
         raise click.ClickException(f"cannot write {path}: {error.strerror or error}") from None
@@ -109,7 +139,10 @@ def main() -> None:
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable on top of select.")
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="Output format.")
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. json:gemlint.json.")
+@click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. sarif:gemlint.sarif.")
+@click.option("--sarif-category", metavar="NAME", help="SARIF automationDetails.id, to upload several gemlint runs for one commit.")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Report only findings absent from this earlier JSON or SARIF report.")
+@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Write every current finding to FILE as a baseline and exit 0.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named explicitly (for pre-commit).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show unsafe fixes.")
@@ -133,6 +166,9 @@ def check(
     fmt: str,
     output: Path | None,
     extra_outputs: tuple[str, ...],
+    sarif_category: str | None,
+    baseline: Path | None,
+    write_baseline: Path | None,
     force_exclude: bool,
     fix: bool,
     unsafe_fixes: bool,
@@ -157,6 +193,13 @@ def check(
         if not sep or name not in OUTPUT_FORMATS or not file:
             raise click.BadParameter(f"expected FMT:FILE with FMT one of {', '.join(OUTPUT_FORMATS)}, got {spec!r}", param_hint="--output-format")
         outputs.append((name, Path(file)))
+    if sarif_category is not None and not sarif_category.strip():
+        raise click.BadParameter("must not be empty", param_hint="--sarif-category")
+    try:
+        accepted = load_baseline(baseline) if baseline is not None else frozenset()
+    except BaselineError as error:
+        click.echo(f"gemlint: error: {error}", err=True)
+        sys.exit(2)
     try:
         config = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude)
     except ConfigError as error:
@@ -187,15 +230,33 @@ def check(
             click.echo(f"Would fix {would} problem{'s' if would != 1 else ''}." if would else "No fixes available.", err=True)
         sys.exit(0 if exit_zero or not would else 1)
 
+    diagnostics = result.diagnostics
+    root = find_repository_root()
+    needs_fingerprints = baseline or write_baseline or fmt in _FINGERPRINTED or any(name in _FINGERPRINTED for name, _ in outputs)
+    fingerprints = fingerprint_diagnostics(diagnostics, root) if needs_fingerprints else None
+    if write_baseline is not None:
+        _write(write_baseline, render_json(diagnostics, fingerprints))
+        if not quiet:
+            click.echo(f"gemlint: wrote {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} to the baseline {write_baseline}", err=True)
+        sys.exit(0)
+    if baseline is not None:
+        assert fingerprints is not None
+        reported = new_findings(diagnostics, fingerprints, accepted)
+        if not quiet and len(reported) < len(diagnostics):
+            hidden = len(diagnostics) - len(reported)
+            click.echo(f"gemlint: {hidden} finding{'s' if hidden != 1 else ''} in the baseline {baseline} not reported", err=True)
+        diagnostics = reported
+    report = Report(result, diagnostics, root, fingerprints, sarif_category)
+
     stdout_color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    primary = render(fmt, result, color=stdout_color, show_source=show_source, statistics=statistics, unsafe=unsafe, quiet=quiet)
+    primary = render(fmt, report, color=stdout_color, show_source=show_source, statistics=statistics, unsafe=unsafe, quiet=quiet)
     if output is not None:
         _write(output, primary)
     else:
         click.echo(primary, nl=False, color=stdout_color)
     for name, file in outputs:
-        _write(file, render(name, result, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
-    sys.exit(0 if exit_zero or not result.diagnostics else 1)
+        _write(file, render(name, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
+    sys.exit(0 if exit_zero or not diagnostics else 1)
 
 
 @main.command("rules")

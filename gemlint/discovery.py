@@ -62,7 +62,7 @@ class Discovery:
                 yield from self._walk(given, seen)
             else:
                 # A file named explicitly is linted even when excluded, unless --force-exclude (pre-commit).
-                if self.config.force_exclude and (self.is_excluded(given, False) or self._excluded_parent(given)):
+                if self.config.force_exclude and self.is_excluded_file(given):
                     continue
                 language = language_of(given)
                 if language is None:
@@ -70,6 +70,10 @@ class Discovery:
                         continue  # a file gemlint has no front-end for (README.md, setup.cfg, ...)
                     language = Language.PYTHON  # missing or a dangling symlink: the engine reports GEM000
                 yield from self._emit(given, language, seen)
+
+    def is_excluded_file(self, path: Path) -> bool:
+        """Whether a file is excluded by its own name or by any folder above it (up to the config root)."""
+        return self.is_excluded(path, False) or self._excluded_parent(path)
 
     def _excluded_parent(self, path: Path) -> bool:
         relative = root_relative(path, self.config.root)

@@ -8,6 +8,11 @@ from gemlint.bench.published import measured_lines
 from gemlint.languages import Language
 from gemlint.rule import Rule
 
+#: The project's home and its generated rule reference; SARIF ``informationUri`` and each rule's
+#: ``helpUri`` (``RULES_DOC_URL#<anchor>``) point here, so GitHub code scanning links every alert to its rule.
+PROJECT_URL = "https://github.com/gemlint/gemlint"
+RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
+
 _FAMILIES = {
     "0": "Input problems",
     "1": "Autograd and module mode",
@@ -22,6 +27,11 @@ _FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cp
 
 def anchor(rule: type[Rule]) -> str:
     return f"{rule.code.lower()}-{rule.name}"
+
+
+def rule_url(rule: type[Rule]) -> str:
+    """The rule's section in docs/rules.md (GitHub's heading anchor of ``### GEM201 static-max-length-padding``)."""
+    return f"{RULES_DOC_URL}#{anchor(rule)}"
 
 
 def fix_label(rule: type[Rule]) -> str:

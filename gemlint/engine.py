@@ -25,6 +25,9 @@ from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
 from gemlint.text import DecodedSource, SourceError, decode_python, decode_text
 
+#: Starts the message of a GEM000 reported because a rule crashed (not because the input was bad).
+INTERNAL_ERROR_PREFIX = "internal error in "
+
 
 @dataclass
 class PythonFileContext:
@@ -108,8 +111,12 @@ def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
     return data, decoder(data)
 
 
-def lint_text(source: SourceFile, text: str, selection: Selection) -> list[Diagnostic]:
-    """Lint already-decoded text; never raises for any input."""
+def lint_text(source: SourceFile, text: str, selection: Selection, *, line_noqa: bool = True) -> list[Diagnostic]:
+    """Lint already-decoded text; never raises for any input.
+
+    ``line_noqa=False`` leaves line-level ``# noqa`` comments to the caller (flake8 applies
+    its own, identical ones); file-level ``# gemlint: noqa`` directives always apply.
+    """
     rules = checking_rules(selection, source)
     if not rules:
         return []
@@ -124,10 +131,12 @@ def lint_text(source: SourceFile, text: str, selection: Selection) -> list[Diagn
         diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection)
     else:
         diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
-    return finalize(diagnostics, suppressions, selection)
+    return finalize(diagnostics, suppressions, selection, line_noqa=line_noqa)
 
 
-def finalize(diagnostics: list[Diagnostic], suppressions: Suppressions, selection: Selection) -> list[Diagnostic]:
+def finalize(
+    diagnostics: list[Diagnostic], suppressions: Suppressions, selection: Selection, *, line_noqa: bool = True
+) -> list[Diagnostic]:
     by_code = {rule.code: rule for rule in selection.rules}
     result = []
     for diagnostic in diagnostics:
@@ -135,7 +144,7 @@ def finalize(diagnostics: list[Diagnostic], suppressions: Suppressions, selectio
         if rule is None:  # GEM000 is always reported and cannot be suppressed
             result.append(diagnostic)
             continue
-        if suppressions.is_suppressed(diagnostic.code, diagnostic.line):
+        if suppressions.is_suppressed(diagnostic.code, diagnostic.line, line_noqa=line_noqa):
             continue
         severity = selection.severity_of(rule, diagnostic.severity)
         if severity is not diagnostic.severity:
@@ -184,7 +193,7 @@ def _internal_error(source: SourceFile, rule: type[Rule], error: Exception) -> D
     where = traceback.extract_tb(error.__traceback__)[-1]
     return parse_error(
         source,
-        f"internal error in {rule.code} ({type(error).__name__}: {error} at "
+        f"{INTERNAL_ERROR_PREFIX}{rule.code} ({type(error).__name__}: {error} at "
         f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
     )
 

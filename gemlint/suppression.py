@@ -57,9 +57,12 @@ class Suppressions:
     def file_suppresses_all(self) -> bool:
         return any(codes is None for codes in self.file_level)
 
-    def is_suppressed(self, code: str, line: int) -> bool:
+    def is_suppressed(self, code: str, line: int, *, line_noqa: bool = True) -> bool:
+        """``line_noqa=False`` checks the file-level directives only."""
         if any(codes_match(code, codes) for codes in self.file_level):
             return True
+        if not line_noqa:
+            return False
         searched = self._noqa_line(line)
         if searched is None:
             return False

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
 from gemlint.reporters.github import render_github
 from gemlint.reporters.json import render_json
+from gemlint.reporters.sarif import render_sarif
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "sarif", "github")
 
-__all__ = ["FORMATS", "render_github", "render_json"]
+__all__ = ["FORMATS", "render_github", "render_json", "render_sarif"]

@@ -1,0 +1,112 @@
+"""gemlint as a flake8 plugin (entry point ``GEM`` in group ``flake8.extension``).
+
+flake8 gives each file's lines; the plugin parses them once with LibCST and
+runs every single-file Python rule through the same engine as the CLI, with the
+configuration the CLI would use for that file (``[tool.gemlint]`` /
+``gemlint.toml``, found from the file's folder upward, or ``--gemlint-config``):
+its select/ignore, per-file-ignores and excludes. flake8 applies ``# noqa``
+itself, with the semantics gemlint copies, so the plugin leaves line-level
+``# noqa`` to flake8 (``--disable-noqa`` works) and applies only the file-level
+``# gemlint: noqa`` that flake8 does not know.
+
+Columns are 0-based as flake8 expects (it adds 1 when printing). A file that no
+selected rule can match (by the rules' text prefilters) is never parsed, and no
+exception ever escapes to flake8: LibCST failures become a GEM000 finding.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+
+from gemlint import __version__
+
+if TYPE_CHECKING:
+    from gemlint.discovery import Discovery
+    from gemlint.selection import Selection
+
+# flake8 imports every installed plugin on every run, even when GEM is not selected, so the engine
+# and LibCST are imported on the first file instead of here.
+
+_NOT_A_PATH = frozenset({"stdin", "-"})
+
+
+@lru_cache(maxsize=256)
+def _settings(directory: str, config_file: str | None) -> "tuple[Selection, Discovery] | str":
+    """The selection and excludes for files in ``directory``, or the configuration error's text."""
+    from gemlint.config import ConfigError, default_config, find_config_file, load_config
+    from gemlint.discovery import Discovery
+    from gemlint.registry import all_rules, known_codes
+    from gemlint.selection import Selection
+
+    try:
+        if config_file:
+            config = load_config(Path(config_file), known_codes())
+        else:
+            found = find_config_file(Path(directory))
+            config = load_config(found, known_codes()) if found else default_config(Path.cwd())
+    except ConfigError as error:
+        return str(error)
+    return Selection.from_config(config, all_rules()), Discovery(config)
+
+
+class Flake8Plugin:
+    name = "gemlint"
+    version = __version__
+
+    #: From ``--gemlint-config`` (flake8 creates one instance per file, so options live on the class).
+    config_file: ClassVar[str | None] = None
+
+    def __init__(self, tree: Any, lines: list[str], filename: str) -> None:
+        # flake8 picks the plugin type from the parameter names: ``tree`` makes this a per-file
+        # plugin. The ``ast`` tree itself is unused; the rules need LibCST.
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, option_manager: Any) -> None:
+        option_manager.add_option(
+            "--gemlint-config",
+            default=None,
+            parse_from_config=True,
+            normalize_paths=True,  # a path in .flake8/setup.cfg/tox.ini is relative to that file
+            help="gemlint configuration file (default: the nearest pyproject.toml with [tool.gemlint], "
+            "gemlint.toml or .gemlint.toml above each file)",
+        )
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        value = getattr(options, "gemlint_config", None)
+        cls.config_file = os.path.abspath(value) if value else None
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        try:
+            yield from self._run()
+        except Exception as error:  # flake8 stops every check on a plugin exception
+            yield 1, 0, f"GEM000 internal error in gemlint's flake8 plugin ({type(error).__name__}: {error}); please report it", type(self)
+
+    def _run(self) -> Iterator[tuple[int, int, str, type]]:
+        from gemlint.discovery import SourceFile, root_relative
+        from gemlint.engine import checking_rules, lint_text
+        from gemlint.languages import Language
+
+        path = Path(self.filename)
+        named = self.filename not in _NOT_A_PATH
+        directory = os.path.dirname(os.path.abspath(path)) if named else os.getcwd()
+        settings = _settings(directory, self.config_file)
+        if isinstance(settings, str):
+            yield 1, 0, f"GEM000 gemlint configuration error: {settings}", type(self)
+            return
+        selection, discovery = settings
+        config = selection.config
+        if named and discovery.is_excluded_file(path):
+            return
+        relative = root_relative(path, config.root) if named else self.filename
+        source = SourceFile(path, Language.PYTHON, self.filename, relative)
+        text = "".join(self.lines)
+        if not any(rule.may_match(text) for rule in checking_rules(selection, source)):
+            return  # nothing selected can match: never parse
+        for d in lint_text(source, text, selection, line_noqa=False):
+            yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)

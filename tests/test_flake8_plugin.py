@@ -1,0 +1,211 @@
+"""The flake8 plugin: real flake8 in a subprocess finds what the CLI finds, with flake8's noqa and gemlint's config."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst
+import pytest
+from click.testing import CliRunner
+
+from fixture_harness import FIXTURES, fixture_files
+from gemlint.cli import main
+from gemlint.flake8_plugin import Flake8Plugin, _settings
+
+FORMAT = "%(path)s:%(row)d:%(col)d:%(code)s"
+FIXTURE_ROOTS = sorted({path.relative_to(FIXTURES).parts[0] for path in fixture_files()})
+LINE = 'os.environ["CUDA_LAUNCH_BLOCKING"] = "1"'
+
+
+Finding = tuple[str, int, int, str]
+
+
+def _start(cwd: Path, args: tuple[str, ...]) -> subprocess.Popen:
+    # One process per run (a later --jobs wins): flake8's worker pool costs more than these few files.
+    command = [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", "--jobs", "1", f"--format={FORMAT}", *args]
+    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _collect(process: subprocess.Popen) -> set[Finding]:
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode in (0, 1), stderr
+    assert "Traceback" not in stderr and "PluginExecutionFailed" not in stderr, stderr
+    found = set()
+    for line in stdout.splitlines():
+        path, row, col, code = line.rsplit(":", 3)
+        found.add((path.removeprefix("./"), int(row), int(col), code))
+    return found
+
+
+def flake8(cwd: Path, *args: str) -> set[Finding]:
+    return _collect(_start(cwd, args))
+
+
+def flake8_side_by_side(cwd: Path, *runs: tuple[str, ...]) -> list[set[Finding]]:
+    processes = [_start(cwd, args) for args in runs]
+    return [_collect(process) for process in processes]
+
+
+@pytest.fixture(scope="module")
+def flake8_on_fixtures() -> dict[str, set[Finding]]:
+    """flake8 over each fixture directory (its own project root), the runs side by side to save time."""
+    processes = {name: _start(FIXTURES / name, (".",)) for name in FIXTURE_ROOTS}
+    return {name: _collect(process) for name, process in processes.items()}
+
+
+def cli(cwd: Path, monkeypatch, *args: str) -> set[tuple[str, int, int, str]]:
+    monkeypatch.chdir(cwd)
+    result = CliRunner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
+    return {(f["path"], f["line"], f["column"], f["code"]) for f in json.loads(result.stdout)}
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings():
+    _settings.cache_clear()
+    Flake8Plugin.config_file = None
+    yield
+    _settings.cache_clear()
+
+
+@pytest.mark.parametrize("name", FIXTURE_ROOTS)
+def test_flake8_reports_what_the_cli_reports_on_every_fixture_directory(name, monkeypatch, flake8_on_fixtures):
+    root = FIXTURES / name
+    from_flake8 = flake8_on_fixtures[name]
+    from_cli = cli(root, monkeypatch, ".")
+    # flake8 reads files itself: an undecodable file is its E902, and a syntax error its E999,
+    # so GEM000 for unreadable input is the CLI's alone. Every rule finding must be identical,
+    # columns included (flake8 prints the plugin's 0-based column plus one).
+    assert from_flake8 == {finding for finding in from_cli if finding[3] != "GEM000"}
+    if name != "GEM000":
+        assert from_flake8, "the fixture directory should have findings"
+
+
+def test_plugin_is_registered_with_its_option_and_version():
+    help_text = subprocess.run([sys.executable, "-m", "flake8", "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert "--gemlint-config" in help_text
+    assert "gemlint: " in help_text.split("Installed plugins:")[1]
+
+
+NOQA_CASES = f"""\
+import os
+
+{LINE}
+{LINE}  # noqa
+{LINE}  # noqa: GEM404
+{LINE}  # noqa:GEM4
+{LINE}  # noqa: E501
+{LINE}  # NOQA : GEM404
+x = (
+    1,  # noqa: GEM404
+); {LINE}
+y = '''
+# noqa
+'''; {LINE}
+"""
+
+
+def test_noqa_semantics_are_identical(tmp_path, monkeypatch):
+    (tmp_path / "cases.py").write_text(NOQA_CASES, encoding="utf-8")
+    from_flake8, everything = flake8_side_by_side(tmp_path, ("cases.py",), ("--disable-noqa", "cases.py"))
+    from_cli = cli(tmp_path, monkeypatch, "cases.py")
+    assert from_flake8 == from_cli
+    # Line 8: `# NOQA :` is a blanket noqa (the code list needs the colon right after NOQA). Line 11: a
+    # comment inside brackets covers only its own physical line (tokenize ends the range at each NL).
+    # Line 14: a multi-line string's lines share one range, so the "# noqa" inside it counts.
+    assert {line for _, line, _, _ in from_cli} == {3, 7, 11}
+    # The plugin leaves line noqa to flake8, so flake8's --disable-noqa shows every finding.
+    assert {line for _, line, _, _ in everything} == {3, 4, 5, 6, 7, 8, 11, 14}
+
+
+def test_file_level_gemlint_noqa_applies_in_flake8(tmp_path):
+    (tmp_path / "all.py").write_text(f"# gemlint: noqa\nimport os\n{LINE}\n", encoding="utf-8")
+    (tmp_path / "some.py").write_text(f"# gemlint: noqa: GEM4\nimport os\n{LINE}\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text(f"# gemlint: noqa: GEM2\nimport os\n{LINE}\n", encoding="utf-8")
+    found = flake8(tmp_path, ".")
+    assert found == {("other.py", 3, 1, "GEM404")}
+
+
+def test_gemlint_config_is_honoured(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.gemlint]\nextend-exclude = ["generated/"]\nper-file-ignores = { "scripts/*.py" = ["GEM404"] }\n', encoding="utf-8"
+    )
+    source = f"import os\nimport torch\n{LINE}\ntorch.autograd.set_detect_anomaly(True)\n"
+    for folder in ("app", "scripts", "generated"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "mod.py").write_text(source, encoding="utf-8")
+    # An explicit config file, from flake8's own option; with --jobs 2 it must reach the worker processes.
+    (tmp_path / "strict.toml").write_text('select = ["GEM402"]\n', encoding="utf-8")
+    found, explicit = flake8_side_by_side(tmp_path, (".",), ("--gemlint-config", "strict.toml", "--jobs", "2", "."))
+    assert found == {("app/mod.py", 3, 1, "GEM404"), ("app/mod.py", 4, 1, "GEM402"), ("scripts/mod.py", 4, 1, "GEM402")}
+    assert explicit == {(folder + "/mod.py", 4, 1, "GEM402") for folder in ("app", "scripts", "generated")}
+
+
+def test_config_error_is_a_finding_not_a_crash(tmp_path):
+    (tmp_path / "gemlint.toml").write_text("selct = ['GEM']\n", encoding="utf-8")
+    (tmp_path / "mod.py").write_text(f"import os\n{LINE}\n", encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr
+    assert "mod.py:1:1: GEM000 gemlint configuration error:" in completed.stdout and "unknown key 'selct'" in completed.stdout
+
+
+def run_plugin(source: str, filename: str = "mod.py") -> list[tuple[int, int, str]]:
+    lines = source.splitlines(keepends=True)
+    return [(line, col, message) for line, col, message, _ in Flake8Plugin(None, lines, filename).run()]
+
+
+def test_columns_are_zero_based(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ((line, col, message),) = run_plugin(f"import os\nif 1:\n    {LINE}\n")
+    assert (line, col) == (3, 4) and message.startswith("GEM404 ")
+
+
+def test_files_no_rule_can_match_are_never_parsed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed a file that no rule can match")
+
+    monkeypatch.setattr(libcst, "parse_module", refuse)
+    assert run_plugin("import os\n\nprint(os.getcwd())\n" * 200) == []
+
+
+def test_libcst_failures_and_rule_crashes_never_escape(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # flake8 does not call tree plugins on files ast rejects; LibCST may still reject what ast accepts.
+    ((_, _, message),) = run_plugin(f"import os\n{LINE}\ndef f(:\n")
+    assert message.startswith("GEM000 ")
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gemlint.engine.lint_text", explode)
+    ((line, col, message),) = run_plugin(f"import os\n{LINE}\n")
+    assert (line, col) == (1, 0) and message.startswith("GEM000 internal error in gemlint's flake8 plugin (RuntimeError: boom)")
+
+
+def test_stdin_uses_the_working_directory_config(tmp_path):
+    (tmp_path / "gemlint.toml").write_text('ignore = ["GEM404"]\n', encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", "-"],
+        cwd=tmp_path,
+        input=f"import os\nimport torch\n{LINE}\ntorch.autograd.set_detect_anomaly(True)\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.stdout.splitlines() == [
+        "stdin:4:1: GEM402 `torch.autograd.set_detect_anomaly(True)` slows every autograd call; remove it or put it behind a flag"
+    ]
+
+
+def test_gemlint_config_option_from_a_flake8_config_file(tmp_path):
+    (tmp_path / ".flake8").write_text("[flake8]\nselect = GEM\ngemlint-config = strict.toml\n", encoding="utf-8")
+    (tmp_path / "strict.toml").write_text('ignore = ["GEM404"]\n', encoding="utf-8")
+    (tmp_path / "mod.py").write_text(f"import os\nimport torch\n{LINE}\ntorch.autograd.set_detect_anomaly(True)\n", encoding="utf-8")
+    completed = subprocess.run([sys.executable, "-m", "flake8", "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert [line.split()[1] for line in completed.stdout.splitlines()] == ["GEM402"], completed.stdout + completed.stderr
