@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value
+from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value, terminal_name
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
 
@@ -89,6 +89,8 @@ def embed(text: str):
     def _is_max_length(self, expression: cst.BaseExpression) -> bool:
         if literal_value(expression) == "max_length":
             return True
+        if terminal_name(expression) != "MAX_LENGTH":
+            return False  # resolving names costs several parses: only for candidates
         return any(name.endswith(_MAX_LENGTH_STRATEGY_SUFFIX) for name in self.analysis.qualified_names(expression))
 
     def _static_shape_backend(self) -> bool:
