@@ -283,18 +283,27 @@ class ModuleAnalysis:
 
     # -- training markers --------------------------------------------------------------
     def is_training_call(self, node: cst.CSTNode) -> bool:
+        """A training step: ``.backward()``, ``.zero_grad()``, ``optimizer.step()``, ``torch.autograd.grad``, a GradScaler.
+
+        Decided syntactically where the spelling is unambiguous; names are resolved
+        (which costs several parses of the file) only for a bare ``grad(...)``.
+        """
         if not isinstance(node, cst.Call):
             return False
         func = node.func
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
-            if method in fw.TRAINING_METHODS:
-                return True
-            if method == "step":
-                receiver = (terminal_name(func.value) or "").lower()
-                if "optim" in receiver or receiver in ("opt", "scaler"):
-                    return True
-        return self.resolves_to(func, fw.TRAINING_CALLS)
+        name = terminal_name(func)
+        if isinstance(func, cst.Attribute) and name in fw.TRAINING_METHODS:
+            return True
+        if isinstance(func, cst.Attribute) and name == "step":
+            receiver = (terminal_name(func.value) or "").lower()
+            return "optim" in receiver or receiver in ("opt", "scaler")
+        if name == "GradScaler":
+            return True
+        if name == "grad":
+            if isinstance(func, cst.Attribute):
+                return (dotted_name(func) or "").endswith("autograd.grad")
+            return self.resolves_to(func, fw.TRAINING_CALLS)
+        return False
 
     @cached_property
     def _training_owners(self) -> tuple[frozenset[cst.CSTNode], bool]:
@@ -425,9 +434,13 @@ class ModuleAnalysis:
                     call = site.call
                     handler = next((a for a in call.args if a.keyword and a.keyword.value in fw.ROUTE_HANDLER_KEYWORDS), None)
                     self._add_handler(names, handler or positional_arg(call, index))
+        if not self.imports_any({name.split(".", 1)[0] for name in fw.ROUTE_CONSTRUCTORS}):
+            return frozenset(names)  # `get`/`path` calls elsewhere are dict.get and os.path: do not resolve them
         constructors = {name.rsplit(".", 1)[1] for name in fw.ROUTE_CONSTRUCTORS}
         for site in self.index.sites(*constructors):
             call = site.call
+            if positional_arg(call, 1) is None and keyword_arg(call, "endpoint") is None and keyword_arg(call, "view") is None:
+                continue
             if self.resolves_to(call.func, fw.ROUTE_CONSTRUCTORS):
                 self._add_handler(names, keyword_arg(call, "endpoint") or keyword_arg(call, "view") or positional_arg(call, 1))
         return frozenset(names)
