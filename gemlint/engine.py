@@ -111,7 +111,7 @@ def lint_text(source: SourceFile, text: str, selection: Selection) -> list[Diagn
     suppressions = Suppressions(text, source.language)
     if suppressions.file_suppresses_all():
         return []
-    rules = [rule for rule in rules if rule.may_match(text)]
+    rules = [rule for rule in rules if rule.may_match(text, source.language)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported.
         return _python_syntax_check(source, text) if source.language is Language.PYTHON else []
