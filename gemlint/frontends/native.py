@@ -1,4 +1,5 @@
-"""The C, C++ and CUDA front-end: tree-sitter with the CUDA grammar (a superset of C++).
+"""The C, C++ and CUDA front-end: tree-sitter with the CUDA grammar (a superset of C++) for C++, CUDA and
+headers, and the C grammar for ``.c`` files (where ``new`` and ``class`` are ordinary names).
 
 No compile database, no preprocessor and no compiler: the grammar is
 error-tolerant, so a file with constructs it does not know still yields a tree
@@ -15,6 +16,7 @@ from functools import cached_property, lru_cache
 from typing import Iterator
 
 import tree_sitter
+import tree_sitter_c
 import tree_sitter_cuda
 
 from gemlint.diagnostics import Position
@@ -24,19 +26,27 @@ from gemlint.text import SourceError
 Node = tree_sitter.Node
 
 
-@lru_cache(maxsize=1)
-def _language() -> tree_sitter.Language:
-    return tree_sitter.Language(tree_sitter_cuda.language())
+_GRAMMARS = {"c": tree_sitter_c.language, "cuda": tree_sitter_cuda.language}
+_FUNCTIONS = {"c": "(function_definition) @unit", "cuda": "[(function_definition) (lambda_expression)] @unit"}
 
 
-@lru_cache(maxsize=1)
-def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language())
+@lru_cache(maxsize=None)
+def _language(grammar: str) -> tree_sitter.Language:
+    return tree_sitter.Language(_GRAMMARS[grammar]())
 
 
-@lru_cache(maxsize=1)
-def _functions_query() -> tree_sitter.Query:
-    return tree_sitter.Query(_language(), "[(function_definition) (lambda_expression)] @unit")
+@lru_cache(maxsize=None)
+def _parser(grammar: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(_language(grammar))
+
+
+@lru_cache(maxsize=None)
+def _functions_query(grammar: str) -> tree_sitter.Query:
+    return tree_sitter.Query(_language(grammar), _FUNCTIONS[grammar])
+
+
+def grammar_for(source: SourceFile | None) -> str:
+    return "c" if source is not None and source.path.suffix.lower() == ".c" else "cuda"
 
 
 @dataclass
@@ -46,6 +56,7 @@ class NativeDocument:
     text: str
     data: bytes
     tree: tree_sitter.Tree
+    grammar: str = "cuda"
     #: Results of shared analyses, keyed by the analysis (so the rules of one family run it once).
     cache: dict = field(default_factory=dict)
 
@@ -76,13 +87,14 @@ class NativeDocument:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
-def parse(source: SourceFile, text: str) -> NativeDocument:
+def parse(source: SourceFile | None, text: str) -> NativeDocument:
+    grammar = grammar_for(source)
     data = text.encode("utf-8", errors="surrogatepass")
     try:
-        tree = _parser().parse(data)
+        tree = _parser(grammar).parse(data)
     except (ValueError, RuntimeError) as error:  # tree-sitter refuses input it cannot handle
         raise SourceError(f"cannot parse: {error}") from None
-    return NativeDocument(text, data, tree)
+    return NativeDocument(text, data, tree, grammar)
 
 
 def walk(node: Node, *, skip: frozenset[str] = frozenset()) -> Iterator[Node]:
@@ -99,7 +111,7 @@ def function_nodes(document: NativeDocument) -> list[Node]:
     """Every function definition and lambda of the file, in source order (found by tree-sitter, not a Python walk)."""
     cached = document.cache.get("functions")
     if cached is None:
-        captures = tree_sitter.QueryCursor(_functions_query()).captures(document.root)
+        captures = tree_sitter.QueryCursor(_functions_query(document.grammar)).captures(document.root)
         cached = sorted(captures.get("unit", []), key=lambda node: node.start_byte)
         document.cache["functions"] = cached
     return cached

@@ -59,7 +59,7 @@ _API_PREFIX = re.compile(
 _ALL_CAPS = re.compile(r"^[A-Z0-9_]+$")
 #: Words in the name of an unknown function that say it keeps what it is given.
 _OWNER_WORDS = (
-    "set", "register", "store", "put", "push", "insert", "append", "attach", "adopt", "track", "emplace", "own",
+    "set", "regist", "add", "store", "put", "push", "insert", "append", "attach", "adopt", "track", "emplace", "own",
     "wrap", "enqueue", "submit", "thread", "capsule", "keep", "save", "cache", "assign", "bind", "manage", "retain",
 )
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -692,7 +692,7 @@ class CTracker:
             for release in releases:
                 child, parent = release, release.parent
                 while parent is not None and parent != self.unit.body:
-                    if parent.type == "if_statement" and parent.child_by_field_name("condition") != child:
+                    if parent.type == "if_statement" and parent.child_by_field_name("condition") != child and _falls_through(child):
                         _, condition = condition_parts(parent.child_by_field_name("condition"))
                         if condition is not None:
                             in_consequence = parent.child_by_field_name("consequence") == child
@@ -955,6 +955,14 @@ _ACQUIRE_MARKERS = re.compile(
 _RELEASE_MARKERS = re.compile(
     rb"\b(?:" + b"|".join(re.escape(row.name.rstrip("[]")).encode() for row in RELEASES) + rb")\b"
 )
+_JUMPS = frozenset({"return_statement", "throw_statement", "goto_statement", "break_statement", "continue_statement"})
+
+
+def _falls_through(branch: Node) -> bool:
+    """A branch that never leaves by a jump: the code after the ``if`` runs whichever way it went."""
+    return not any(node.type in _JUMPS for node in syn.descendants(branch))
+
+
 _LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from gemlint.frontends.native import Node
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 #: Wrappers that do not change which object an expression denotes.
 TRANSPARENT = frozenset({"parenthesized_expression", "cast_expression"})

@@ -32,7 +32,7 @@ MARKERS = ("cudart", "cuda.bindings", "from cuda import", "cuda.cuda", "cupy")
 
 _SUCCESS = re.compile(r"(?i)success")
 _RELEASE_WORDS = re.compile(r"free|release|destroy|delete|dealloc|dispose|cleanup|close", re.IGNORECASE)
-_OWNER_WORDS = ("set", "register", "store", "put", "push", "insert", "append", "add", "attach", "adopt", "track",
+_OWNER_WORDS = ("set", "regist", "store", "put", "push", "insert", "append", "add", "attach", "adopt", "track",
                 "keep", "save", "cache", "wrap", "own", "bind", "finalize")
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _BUILTIN_USES = frozenset({"int", "hex", "print", "len", "str", "repr", "format", "bool", "id", "isinstance", "float", "min", "max"})
@@ -94,6 +94,10 @@ class Acquisition:
     variable: str = ""
     key: str = ""
     status: frozenset[str] = frozenset()
+
+    @property
+    def kind(self) -> Kind:
+        return self.row.kind
 
 
 class PyUnit:

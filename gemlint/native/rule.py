@@ -9,7 +9,7 @@ from typing import ClassVar
 import libcst as cst
 
 from gemlint.languages import Language
-from gemlint.native import c_pairing, py_pairing
+from gemlint.native import py_pairing
 from gemlint.native.resources import markers_for
 from gemlint.rule import AnalysisRule, DocumentRule
 
@@ -50,6 +50,8 @@ class PairingRule(CrossLanguageRule):
             cls.prefilter = tuple(sorted(set(native) | set(python)))
 
     def check(self) -> None:
+        from gemlint.native import c_pairing  # loads tree-sitter: only when a native file is linted
+
         document = self.context.document
         for finding in c_pairing.analyse(document):
             if finding.code == self.code:
