@@ -20,7 +20,7 @@ from typing import Hashable, Iterator
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from gemlint.analysis.module import ModuleAnalysis, iter_subtree, terminal_name
+from gemlint.analysis.module import ModuleAnalysis, iter_subtree, literal_value, terminal_name
 from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, assumptions_at, find_leak
 from gemlint.native.py_cfg import PyCfgBuilder
 from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELEASES, Acquire, Kind, Release
@@ -28,7 +28,7 @@ from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELE
 CUDA_PYTHON_MODULES = ("cuda.cudart", "cuda.bindings.runtime", "cuda.cuda", "cuda.bindings.driver")
 CUPY_RUNTIME_MODULES = ("cupy.cuda.runtime", "cupy_backends.cuda.api.runtime")
 #: Text without which a Python file cannot use either binding.
-MARKERS = ("cudart", "cuda.bindings", "from cuda import", "cuda.cuda", "cupy")
+MARKERS = ("from cuda import", "cuda.bindings", "cuda.cudart", "from cuda.cuda", "import cuda.cuda", "import cupy", "from cupy", "cupy_backends")
 
 _SUCCESS = re.compile(r"(?i)success")
 _RELEASE_WORDS = re.compile(r"free|release|destroy|delete|dealloc|dispose|cleanup|close", re.IGNORECASE)
@@ -158,14 +158,20 @@ class PyFileAnalysis:
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> list[Finding]:
+        # Only functions that call an acquiring binding get a control-flow graph.
+        functions: dict[cst.FunctionDef, None] = {}
         for node in iter_subtree(self.context.module, into_scopes=True):
-            if isinstance(node, cst.FunctionDef):
-                unit = PyUnit(self, node)
-                try:
-                    for acquisition in self._acquisitions(unit):
-                        self._check(acquisition)
-                except RecursionError:
-                    continue
+            if isinstance(node, cst.Call) and self.acquire_of(node) is not None:
+                function = self.analysis.enclosing_function(node)
+                if function is not None:
+                    functions[function] = None
+        for function in functions:
+            unit = PyUnit(self, function)
+            try:
+                for acquisition in self._acquisitions(unit):
+                    self._check(acquisition)
+            except RecursionError:
+                continue
         return self.findings
 
     def _acquisitions(self, unit: PyUnit) -> Iterator[Acquisition]:
@@ -235,7 +241,7 @@ class PyFileAnalysis:
         leak = find_leak(acquisition.step, tracker, state=True, assumed=assumptions_at(acquisition.unit.graph, acquisition.step))
         if leak is None:
             return
-        release = self._release_label(row)
+        release = self._release_label(row, acquisition.label)
         if row.kind is Kind.CAPTURE:
             message = (
                 f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
@@ -254,11 +260,12 @@ class PyFileAnalysis:
         self.findings.append(Finding(row.kind.leak_code, acquisition.call, message))
 
     @staticmethod
-    def _release_label(row: Acquire) -> str:
-        if row.cupy:
+    def _release_label(row: Acquire, label: str) -> str:
+        """The release to call, named as the binding that acquired names it."""
+        if label == row.cupy:
             match = next((r for r in RELEASES if r.kind is row.kind and r.cupy), None)
             if match is not None:
-                return f"{row.kind.release_hint}` / `{match.cupy}"
+                return f"runtime.{match.cupy}"
         return row.kind.release_hint
 
     def report_mismatch(self, call: cst.Call, release: Release, label: str, acquisition: Acquisition, variable: str) -> None:
@@ -270,7 +277,7 @@ class PyFileAnalysis:
                 MISMATCH_CODE,
                 call,
                 f"`{label}` releases `{variable}`, which holds {acquisition.row.kind.description} from `{acquisition.label}`; "
-                f"use `{self._release_label(acquisition.row)}`",
+                f"use `{self._release_label(acquisition.row, acquisition.label)}`",
             )
         )
 
@@ -486,6 +493,10 @@ class PyTracker:
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
             comparison = node.comparisons[0]
             operator = comparison.operator
+            if isinstance(operator, (cst.GreaterThan, cst.LessThanEqual)):  # `ptr > 0`: false when it is null
+                if self._subject(node.left, status_valid) == "handle" and literal_value(comparison.comparator) == 0:
+                    return isinstance(operator, cst.LessThanEqual)
+                return None
             equal = isinstance(operator, (cst.Equal, cst.Is))
             if not equal and not isinstance(operator, (cst.NotEqual, cst.IsNot)):
                 return None

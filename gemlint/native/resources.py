@@ -188,11 +188,16 @@ def kinds_of(code: str) -> frozenset[Kind]:
     return frozenset(kind for kind in Kind if kind.leak_code == code)
 
 
-def markers_for(code: str) -> tuple[str, ...]:
-    """Text markers without which a file cannot hold a finding of ``code`` (rule prefilters)."""
+def markers_for(code: str, *, python: bool = False) -> tuple[str, ...]:
+    """Text markers without which a file cannot hold a finding of ``code`` (rule prefilters): the C names,
+    or with ``python`` the names the bindings expose."""
     if code == MISMATCH_CODE:
-        rows = [row for row in RELEASES if row.kind in MEMORY_KINDS]
+        rows: list[Acquire | Release] = [row for row in RELEASES if row.kind in MEMORY_KINDS]
     else:
         rows = [row for row in ACQUIRES if row.kind.leak_code == code]
-    markers = {row.name.rstrip("[]") for row in rows} | {row.cupy for row in rows if row.cupy}
-    return tuple(sorted(markers))
+    if python:
+        markers = {row.name for row in rows if row.cuda_python} | {row.cupy for row in rows if row.cupy}
+    else:
+        markers = {row.name.rstrip("[]") for row in rows} | {row.cupy for row in rows if row.cupy}
+    # `cudaMalloc` already matches wherever `cudaMallocAsync` does.
+    return tuple(sorted(m for m in markers if not any(other != m and other in m for other in markers)))

@@ -23,8 +23,9 @@ class CrossLanguageRule(AnalysisRule, DocumentRule):
     """
 
     languages = frozenset({Language.NATIVE, Language.PYTHON})
-    #: Text markers per language (``prefilter`` is their union, for tools that do not pass a language).
-    markers: ClassVar[dict[Language, tuple[str, ...]]] = {}
+    #: Text markers per language, as groups: a file may match only if it contains a marker of every group.
+    #: (``prefilter`` is their union, for callers that do not say which language the text is in.)
+    markers: ClassVar[dict[Language, tuple[tuple[str, ...], ...]]] = {}
 
     def __init__(self, context) -> None:
         self.context = context
@@ -32,10 +33,10 @@ class CrossLanguageRule(AnalysisRule, DocumentRule):
 
     @classmethod
     def may_match(cls, text: str, language: Language | None = None) -> bool:
-        markers = cls.markers.get(language) if language is not None else None
-        if markers is None:
+        groups = cls.markers.get(language) if language is not None else None
+        if groups is None:
             return super().may_match(text, language)
-        return any(marker in text for marker in markers)
+        return all(any(marker in text for marker in group) for group in groups)
 
 
 class PairingRule(CrossLanguageRule):
@@ -45,9 +46,10 @@ class PairingRule(CrossLanguageRule):
         super().__init_subclass__(**kwargs)
         if "code" in vars(cls):
             native = markers_for(cls.code)
-            python = py_pairing.MARKERS  # the bindings must be imported
-            cls.markers = {Language.NATIVE: native, Language.PYTHON: python}
-            cls.prefilter = tuple(sorted(set(native) | set(python)))
+            # Python: a binding is imported, and one of the code's calls is named.
+            python = (py_pairing.MARKERS, markers_for(cls.code, python=True))
+            cls.markers = {Language.NATIVE: (native,), Language.PYTHON: python}
+            cls.prefilter = tuple(sorted(set(native) | set(py_pairing.MARKERS)))
 
     def check(self) -> None:
         from gemlint.native import c_pairing  # loads tree-sitter: only when a native file is linted

@@ -60,7 +60,7 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     )
     benchmark = "Graph node count after ONNX Runtime optimization and latency, ORT_DISABLE_ALL vs ORT_ENABLE_ALL."
     tags = ("performance", "onnxruntime")
-    markers = {Language.PYTHON: ("graph_optimization_level",), Language.NATIVE: ("GraphOptimizationLevel",)}
+    markers = {Language.PYTHON: (("graph_optimization_level",),), Language.NATIVE: (("GraphOptimizationLevel",),)}
     prefilter = ("graph_optimization_level", "GraphOptimizationLevel")
 
     # -- C and C++ -----------------------------------------------------------------------------
