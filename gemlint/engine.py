@@ -20,7 +20,7 @@ from gemlint.frontends import frontend_for
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
-from gemlint.text import DecodedSource, SourceError, decode_python, decode_text
+from gemlint.text import DecodedSource, SourceError, decode_native, decode_python, decode_text
 
 
 @dataclass
@@ -99,7 +99,12 @@ def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
         raise SourceError("no such file (or a dangling symlink)") from None
     except OSError as error:
         raise SourceError(f"cannot read: {error.strerror or error}") from None
-    decoder = decode_python if source.language is Language.PYTHON else decode_text
+    if source.language is Language.PYTHON:
+        decoder = decode_python
+    elif source.language is Language.NATIVE:
+        decoder = decode_native
+    else:
+        decoder = decode_text
     return data, decoder(data)
 
 

@@ -90,11 +90,11 @@ def test_each_memory_release_matches_only_its_own_kind(kind, release):
     assert [(d.code, d.line) for d in found] == expected, found
 
 
-def test_binary_and_undecodable_native_files_are_gem000(tmp_path):
+def test_binary_native_files_are_gem000_and_latin1_ones_are_linted(tmp_path):
     (tmp_path / "blob.cu").write_bytes(b"__global__ void k() {}\n\x00\x01\x02")
-    (tmp_path / "latin.cuh").write_bytes(b"// caf\xe9\nvoid f() { malloc(4); }\n")
+    (tmp_path / "latin.cuh").write_bytes(b"// caf\xe9\nvoid f() {\n  malloc(4);\n}\n")
     found = run([tmp_path], default_config(tmp_path), FixMode(), jobs=1).diagnostics
-    assert sorted((d.path.rsplit("/", 1)[-1], d.code, d.line) for d in found) == [("blob.cu", "GEM000", 2), ("latin.cuh", "GEM000", 1)]
+    assert sorted((d.path.rsplit("/", 1)[-1], d.code, d.line) for d in found) == [("blob.cu", "GEM000", 2), ("latin.cuh", "GEM302", 3)]
 
 
 def test_constructs_the_grammar_does_not_know_do_not_hide_the_rest():
