@@ -285,15 +285,25 @@ class PyFileAnalysis:
     def classify(self, name: cst.Name, root: cst.CSTNode) -> Use:
         node: cst.CSTNode = name
         while node is not root:
+            node = self.analysis.parent(node)
+            if node is None:
+                break
+            if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                return Use.ESCAPE  # captured by a closure that may run later
+        node = name
+        while node is not root:
             parent = self.analysis.parent(node)
             if parent is None:
                 return Use.USE
             if isinstance(parent, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
                 return Use.ESCAPE  # captured by a closure that may run later
+            if isinstance(parent, (cst.Element, cst.StarredElement)):
+                container = self.analysis.parent(parent)
+                if isinstance(container, (cst.Tuple, cst.List)) and self._is_assign_target(container):
+                    return Use.USE  # bound by unpacking (`err, ptr = ...`), not stored
+                return Use.ESCAPE  # put into a tuple, list or set
             if isinstance(parent, (cst.Return, cst.Yield, cst.Tuple, cst.List, cst.Set, cst.Dict, cst.DictElement,
-                                   cst.Element, cst.StarredElement, cst.StarredDictElement)):
-                if isinstance(parent, (cst.Tuple, cst.List)) and self._is_assign_target(parent):
-                    return Use.USE
+                                   cst.StarredDictElement)):
                 return Use.ESCAPE
             if isinstance(parent, cst.Attribute) and parent.value is node:
                 return Use.USE  # ptr.value, ptr.attr
