@@ -41,6 +41,7 @@ from gemlint.native.resources import (
     Kind,
     Release,
     acquires_by_name,
+    release_for,
     releases_by_name,
 )
 
@@ -307,7 +308,7 @@ class FileAnalysis:
             self._report(
                 row.kind.leak_code,
                 acquisition.call,
-                f"the result of `{_acquire_label(row)}` ({row.kind.description}) is discarded, so it can never be released",
+                f"the result of `{row.name}` ({row.kind.description}) is discarded, so it can never be released",
             )
             return
         if acquisition.target is not Target.TRACKED:
@@ -321,17 +322,17 @@ class FileAnalysis:
         if row.kind is Kind.CAPTURE:
             message = (
                 f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
-                f"call `cudaStreamEndCapture` on every path (the stream stays in capture mode and the graph is lost)"
+                f"call `{release_for(row)}` on every path (the stream stays in capture mode and the graph is lost)"
             )
         elif leak.step.kind is StepKind.EXIT:
             message = (
-                f"`{acquisition.variable}` holds {row.kind.description} from `{_acquire_label(row)}` that is not released "
-                f"when the function {leak.reason}; call `{row.kind.release_hint}` on that path or hand it to an owner"
+                f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is not released "
+                f"when the function {leak.reason}; call `{release_for(row)}` on that path or hand it to an owner"
             )
         else:
             message = (
-                f"`{acquisition.variable}` holds {row.kind.description} from `{_acquire_label(row)}` that is lost: "
-                f"{leak.reason} before `{row.kind.release_hint}` releases it"
+                f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is lost: "
+                f"{leak.reason} before `{release_for(row)}` releases it"
             )
         self._report(row.kind.leak_code, acquisition.call, message)
 
@@ -345,7 +346,7 @@ class FileAnalysis:
     def _report(self, code: str, node: Node, message: str) -> None:
         self.findings.append(Finding(code, node, message))
 
-    def report_mismatch(self, release_node: Node, release: Release, acquisition_kind: Kind, acquire_label: str, variable: str) -> None:
+    def report_mismatch(self, release_node: Node, release: Release, acquired: Acquire, variable: str) -> None:
         key = (release_node.start_byte, release_node.end_byte)
         if key in self._mismatches:
             return
@@ -353,8 +354,8 @@ class FileAnalysis:
         self._report(
             MISMATCH_CODE,
             release_node,
-            f"`{release.name}` releases `{variable}`, which holds {acquisition_kind.description} from `{acquire_label}`; "
-            f"use `{acquisition_kind.release_hint}`",
+            f"`{release.name}` releases `{variable}`, which holds {acquired.kind.description} from `{acquired.name}`; "
+            f"use `{release_for(acquired)}`",
         )
 
     # -- finding acquisitions --------------------------------------------------------------------
@@ -615,14 +616,14 @@ class FileAnalysis:
     # -- members acquired in one function and released in another -------------------------------------
     def _check_member_releases(self, escaped: list[Acquisition]) -> None:
         kinds: dict[tuple[str, str], set[Kind]] = {}
-        labels: dict[tuple[str, str], str] = {}
+        labels: dict[tuple[str, str], Acquire] = {}
         for acquisition in escaped:
             if acquisition.kind not in MEMORY_KINDS:
                 continue
             key = self._member_key(acquisition.unit, acquisition.escaped_into)
             if key is not None:
                 kinds.setdefault(key, set()).add(acquisition.kind)
-                labels[key] = _acquire_label(acquisition.row)
+                labels[key] = acquisition.row
         if not kinds:
             return
         for unit in self.units:
@@ -644,7 +645,7 @@ class FileAnalysis:
                     if held and len(held) == 1 and row.kind in MEMORY_KINDS and row.name != "realloc":
                         (kind,) = held
                         if kind is not row.kind:
-                            self.report_mismatch(node, row, kind, labels[key], syn.text(argument))
+                            self.report_mismatch(node, row, labels[key], syn.text(argument))
 
     def _member_key(self, unit: Unit, expression: Node | None) -> tuple[str, str] | None:
         """(class, member) for ``member_`` / ``this->member_`` inside a method, ("", name) for a global."""
@@ -678,7 +679,6 @@ class CTracker:
         self.acquisition = acquisition
         self.unit = acquisition.unit
         self.names = analysis.aliases(self.unit, acquisition.variable) if acquisition.variable else frozenset()
-        self.label = _acquire_label(acquisition.row)
         self.guards = self._release_guards()
 
     def _release_guards(self) -> dict[tuple[int, int], bool]:
@@ -716,7 +716,7 @@ class CTracker:
             if row.kind is acquisition.kind or (row.name == "realloc" and acquisition.kind is Kind.HEAP_MEMORY):
                 return Effect(Outcome.RELEASED)
             if row.kind in MEMORY_KINDS and acquisition.kind in MEMORY_KINDS:
-                self.analysis.report_mismatch(call, row, acquisition.kind, self.label, syn.text(argument))
+                self.analysis.report_mismatch(call, row, acquisition.row, syn.text(argument))
                 return Effect(Outcome.RELEASED)
         for delete in facts.deletes:
             operand = _delete_operand(delete)
@@ -726,7 +726,7 @@ class CTracker:
             if row.kind is acquisition.kind:
                 return Effect(Outcome.RELEASED)
             if acquisition.kind in MEMORY_KINDS:
-                self.analysis.report_mismatch(delete, row, acquisition.kind, self.label, syn.text(operand))
+                self.analysis.report_mismatch(delete, row, acquisition.row, syn.text(operand))
             return Effect(Outcome.RELEASED)
         if acquisition.kind is Kind.CAPTURE:
             return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
@@ -885,10 +885,6 @@ class CTracker:
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-def _acquire_label(row: Acquire) -> str:
-    return row.name
-
-
 def _plain_qualifier(name: str) -> bool:
     """``cudaMalloc``, ``::cudaMalloc`` and ``std::malloc`` are the C functions; ``pool::malloc`` is not."""
     if "::" not in name:

@@ -23,7 +23,7 @@ from libcst.metadata import PositionProvider
 from gemlint.analysis.module import ModuleAnalysis, iter_subtree, literal_value, terminal_name
 from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, assumptions_at, find_leak
 from gemlint.native.py_cfg import PyCfgBuilder
-from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELEASES, Acquire, Kind, Release
+from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELEASES, Acquire, Kind, Release, release_for
 
 CUDA_PYTHON_MODULES = ("cuda.cudart", "cuda.bindings.runtime", "cuda.cuda", "cuda.bindings.driver")
 CUPY_RUNTIME_MODULES = ("cupy.cuda.runtime", "cupy_backends.cuda.api.runtime")
@@ -266,7 +266,7 @@ class PyFileAnalysis:
             match = next((r for r in RELEASES if r.kind is row.kind and r.cupy), None)
             if match is not None:
                 return f"runtime.{match.cupy}"
-        return row.kind.release_hint
+        return release_for(row)
 
     def report_mismatch(self, call: cst.Call, release: Release, label: str, acquisition: Acquisition, variable: str) -> None:
         if id(call) in self._mismatches:

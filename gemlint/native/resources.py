@@ -184,6 +184,15 @@ def releases_by_name() -> dict[str, Release]:
     return {row.name: row for row in RELEASES}
 
 
+def release_for(row: Acquire) -> str:
+    """The release to name in a message about ``row``: the driver API's for a driver-API acquire."""
+    driver = row.name.startswith("cu") and not row.name.startswith("cuda")
+    for release in RELEASES:
+        if release.kind is row.kind and release.name.startswith("cu") and not release.name.startswith("cuda") and driver:
+            return release.name
+    return row.kind.release_hint
+
+
 def kinds_of(code: str) -> frozenset[Kind]:
     return frozenset(kind for kind in Kind if kind.leak_code == code)
 
