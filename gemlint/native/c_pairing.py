@@ -126,7 +126,14 @@ class FileAnalysis:
         if row.kind is Kind.CAPTURE and not self._capture_ended_in(acquisition):
             return
         tracker = CTracker(self, acquisition)
-        leak = find_leak(acquisition.step, tracker, state=True, assumed=assumptions_at(acquisition.unit.graph, acquisition.step))
+        graph = acquisition.unit.graph
+        leak = find_leak(
+            acquisition.step,
+            tracker,
+            state=True,
+            assumed=assumptions_at(graph, acquisition.step, tracker.relevant),
+            relevant=tracker.relevant,
+        )
         if leak is None:
             return
         if row.kind is Kind.CAPTURE:

@@ -32,16 +32,25 @@ class CTracker:
         self.acquisition = acquisition
         self.unit = acquisition.unit
         self.names = analysis.uses.aliases(self.unit, acquisition.variable) if acquisition.variable else frozenset()
+        # Names a step must mention to do anything to the resource (its handles, its status, its stream).
+        self.mentions = self.names | {_base_name(status) for status in acquisition.status} | _identifiers(acquisition.key)
+        self.release_steps: list[Step] = []
         self.guards = self._release_guards()
+        self.relevant = self.unit.graph.relevant_tests([acquisition.step, *self.release_steps])
 
     def _release_guards(self) -> dict[tuple[int, int], bool]:
         """Tests that decide whether the resource is released (``if (sz > sizeof(buf)) free(bp);``): the
         author knows when it is held, so a path that skips such a release is taken to not hold it.
         Maps the test's span to the branch label that skips the release."""
         guards: dict[tuple[int, int], bool] = {}
-        for facts in self.unit.facts.values():
+        steps = {step.index: step for step in self.unit.graph.steps}
+        for index, facts in self.unit.facts.items():
+            if not self.mentions.intersection(facts.names):
+                continue
             releases = [c for c in facts.calls if (r := released_argument(c)) is not None and self._denotes(r[0], r[1])]
             releases += [d for d in facts.deletes if (o := delete_operand(d)) is not None and self._denotes(o, None)]
+            if releases:
+                self.release_steps.append(steps[index])
             for release in releases:
                 child, parent = release, release.parent
                 while parent is not None and parent != self.unit.body:
@@ -55,7 +64,7 @@ class CTracker:
 
     def effect(self, step: Step, state: Hashable) -> Effect:
         facts = self.unit.facts.get(step.index)
-        if facts is None:
+        if facts is None or not self.mentions.intersection(facts.names):
             return Effect(Outcome.NOTHING, state)
         acquisition = self.acquisition
         # Releases, right or wrong.
@@ -235,6 +244,15 @@ class CTracker:
             if name in _LAST_ERROR and not acquisition.status:
                 return "status"
         return None
+
+
+def _base_name(expression: str) -> str:
+    """``result.error`` -> ``result``; ``err`` -> ``err``."""
+    return re.split(r"[.\-\[]", expression, maxsplit=1)[0]
+
+
+def _identifiers(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", text))
 
 
 def _falls_through(branch: Node) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Hashable, Protocol, Sequence
+from typing import Hashable, Iterable, Protocol, Sequence
 
 
 class StepKind(enum.Enum):
@@ -69,6 +69,8 @@ class Graph:
         self.entry: Step | None = None
         #: Facts established by the branches enclosing the steps being added (kept by the builder).
         self.given: frozenset = frozenset()
+        #: Tests every path must keep consistent whatever the resource (preprocessor conditions).
+        self.always: frozenset[str] = frozenset()
 
     def add(self, kind: StepKind, nodes: Sequence = (), *, condition: object = None, exit: str = "", line: int = 0) -> Step:
         step = Step(len(self.steps), kind, tuple(nodes), condition, exit, line, given=self.given)
@@ -78,6 +80,7 @@ class Graph:
     def keep_repeated_tests(self, always: Sequence[str] = ()) -> None:
         """Assumptions only matter where a test can be met twice on one path (written twice, or inside a
         loop); dropping the others keeps the search small. Tests in ``always`` are kept regardless."""
+        self.always = frozenset(always)
         counts: dict[str, int] = {test: 2 for test in always}
         for step in self.steps:
             tests = {test for facts in step.assume.values() for test, _ in facts}
@@ -89,6 +92,14 @@ class Graph:
                 step.assume = {label: facts for label, facts in kept.items() if facts}
             if step.given:
                 step.given = frozenset(f for f in step.given if counts.get(f[0], 0) > 1)
+
+    def relevant_tests(self, steps: Iterable[Step]) -> frozenset[str]:
+        """The tests worth keeping consistent for a resource acquired or released at ``steps``: those
+        enclosing them (``if (flag) p = malloc(n); ... if (flag) free(p);``) and the preprocessor's."""
+        tests = set(self.always)
+        for step in steps:
+            tests.update(test for test, _ in step.given)
+        return frozenset(tests)
 
     def join(self) -> Step:
         """A step that does nothing: a loop head, a label, a placeholder to be wired later."""
@@ -128,11 +139,14 @@ class Leak:
     reason: str
 
 
-def assumptions_at(graph: Graph, origin: Step, limit: int = 32, budget: int = 50_000) -> list[frozenset]:
-    """The sets of keyed tests the paths from the entry to ``origin`` establish (at most ``limit`` of them;
-    past that, only what the enclosing branches establish)."""
-    if graph.entry is None or not any(step.assume for step in graph.steps):
-        return [origin.given]
+def assumptions_at(
+    graph: Graph, origin: Step, relevant: frozenset[str], limit: int = 32, budget: int = 20_000
+) -> list[frozenset]:
+    """The sets of ``relevant`` tests the paths from the entry to ``origin`` establish (at most ``limit``
+    of them; past that, only what the enclosing branches establish)."""
+    given = frozenset(fact for fact in origin.given if fact[0] in relevant)
+    if graph.entry is None or not relevant or not any(step.assume for step in graph.steps):
+        return [given]
     found: set[frozenset] = set()
     queue: deque[tuple[Step, frozenset]] = deque([(graph.entry, frozenset())])
     seen: set[tuple[int, frozenset]] = set()
@@ -142,25 +156,37 @@ def assumptions_at(graph: Graph, origin: Step, limit: int = 32, budget: int = 50
             continue
         seen.add((step.index, assumed))
         if step is origin:
-            found.add(assumed | origin.given)
+            found.add(assumed | given)
             if len(found) > limit:
-                return [origin.given]
+                return [given]
             continue
         if len(seen) > budget:
-            return [origin.given]
+            return [given]
         for target, label in step.successors:
-            facts = step.assume.get(label) if label is not None else None
+            facts = _relevant_facts(step, label, relevant)
             if facts:
                 if any((test, not value) in assumed for test, value in facts):
                     continue
                 queue.append((target, assumed | set(facts)))
             else:
                 queue.append((target, assumed))
-    return sorted(found, key=len) or [origin.given]
+    return sorted(found, key=len) or [given]
+
+
+def _relevant_facts(step: Step, label: bool | None, relevant: frozenset[str]) -> tuple:
+    if label is None or not step.assume:
+        return ()
+    return tuple(fact for fact in step.assume.get(label, ()) if fact[0] in relevant)
 
 
 def find_leak(
-    origin: Step, tracker: Tracker, state: Hashable = None, limit: int = 200_000, *, assumed: Sequence[frozenset] = ()
+    origin: Step,
+    tracker: Tracker,
+    state: Hashable = None,
+    limit: int = 20_000,
+    *,
+    assumed: Sequence[frozenset] = (),
+    relevant: frozenset[str] = frozenset(),
 ) -> Leak | None:
     """The nearest exit (breadth first) reached from ``origin`` with the resource still held, or None.
 
@@ -170,8 +196,8 @@ def find_leak(
     (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not mixed.
     """
     queue: deque[tuple[Step, Hashable, frozenset]] = deque()
-    for start in assumed or (origin.given,):
-        _follow(origin, state, start, tracker, queue)
+    for start in assumed or (frozenset(f for f in origin.given if f[0] in relevant),):
+        _follow(origin, state, start, tracker, queue, relevant)
     seen: set[tuple[int, Hashable, frozenset]] = set()
     while queue:
         step, current, assumed = queue.popleft()
@@ -191,16 +217,16 @@ def find_leak(
             return Leak(step, step.exit)
         if step.kind is StepKind.STOP:
             continue
-        _follow(step, current, assumed, tracker, queue)
+        _follow(step, current, assumed, tracker, queue, relevant)
     return None
 
 
-def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, queue: deque) -> None:
+def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, queue: deque, relevant: frozenset[str]) -> None:
     for target, label in step.successors:
         if label is not None and step.kind is StepKind.BRANCH:
             if tracker.fails(step, label, state):
                 continue
-            facts = step.assume.get(label)
+            facts = _relevant_facts(step, label, relevant)
             if facts:
                 if any((test, not value) in assumed for test, value in facts):
                     continue  # this path already went the other way at a branch with the same test

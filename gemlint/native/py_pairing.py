@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from gemlint.analysis.module import ModuleAnalysis, iter_subtree, literal_value, terminal_name
-from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, assumptions_at, find_leak
+from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, find_leak
 from gemlint.native.py_cfg import PyCfgBuilder
 from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELEASES, Acquire, Kind, Release, release_for
 
@@ -238,7 +238,7 @@ class PyFileAnalysis:
         if acquisition.target is not Target.TRACKED:
             return
         tracker = PyTracker(self, acquisition)
-        leak = find_leak(acquisition.step, tracker, state=True, assumed=assumptions_at(acquisition.unit.graph, acquisition.step))
+        leak = find_leak(acquisition.step, tracker, state=True)
         if leak is None:
             return
         release = self._release_label(row, acquisition.label)
