@@ -23,7 +23,7 @@ from gemlint.frontends import frontend_for
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
-from gemlint.text import DecodedSource, SourceError, decode_python, decode_text
+from gemlint.text import DecodedSource, SourceError, decode_native, decode_python, decode_text
 
 #: Starts the message of a GEM000 reported because a rule crashed (not because the input was bad).
 INTERNAL_ERROR_PREFIX = "internal error in "
@@ -107,7 +107,12 @@ def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
         raise SourceError("no such file (or a dangling symlink)") from None
     except OSError as error:
         raise SourceError(f"cannot read: {error.strerror or error}") from None
-    decoder = decode_python if source.language is Language.PYTHON else decode_text
+    if source.language is Language.PYTHON:
+        decoder = decode_python
+    elif source.language is Language.NATIVE:
+        decoder = decode_native
+    else:
+        decoder = decode_text
     return data, decoder(data)
 
 
@@ -123,7 +128,7 @@ def lint_text(source: SourceFile, text: str, selection: Selection, *, line_noqa:
     suppressions = Suppressions(text, source.language)
     if suppressions.file_suppresses_all():
         return []
-    rules = [rule for rule in rules if rule.may_match(text)]
+    rules = [rule for rule in rules if rule.may_match(text, source.language)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported.
         return _python_syntax_check(source, text) if source.language is Language.PYTHON else []

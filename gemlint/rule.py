@@ -42,6 +42,8 @@ class Rule:
     #: A complete example the rule reports, and the same code written well.
     bad: ClassVar[str]
     good: ClassVar[str]
+    #: The language ``bad`` and ``good`` are written in; None means the rule's only language (or Python).
+    example_language: ClassVar[Language | None] = None
     #: None when the rule has no fix; otherwise how safe the fix is, explained in ``fix_note``.
     fix: ClassVar[Applicability | None] = None
     fix_note: ClassVar[str] = ""
@@ -57,7 +59,17 @@ class Rule:
     cross_file: ClassVar[bool] = False
 
     @classmethod
-    def may_match(cls, text: str) -> bool:
+    def examples_language(cls) -> Language:
+        if cls.example_language is not None:
+            return cls.example_language
+        if len(cls.languages) == 1:
+            return next(iter(cls.languages))
+        return Language.PYTHON
+
+    @classmethod
+    def may_match(cls, text: str, language: Language | None = None) -> bool:
+        """Whether ``text`` (a file in ``language``) may hold a finding; rules that span languages
+        override this to use each language's own markers."""
         return not cls.prefilter or any(marker in text for marker in cls.prefilter)
 
 

@@ -77,6 +77,22 @@ def decode_text(data: bytes) -> DecodedSource:
     return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
 
 
+def decode_native(data: bytes) -> DecodedSource:
+    """Decode C/C++/CUDA source: UTF-8 (with an optional BOM), else Latin-1.
+
+    Compilers take the bytes of comments and string literals as they are, and older sources (Boost,
+    vendor headers) carry Latin-1 author names; such a file is still source. Bytes that are not text
+    (NUL) are refused as for every other language.
+    """
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise SourceError("file contains NUL bytes; it is not a text file", line)
+    try:
+        return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
+    except SourceError:
+        return DecodedSource(data.decode("latin-1"), "latin-1")
+
+
 def _decode(data: bytes, encoding: str) -> DecodedSource:
     try:
         text = data.decode(encoding)

@@ -13,7 +13,7 @@ from gemlint.diagnostics import Severity
 from gemlint.docs import rules_markdown
 from gemlint.languages import Language
 from gemlint.registry import all_rules
-from gemlint.rule import PythonRule
+from gemlint.rule import DocumentRule, PythonRule
 
 RULES = all_rules()
 CHECKING = [rule for rule in RULES if rule.code != "GEM000"]
@@ -39,7 +39,13 @@ def test_codes_and_names_are_unique():
     assert len({r.name for r in RULES}) == len(RULES)
 
 
-@pytest.mark.parametrize("rule", [r for r in CHECKING if issubclass(r, PythonRule)], ids=lambda r: r.code)
+PYTHON_EXAMPLES = [r for r in CHECKING if issubclass(r, PythonRule) and r.examples_language() is Language.PYTHON]
+NATIVE_EXAMPLES = [r for r in CHECKING if issubclass(r, DocumentRule) and r.examples_language() is Language.NATIVE]
+# The file name each example is linted as, by the language it is written in.
+EXAMPLE_FILE = {Language.PYTHON: "service.py", Language.NATIVE: "kernels.cu"}
+
+
+@pytest.mark.parametrize("rule", PYTHON_EXAMPLES, ids=lambda r: r.code)
 def test_python_rule_flags_its_bad_example_and_accepts_its_good_one(rule):
     bad = lint_source(rule.bad, "service.py", select=(rule.code,))
     good = lint_source(rule.good, "service.py", select=(rule.code,))
@@ -47,10 +53,24 @@ def test_python_rule_flags_its_bad_example_and_accepts_its_good_one(rule):
     assert good == []
 
 
-@pytest.mark.parametrize("rule", [r for r in CHECKING if r.fix is not None and issubclass(r, PythonRule)], ids=lambda r: r.code)
+@pytest.mark.parametrize("rule", NATIVE_EXAMPLES, ids=lambda r: r.code)
+def test_native_rule_flags_its_bad_example_and_accepts_its_good_one(rule):
+    bad = lint_source(rule.bad, "kernels.cu", select=(rule.code,))
+    good = lint_source(rule.good, "kernels.cu", select=(rule.code,))
+    assert [d.code for d in bad] and all(d.code == rule.code for d in bad), bad
+    assert good == []
+
+
+def test_examples_are_written_in_one_of_the_rules_languages():
+    for rule in CHECKING:
+        assert rule.examples_language() in rule.languages, rule.code
+    assert {r.code for r in NATIVE_EXAMPLES} >= {"GEM301", "GEM302", "GEM303", "GEM304", "GEM305", "GEM306", "GEM307"}
+
+
+@pytest.mark.parametrize("rule", [r for r in CHECKING if r.fix is not None], ids=lambda r: r.code)
 def test_fixable_rule_offers_a_fix_on_its_bad_example(rule):
-    bad = lint_source(rule.bad, "service.py", select=(rule.code,))
-    assert all(d.fix is not None and d.fix.applicability is rule.fix for d in bad)
+    bad = lint_source(rule.bad, EXAMPLE_FILE[rule.examples_language()], select=(rule.code,))
+    assert bad and all(d.fix is not None and d.fix.applicability is rule.fix for d in bad)
 
 
 def test_docs_rules_md_is_generated_from_metadata():

@@ -15,7 +15,9 @@ from typing import Callable
 from gemlint.languages import Language
 
 # language -> "module:function"
-_FRONTENDS: dict[Language, str] = {}
+_FRONTENDS: dict[Language, str] = {
+    Language.NATIVE: "gemlint.frontends.native:parse",
+}
 
 
 def frontend_for(language: Language) -> Callable | None:

@@ -3,9 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import argument, iter_subtree, literal_value
-from gemlint.diagnostics import Applicability, Severity
+from gemlint.diagnostics import Applicability, Edit, Fix, Severity
+from gemlint.languages import Language
+from gemlint.native import ort
+from gemlint.native.rule import CrossLanguageRule
 from gemlint.project import optimized_model_paths
-from gemlint.rule import AnalysisRule
 
 _LEVEL = "GraphOptimizationLevel"
 _PREFIXES = ("onnxruntime.", "onnxruntime.capi.onnxruntime_pybind11_state.", "onnxruntime.capi._pybind_state.")
@@ -13,23 +15,28 @@ _SESSIONS = frozenset({"onnxruntime.InferenceSession", "onnxruntime.capi.onnxrun
 _LEVELS = {"ORT_DISABLE_ALL": Severity.ERROR, "ORT_ENABLE_BASIC": Severity.NOTE}
 
 
-class OrtOptimizationDisabled(AnalysisRule):
+class OrtOptimizationDisabled(CrossLanguageRule):
+    """Python through the LibCST visitor below, C and C++ through :meth:`check` (:mod:`gemlint.native.ort`)."""
+
     code = "GEM501"
     name = "ort-optimization-disabled"
     severity = Severity.ERROR
-    summary = "ONNX Runtime graph optimizations are disabled (or limited to basic) for an inference session."
+    example_language = Language.PYTHON
+    summary = "ONNX Runtime graph optimizations are disabled (or limited to basic) for an inference session, in Python or the C/C++ API."
     rationale = (
         "With `ORT_DISABLE_ALL` ONNX Runtime executes the exported graph node by node: no constant folding, "
         "no operator fusion (attention, GELU, layer norm, MatMul+Add), no layout optimisation. Every request "
         "pays for the extra kernels and memory traffic. `ORT_ENABLE_BASIC` keeps only the basic rewrites "
-        "(reported as a note)."
+        "(reported as a note). The C++ API (`options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL)`) "
+        "and the C API (`api->SetSessionGraphOptimizationLevel(options, ORT_DISABLE_ALL)`) are checked the same way."
     )
     not_flagged = (
         "`ORT_ENABLE_EXTENDED` and `ORT_ENABLE_ALL`.",
-        "Offline mode: options that set `optimized_model_filepath` (they export an optimized model), and "
-        "sessions that load an already optimized model (`*.ort`, or a path that the project writes through "
-        "`optimized_model_filepath`).",
-        "Settings behind a flag (debugging a numerical difference).",
+        "Offline mode: options that set `optimized_model_filepath` / `SetOptimizedModelFilePath` (they export an "
+        "optimized model), and sessions that load an already optimized model (`*.ort`, or a path that the project "
+        "writes through `optimized_model_filepath`).",
+        "Settings behind a flag (debugging a numerical difference): an `if` on a run-time condition, a conditional "
+        "expression, an `#if`/`#ifdef` block, or a function named for debugging, profiling or benchmarking.",
     )
     bad = """\
 import onnxruntime as ort
@@ -53,8 +60,27 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     )
     benchmark = "Graph node count after ONNX Runtime optimization and latency, ORT_DISABLE_ALL vs ORT_ENABLE_ALL."
     tags = ("performance", "onnxruntime")
-    prefilter = ("graph_optimization_level",)
     cross_file = True  # a session may load a model that another file exports
+    markers = {Language.PYTHON: (("graph_optimization_level",),), Language.NATIVE: (("GraphOptimizationLevel",),)}
+    prefilter = ("graph_optimization_level", "GraphOptimizationLevel")
+
+    # -- C and C++ -----------------------------------------------------------------------------
+    def check(self) -> None:
+        document = self.context.document
+        for found in ort.find(document, optimized_model_paths(self.context.config.root)):
+            start, end = document.span(found.call)
+            level_start, level_end = document.span(found.level_node)
+            replacement = document.text_of(found.level_node).replace(found.level, "ORT_ENABLE_ALL")
+            what = "disables every graph optimization" if found.level == "ORT_DISABLE_ALL" else "keeps only basic graph optimizations"
+            self.report_at(
+                start,
+                end,
+                f"`{found.level}` {what} (no fusion, no constant folding) for an inference session; use ORT_ENABLE_ALL",
+                severity=_LEVELS[found.level],
+                fix=Fix((Edit(level_start, level_end, replacement),), Applicability.UNSAFE, "use ORT_ENABLE_ALL"),
+            )
+
+    # -- Python ------------------------------------------------------------------------------------
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not any(

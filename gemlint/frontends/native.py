@@ -1,0 +1,117 @@
+"""The C, C++ and CUDA front-end: tree-sitter with the CUDA grammar (a superset of C++) for C++, CUDA and
+headers, and the C grammar for ``.c`` files (where ``new`` and ``class`` are ordinary names).
+
+No compile database, no preprocessor and no compiler: the grammar is
+error-tolerant, so a file with constructs it does not know still yields a tree
+whose well-formed parts the rules can check. Text that is not source (NUL
+bytes, invalid UTF-8) never gets here: the engine's decoding step reports it as
+GEM000.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import Iterator
+
+import tree_sitter
+import tree_sitter_c
+import tree_sitter_cuda
+
+from gemlint.diagnostics import Position
+from gemlint.discovery import SourceFile
+from gemlint.text import SourceError
+
+Node = tree_sitter.Node
+
+
+_GRAMMARS = {"c": tree_sitter_c.language, "cuda": tree_sitter_cuda.language}
+_FUNCTIONS = {"c": "(function_definition) @unit", "cuda": "[(function_definition) (lambda_expression)] @unit"}
+
+
+@lru_cache(maxsize=None)
+def _language(grammar: str) -> tree_sitter.Language:
+    return tree_sitter.Language(_GRAMMARS[grammar]())
+
+
+@lru_cache(maxsize=None)
+def _parser(grammar: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(_language(grammar))
+
+
+@lru_cache(maxsize=None)
+def _functions_query(grammar: str) -> tree_sitter.Query:
+    return tree_sitter.Query(_language(grammar), _FUNCTIONS[grammar])
+
+
+def grammar_for(source: SourceFile | None) -> str:
+    return "c" if source is not None and source.path.suffix.lower() == ".c" else "cuda"
+
+
+@dataclass
+class NativeDocument:
+    """One parsed C/C++/CUDA file, and the per-file facts every native rule shares (computed once)."""
+
+    text: str
+    data: bytes
+    tree: tree_sitter.Tree
+    grammar: str = "cuda"
+    #: Results of shared analyses, keyed by the analysis (so the rules of one family run it once).
+    cache: dict = field(default_factory=dict)
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        index = self.data.find(b"\n")
+        while index != -1:
+            starts.append(index + 1)
+            index = self.data.find(b"\n", index + 1)
+        return starts
+
+    def position(self, byte_offset: int) -> Position:
+        """1-based line and code-point column of a byte offset."""
+        line = bisect.bisect_right(self._line_starts, byte_offset) - 1
+        start = self._line_starts[line]
+        column = len(self.data[start:byte_offset].decode("utf-8", errors="replace"))
+        return Position(line + 1, column + 1)
+
+    def span(self, node: Node) -> tuple[Position, Position]:
+        return self.position(node.start_byte), self.position(node.end_byte)
+
+    def text_of(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def parse(source: SourceFile | None, text: str) -> NativeDocument:
+    grammar = grammar_for(source)
+    data = text.encode("utf-8", errors="surrogatepass")
+    try:
+        tree = _parser(grammar).parse(data)
+    except (ValueError, RuntimeError) as error:  # tree-sitter refuses input it cannot handle
+        raise SourceError(f"cannot parse: {error}") from None
+    return NativeDocument(text, data, tree, grammar)
+
+
+def walk(node: Node, *, skip: frozenset[str] = frozenset()) -> Iterator[Node]:
+    """Named descendants of ``node`` in source order, iteratively; subtrees whose type is in ``skip`` are not entered."""
+    stack = list(reversed(node.named_children))
+    while stack:
+        current = stack.pop()
+        yield current
+        if current.type not in skip:
+            stack.extend(reversed(current.named_children))
+
+
+def function_nodes(document: NativeDocument) -> list[Node]:
+    """Every function definition and lambda of the file, in source order (found by tree-sitter, not a Python walk)."""
+    cached = document.cache.get("functions")
+    if cached is None:
+        captures = tree_sitter.QueryCursor(_functions_query(document.grammar)).captures(document.root)
+        cached = sorted(captures.get("unit", []), key=lambda node: node.start_byte)
+        document.cache["functions"] = cached
+    return cached

@@ -1,0 +1,481 @@
+"""Builds the control-flow :class:`~gemlint.native.paths.Graph` of one C/C++/CUDA function body.
+
+Statements are built back to front: each builder receives the step that runs
+after its statement and returns the statement's first step. Covered: blocks,
+``if``/``else`` (with C++17 init statements), ``switch`` with fallthrough,
+``while``/``do``/``for``/range-``for`` with ``break``/``continue``, ``goto``
+and labels, ``return``, ``throw`` (to the enclosing ``catch`` clauses, else
+out of the function), ``try``/``catch``, ``#if``/``#ifdef`` branches inside a
+body, calls that never return (``exit``, ``abort``), and macros defined in the
+same file whose body returns, throws or jumps to a label (a possible exit
+after the statement that uses them).
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from gemlint.frontends.native import Node
+from gemlint.native import c_syntax as syn
+from gemlint.native.paths import Graph, Step, StepKind
+from gemlint.native.resources import NO_RETURN
+
+_RETURN = re.compile(r"\breturn\b")
+_THROW = re.compile(r"\bthrow\b")
+_GOTO = re.compile(r"\bgoto\s+([A-Za-z_]\w*)")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_PREPROC_BRANCHES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
+_PREPROC_SKIP = frozenset({"preproc_call", "preproc_def", "preproc_function_def", "preproc_include", "comment"})
+_CONDITION_FIELDS = ("name", "condition", "alternative")
+
+
+@dataclass(frozen=True)
+class MacroExit:
+    """How a macro defined in the file may leave the function that uses it."""
+
+    returns: bool = False  # return or throw
+    labels: tuple[str, ...] = ()  # goto targets
+
+
+@dataclass
+class Macros:
+    exits: dict[str, MacroExit] = field(default_factory=dict)
+
+
+def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
+    """The init statements and the tested expression of a ``condition_clause`` (``if (auto e = f(); e)``)."""
+    if clause is None:
+        return [], None
+    if clause.type != "condition_clause":
+        return [], clause
+    init = clause.child_by_field_name("initializer")
+    value = clause.child_by_field_name("value")
+    if value is None:
+        value = next((c for c in clause.named_children if c.type in ("declaration", "init_declarator")), None)
+    return ([init] if init is not None else []), value
+
+
+def file_macros(root: Node) -> Macros:
+    """The function-like and object-like macros of a file whose bodies may leave the calling function."""
+    bodies: dict[str, str] = {}
+    for node in root.named_children if root is not None else ():
+        _collect_macros(node, bodies, 0)
+    exits: dict[str, MacroExit] = {}
+    for name, body in bodies.items():
+        labels = tuple(_GOTO.findall(body))
+        returns = bool(_RETURN.search(body) or _THROW.search(body))
+        if returns or labels:
+            exits[name] = MacroExit(returns, labels)
+    # A macro that uses an exiting macro exits too (one expansion is enough in practice, do three).
+    for _ in range(3):
+        changed = False
+        for name, body in bodies.items():
+            if name in exits:
+                continue
+            used = [exits[word] for word in _WORD.findall(body) if word in exits and word != name]
+            if used:
+                exits[name] = MacroExit(any(u.returns for u in used), tuple(l for u in used for l in u.labels))
+                changed = True
+        if not changed:
+            break
+    return Macros(exits)
+
+
+def _collect_macros(node: Node, bodies: dict[str, str], depth: int) -> None:
+    if depth > 50:
+        return
+    if node.type in ("preproc_function_def", "preproc_def"):
+        name = syn.text(node.child_by_field_name("name"))
+        value = node.child_by_field_name("value")
+        if name:
+            bodies[name] = syn.text(value)
+        return
+    if node.type.startswith("preproc_") or node.type in ("linkage_specification", "declaration_list", "namespace_definition"):
+        for child in node.named_children:
+            _collect_macros(child, bodies, depth + 1)
+
+
+class CfgBuilder:
+    def __init__(self, macros: Macros) -> None:
+        self.macros = macros
+        self.graph = Graph()
+        self._labels: dict[str, Step] = {}
+        self._breaks: list[Step] = []
+        self._continues: list[Step] = []
+        self._handlers: list[list[Step]] = []
+        self._exit_cache: dict[tuple[str, int], Step] = {}
+        self._preproc_tests: set[str] = set()
+
+    # -- entry point ------------------------------------------------------------------
+    def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
+        self._unstable = _changing_names(body)
+        end_line = body.end_point[0] + 1
+        if is_main:  # leaving main ends the process: nothing held is leaked
+            end = self.graph.add(StepKind.STOP, line=end_line)
+        else:
+            end = self.graph.add(StepKind.EXIT, exit=f"reaches its end at line {end_line}", line=end_line)
+        self._is_main = is_main
+        self.graph.entry = self.statement(body, end)
+        self.graph.keep_repeated_tests(self._preproc_tests)
+        return self.graph
+
+    # -- exits ---------------------------------------------------------------------------
+    def _exit(self, how: str, line: int) -> Step:
+        if self._is_main:
+            return self.graph.add(StepKind.STOP, line=line)
+        key = (how, line)
+        if key not in self._exit_cache:
+            self._exit_cache[key] = self.graph.add(StepKind.EXIT, exit=f"{how} at line {line}", line=line)
+        return self._exit_cache[key]
+
+    def _label(self, name: str) -> Step:
+        if name not in self._labels:
+            self._labels[name] = self.graph.join()
+        return self._labels[name]
+
+    def _throw_targets(self, line: int, how: str = "throws") -> list[Step]:
+        if self._handlers:
+            return list(self._handlers[-1])
+        return [self._exit(how, line)]
+
+    # -- statements ------------------------------------------------------------------------
+    def sequence(self, statements: list[Node], after: Step) -> Step:
+        current = after
+        for statement in reversed(statements):
+            current = self.statement(statement, current)
+        return current
+
+    def statement(self, node: Node, after: Step) -> Step:
+        kind = node.type
+        handler = getattr(self, f"_build_{kind}", None)
+        if handler is not None:
+            return handler(node, after)
+        if kind in _PREPROC_BRANCHES:
+            return self._preproc_branch(node, after)
+        if kind in _PREPROC_SKIP:
+            return after
+        return self._effect(node, after)
+
+    def _effect(self, node: Node, after: Step) -> Step:
+        """A statement evaluated in one step; calls that never return stop the path, exiting macros may leave."""
+        step = self.graph.add(StepKind.EFFECT, (node,), line=syn.line_of(node))
+        if self._never_returns(node):
+            return step.then(self.graph.add(StepKind.STOP, line=syn.line_of(node)))
+        current = after
+        for call in reversed(self._exiting_macro_calls(node)):
+            name = syn.name_of(call.child_by_field_name("function")) if call.type == "call_expression" else syn.text(call)
+            macro = self.macros.exits[name]
+            line = syn.line_of(call)
+            branch = self.graph.add(StepKind.BRANCH, condition=call, line=line)
+            branch.checked = call
+            if macro.returns:
+                branch.then(self._exit(f"may return through `{name}`", line), True)
+            for label in macro.labels:
+                branch.then(self._label(label), True)
+            branch.then(current, False)
+            current = branch
+        return step.then(current)
+
+    def _never_returns(self, node: Node) -> bool:
+        for child in syn.descendants(node):
+            if child.type == "call_expression" and syn.callee_name(child) in NO_RETURN:
+                return True
+        return False
+
+    def _exiting_macro_calls(self, node: Node) -> list[Node]:
+        if not self.macros.exits:
+            return []
+        found = []
+        for child in syn.descendants(node):
+            if child.type == "call_expression":
+                function = child.child_by_field_name("function")
+                if function is not None and function.type == "identifier" and syn.text(function) in self.macros.exits:
+                    found.append(child)
+            elif child.type == "identifier" and child.parent is not None and child.parent.type == "expression_statement":
+                if syn.text(child) in self.macros.exits:  # an object-like macro used as a statement: `BAIL;`
+                    found.append(child)
+        return found
+
+    def _build_compound_statement(self, node: Node, after: Step) -> Step:
+        return self.sequence(list(node.named_children), after)
+
+    def _build_translation_unit(self, node: Node, after: Step) -> Step:  # an ERROR-wrapped body
+        return self.sequence(list(node.named_children), after)
+
+    def _build_attributed_statement(self, node: Node, after: Step) -> Step:
+        inner = [c for c in node.named_children if c.type != "attribute_declaration"]
+        return self.sequence(inner, after)
+
+    def _build_else_clause(self, node: Node, after: Step) -> Step:
+        return self.sequence(list(node.named_children), after)
+
+    def _build_return_statement(self, node: Node, after: Step) -> Step:
+        line = syn.line_of(node)
+        step = self.graph.add(StepKind.EFFECT, (node,), line=line)
+        if self._never_returns(node):
+            return step.then(self.graph.add(StepKind.STOP, line=line))
+        return step.then(self._exit("returns", line))
+
+    _build_co_return_statement = _build_return_statement
+
+    def _build_throw_statement(self, node: Node, after: Step) -> Step:
+        line = syn.line_of(node)
+        step = self.graph.add(StepKind.EFFECT, (node,), line=line)
+        for target in self._throw_targets(line):
+            step.then(target)
+        return step
+
+    def _build_goto_statement(self, node: Node, after: Step) -> Step:
+        label = node.child_by_field_name("label")
+        return self._label(syn.text(label)) if label is not None else after
+
+    def _build_labeled_statement(self, node: Node, after: Step) -> Step:
+        label = node.child_by_field_name("label")
+        inner = [c for c in node.named_children if c.type != "statement_identifier"]
+        entry = self.sequence(inner, after)
+        if label is None:
+            return entry
+        join = self._label(syn.text(label))
+        join.then(entry)
+        return join
+
+    def _build_break_statement(self, node: Node, after: Step) -> Step:
+        return self._breaks[-1] if self._breaks else after
+
+    def _build_continue_statement(self, node: Node, after: Step) -> Step:
+        return self._continues[-1] if self._continues else after
+
+    def _branch(
+        self, condition: Node | None, when_true: Step, when_false: Step, line: int, *, assume: dict | None = None
+    ) -> Step:
+        if condition is not None and syn.is_constant_true(condition):
+            return when_true
+        if condition is not None and syn.is_constant_false(condition):
+            return when_false
+        step = self.graph.add(StepKind.BRANCH, (condition,) if condition is not None else (), condition=condition, line=line)
+        step.in_loop = bool(self._continues)
+        if assume is None and condition is not None:
+            assume = {True: tuple(self._established(condition, True)), False: tuple(self._established(condition, False))}
+        labelled = condition is not None or bool(assume)
+        step.then(when_true, True if labelled else None)
+        step.then(when_false, False if labelled else None)
+        step.assume = {label: facts for label, facts in (assume or {}).items() if facts}
+        return step
+
+    @contextmanager
+    def _given(self, facts: list[tuple[str, bool]]) -> Iterator[None]:
+        previous = self.graph.given
+        self.graph.given = previous | frozenset(facts)
+        try:
+            yield
+        finally:
+            self.graph.given = previous
+
+    def _established(self, condition: Node | None, value: bool) -> list[tuple[str, bool]]:
+        """The stable tests known when ``condition`` evaluates to ``value``: ``a && b`` true gives a and b,
+        ``a || b`` false gives !a and !b, ``!a`` flips. A stable test has no calls, no assignments, and
+        only names that the function never changes (``if (flag)``, ``if (!use_pinned)``)."""
+        node = syn.strip(condition)
+        if node is None:
+            return []
+        if node.type == "unary_expression" and syn.operator(node) == "!":
+            return self._established(node.child_by_field_name("argument"), not value)
+        if node.type == "binary_expression" and syn.operator(node) in ("&&", "||"):
+            if (syn.operator(node) == "&&") == value:
+                return self._established(node.child_by_field_name("left"), value) + self._established(
+                    node.child_by_field_name("right"), value
+                )
+            return []
+        for child in syn.descendants(node):
+            if child.type in ("call_expression", "assignment_expression", "update_expression", "new_expression", "lambda_expression"):
+                return []
+            if child.type == "identifier" and syn.text(child) in self._unstable:
+                return []
+        return [(syn.normalized(node), value)]
+
+    def _build_if_statement(self, node: Node, after: Step) -> Step:
+        init, condition = condition_parts(node.child_by_field_name("condition"))
+        consequence = node.child_by_field_name("consequence")
+        alternative = node.child_by_field_name("alternative")
+        with self._given(self._established(condition, True)):
+            then_entry = self.statement(consequence, after) if consequence is not None else after
+        with self._given(self._established(condition, False)):
+            else_entry = self.statement(alternative, after) if alternative is not None else after
+        entry = self._branch(condition, then_entry, else_entry, syn.line_of(node))
+        return self.sequence(init, entry)
+
+    def _loop(self, condition: Node | None, body: Node | None, after: Step, line: int, *, update: Node | None = None) -> Step:
+        """``while``/``for``: the head tests, the body runs and goes back through ``update``."""
+        head = self.graph.join()
+        update_entry = self._effect(update, head) if update is not None else head
+        self._breaks.append(after)
+        self._continues.append(update_entry)
+        try:
+            body_entry = self.statement(body, update_entry) if body is not None else update_entry
+        finally:
+            self._breaks.pop()
+            self._continues.pop()
+        if condition is None or syn.is_constant_true(condition):
+            head.then(body_entry)
+        else:
+            head.then(self._branch(condition, body_entry, after, line))
+        return head
+
+    def _build_while_statement(self, node: Node, after: Step) -> Step:
+        init, condition = condition_parts(node.child_by_field_name("condition"))
+        return self.sequence(init, self._loop(condition, node.child_by_field_name("body"), after, syn.line_of(node)))
+
+    def _build_for_statement(self, node: Node, after: Step) -> Step:
+        initializer = node.child_by_field_name("initializer")
+        condition = node.child_by_field_name("condition")
+        head = self._loop(condition, node.child_by_field_name("body"), after, syn.line_of(node), update=node.child_by_field_name("update"))
+        return self._effect(initializer, head) if initializer is not None else head
+
+    def _build_for_range_loop(self, node: Node, after: Step) -> Step:
+        head = self.graph.join()
+        self._breaks.append(after)
+        self._continues.append(head)
+        try:
+            body = node.child_by_field_name("body")
+            body_entry = self.statement(body, head) if body is not None else head
+        finally:
+            self._breaks.pop()
+            self._continues.pop()
+        head.then(self._branch(None, body_entry, after, syn.line_of(node)))
+        right = node.child_by_field_name("right")
+        return self._effect(right, head) if right is not None else head
+
+    def _build_do_statement(self, node: Node, after: Step) -> Step:
+        test = self.graph.join()
+        self._breaks.append(after)
+        self._continues.append(test)
+        try:
+            body = node.child_by_field_name("body")
+            body_entry = self.statement(body, test) if body is not None else test
+        finally:
+            self._breaks.pop()
+            self._continues.pop()
+        condition = node.child_by_field_name("condition")
+        if condition is not None and syn.is_constant_false(condition):
+            test.then(after)  # do { ... } while (0)
+        else:
+            test.then(self._branch(condition, body_entry, after, syn.line_of(node)))
+        return body_entry
+
+    def _build_switch_statement(self, node: Node, after: Step) -> Step:
+        init, condition = condition_parts(node.child_by_field_name("condition"))
+        body = node.child_by_field_name("body")
+        cases = [c for c in body.named_children if c.type == "case_statement"] if body is not None else []
+        self._breaks.append(after)
+        try:
+            entries: list[Step] = []
+            following = after
+            for case in reversed(cases):
+                statements = [c for c in case.named_children if c != case.child_by_field_name("value")]
+                following = self.sequence(statements, following)
+                entries.append(following)
+        finally:
+            self._breaks.pop()
+        dispatch = self.graph.add(StepKind.BRANCH, (condition,) if condition is not None else (), line=syn.line_of(node))
+        for entry in reversed(entries):
+            dispatch.then(entry)
+        if not any(case.child_by_field_name("value") is None for case in cases):
+            dispatch.then(after)  # no default: the switch may do nothing
+        return self.sequence(init, dispatch)
+
+    def _build_try_statement(self, node: Node, after: Step) -> Step:
+        handlers = [
+            self.statement(clause.child_by_field_name("body"), after)
+            for clause in node.named_children
+            if clause.type == "catch_clause" and clause.child_by_field_name("body") is not None
+        ]
+        self._handlers.append(handlers or self._throw_targets(syn.line_of(node)))
+        try:
+            body = node.child_by_field_name("body")
+            return self.statement(body, after) if body is not None else after
+        finally:
+            self._handlers.pop()
+
+    def _build_catch_clause(self, node: Node, after: Step) -> Step:  # only reached through try
+        body = node.child_by_field_name("body")
+        return self.statement(body, after) if body is not None else after
+
+    def _preproc_branch(self, node: Node, after: Step) -> Step:
+        """``#if``/``#ifdef`` inside a body: either branch may be compiled, the same one on every path."""
+        alternative = node.child_by_field_name("alternative")
+        skipped = [node.child_by_field_name(name) for name in _CONDITION_FIELDS]
+        statements = [c for c in node.named_children if c not in skipped]
+        key, inverted = _preproc_key(node)
+        self._preproc_tests.add(key)  # one configuration per path, even where a test is met once
+        with self._given([(key, not inverted)]):
+            then_entry = self.sequence(statements, after)
+        with self._given([(key, inverted)]):
+            if alternative is None:
+                else_entry = after
+            elif alternative.type == "preproc_else":
+                else_entry = self.sequence(list(alternative.named_children), after)
+            else:
+                else_entry = self._preproc_branch(alternative, after)
+        return self._branch(None, then_entry, else_entry, syn.line_of(node), assume={True: ((key, not inverted),), False: ((key, inverted),)})
+
+    def _build_preproc_else(self, node: Node, after: Step) -> Step:
+        return self.sequence(list(node.named_children), after)
+
+    def _build_declaration_list(self, node: Node, after: Step) -> Step:
+        return self.sequence(list(node.named_children), after)
+
+    def _build_empty_statement(self, node: Node, after: Step) -> Step:
+        return after
+
+    def _build_comment(self, node: Node, after: Step) -> Step:
+        return after
+
+
+_DEFINED = re.compile(r"defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?")
+
+
+def _preproc_key(node: Node) -> tuple[str, bool]:
+    """``#ifdef X`` and ``#if defined(X)`` share a key; ``#ifndef X`` and ``#if !defined(X)`` invert it."""
+    if node.type in ("preproc_ifdef", "preproc_elifdef"):
+        directive = syn.text(node.children[0]) if node.children else ""
+        return f"#defined({syn.text(node.child_by_field_name('name'))})", directive.endswith("ndef")
+    condition = syn.normalized(node.child_by_field_name("condition"))
+    inverted = False
+    while condition.startswith("!"):
+        inverted = not inverted
+        condition = condition[1:]
+    while condition.startswith("(") and condition.endswith(")"):
+        condition = condition[1:-1]
+    condition = _DEFINED.sub(lambda m: f"defined({m.group(1)})", condition)
+    return f"#{condition}", inverted
+
+
+_LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+
+
+def _changing_names(body: Node) -> frozenset[str]:
+    """Names a function assigns, increments, passes by address, or declares inside a loop."""
+    names: set[str] = set()
+    stack: list[tuple[Node, bool]] = [(body, False)]
+    while stack:
+        node, in_loop = stack.pop()
+        kind = node.type
+        target = None
+        if kind == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif kind == "update_expression":
+            target = node.child_by_field_name("argument")
+        elif kind == "pointer_expression" and syn.operator(node) == "&":
+            target = node.child_by_field_name("argument")
+        elif kind == "init_declarator" and in_loop:
+            target = node.child_by_field_name("declarator")
+        if target is not None:
+            for child in syn.descendants(target):
+                if child.type == "identifier":
+                    names.add(syn.text(child))
+        nested = in_loop or kind in _LOOPS
+        stack.extend((child, nested) for child in node.named_children)
+    return frozenset(names)

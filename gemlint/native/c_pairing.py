@@ -1,0 +1,347 @@
+"""GEM301–GEM306 for C, C++ and CUDA: every acquisition of the resource table, followed on every path.
+
+For each function (and lambda) body the control-flow graph is built once
+(:mod:`gemlint.native.c_cfg`); every acquiring call is then classified:
+
+* its handle goes into a local variable: the paths from the call are searched
+  (:func:`gemlint.native.paths.find_leak`) for an exit reached before a release,
+  an escape, or a failure test of the acquisition (what each step does is the
+  :mod:`~gemlint.native.c_tracker`'s answer, from :mod:`~gemlint.native.c_uses`);
+* its handle goes anywhere else (a member, a global, a static, an
+  out-parameter, a container, a smart pointer, the return value): it escapes
+  at once and is not followed;
+* its result is thrown away (``malloc(n);``): a leak on the spot.
+
+A release of the wrong kind on a path counts as the release and is reported
+once, as GEM303. Members acquired in one function and released in another
+(a constructor and its destructor) are checked for the same mismatch across
+the file.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Iterator
+
+from gemlint.frontends.native import NativeDocument, Node, function_nodes
+from gemlint.native import c_syntax as syn
+from gemlint.native.c_cfg import Macros, file_macros
+from gemlint.native.c_tracker import CTracker
+from gemlint.native.c_units import Acquisition, Finding, Target, Unit
+from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument
+from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
+from gemlint.native.resources import (
+    ACQUIRES,
+    CHECK_WRAPPERS,
+    MEMORY_KINDS,
+    MISMATCH_CODE,
+    RELEASES,
+    Acquire,
+    Kind,
+    Release,
+    acquires_by_name,
+    release_for,
+    releases_by_name,
+)
+
+_CHECKING = re.compile(r"check|error|status|verify", re.IGNORECASE)
+_ACQUIRE_MARKERS = re.compile(
+    rb"\b(?:" + b"|".join(re.escape(row.name.rstrip("[]")).encode() for row in ACQUIRES) + rb")\b"
+)
+_RELEASE_MARKERS = re.compile(
+    rb"\b(?:" + b"|".join(re.escape(row.name.rstrip("[]")).encode() for row in RELEASES) + rb")\b"
+)
+
+
+class FileAnalysis:
+    """Every GEM3xx finding of one file, computed once and shared by the rules of the family."""
+
+    def __init__(self, document: NativeDocument) -> None:
+        self.document = document
+        self.macros: Macros = file_macros(document.root)
+        self.findings: list[Finding] = []
+        self._mismatches: set[tuple[int, int]] = set()
+        self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
+        self.uses = Uses(lambda: self.functions_by_name)
+
+    # -- units ----------------------------------------------------------------------------
+    @cached_property
+    def units(self) -> list[Unit]:
+        units = []
+        for node in function_nodes(self.document):
+            body = node.child_by_field_name("body")
+            if body is not None and body.type == "compound_statement":
+                units.append(Unit(self.macros, node, body))
+        return units
+
+    @cached_property
+    def functions_by_name(self) -> dict[str, list[Unit]]:
+        table: dict[str, list[Unit]] = {}
+        for unit in self.units:
+            if unit.node.type == "function_definition":
+                table.setdefault(syn.last_component(unit.name), []).append(unit)
+        return table
+
+    @cached_property
+    def ends_capture_somewhere(self) -> frozenset[str]:
+        """Functions of the file that end a stream capture (a begin/end pair split over two methods)."""
+        names = set()
+        for unit in self.units:
+            for node in syn.descendants(unit.body):
+                if node.type == "call_expression" and syn.last_component(syn.callee_name(node)) in ("cudaStreamEndCapture", "cuStreamEndCapture"):
+                    names.add(unit.name)
+        return frozenset(names)
+
+    # -- running -------------------------------------------------------------------------
+    def run(self) -> list[Finding]:
+        if not _ACQUIRE_MARKERS.search(self.document.data):
+            return self.findings
+        member_acquisitions: list[Acquisition] = []
+        for unit in self.units:
+            if not _ACQUIRE_MARKERS.search(unit.source):
+                continue  # nothing in this body can acquire: do not build its graph
+            try:
+                acquisitions = list(self._acquisitions(unit))
+                for acquisition in acquisitions:
+                    self._check(acquisition)
+                    if acquisition.target is Target.ESCAPED:
+                        member_acquisitions.append(acquisition)
+            except RecursionError:
+                continue  # a body nested too deeply to follow: skip it rather than guess
+        self._check_member_releases(member_acquisitions)
+        return self.findings
+
+    def _check(self, acquisition: Acquisition) -> None:
+        row = acquisition.row
+        if acquisition.target is Target.DISCARDED:
+            self._report(
+                row.kind.leak_code,
+                acquisition.call,
+                f"the result of `{row.name}` ({row.kind.description}) is discarded, so it can never be released",
+            )
+            return
+        if acquisition.target is not Target.TRACKED:
+            return
+        if row.kind is Kind.CAPTURE and not self._capture_ended_in(acquisition):
+            return
+        tracker = CTracker(self, acquisition)
+        graph = acquisition.unit.graph
+        leak = find_leak(
+            acquisition.step,
+            tracker,
+            state=True,
+            assumed=assumptions_at(graph, acquisition.step, tracker.relevant),
+            relevant=tracker.relevant,
+        )
+        if leak is None:
+            return
+        if row.kind is Kind.CAPTURE:
+            message = (
+                f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
+                f"call `{release_for(row)}` on every path (the stream stays in capture mode and the graph is lost)"
+            )
+        elif leak.step.kind is StepKind.EXIT:
+            message = (
+                f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is not released "
+                f"when the function {leak.reason}; call `{release_for(row)}` on that path or hand it to an owner"
+            )
+        else:
+            message = (
+                f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is lost: "
+                f"{leak.reason} before `{release_for(row)}` releases it"
+            )
+        self._report(row.kind.leak_code, acquisition.call, message)
+
+    def _capture_ended_in(self, acquisition: Acquisition) -> bool:
+        """A function that begins a capture and never ends one, while another function of the file does,
+        is one half of a begin/end API (``capture_begin``/``capture_end``): the capture escapes to the other half."""
+        if acquisition.unit.name in self.ends_capture_somewhere:
+            return True
+        return not self.ends_capture_somewhere
+
+    def _report(self, code: str, node: Node, message: str) -> None:
+        self.findings.append(Finding(code, node, message))
+
+    def report_mismatch(self, release_node: Node, release: Release, acquired: Acquire, variable: str) -> None:
+        key = (release_node.start_byte, release_node.end_byte)
+        if key in self._mismatches:
+            return
+        self._mismatches.add(key)
+        self._report(
+            MISMATCH_CODE,
+            release_node,
+            f"`{release.name}` releases `{variable}`, which holds {acquired.kind.description} from `{acquired.name}`; "
+            f"use `{release_for(acquired)}`",
+        )
+
+    # -- finding acquisitions --------------------------------------------------------------------
+    def _acquisitions(self, unit: Unit) -> Iterator[Acquisition]:
+        for step in unit.graph.steps:
+            yield from self.step_acquisitions(unit, step)
+
+    def step_acquisitions(self, unit: Unit, step: Step) -> list[Acquisition]:
+        key = (unit.node.start_byte, unit.node.end_byte, step.index)
+        cached = self._step_acquisitions.get(key)
+        if cached is not None:
+            return cached
+        found: list[Acquisition] = []
+        facts = unit.facts.get(step.index)
+        if facts is not None:
+            table = acquires_by_name()
+            for call in facts.calls:
+                if syn.is_method_call(call):
+                    continue
+                name = syn.callee_name(call)
+                row = table.get(syn.last_component(name))
+                if row is None or row.name in ("new", "new[]") or not plain_qualifier(name):
+                    continue
+                acquisition = self._classify_call(unit, step, call, row)
+                if acquisition is not None:
+                    found.append(acquisition)
+            for new in facts.news:
+                if new.child_by_field_name("placement") is not None:
+                    continue
+                is_array = any(child.type == "new_declarator" for child in new.named_children)
+                row = table["new[]" if is_array else "new"]
+                found.append(
+                    self._classify_returned(unit, step, new, row, has_arguments=new.child_by_field_name("arguments") is not None)
+                )
+        self._step_acquisitions[key] = found
+        return found
+
+    def _classify_call(self, unit: Unit, step: Step, call: Node, row: Acquire) -> Acquisition | None:
+        args = syn.arguments(call)
+        if row.kind is Kind.CAPTURE:
+            if row.key is None or len(args) <= row.key:
+                return None
+            return Acquisition(unit, step, call, row, Target.TRACKED, key=syn.normalized(args[row.key]), status=_status_variables(call))
+        if row.out is None:
+            return self._classify_returned(unit, step, call, row)
+        if len(args) <= row.out:
+            return None
+        handle = args[row.out]
+        target = syn.address_of(handle)
+        if target is not None and target.type == "identifier" and unit.is_local(syn.text(target)):
+            return Acquisition(unit, step, call, row, Target.TRACKED, variable=syn.text(target), status=_status_variables(call))
+        return Acquisition(unit, step, call, row, Target.ESCAPED, escaped_into=target if target is not None else syn.strip(handle))
+
+    def _classify_returned(self, unit: Unit, step: Step, node: Node, row: Acquire, *, has_arguments: bool = False) -> Acquisition:
+        child, parent = node, node.parent
+        while parent is not None and syn.is_transparent_parent(parent, child):
+            child, parent = parent, parent.parent
+        if parent is None:
+            return Acquisition(unit, step, node, row, Target.ESCAPED)
+        if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
+            declarator = parent.child_by_field_name("declarator")
+            identifier = syn.declared_identifier(declarator)
+            if identifier is not None and unit.is_local(syn.text(identifier)) and not syn.is_reference_declarator(declarator):
+                return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(identifier))
+            return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=identifier)
+        if parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+            left = syn.strip(parent.child_by_field_name("left"))
+            if syn.operator(parent) == "=" and left is not None and left.type == "identifier" and unit.is_local(syn.text(left)):
+                if self.uses.classify(unit, parent) is Use.ESCAPE:  # `x.adopt(c = new T)`: the value goes on
+                    return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=parent)
+                return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(left))
+            return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=left)
+        if parent.type == "expression_statement" and not (row.name == "new" and has_arguments):
+            # `new Widget(parent)` registers itself with its argument in many frameworks; a bare `new T;` does not.
+            return Acquisition(unit, step, node, row, Target.DISCARDED)
+        return Acquisition(unit, step, node, row, Target.ESCAPED)
+
+    # -- members acquired in one function and released in another -------------------------------------
+    def _check_member_releases(self, escaped: list[Acquisition]) -> None:
+        kinds: dict[tuple[str, str], set[Kind]] = {}
+        labels: dict[tuple[str, str], Acquire] = {}
+        for acquisition in escaped:
+            if acquisition.kind not in MEMORY_KINDS:
+                continue
+            key = self._member_key(acquisition.unit, acquisition.escaped_into)
+            if key is not None:
+                kinds.setdefault(key, set()).add(acquisition.kind)
+                labels[key] = acquisition.row
+        if not kinds:
+            return
+        for unit in self.units:
+            if not _RELEASE_MARKERS.search(unit.source):
+                continue
+            for facts in unit.facts.values():
+                releases: list[tuple[Node, Node, Release]] = []
+                for call in facts.calls:
+                    released = released_argument(call)
+                    if released is not None:
+                        releases.append((call, released[0], released[1]))
+                for delete in facts.deletes:
+                    operand = delete_operand(delete)
+                    if operand is not None:
+                        releases.append((delete, operand, releases_by_name()["delete[]" if is_array_delete(delete) else "delete"]))
+                for node, argument, row in releases:
+                    key = self._member_key(unit, argument)
+                    held = kinds.get(key) if key is not None else None
+                    if held and len(held) == 1 and row.kind in MEMORY_KINDS and row.name != "realloc":
+                        (kind,) = held
+                        if kind is not row.kind:
+                            self.report_mismatch(node, row, labels[key], syn.text(argument))
+
+    def _member_key(self, unit: Unit, expression: Node | None) -> tuple[str, str] | None:
+        """(class, member) for ``member_`` / ``this->member_`` inside a method, ("", name) for a global."""
+        expression = syn.strip(expression)
+        if expression is None:
+            return None
+        if expression.type == "field_expression":
+            obj = syn.strip(expression.child_by_field_name("argument"))
+            if obj is None or obj.type != "this":
+                return None
+            return (self._class_of(unit), syn.text(expression.child_by_field_name("field")))
+        if expression.type == "identifier" and syn.text(expression) not in unit.variables:
+            return (self._class_of(unit), syn.text(expression))
+        return None
+
+    def _class_of(self, unit: Unit) -> str:
+        if "::" in unit.name:
+            return unit.name.rsplit("::", 1)[0]
+        current = unit.node.parent
+        while current is not None:
+            if current.type in ("class_specifier", "struct_specifier"):
+                return syn.text(current.child_by_field_name("name"))
+            current = current.parent
+        return ""
+
+
+
+def _status_variables(call: Node) -> frozenset[str]:
+    """The variable a call's status code is stored in: ``cudaError_t e = cudaMalloc(...)``, ``e = cudaMalloc(...)``,
+    or through an error-check wrapper, ``status = check_cuda_status(cudaMalloc(...))``."""
+    child, parent = call, call.parent
+    while parent is not None:
+        if syn.is_transparent_parent(parent, child):
+            child, parent = parent, parent.parent
+            continue
+        wrapper = parent.parent if parent.type == "argument_list" else None
+        if wrapper is not None and wrapper.type == "call_expression":
+            name = syn.last_component(syn.callee_name(wrapper))
+            if name in CHECK_WRAPPERS or _CHECKING.search(name):
+                child, parent = wrapper, wrapper.parent
+                continue
+        break
+    if parent is None:
+        return frozenset()
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
+        identifier = syn.declared_identifier(parent.child_by_field_name("declarator"))
+        return frozenset({syn.text(identifier)}) if identifier is not None else frozenset()
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+        left = syn.strip(parent.child_by_field_name("left"))
+        if left is not None and left.type in ("identifier", "field_expression"):  # `err = ...`, `result.error = ...`
+            return frozenset({syn.normalized(left)})
+    return frozenset()
+
+
+
+
+def analyse(document: NativeDocument) -> list[Finding]:
+    """The GEM3xx pairing findings of a document, computed once for all the rules that ask."""
+    key = "gem3xx-pairing"
+    if key not in document.cache:
+        document.cache[key] = FileAnalysis(document).run()
+    return document.cache[key]

@@ -1,0 +1,199 @@
+"""Small questions about tree-sitter C/C++/CUDA syntax nodes, shared by the native analyses."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: Wrappers that do not change which object an expression denotes.
+TRANSPARENT = frozenset({"parenthesized_expression", "cast_expression"})
+CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"})
+FUNCTION_TYPES = frozenset({"function_definition"})
+#: Nodes whose bodies run at another time than the code around them.
+NESTED_CODE = frozenset({"lambda_expression", "function_definition", "class_specifier", "struct_specifier"})
+_SPACE = re.compile(r"\s+")
+
+
+def text(node: Node | None) -> str:
+    if node is None:
+        return ""
+    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+def normalized(node: Node | None) -> str:
+    """Source text without whitespace, to compare expressions (``this->stream_`` == ``this -> stream_``)."""
+    return _SPACE.sub("", text(node))
+
+
+def line_of(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def callee_name(call: Node) -> str:
+    """``cudaMalloc`` for ``cudaMalloc(...)``, ``::cudaMalloc(...)`` and ``cudaMalloc<float>(...)``;
+    ``std::make_unique`` for qualified calls; ``push_back`` for ``v.push_back(...)``."""
+    function = call.child_by_field_name("function")
+    return name_of(function)
+
+
+def name_of(node: Node | None) -> str:
+    if node is None:
+        return ""
+    if node.type == "identifier":
+        return text(node)
+    if node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        inner = name_of(node.child_by_field_name("name"))
+        prefix = name_of(scope) if scope is not None and scope.type != "namespace_identifier" else text(scope)
+        return f"{prefix}::{inner}" if prefix else inner
+    if node.type in ("namespace_identifier", "type_identifier", "field_identifier"):
+        return text(node)
+    if node.type in ("template_function", "template_type", "template_method"):
+        return name_of(node.child_by_field_name("name"))
+    if node.type == "field_expression":
+        return text(node.child_by_field_name("field"))
+    if node.type in TRANSPARENT:
+        inner = node.named_children[-1] if node.named_children else None
+        return name_of(inner)
+    return ""
+
+
+def last_component(name: str) -> str:
+    return name.rsplit("::", 1)[-1]
+
+
+def is_method_call(call: Node) -> bool:
+    function = call.child_by_field_name("function")
+    return function is not None and function.type == "field_expression"
+
+
+def is_kernel_launch(call: Node) -> bool:
+    return any(child.type == "kernel_call_syntax" for child in call.named_children)
+
+
+def arguments(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return []
+    return [child for child in args.named_children if child.type != "comment"]
+
+
+def strip(node: Node | None) -> Node | None:
+    """Remove parentheses and casts (C casts and the C++ named casts)."""
+    while node is not None:
+        if node.type == "parenthesized_expression":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            node = inner[0] if inner else None
+        elif node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        elif node.type == "call_expression" and _is_named_cast(node):
+            args = arguments(node)
+            node = args[0] if len(args) == 1 else None
+        else:
+            return node
+    return None
+
+
+def _is_named_cast(call: Node) -> bool:
+    function = call.child_by_field_name("function")
+    return function is not None and function.type == "template_function" and name_of(function) in CASTS
+
+
+def is_transparent_parent(node: Node, child: Node) -> bool:
+    """``child`` denotes the same object as ``node`` (a parenthesis or cast around it)."""
+    if node.type in TRANSPARENT:
+        return True
+    if node.type == "argument_list" and node.parent is not None and node.parent.type == "call_expression":
+        return _is_named_cast(node.parent)
+    if node.type == "call_expression" and _is_named_cast(node):
+        return True
+    return False
+
+
+def operator(node: Node) -> str:
+    found = node.child_by_field_name("operator")
+    if found is not None:
+        return text(found)
+    for child in node.children:
+        if not child.is_named:
+            return text(child)
+    return ""
+
+
+def address_of(node: Node) -> Node | None:
+    """``x`` for ``&x`` (after stripping parentheses and casts), else None."""
+    node = strip(node)
+    if node is not None and node.type == "pointer_expression" and operator(node) == "&":
+        return strip(node.child_by_field_name("argument"))
+    return None
+
+
+def descendants(node: Node, *, skip: frozenset[str] = NESTED_CODE) -> Iterator[Node]:
+    """``node`` and its named descendants, not entering nested functions, lambdas and classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is not node and current.type in skip:
+            continue
+        stack.extend(reversed(current.named_children))
+
+
+def is_constant_true(node: Node | None) -> bool:
+    node = strip(node)
+    if node is None:
+        return False
+    if node.type == "true":
+        return True
+    return node.type == "number_literal" and text(node).rstrip("uUlL") not in ("0", "0x0", "00")
+
+
+def is_constant_false(node: Node | None) -> bool:
+    node = strip(node)
+    if node is None:
+        return False
+    return node.type == "false" or (node.type == "number_literal" and text(node).rstrip("uUlL") in ("0", "0x0", "00"))
+
+
+def function_name(function: Node) -> str:
+    """The declared name of a function definition (``A::~A``, ``operator()``, ``forward``)."""
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type not in ("function_declarator",):
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return ""
+    inner = declarator.child_by_field_name("declarator")
+    return _SPACE.sub("", text(inner))
+
+
+def declared_identifier(declarator: Node | None) -> Node | None:
+    """The identifier a declarator declares (``*p``, ``p[4]``, ``&r``, ``p = init``)."""
+    while declarator is not None:
+        if declarator.type in ("identifier", "field_identifier"):
+            return declarator
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            named = [c for c in declarator.named_children if c.type in ("identifier", "field_identifier")]
+            return named[0] if named else None
+        declarator = inner
+    return None
+
+
+def is_reference_declarator(declarator: Node | None) -> bool:
+    while declarator is not None:
+        if declarator.type == "reference_declarator":
+            return True
+        if declarator.type in ("identifier", "field_identifier"):
+            return False
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return any(c.type == "reference_declarator" for c in declarator.named_children)
+        declarator = inner
+    return False
+
+
+def has_storage(declaration: Node, keywords: frozenset[str]) -> bool:
+    return any(child.type == "storage_class_specifier" and text(child) in keywords for child in declaration.named_children)

@@ -1,0 +1,278 @@
+"""What each step of a C/C++/CUDA function does to one acquired resource (the
+:class:`~gemlint.native.paths.Tracker` of the pairing analysis): releases it (rightly, or wrongly:
+GEM303), lets it escape, loses its last handle, or leaves it held; and which branches mean the
+acquisition failed (its status says so, its handle is null, a check macro wrapping it returns)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Hashable
+
+from gemlint.native import c_syntax as syn
+from gemlint.native.c_cfg import condition_parts
+from gemlint.native.c_units import StepFacts, Target
+from gemlint.native.c_uses import Use, delete_operand, is_array_delete, released_argument
+from gemlint.native.paths import Effect, Outcome, Step
+from gemlint.native.resources import CHECK_WRAPPERS, MEMORY_KINDS, NULL_VALUES, SUCCESS_VALUES, Kind, Release, releases_by_name
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from gemlint.native.c_pairing import Acquisition, FileAnalysis
+
+_LAST_ERROR = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
+_SUCCESS = re.compile(r"(?i)success|^k?ok$")
+_JUMPS = frozenset({"return_statement", "throw_statement", "goto_statement", "break_statement", "continue_statement"})
+_LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+
+
+class CTracker:
+    def __init__(self, analysis: FileAnalysis, acquisition: Acquisition) -> None:
+        self.analysis = analysis
+        self.acquisition = acquisition
+        self.unit = acquisition.unit
+        self.names = analysis.uses.aliases(self.unit, acquisition.variable) if acquisition.variable else frozenset()
+        # Names a step must mention to do anything to the resource (its handles, its status, its stream).
+        self.mentions = self.names | {_base_name(status) for status in acquisition.status} | _identifiers(acquisition.key)
+        self.release_steps: list[Step] = []
+        self.guards = self._release_guards()
+        self.relevant = self.unit.graph.relevant_tests([acquisition.step, *self.release_steps])
+
+    def _release_guards(self) -> dict[tuple[int, int], bool]:
+        """Tests that decide whether the resource is released (``if (sz > sizeof(buf)) free(bp);``): the
+        author knows when it is held, so a path that skips such a release is taken to not hold it.
+        Maps the test's span to the branch label that skips the release."""
+        guards: dict[tuple[int, int], bool] = {}
+        steps = {step.index: step for step in self.unit.graph.steps}
+        for index, facts in self.unit.facts.items():
+            if not self.mentions.intersection(facts.names):
+                continue
+            releases = [c for c in facts.calls if (r := released_argument(c)) is not None and self._denotes(r[0], r[1])]
+            releases += [d for d in facts.deletes if (o := delete_operand(d)) is not None and self._denotes(o, None)]
+            if releases:
+                self.release_steps.append(steps[index])
+            for release in releases:
+                child, parent = release, release.parent
+                while parent is not None and parent != self.unit.body:
+                    if parent.type == "if_statement" and parent.child_by_field_name("condition") != child and _falls_through(child):
+                        _, condition = condition_parts(parent.child_by_field_name("condition"))
+                        if condition is not None:
+                            in_consequence = parent.child_by_field_name("consequence") == child
+                            guards[(condition.start_byte, condition.end_byte)] = not in_consequence
+                    child, parent = parent, parent.parent
+        return guards
+
+    def effect(self, step: Step, state: Hashable) -> Effect:
+        facts = self.unit.facts.get(step.index)
+        if facts is None or not self.mentions.intersection(facts.names):
+            return Effect(Outcome.NOTHING, state)
+        acquisition = self.acquisition
+        # Releases, right or wrong.
+        for call in facts.calls:
+            released = released_argument(call)
+            if released is None:
+                continue
+            argument, row = released
+            if not self._denotes(argument, row):
+                continue
+            if row.kind is acquisition.kind or (row.name == "realloc" and acquisition.kind is Kind.HEAP_MEMORY):
+                return Effect(Outcome.RELEASED)
+            if row.kind in MEMORY_KINDS and acquisition.kind in MEMORY_KINDS:
+                self.analysis.report_mismatch(call, row, acquisition.row, syn.text(argument))
+                return Effect(Outcome.RELEASED)
+        for delete in facts.deletes:
+            operand = delete_operand(delete)
+            if operand is None or not self._denotes(operand, None):
+                continue
+            row = releases_by_name()["delete[]" if is_array_delete(delete) else "delete"]
+            if row.kind is acquisition.kind:
+                return Effect(Outcome.RELEASED)
+            if acquisition.kind in MEMORY_KINDS:
+                self.analysis.report_mismatch(delete, row, acquisition.row, syn.text(operand))
+            return Effect(Outcome.RELEASED)
+        if acquisition.kind is Kind.CAPTURE:
+            return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
+        # Escapes and releases through other functions.
+        for name in self.names:
+            for occurrence, in_lambda in facts.names.get(name, ()):
+                if in_lambda:
+                    return Effect(Outcome.ESCAPED)
+                use = self.analysis.uses.classify(self.unit, occurrence)
+                if use is Use.ESCAPE:
+                    return Effect(Outcome.ESCAPED)
+                if use is Use.RELEASE:
+                    return Effect(Outcome.RELEASED)
+        # The last handle overwritten, or the acquisition running again.
+        lost = self._lost(facts, step)
+        if lost:
+            return Effect(Outcome.LOST, reason=lost)
+        return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
+
+    def _denotes(self, argument: Node, row: Release | None) -> bool:
+        if self.acquisition.kind is Kind.CAPTURE:
+            return row is not None and row.kind is Kind.CAPTURE and syn.normalized(argument) == self.acquisition.key
+        argument = syn.strip(argument)
+        if argument is None:
+            return False
+        if argument.type == "field_expression":  # cudaMalloc3D's cudaPitchedPtr: cudaFree(p.ptr)
+            argument = syn.strip(argument.child_by_field_name("argument"))
+        return argument is not None and argument.type == "identifier" and syn.text(argument) in self.names
+
+    def _lost(self, facts: StepFacts, step: Step) -> str:
+        if len(self.names) > 1:
+            return ""  # another local still holds it
+        variable = self.acquisition.variable
+        line = step.line
+        for acquisition in self._acquisitions_in(step):
+            if acquisition.target is Target.TRACKED and acquisition.variable == variable:
+                if acquisition.call == self.acquisition.call:
+                    if _conditional_in_loop(acquisition.call):
+                        return ""  # maybe not every iteration acquires: say nothing rather than guess
+                    return f"the next loop iteration acquires into `{variable}` again at line {line}"
+                return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
+        for assignment in facts.assignments:
+            left = syn.strip(assignment.child_by_field_name("left"))
+            if left is None or left.type != "identifier" or syn.text(left) != variable or syn.operator(assignment) != "=":
+                continue
+            right = assignment.child_by_field_name("right")
+            if right is not None and any(n.type == "identifier" and syn.text(n) == variable for n in syn.descendants(right)):
+                continue
+            return f"`{variable}` is overwritten at line {line}"
+        for declarator in facts.declarators:
+            identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
+            if identifier is not None and syn.text(identifier) == variable and declarator.child_by_field_name("value") is not None:
+                return f"`{variable}` is declared again at line {line}"
+        return ""
+
+    def _acquisitions_in(self, step: Step) -> list[Acquisition]:
+        return self.analysis.step_acquisitions(self.unit, step)
+
+    def _status_state(self, facts: StepFacts, step: Step, state: Hashable) -> Hashable:
+        """The status variables stop describing the acquisition once they are assigned again."""
+        if not state or not self.acquisition.status or step is self.acquisition.step:
+            return state
+        for assignment in facts.assignments:
+            left = syn.strip(assignment.child_by_field_name("left"))
+            if left is not None and syn.normalized(left) in self.acquisition.status:
+                return False
+        return state
+
+    # -- failure tests ----------------------------------------------------------------------------
+    def fails(self, step: Step, taken: bool, state: Hashable) -> bool:
+        condition = step.condition
+        if condition is None:
+            return False
+        call = self.acquisition.call
+        if step.checked is not None:
+            # An exiting macro: its exit edge is the failure of the call it wraps.
+            checked = step.checked
+            return taken and checked.start_byte <= call.start_byte and call.end_byte <= checked.end_byte
+        value = self._failure_value(condition, bool(state))
+        if value is not None:
+            return value == taken
+        return self.guards.get((condition.start_byte, condition.end_byte)) == taken
+
+    def _failure_value(self, node: Node | None, status_valid: bool, depth: int = 0) -> bool | None:
+        """The value of ``node`` for which the acquisition failed (or its handle is null); None if unrelated."""
+        node = syn.strip(node)
+        if node is None or depth > 20:
+            return None
+        subject = self._subject(node, status_valid)
+        if subject == "status":
+            return True
+        if subject == "handle":
+            return False
+        kind = node.type
+        if kind == "unary_expression" and syn.operator(node) in ("!", "not"):
+            inner = self._failure_value(node.child_by_field_name("argument"), status_valid, depth + 1)
+            return None if inner is None else not inner
+        if kind == "binary_expression":
+            op = syn.operator(node)
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op in ("==", "!="):
+                for this, other in ((left, right), (right, left)):
+                    subject = self._subject(syn.strip(this), status_valid)
+                    if subject is None:
+                        continue
+                    value = syn.last_component(syn.normalized(syn.strip(other)))
+                    if subject == "status":
+                        if value in SUCCESS_VALUES or _SUCCESS.search(value):
+                            return op == "!="
+                        if value.startswith(("cudaError", "CUDA_ERROR")) and op == "==":
+                            return True
+                        return None
+                    if value in NULL_VALUES:
+                        return op == "=="
+                    return None
+                return None
+            if op in ("&&", "||", "and", "or"):
+                values = {self._failure_value(left, status_valid, depth + 1), self._failure_value(right, status_valid, depth + 1)}
+                values.discard(None)
+                return values.pop() if len(values) == 1 else None
+            return None
+        if kind in ("declaration", "init_declarator"):
+            target = node.child_by_field_name("declarator")
+            if target is not None and target.type == "init_declarator":
+                target = target.child_by_field_name("declarator")
+            identifier = syn.declared_identifier(target)
+            if identifier is not None and syn.text(identifier) in self.names:
+                return False
+        return None
+
+    def _subject(self, node: Node | None, status_valid: bool) -> str | None:
+        """Whether ``node`` is the acquisition's status ("status") or its handle ("handle")."""
+        if node is None:
+            return None
+        acquisition = self.acquisition
+        if node == acquisition.call:
+            return "handle" if acquisition.row.out is None and acquisition.kind is not Kind.CAPTURE else "status"
+        if node.type in ("identifier", "field_expression"):
+            name = syn.normalized(node)
+            if status_valid and name in acquisition.status:
+                return "status"
+            if name in self.names:
+                return "handle"
+            return None
+        if node.type == "assignment_expression":
+            return self._subject(syn.strip(node.child_by_field_name("left")), status_valid) or self._subject(
+                syn.strip(node.child_by_field_name("right")), status_valid
+            )
+        if node.type == "call_expression":
+            name = syn.last_component(syn.callee_name(node))
+            if name in CHECK_WRAPPERS and node.start_byte <= acquisition.call.start_byte and acquisition.call.end_byte <= node.end_byte:
+                return "status"
+            if name in _LAST_ERROR and not acquisition.status:
+                return "status"
+        return None
+
+
+def _base_name(expression: str) -> str:
+    """``result.error`` -> ``result``; ``err`` -> ``err``."""
+    return re.split(r"[.\-\[]", expression, maxsplit=1)[0]
+
+
+def _identifiers(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
+def _falls_through(branch: Node) -> bool:
+    """A branch that never leaves by a jump: the code after the ``if`` runs whichever way it went."""
+    return not any(node.type in _JUMPS for node in syn.descendants(branch))
+
+
+def _conditional_in_loop(node: Node) -> bool:
+    """``node`` runs only under a test inside its innermost loop (so not necessarily every iteration)."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in _LOOP_TYPES:
+        if parent.type == "if_statement" and parent.child_by_field_name("condition") != child:
+            return True
+        if parent.type in ("case_statement", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
+            return True
+        if parent.type == "conditional_expression" and parent.child_by_field_name("condition") != child:
+            return True
+        if parent.type == "binary_expression" and syn.operator(parent) in ("&&", "||") and parent.child_by_field_name("right") == child:
+            return True
+        if parent.type in ("function_definition", "lambda_expression"):
+            return False
+        child, parent = parent, parent.parent
+    return False

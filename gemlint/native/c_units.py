@@ -1,0 +1,193 @@
+"""The units of the C/C++/CUDA pairing analysis: one function or lambda body, its variables, its
+control-flow graph, and what each step of the graph contains."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from gemlint.native import c_syntax as syn
+from gemlint.native.c_cfg import CfgBuilder, Macros
+from gemlint.native.paths import Graph, Step
+from gemlint.native.resources import Acquire, Kind
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+@dataclass
+class Variable:
+    local: bool  # a by-value local or parameter whose lifetime ends with the function
+
+
+class Unit:
+    """One function or lambda body: its variables, graph, and the facts of each step."""
+
+    def __init__(self, macros: Macros, node: Node, body: Node) -> None:
+        self.macros = macros
+        self.node = node
+        self.body = body
+        self.name = syn.function_name(node) if node.type == "function_definition" else "<lambda>"
+
+    @cached_property
+    def source(self) -> bytes:
+        return self.body.text or b""
+
+    @cached_property
+    def variables(self) -> dict[str, Variable]:
+        return self._variables()
+
+    @cached_property
+    def graph(self) -> Graph:
+        return CfgBuilder(self.macros).build_function(self.body, is_main=self.name in ("main", "wmain"))
+
+    @cached_property
+    def facts(self) -> dict[int, "StepFacts"]:
+        return {step.index: StepFacts(step) for step in self.graph.steps if step.nodes}
+
+    def is_local(self, name: str) -> bool:
+        variable = self.variables.get(name)
+        return variable is not None and variable.local
+
+    def _variables(self) -> dict[str, Variable]:
+        found: dict[str, Variable] = {}
+        for parameter in _parameters(self.node):
+            inner = parameter.child_by_field_name("declarator")
+            identifier = syn.declared_identifier(inner)
+            if identifier is not None:
+                found[syn.text(identifier)] = Variable(local=not syn.is_reference_declarator(inner))
+        for node in syn.descendants(self.body):
+            if node.type in ("declaration", "for_range_loop"):
+                shared = syn.has_storage(node, frozenset({"static", "extern", "thread_local", "__shared__"}))
+                for index, child in enumerate(node.children):
+                    if node.field_name_for_child(index) != "declarator":
+                        continue
+                    target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+                    identifier = syn.declared_identifier(target)
+                    if identifier is not None:
+                        name = syn.text(identifier)
+                        local = not shared and not syn.is_reference_declarator(target)
+                        # A name declared twice (shadowing) counts as local only if every declaration is.
+                        previous = found.get(name)
+                        found[name] = Variable(local=local and (previous is None or previous.local))
+        return found
+
+
+class StepFacts:
+    """What one step contains: calls, deletes, assignments, and identifier occurrences by name."""
+
+    def __init__(self, step: Step) -> None:
+        self.calls: list[Node] = []
+        self.deletes: list[Node] = []
+        self.news: list[Node] = []
+        self.assignments: list[Node] = []
+        self.declarators: list[Node] = []
+        self.names: dict[str, list[tuple[Node, bool]]] = {}  # name -> (occurrence, inside a lambda)
+        for root in step.nodes:
+            if root is None:
+                continue
+            self._scan(root)
+
+    def _scan(self, root: Node) -> None:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, in_lambda = stack.pop()
+            kind = node.type
+            if kind == "identifier":
+                self.names.setdefault(syn.text(node), []).append((node, in_lambda))
+            elif kind == "type_identifier" and _in_vexing_parse(node):
+                self.names.setdefault(syn.text(node), []).append((node, True))
+            elif not in_lambda:
+                if kind == "call_expression":
+                    self.calls.append(node)
+                elif kind == "delete_expression":
+                    self.deletes.append(node)
+                elif kind == "new_expression":
+                    self.news.append(node)
+                elif kind == "assignment_expression":
+                    self.assignments.append(node)
+                elif kind == "init_declarator":
+                    self.declarators.append(node)
+            if kind in ("function_definition", "class_specifier", "struct_specifier") and node is not root:
+                continue
+            nested = in_lambda or kind == "lambda_expression"
+            stack.extend((child, nested) for child in reversed(node.named_children))
+
+
+def _in_vexing_parse(node: Node) -> bool:
+    """``std::unique_ptr<T, D> p(ptr, deleter);`` parses as a function declaration whose "parameter types" are
+    the constructor's arguments."""
+    parameter = node.parent
+    if parameter is None or parameter.type != "parameter_declaration":
+        return False
+    declarator = parameter.parent.parent if parameter.parent is not None else None
+    declaration = declarator.parent if declarator is not None else None
+    return (
+        declarator is not None
+        and declarator.type == "function_declarator"
+        and declaration is not None
+        and declaration.type == "declaration"
+        and _inside_function_body(declaration)
+    )
+
+
+def _inside_function_body(node: Node) -> bool:
+    current = node.parent
+    while current is not None:
+        if current.type == "compound_statement":
+            return True
+        current = current.parent
+    return False
+
+
+def _parameters(function: Node) -> list[Node]:
+    """The parameter declarations of a function definition or a lambda."""
+    declarator = function.child_by_field_name("declarator")
+    parameters = None
+    while declarator is not None and parameters is None:
+        parameters = declarator.child_by_field_name("parameters")
+        declarator = declarator.child_by_field_name("declarator")
+    return list(parameters.named_children) if parameters is not None else []
+
+
+def parameter_names(function: Node) -> list[str]:
+    names = []
+    for parameter in _parameters(function):
+        if parameter.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue
+        identifier = syn.declared_identifier(parameter.child_by_field_name("declarator"))
+        names.append(syn.text(identifier) if identifier is not None else "")
+    return names
+
+
+# -- acquisitions and findings ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    node: Node
+    message: str
+
+
+class Target(enum.Enum):
+    TRACKED = "tracked"
+    ESCAPED = "escaped"
+    DISCARDED = "discarded"
+
+
+@dataclass
+class Acquisition:
+    unit: Unit
+    step: Step
+    call: Node  # the call or new-expression
+    row: Acquire
+    target: Target
+    variable: str = ""  # the local holding the handle (TRACKED)
+    key: str = ""  # for a capture: the stream expression
+    status: frozenset[str] = frozenset()  # variables holding the call's status code
+    escaped_into: Node | None = None  # for ESCAPED: the expression that now holds it
+
+    @property
+    def kind(self) -> Kind:
+        return self.row.kind

@@ -1,0 +1,284 @@
+"""What C/C++/CUDA code does with a resource handle it mentions: uses it, releases it, or lets it escape.
+
+An occurrence of a variable is classified from its syntactic context: reading through the pointer
+(``p[i]``, ``p->x``, ``*p``), comparing or passing it to the CUDA API is a use; returning it, storing it
+into a member, field, global, container or aggregate, capturing it in a lambda, or handing it to an
+owner (a constructor, a smart pointer, a method of another object, a function whose name says it keeps
+what it gets) is an escape; a function defined in the same file is looked into (one summary per
+parameter), and an unknown function whose name says it frees is a release.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import TYPE_CHECKING, Callable
+
+from gemlint.native import c_syntax as syn
+from gemlint.native.c_units import Unit, parameter_names
+from gemlint.native.resources import CHECK_WRAPPERS, Kind, Release, acquires_by_name, releases_by_name
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: Calls that take ownership of what they are given (smart pointers, tensors over foreign memory, moves).
+OWNER_CALLS = frozenset(
+    {"make_unique", "make_shared", "unique_ptr", "shared_ptr", "from_blob", "move", "forward", "swap", "exchange",
+     "make_pair", "make_tuple", "tie", "DataPtr", "InefficientStdFunctionContext", "make_data_ptr", "py::capsule",
+     "capsule", "PyCapsule_New", "Py_BuildValue", "PyLong_FromVoidPtr"}
+)
+_RELEASE_WORDS = re.compile(r"free|release|destroy|delete|dealloc|dispose|cleanup|clean_up|deallocate", re.IGNORECASE)
+_API_PREFIX = re.compile(
+    r"^(cuda|cu[A-Z]|cublas|cudnn|cufft|curand|cusparse|cusolver|cutlass|nccl|nvrtc|nvtx|nvjpeg|hip|mem(cpy|set|move|cmp)|"
+    r"(f|s|sn|v)?printf|puts|fputs|fwrite|fread|str(len|cpy|ncpy|cmp|ncmp|cat)|assert|std::(mem|fill|copy|printf|cout)|"
+    r"thrust::|cub::)"
+)
+_ALL_CAPS = re.compile(r"^[A-Z0-9_]+$")
+#: Words in the name of an unknown function that say it keeps what it is given.
+_OWNER_WORDS = (
+    "set", "regist", "add", "store", "put", "push", "insert", "append", "attach", "adopt", "track", "emplace", "own",
+    "wrap", "enqueue", "submit", "thread", "capsule", "keep", "save", "cache", "assign", "bind", "manage", "retain",
+)
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_STATEMENT_TYPES = frozenset(
+    {"expression_statement", "declaration", "condition_clause", "if_statement", "while_statement", "for_statement",
+     "do_statement", "switch_statement", "case_statement", "compound_statement", "for_range_loop", "translation_unit"}
+)
+_ESCAPING_PARENTS = frozenset(
+    {"initializer_list", "initializer_pair", "field_initializer", "new_expression", "compound_literal_expression",
+     "lambda_capture_specifier", "throw_statement", "co_return_statement", "co_yield_statement", "return_statement"}
+)
+
+
+class Use(enum.Enum):
+    USE = "use"
+    ESCAPE = "escape"
+    RELEASE = "release"
+
+
+class Uses:
+    """Classifies occurrences of handles in the functions of one file."""
+
+    def __init__(self, functions_by_name: Callable[[], dict[str, list[Unit]]]) -> None:
+        self._functions_by_name = functions_by_name
+        self._summaries: dict[tuple[int, int], tuple[Use, Kind | None]] = {}
+        self._alias_cache: dict[tuple[int, str], frozenset[str]] = {}
+
+    def argument_use(self, call: Node, index: int, address: bool, depth: int = 0) -> tuple[Use, Kind | None]:
+        if syn.is_kernel_launch(call):
+            return Use.USE, None
+        name = syn.callee_name(call)
+        last = syn.last_component(name)
+        if syn.is_method_call(call):
+            return (Use.RELEASE, None) if _RELEASE_WORDS.search(last) else (Use.ESCAPE, None)
+        if last in acquires_by_name() or last in releases_by_name() or last in CHECK_WRAPPERS:
+            return Use.USE, None
+        if last in OWNER_CALLS or name in OWNER_CALLS or _constructs_declared_type(call, name):
+            return Use.ESCAPE, None
+        summary = self._summary(last, index, address, depth)
+        if summary is not None:
+            return summary
+        if _RELEASE_WORDS.search(last):
+            return Use.RELEASE, None
+        if _API_PREFIX.match(name) or _ALL_CAPS.match(last):
+            return Use.USE, None
+        if any(word.lower().startswith(_OWNER_WORDS) for word in _WORDS.findall(last)):
+            return Use.ESCAPE, None
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "template_function" and last[:1].isalpha():
+            return Use.ESCAPE, None  # a constructor of a class template, e.g. Holder<T>(p)
+        if last[:1].isupper() and any(ch.islower() for ch in last) and "::" in name:
+            return Use.ESCAPE, None  # a qualified constructor, e.g. at::DataPtr(p, ...)
+        if address:
+            return Use.ESCAPE, None  # an out-parameter: the callee may store or free through it
+        return Use.USE, None
+
+    def _summary(self, name: str, index: int, address: bool, depth: int) -> tuple[Use, Kind | None] | None:
+        """What a function defined in this file does with its parameter ``index``: releases, keeps, or uses it."""
+        units = self._functions_by_name().get(name)
+        if not units or depth > 2:
+            return None
+        results = []
+        for unit in units:
+            key = (unit.node.start_byte, index * 2 + int(address))
+            if key not in self._summaries:
+                self._summaries[key] = (Use.USE, None)  # recursion guard
+                self._summaries[key] = self._summarize(unit, index, address, depth)
+            results.append(self._summaries[key])
+        for wanted in (Use.RELEASE, Use.ESCAPE):
+            for use, kind in results:
+                if use is wanted:
+                    return use, kind
+        return Use.USE, None
+
+    def _summarize(self, unit: Unit, index: int, address: bool, depth: int) -> tuple[Use, Kind | None]:
+        names = parameter_names(unit.node)
+        if index >= len(names) or not names[index]:
+            return (Use.ESCAPE, None) if address else (Use.USE, None)
+        if address:
+            return Use.ESCAPE, None  # the callee writes through a pointer to the handle: treat it as taking it over
+        parameter = names[index]
+        escaped = False
+        for facts in unit.facts.values():
+            for call in facts.calls:
+                released = released_argument(call)
+                if released is not None:
+                    argument, row = released
+                    if argument.type == "identifier" and syn.text(argument) == parameter:
+                        return Use.RELEASE, row.kind
+            for delete in facts.deletes:
+                operand = delete_operand(delete)
+                if operand is not None and operand.type == "identifier" and syn.text(operand) == parameter:
+                    return Use.RELEASE, Kind.NEW_ARRAY if is_array_delete(delete) else Kind.NEW_OBJECT
+            for occurrence, in_lambda in facts.names.get(parameter, ()):
+                use = Use.ESCAPE if in_lambda else self.classify(unit, occurrence, depth + 1)
+                if use is Use.RELEASE:
+                    return Use.RELEASE, None
+                if use is Use.ESCAPE:
+                    escaped = True
+        return (Use.ESCAPE, None) if escaped else (Use.USE, None)
+
+    def classify(self, unit: Unit, occurrence: Node, depth: int = 0) -> Use:
+        node = occurrence
+        address = False
+        while True:
+            parent = node.parent
+            if parent is None:
+                return Use.USE
+            kind = parent.type
+            if kind in ("parenthesized_expression", "cast_expression", "comma_expression"):
+                node = parent
+                continue
+            if kind == "conditional_expression":
+                if parent.child_by_field_name("condition") == node:
+                    return Use.USE
+                node = parent
+                continue
+            if kind == "pointer_expression":
+                if syn.operator(parent) == "&":
+                    address = True
+                    node = parent
+                    continue
+                return Use.USE
+            if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
+                        "update_expression", "alignof_expression", "delete_expression", "subscript_argument_list"):
+                return Use.USE
+            if kind == "binary_expression":
+                if syn.operator(parent) in ("+", "-"):
+                    node = parent  # pointer arithmetic still denotes the same block
+                    continue
+                return Use.USE
+            if kind == "argument_list":
+                owner = parent.parent
+                if owner is not None and owner.type == "call_expression":
+                    if syn.is_transparent_parent(parent, node):
+                        node = owner
+                        continue
+                    index = [c for c in parent.named_children if c.type != "comment"].index(node)
+                    return self.argument_use(owner, index, address, depth)[0]
+                return Use.ESCAPE  # `Holder h(p)`, `new Holder(p)`, `member_(p)`
+            if kind in _ESCAPING_PARENTS:
+                return Use.ESCAPE
+            if kind == "init_declarator":
+                if parent.child_by_field_name("value") != node:
+                    return Use.USE
+                declarator = parent.child_by_field_name("declarator")
+                identifier = syn.declared_identifier(declarator)
+                if not address and identifier is not None and unit.is_local(syn.text(identifier)) and not syn.is_reference_declarator(declarator):
+                    return Use.USE  # a local alias: tracked through `aliases`
+                return Use.ESCAPE
+            if kind == "assignment_expression":
+                if parent.child_by_field_name("right") != node:
+                    return Use.USE
+                left = syn.strip(parent.child_by_field_name("left"))
+                if (
+                    not address
+                    and syn.operator(parent) == "="
+                    and left is not None
+                    and left.type == "identifier"
+                    and unit.is_local(syn.text(left))
+                ):
+                    return Use.USE
+                return Use.ESCAPE
+            if kind in _STATEMENT_TYPES:
+                return Use.USE
+            node = parent
+
+    def aliases(self, unit: Unit, variable: str) -> frozenset[str]:
+        """``variable`` and the locals copied from it anywhere in the function (``float* q = p;``, ``q = (T*)p;``)."""
+        key = (unit.node.start_byte, variable)
+        cached = self._alias_cache.get(key)
+        if cached is not None:
+            return cached
+        names = {variable}
+        changed = True
+        while changed:
+            changed = False
+            for facts in unit.facts.values():
+                for declarator in facts.declarators:
+                    value = syn.strip(declarator.child_by_field_name("value"))
+                    identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
+                    if value is not None and value.type == "identifier" and syn.text(value) in names and identifier is not None:
+                        name = syn.text(identifier)
+                        if unit.is_local(name) and name not in names:
+                            names.add(name)
+                            changed = True
+                for assignment in facts.assignments:
+                    right = syn.strip(assignment.child_by_field_name("right"))
+                    left = syn.strip(assignment.child_by_field_name("left"))
+                    if (
+                        syn.operator(assignment) == "="
+                        and right is not None
+                        and right.type == "identifier"
+                        and syn.text(right) in names
+                        and left is not None
+                        and left.type == "identifier"
+                        and unit.is_local(syn.text(left))
+                        and syn.text(left) not in names
+                    ):
+                        names.add(syn.text(left))
+                        changed = True
+        result = frozenset(names)
+        self._alias_cache[key] = result
+        return result
+
+
+def plain_qualifier(name: str) -> bool:
+    """``cudaMalloc``, ``::cudaMalloc`` and ``std::malloc`` are the C functions; ``pool::malloc`` is not."""
+    if "::" not in name:
+        return True
+    return name.rsplit("::", 1)[0] in ("", "std")
+
+
+def released_argument(call: Node) -> tuple[Node, Release] | None:
+    if syn.is_method_call(call):
+        return None
+    name = syn.callee_name(call)
+    row = releases_by_name().get(syn.last_component(name))
+    if row is None or not plain_qualifier(name):
+        return None
+    args = syn.arguments(call)
+    if len(args) <= row.arg:
+        return None
+    return args[row.arg], row
+
+
+def delete_operand(delete: Node) -> Node | None:
+    operands = [c for c in delete.named_children if c.type != "comment"]
+    return syn.strip(operands[-1]) if operands else None
+
+
+def is_array_delete(delete: Node) -> bool:
+    return any(not child.is_named and syn.text(child) == "[" for child in delete.children)
+
+
+def _constructs_declared_type(call: Node, name: str) -> bool:
+    """``std::locale l = std::locale(loc, facet);``: the call constructs the declared type, which takes the argument."""
+    child, parent = call, call.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "init_declarator" or parent.child_by_field_name("value") != child:
+        return False
+    declaration = parent.parent
+    declared = syn.name_of(declaration.child_by_field_name("type")) if declaration is not None else ""
+    return bool(declared) and syn.last_component(declared) == syn.last_component(name)

@@ -1,0 +1,235 @@
+"""Per-function path analysis, independent of the source language.
+
+A front-end builds a :class:`Graph` for one function: steps in control-flow
+order, each holding the syntax nodes evaluated there. A branch step carries
+its condition, and its outgoing edges are labelled with the condition's value.
+An exit step (a return, a throw, the end of the function, a macro that may
+return) ends a path; a stop step (``exit()``, ``abort()``) ends it without
+returning to a caller, so nothing held there leaks.
+
+:func:`find_leak` searches every path from an acquisition for an exit reached
+while the resource is still held. What a step does to the resource (releases
+it, lets it escape, overwrites the last handle to it) and whether an edge
+means the acquisition failed are answered by a language-specific
+:class:`Tracker`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Protocol, Sequence
+
+
+class StepKind(enum.Enum):
+    EFFECT = "effect"
+    BRANCH = "branch"
+    EXIT = "exit"
+    STOP = "stop"
+
+
+@dataclass(eq=False)
+class Step:
+    index: int
+    kind: StepKind
+    #: The syntax nodes evaluated at this step (a statement, a condition, a return expression).
+    nodes: tuple = ()
+    #: For branches: the condition whose value labels the outgoing edges (None: not known statically).
+    condition: object = None
+    #: For exits: how the function is left ("returns", "throws", ...), and where (1-based line).
+    exit: str = ""
+    line: int = 0
+    #: For a branch that leaves the function when a wrapped call fails (an error-check macro): the wrapping
+    #: call. Its True edge is the failure of every acquisition inside it.
+    checked: object = None
+    #: For a branch over tests that cannot change while the function runs (preprocessor conditions, flags
+    #: never assigned): what each edge establishes, as (test, value) pairs. A path keeps what it
+    #: established and never takes an edge that contradicts it.
+    assume: dict = field(default_factory=dict)
+    #: What the enclosing branches established for every path through this step.
+    given: frozenset = frozenset()
+    #: Inside a loop: a path may pass this step more than once.
+    in_loop: bool = False
+    successors: list[tuple["Step", bool | None]] = field(default_factory=list)
+
+    def then(self, step: "Step", label: bool | None = None) -> "Step":
+        self.successors.append((step, label))
+        return self
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Step({self.index}, {self.kind.value}, line={self.line}, exit={self.exit!r})"
+
+
+class Graph:
+    """The steps of one function; ``entry`` is where execution starts."""
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.entry: Step | None = None
+        #: Facts established by the branches enclosing the steps being added (kept by the builder).
+        self.given: frozenset = frozenset()
+        #: Tests every path must keep consistent whatever the resource (preprocessor conditions).
+        self.always: frozenset[str] = frozenset()
+
+    def add(self, kind: StepKind, nodes: Sequence = (), *, condition: object = None, exit: str = "", line: int = 0) -> Step:
+        step = Step(len(self.steps), kind, tuple(nodes), condition, exit, line, given=self.given)
+        self.steps.append(step)
+        return step
+
+    def keep_repeated_tests(self, always: Sequence[str] = ()) -> None:
+        """Assumptions only matter where a test can be met twice on one path (written twice, or inside a
+        loop); dropping the others keeps the search small. Tests in ``always`` are kept regardless."""
+        self.always = frozenset(always)
+        counts: dict[str, int] = {test: 2 for test in always}
+        for step in self.steps:
+            tests = {test for facts in step.assume.values() for test, _ in facts}
+            for test in tests:
+                counts[test] = counts.get(test, 0) + (2 if step.in_loop else 1)
+        for step in self.steps:
+            if step.assume:
+                kept = {label: tuple(f for f in facts if counts[f[0]] > 1) for label, facts in step.assume.items()}
+                step.assume = {label: facts for label, facts in kept.items() if facts}
+            if step.given:
+                step.given = frozenset(f for f in step.given if counts.get(f[0], 0) > 1)
+
+    def relevant_tests(self, steps: Iterable[Step]) -> frozenset[str]:
+        """The tests worth keeping consistent for a resource acquired or released at ``steps``: those
+        enclosing them (``if (flag) p = malloc(n); ... if (flag) free(p);``) and the preprocessor's."""
+        tests = set(self.always)
+        for step in steps:
+            tests.update(test for test, _ in step.given)
+        return frozenset(tests)
+
+    def join(self) -> Step:
+        """A step that does nothing: a loop head, a label, a placeholder to be wired later."""
+        return self.add(StepKind.EFFECT)
+
+
+class Outcome(enum.Enum):
+    NOTHING = "nothing"  # the resource is untouched or only used
+    RELEASED = "released"  # released (rightly or wrongly: a wrong release is its own finding)
+    ESCAPED = "escaped"  # someone else now owns it
+    LOST = "lost"  # the last handle is overwritten, or the acquisition runs again
+
+
+@dataclass(frozen=True)
+class Effect:
+    outcome: Outcome
+    state: Hashable = None
+    #: For LOST: what happened, for the message.
+    reason: str = ""
+
+
+class Tracker(Protocol):
+    """What the steps of one function do to one acquired resource."""
+
+    def effect(self, step: Step, state: Hashable) -> Effect: ...
+
+    def fails(self, step: Step, taken: bool, state: Hashable) -> bool:
+        """True when going along the ``taken`` edge of branch ``step`` means the acquisition failed
+        (or the handle is null), so there is nothing to release on that path."""
+        ...
+
+
+@dataclass(frozen=True)
+class Leak:
+    step: Step
+    #: "returns at line 12", "is overwritten at line 9", ...
+    reason: str
+
+
+def assumptions_at(
+    graph: Graph, origin: Step, relevant: frozenset[str], limit: int = 32, budget: int = 20_000
+) -> list[frozenset]:
+    """The sets of ``relevant`` tests the paths from the entry to ``origin`` establish (at most ``limit``
+    of them; past that, only what the enclosing branches establish)."""
+    given = frozenset(fact for fact in origin.given if fact[0] in relevant)
+    if graph.entry is None or not relevant or not any(step.assume for step in graph.steps):
+        return [given]
+    found: set[frozenset] = set()
+    queue: deque[tuple[Step, frozenset]] = deque([(graph.entry, frozenset())])
+    seen: set[tuple[int, frozenset]] = set()
+    while queue:
+        step, assumed = queue.popleft()
+        if (step.index, assumed) in seen:
+            continue
+        seen.add((step.index, assumed))
+        if step is origin:
+            found.add(assumed | given)
+            if len(found) > limit:
+                return [given]
+            continue
+        if len(seen) > budget:
+            return [given]
+        for target, label in step.successors:
+            facts = _relevant_facts(step, label, relevant)
+            if facts:
+                if any((test, not value) in assumed for test, value in facts):
+                    continue
+                queue.append((target, assumed | set(facts)))
+            else:
+                queue.append((target, assumed))
+    return sorted(found, key=len) or [given]
+
+
+def _relevant_facts(step: Step, label: bool | None, relevant: frozenset[str]) -> tuple:
+    if label is None or not step.assume:
+        return ()
+    return tuple(fact for fact in step.assume.get(label, ()) if fact[0] in relevant)
+
+
+def find_leak(
+    origin: Step,
+    tracker: Tracker,
+    state: Hashable = None,
+    limit: int = 20_000,
+    *,
+    assumed: Sequence[frozenset] = (),
+    relevant: frozenset[str] = frozenset(),
+) -> Leak | None:
+    """The nearest exit (breadth first) reached from ``origin`` with the resource still held, or None.
+
+    ``origin`` is the step that acquires; its own effects are not re-evaluated,
+    except when a path comes back to it (a loop acquiring again). A path
+    remembers the direction it took at keyed branches, so correlated tests
+    (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not mixed.
+    """
+    queue: deque[tuple[Step, Hashable, frozenset]] = deque()
+    for start in assumed or (frozenset(f for f in origin.given if f[0] in relevant),):
+        _follow(origin, state, start, tracker, queue, relevant)
+    seen: set[tuple[int, Hashable, frozenset]] = set()
+    while queue:
+        step, current, assumed = queue.popleft()
+        key = (step.index, current, assumed)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > limit:
+            return None  # pathological graph: give up rather than guess
+        effect = tracker.effect(step, current)
+        if effect.outcome in (Outcome.RELEASED, Outcome.ESCAPED):
+            continue
+        if effect.outcome is Outcome.LOST:
+            return Leak(step, effect.reason)
+        current = effect.state
+        if step.kind is StepKind.EXIT:
+            return Leak(step, step.exit)
+        if step.kind is StepKind.STOP:
+            continue
+        _follow(step, current, assumed, tracker, queue, relevant)
+    return None
+
+
+def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, queue: deque, relevant: frozenset[str]) -> None:
+    for target, label in step.successors:
+        if label is not None and step.kind is StepKind.BRANCH:
+            if tracker.fails(step, label, state):
+                continue
+            facts = _relevant_facts(step, label, relevant)
+            if facts:
+                if any((test, not value) in assumed for test, value in facts):
+                    continue  # this path already went the other way at a branch with the same test
+                queue.append((target, state, assumed | set(facts)))
+                continue
+        queue.append((target, state, assumed))

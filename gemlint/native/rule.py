@@ -1,0 +1,66 @@
+"""The base of the GEM3xx rules: one class per code that checks C/C++/CUDA documents (tree-sitter) and Python
+files (LibCST) with the same resource table. Each language's analysis runs once per file and is shared by
+the rules of the family; a rule reports the findings that carry its code."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import libcst as cst
+
+from gemlint.languages import Language
+from gemlint.native import py_pairing
+from gemlint.native.resources import markers_for
+from gemlint.rule import AnalysisRule, DocumentRule
+
+
+class CrossLanguageRule(AnalysisRule, DocumentRule):
+    """A rule that is a LibCST visitor for Python files and a :class:`DocumentRule` for native documents.
+
+    The engine hands Python files to :class:`~gemlint.rule.PythonRule` subclasses and other files to
+    :class:`~gemlint.rule.DocumentRule` subclasses; this class is both, and ``languages`` says which files
+    it wants.
+    """
+
+    languages = frozenset({Language.NATIVE, Language.PYTHON})
+    #: Text markers per language, as groups: a file may match only if it contains a marker of every group.
+    #: (``prefilter`` is their union, for callers that do not say which language the text is in.)
+    markers: ClassVar[dict[Language, tuple[tuple[str, ...], ...]]] = {}
+
+    def __init__(self, context) -> None:
+        self.context = context
+        cst.BatchableCSTVisitor.__init__(self)
+
+    @classmethod
+    def may_match(cls, text: str, language: Language | None = None) -> bool:
+        groups = cls.markers.get(language) if language is not None else None
+        if groups is None:
+            return super().may_match(text, language)
+        return all(any(marker in text for marker in group) for group in groups)
+
+
+class PairingRule(CrossLanguageRule):
+    """A GEM3xx resource-pairing rule: reports the pairing findings of its code."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in vars(cls):
+            native = markers_for(cls.code)
+            # Python: a binding is imported, and one of the code's calls is named.
+            python = (py_pairing.MARKERS, markers_for(cls.code, python=True))
+            cls.markers = {Language.NATIVE: (native,), Language.PYTHON: python}
+            cls.prefilter = tuple(sorted(set(native) | set(py_pairing.MARKERS)))
+
+    def check(self) -> None:
+        from gemlint.native import c_pairing  # loads tree-sitter: only when a native file is linted
+
+        document = self.context.document
+        for finding in c_pairing.analyse(document):
+            if finding.code == self.code:
+                start, end = document.span(finding.node)
+                self.report_at(start, end, finding.message)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for finding in py_pairing.analyse(self.context):
+            if finding.code == self.code:
+                self.report(finding.node, finding.message)

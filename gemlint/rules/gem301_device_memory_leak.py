@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from gemlint.diagnostics import Severity
+from gemlint.languages import Language
+from gemlint.native.rule import PairingRule
+
+
+class DeviceMemoryLeak(PairingRule):
+    code = "GEM301"
+    name = "device-memory-leak"
+    severity = Severity.ERROR
+    example_language = Language.NATIVE
+    summary = "Device memory from `cudaMalloc` (or its async, managed, pitched and driver-API forms) is not freed on some path out of the function."
+    rationale = (
+        "Device memory is the scarcest resource of an inference server. A `cudaMalloc` whose pointer is lost on "
+        "an early return, an error branch or a `throw` is gone until the process exits: each request that takes "
+        "that path leaks the whole buffer, `cudaMemGetInfo` shows free memory falling by exactly the allocation "
+        "size per call, and the service ends in `cudaErrorMemoryAllocation` and a restart. The check follows every "
+        "path of the function (returns, `goto` cleanup labels, `if`/`switch`/loops, `break`/`continue`, `throw`, "
+        "and error-check macros defined in the same file that may return); error-check wrappers such as "
+        "`CUDA_CHECK(...)`, `checkCudaErrors(...)`, `C10_CUDA_CHECK(...)` and `AT_CUDA_CHECK(...)` are seen "
+        "through. The same pairs are checked in Python for cuda-python (`err, ptr = cudart.cudaMalloc(n)`) and "
+        "CuPy (`cupy.cuda.runtime.malloc`)."
+    )
+    not_flagged = (
+        "Pointers that escape: returned, stored into a member, field, global, static or out-parameter, put into "
+        "a container, handed to an owner (`std::unique_ptr` with a deleter, `torch::from_blob` with a deleter, "
+        "a constructor, a method of another object), or captured by a lambda.",
+        "Paths on which the allocation failed: its status (`err != cudaSuccess`, `CUDA_CHECK(...)` returning) or a "
+        "null test of the pointer says nothing was allocated.",
+        "Members allocated in a constructor and freed in the destructor.",
+        "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
+        "test that guarded the allocation.",
+        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
+    )
+    bad = """\
+cudaError_t run_layer(const float* input, float* output, size_t n, cudaStream_t stream) {
+  float* workspace = nullptr;
+  cudaError_t err = cudaMalloc(&workspace, n * sizeof(float));
+  if (err != cudaSuccess) return err;
+  err = launch_layer(input, workspace, output, n, stream);
+  if (err != cudaSuccess) return err;  // workspace leaks here
+  cudaFree(workspace);
+  return cudaSuccess;
+}
+"""
+    good = """\
+cudaError_t run_layer(const float* input, float* output, size_t n, cudaStream_t stream) {
+  float* workspace = nullptr;
+  cudaError_t err = cudaMalloc(&workspace, n * sizeof(float));
+  if (err != cudaSuccess) return err;
+  err = launch_layer(input, workspace, output, n, stream);
+  cudaFree(workspace);
+  return err;
+}
+"""
+    benchmark = (
+        "Free device memory (`cudaMemGetInfo`) before and after N calls of the bad and the good variant on a CUDA "
+        "machine, and LeakSanitizer on the host-side analogue of the same control flow."
+    )
+    tags = ("correctness", "memory", "cuda")
+    precision = "high"

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from gemlint.diagnostics import Severity
+from gemlint.languages import Language
+from gemlint.native.rule import PairingRule
+
+
+class HostMemoryLeak(PairingRule):
+    code = "GEM302"
+    name = "host-memory-leak"
+    severity = Severity.WARNING
+    example_language = Language.NATIVE
+    summary = "Host memory from `malloc`/`calloc`/`realloc`/`strdup`, pinned memory from `cudaMallocHost`/`cudaHostAlloc`, or an object from `new`/`new[]` is not released on some path out of the function."
+    rationale = (
+        "A host buffer lost on an error path grows the server's resident memory with every failing request. Pinned "
+        "(page-locked) memory is worse: it cannot be swapped, it is registered with the driver, and pinning too much "
+        "slows the whole machine down; a leaked `cudaMallocHost` staging buffer per request exhausts it quickly. The "
+        "same paths, escapes and failure tests as GEM301 apply; in Python the check covers `cudart.cudaMallocHost` "
+        "/ `cudaHostAlloc` and `cupy.cuda.runtime.hostAlloc`."
+    )
+    not_flagged = (
+        "Memory that escapes: returned, stored into a member, field, global, static or out-parameter, put into a "
+        "container, handed to a smart pointer or another owner (`std::unique_ptr<T>(new T)`, `p.reset(q)`, "
+        "`std::locale(loc, facet)`), or captured by a lambda.",
+        "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, and `new T(args)` "
+        "statements whose constructor registers the object with its arguments.",
+        "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
+        "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`).",
+        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
+    )
+    bad = """\
+int stage_batch(const float* src, float* dst, size_t n, cudaStream_t stream) {
+  float* pinned = nullptr;
+  if (cudaMallocHost(&pinned, n * sizeof(float)) != cudaSuccess) return -1;
+  memcpy(pinned, src, n * sizeof(float));
+  if (cudaMemcpyAsync(dst, pinned, n * sizeof(float), cudaMemcpyHostToDevice, stream) != cudaSuccess) {
+    return -1;  // pinned leaks here
+  }
+  cudaStreamSynchronize(stream);
+  cudaFreeHost(pinned);
+  return 0;
+}
+"""
+    good = """\
+int stage_batch(const float* src, float* dst, size_t n, cudaStream_t stream) {
+  float* pinned = nullptr;
+  if (cudaMallocHost(&pinned, n * sizeof(float)) != cudaSuccess) return -1;
+  memcpy(pinned, src, n * sizeof(float));
+  int rc = 0;
+  if (cudaMemcpyAsync(dst, pinned, n * sizeof(float), cudaMemcpyHostToDevice, stream) != cudaSuccess) {
+    rc = -1;
+    goto done;
+  }
+  cudaStreamSynchronize(stream);
+done:
+  cudaFreeHost(pinned);
+  return rc;
+}
+"""
+    benchmark = "Leaked bytes of the compiled bad and good variants under LeakSanitizer (`-fsanitize=address`)."
+    tags = ("correctness", "memory", "cuda")
+    precision = "medium"

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from gemlint.diagnostics import Severity
+from gemlint.languages import Language
+from gemlint.native.rule import PairingRule
+
+
+class CudaHandleLeak(PairingRule):
+    code = "GEM306"
+    name = "cuda-handle-leak"
+    severity = Severity.WARNING
+    example_language = Language.NATIVE
+    summary = "A CUDA stream (`cudaStreamCreate*`) or event (`cudaEventCreate*`) is not destroyed on some path out of the function."
+    rationale = (
+        "Streams and events are driver objects with host and device bookkeeping; creating them per request (for "
+        "timing, or for a private stream) without destroying them grows the driver's tables until creation fails, "
+        "and every leaked stream keeps its resources until the context is torn down. The check also covers the "
+        "driver API (`cuStreamCreate`, `cuEventCreate`) and cuda-python/CuPy (`cudart.cudaStreamCreate`, "
+        "`cupy.cuda.runtime.streamCreate`, `eventCreate`)."
+    )
+    not_flagged = (
+        "Handles stored into a member, a pool or container, or an out-parameter, returned, or handed to an owner.",
+        "Paths on which the creation failed.",
+    )
+    bad = """\
+float time_forward(Model& model, const Batch& batch) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start, model.stream());
+  model.forward(batch);
+  cudaEventRecord(stop, model.stream());
+  cudaEventSynchronize(stop);
+  float ms = 0.f;
+  cudaEventElapsedTime(&ms, start, stop);
+  return ms;
+}
+"""
+    good = """\
+float time_forward(Model& model, const Batch& batch) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start, model.stream());
+  model.forward(batch);
+  cudaEventRecord(stop, model.stream());
+  cudaEventSynchronize(stop);
+  float ms = 0.f;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms;
+}
+"""
+    benchmark = "Number of live driver objects after N calls of the bad and the good variant (CUDA machines)."
+    tags = ("correctness", "cuda")
+    precision = "high"

@@ -1,0 +1,160 @@
+"""The C/C++/CUDA front-end and the GEM3xx resource table, beyond the fixtures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gemlint.api import lint_source
+from gemlint.config import default_config
+from gemlint.languages import Language
+from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELEASES, Kind
+from gemlint.runner import FixMode, run
+
+# A plausible C type for each kind's handle.
+_HANDLE_TYPE = {
+    Kind.DEVICE_MEMORY: "void*",
+    Kind.HEAP_MEMORY: "void*",
+    Kind.PINNED_MEMORY: "void*",
+    Kind.NEW_OBJECT: "int*",
+    Kind.NEW_ARRAY: "int*",
+    Kind.GRAPH: "cudaGraph_t",
+    Kind.GRAPH_EXEC: "cudaGraphExec_t",
+    Kind.STREAM: "cudaStream_t",
+    Kind.EVENT: "cudaEvent_t",
+}
+
+
+def _leaking_c(row) -> str:
+    """A function that acquires with ``row`` and returns early without releasing."""
+    if row.name == "new":
+        acquire = "int* h = new int;"
+    elif row.name == "new[]":
+        acquire = "int* h = new int[n];"
+    elif row.kind is Kind.CAPTURE:
+        acquire = f"{row.name}(s, 0);"
+    elif row.out is None:
+        acquire = f"void* h = {row.name}(n);"
+    else:
+        args = ["0"] * (row.out + 2)
+        args[row.out] = "&h"
+        acquire = f"{_HANDLE_TYPE[row.kind]} h; {row.name}({', '.join(args)});"
+    return f"int f(cudaStream_t s, int n, int stop) {{\n  {acquire}\n  if (stop) return 1;\n  use(n);\n  return 0;\n}}\n"
+
+
+@pytest.mark.parametrize("row", ACQUIRES, ids=lambda r: r.name)
+def test_every_acquire_of_the_table_is_checked_in_c(row):
+    found = lint_source(_leaking_c(row), "ops.cu", select=("GEM3",))
+    assert [(d.code, d.line) for d in found] == [(row.kind.leak_code, 2)], found
+
+
+@pytest.mark.parametrize("row", [r for r in ACQUIRES if r.cuda_python], ids=lambda r: r.name)
+def test_every_cuda_python_acquire_is_checked(row):
+    if row.kind is Kind.CAPTURE:
+        acquire = f"err, = cudart.{row.name}(stream, 0)" if row.name.startswith("cuda") else f"err, = cuda.{row.name}(stream, 0)"
+    else:
+        module = "cudart" if row.name.startswith("cuda") else "cuda"
+        acquire = f"err, handle = {module}.{row.name}(nbytes)"
+    source = f"from cuda import cuda, cudart\n\ndef infer(stream, nbytes, stop):\n    {acquire}\n    if stop:\n        return None\n    return 1\n"
+    found = lint_source(source, "serve.py", select=("GEM3",))
+    assert [(d.code, d.line) for d in found] == [(row.kind.leak_code, 4)], found
+
+
+@pytest.mark.parametrize("row", [r for r in ACQUIRES if r.cupy], ids=lambda r: r.cupy)
+def test_every_cupy_acquire_is_checked(row):
+    statement = f"runtime.{row.cupy}(stream, 0)" if row.kind is Kind.CAPTURE else f"handle = runtime.{row.cupy}(nbytes)"
+    source = f"from cupy.cuda import runtime\n\ndef infer(stream, nbytes, stop):\n    {statement}\n    if stop:\n        return None\n    return 1\n"
+    found = lint_source(source, "serve.py", select=("GEM3",))
+    assert [(d.code, d.line) for d in found] == [(row.kind.leak_code, 4)], found
+
+
+_MEMORY_ACQUIRES = {kind: next(r for r in ACQUIRES if r.kind is kind and r.name not in ("realloc",)) for kind in MEMORY_KINDS}
+_MEMORY_RELEASES = [r for r in RELEASES if r.kind in MEMORY_KINDS and r.name != "realloc"]
+
+
+@pytest.mark.parametrize("release", _MEMORY_RELEASES, ids=lambda r: r.name)
+@pytest.mark.parametrize("kind", sorted(MEMORY_KINDS, key=lambda k: k.name), ids=lambda k: k.name)
+def test_each_memory_release_matches_only_its_own_kind(kind, release):
+    row = _MEMORY_ACQUIRES[kind]
+    if row.name in ("new", "new[]"):
+        acquire = f"int* h = {'new int' if row.name == 'new' else 'new int[n]'};"
+    elif row.out is None:
+        acquire = f"int* h = (int*){row.name}(n);"
+    else:
+        acquire = f"int* h; {row.name}((void**)&h, n);"
+    free = {"delete": "delete h;", "delete[]": "delete[] h;"}.get(release.name, f"{release.name}(h);")
+    found = lint_source(f"void f(int n) {{\n  {acquire}\n  {free}\n}}\n", "ops.cpp", select=("GEM3",))
+    expected = [] if release.kind is kind else [(MISMATCH_CODE, 3)]
+    assert [(d.code, d.line) for d in found] == expected, found
+
+
+def test_binary_native_files_are_gem000_and_latin1_ones_are_linted(tmp_path):
+    (tmp_path / "blob.cu").write_bytes(b"__global__ void k() {}\n\x00\x01\x02")
+    (tmp_path / "latin.cuh").write_bytes(b"// caf\xe9\nvoid f() {\n  malloc(4);\n}\n")
+    found = run([tmp_path], default_config(tmp_path), FixMode(), jobs=1).diagnostics
+    assert sorted((d.path.rsplit("/", 1)[-1], d.code, d.line) for d in found) == [("blob.cu", "GEM000", 2), ("latin.cuh", "GEM302", 3)]
+
+
+def test_constructs_the_grammar_does_not_know_do_not_hide_the_rest():
+    source = (
+        "template <int N> __launch_bounds__(256, N) __global__ void k(float* x) { x[0] = @@ ; }\n"
+        "#define WEIRD(x) x ## _suffix\n"
+        "WEIRD(garbage) ))) {{\n"
+        "void leaks(int n) {\n"
+        "  float* d;\n"
+        "  cudaMalloc(&d, n);\n"
+        "}\n"
+    )
+    found = lint_source(source, "ops.cu")
+    assert [(d.code, d.line) for d in found] == [("GEM301", 6)]
+
+
+def test_deeply_nested_code_never_crashes():
+    depth = 3000
+    body = "if (x) {" * depth + "cudaMalloc(&d, n);" + "}" * depth
+    found = lint_source(f"void f(int x, int n) {{ float* d; {body} }}\n", "deep.cu")
+    assert all(d.code in ("GEM301", "GEM000") for d in found)
+    parens = "(" * 20000 + "0" + ")" * 20000
+    assert all(d.code == "GEM000" for d in lint_source(f"int g() {{ return {parens}; }}\n", "parens.cu"))
+
+
+def test_columns_count_code_points_not_bytes():
+    source = 'void f(int n) {\n  const char* s = "héllo"; float* d; cudaMalloc(&d, n);\n}\n'
+    (finding,) = lint_source(source, "ops.cu")
+    assert (finding.line, finding.column) == (2, source.splitlines()[1].index("cudaMalloc") + 1)
+
+
+def test_header_and_c_files_use_their_grammar():
+    c_source = "void f(int n) {\n  char* new = malloc(n);\n  if (n) return;\n  free(new);\n}\n"
+    assert [(d.code, d.line) for d in lint_source(c_source, "list.c")] == [("GEM302", 2)]
+    assert [(d.code, d.line) for d in lint_source("inline void f(int n) {\n  int* p = new int[n];\n}\n", "util.hpp")] == [("GEM302", 2)]
+
+
+def test_gem501_cpp_fix_enables_all_optimizations(tmp_path):
+    path = tmp_path / "session.cpp"
+    path.write_text(
+        "void make(Ort::SessionOptions& o) {\n  o.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);\n}\n"
+    )
+    run([path], default_config(tmp_path), FixMode(apply=True, unsafe=True), jobs=1)
+    assert "GraphOptimizationLevel::ORT_ENABLE_ALL" in path.read_text()
+    assert run([path], default_config(tmp_path), FixMode(), jobs=1).diagnostics == []
+
+
+def test_python_only_runs_never_load_tree_sitter():
+    code = (
+        "import sys\nfrom gemlint.api import lint_source\n"
+        "lint_source('from cuda import cudart\\ndef f(n):\\n    err, p = cudart.cudaMalloc(n)\\n', 'a.py')\n"
+        "print(any(m.startswith('tree_sitter') for m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_rules_span_both_languages_with_one_class():
+    from gemlint.registry import rule_by_code
+
+    for code in ("GEM301", "GEM302", "GEM303", "GEM304", "GEM305", "GEM306", "GEM501"):
+        assert rule_by_code(code).languages == {Language.NATIVE, Language.PYTHON}
+    assert rule_by_code("GEM307").languages == {Language.NATIVE}
