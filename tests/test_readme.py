@@ -25,7 +25,7 @@ def test_readme_example_finding_is_what_gemlint_prints(monkeypatch):
 def test_examples_trigger_every_python_rule(monkeypatch):
     monkeypatch.chdir(ROOT)
     found = json.loads(CliRunner().invoke(main, ["examples/", "--format", "json"]).output)
-    assert {f["code"] for f in found} >= {"GEM201", "GEM401", "GEM402", "GEM403", "GEM404", "GEM501"}
+    assert {f["code"] for f in found} >= {"GEM201", "GEM301", "GEM306", "GEM401", "GEM402", "GEM403", "GEM404", "GEM501"}
     assert not any(f["path"].endswith("debug_tools.py") for f in found)
 
 
@@ -34,3 +34,13 @@ def test_ci_runs_the_readme_test_command():
     command = README[marker:].split("```sh\n", 1)[1].split("\n", 1)[0]
     assert "pytest" in command
     assert "test-command" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_rule_table_matches_the_rules():
+    from gemlint.registry import all_rules
+
+    rows = dict(re.findall(r"^\| (GEM\d{3}) \| ([a-z-]+) \|", README, re.MULTILINE))
+    assert rows == {rule.code: rule.name for rule in all_rules()}
+    for rule in all_rules():
+        row = next(line for line in README.splitlines() if line.startswith(f"| {rule.code} |"))
+        assert f"| {rule.severity.value}" in row, row
