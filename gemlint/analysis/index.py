@@ -27,6 +27,7 @@ class CallSite:
 
 @dataclass
 class ModuleIndex:
+    parents: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
     imports: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)
     # terminal callee name -> call sites ("helper" for helper(...), self.helper(...) and obj.helper(...))
@@ -41,8 +42,13 @@ class _Indexer(cst.CSTVisitor):
         super().__init__()
         self.index = ModuleIndex()
         self._owners: list[cst.CSTNode] = []
+        self._path: list[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        # Parents are recorded here rather than by LibCST's ParentNodeProvider: one walk, not two.
+        if self._path:
+            self.index.parents[node] = self._path[-1]
+        self._path.append(node)
         if isinstance(node, cst.Call):
             name = _terminal(node.func)
             if name is not None:
@@ -59,6 +65,7 @@ class _Indexer(cst.CSTVisitor):
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._path.pop()
         if isinstance(original_node, _OWNERS):
             self._owners.pop()
 

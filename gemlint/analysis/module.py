@@ -9,7 +9,7 @@ from typing import Collection, Iterator
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import Assignment, ParentNodeProvider, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import Assignment, QualifiedNameProvider, ScopeProvider
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
@@ -40,6 +40,9 @@ _MAIN_TEST = m.Comparison(
     comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString())],
 )
 _TESTS_DIRS = frozenset({"tests", "test", "testing"})
+_HOOK_BASE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.HOOK_BASES)
+_DEPLOYMENT_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.DEPLOYMENT_DECORATORS)
+_API_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.API_DECORATORS)
 _DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
 
 
@@ -128,9 +131,9 @@ class ModuleAnalysis:
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
 
     # -- tree navigation -------------------------------------------------------------
-    @cached_property
-    def _parents(self):
-        return self._wrapper.resolve(ParentNodeProvider)
+    @property
+    def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
+        return self.index.parents
 
     @cached_property
     def _qualified(self):
@@ -387,7 +390,7 @@ class ModuleAnalysis:
                 and self.imports_any(fw.WEB_FRAMEWORKS)
             ):
                 return f"`{name}` is an HTTP route handler"
-            if self.resolves_to(target, fw.API_DECORATORS):
+            if terminal_name(target) in _API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
                 return f"`{name}` is a serving API"
         if name in self.registered_handlers:
             return f"`{name}` is registered as a route handler"
@@ -405,12 +408,16 @@ class ModuleAnalysis:
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
         """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
         for decorator in cls.decorators:
-            if self.call_resolves_to(decorator.decorator, fw.DEPLOYMENT_DECORATORS):
+            expression = decorator.decorator
+            target = expression.func if isinstance(expression, cst.Call) else expression
+            if terminal_name(target) in _DEPLOYMENT_DECORATOR_NAMES and self.resolves_to(target, fw.DEPLOYMENT_DECORATORS):
                 return frozenset()
         if cls.name.value in fw.HOOK_CLASS_NAMES:
             return fw.HOOK_CLASS_NAMES[cls.name.value]
         for base in cls.bases:
-            for qualified in self.qualified_names(base.value):
+            # Resolving names costs several parses: only bases spelled like a hook base are resolved.
+            qualified_names = self.qualified_names(base.value) if terminal_name(base.value) in _HOOK_BASE_NAMES else ()
+            for qualified in qualified_names:
                 if qualified in fw.HOOK_BASES:
                     return fw.HOOK_BASES[qualified]
             local = self.local_classes.get(dotted_name(base.value) or "")
