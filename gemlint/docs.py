@@ -35,7 +35,7 @@ def languages_label(rule: type[Rule]) -> str:
 
 def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
     """One rule's page, in ruff's sections plus what the rule deliberately leaves alone."""
-    fence = _FENCE.get(next(iter(sorted(rule.languages, key=lambda l: l.value))), "") if len(rule.languages) == 1 else "python"
+    fence = rule.example_fence or (_FENCE.get(next(iter(rule.languages)), "") if len(rule.languages) == 1 else "python")
     lines = [
         f"{heading} {rule.code} {rule.name}",
         "",

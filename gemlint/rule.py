@@ -53,6 +53,11 @@ class Rule:
     #: Case-sensitive substrings; a file that contains none of them cannot match.
     #: Empty means the rule must always run.
     prefilter: ClassVar[Sequence[str]] = ()
+    #: The code block language of ``bad`` and ``good`` in the docs (default: the rule's language, else Python).
+    example_fence: ClassVar[str] = ""
+    #: Findings depend on other files of the project too (GEM601: a manifest and the handler it probes),
+    #: so a per-file result cache must not reuse them when only this file is unchanged.
+    cross_file: ClassVar[bool] = False
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -129,8 +134,11 @@ class DocumentRule(Rule):
     reports with :meth:`report_at`.
     """
 
-    def __init__(self, context: "DocumentContext") -> None:  # noqa: F821 - defined in engine
-        self.context = context
+    def __init__(self, context: "DocumentContext | None" = None) -> None:  # noqa: F821 - defined in engine
+        # Cooperative, so one rule class can check Python and documents both (GEM404).
+        super().__init__()
+        if context is not None:
+            self.context = context
 
     def check(self) -> None:
         raise NotImplementedError

@@ -267,13 +267,7 @@ class ModuleAnalysis:
     @cached_property
     def is_production(self) -> bool:
         """Not a test, benchmark or profiling script (SPEC §2, "Production code")."""
-        parts = self.context.relative_path.lower().split("/")
-        name = parts[-1]
-        if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
-            return False
-        if any(part in _TESTS_DIRS for part in parts[:-1]):
-            return False
-        return not any(part.startswith(("bench", "profil")) for part in parts)
+        return is_production_path(self.context.relative_path)
 
     @cached_property
     def is_training_file(self) -> bool:
@@ -353,14 +347,12 @@ class ModuleAnalysis:
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
         name = function.name.value
+        from gemlint.analysis.routes import is_route_decorator
+
         for decorator in function.decorators:
             expression = decorator.decorator
             target = expression.func if isinstance(expression, cst.Call) else expression
-            if (
-                isinstance(target, cst.Attribute)
-                and target.attr.value in fw.ROUTE_DECORATORS
-                and self.imports_any(fw.WEB_FRAMEWORKS)
-            ):
+            if is_route_decorator(self, expression):
                 return f"`{name}` is an HTTP route handler"
             if self.resolves_to(target, fw.API_DECORATORS):
                 return f"`{name}` is a serving API"
@@ -400,24 +392,18 @@ class ModuleAnalysis:
         return {node.name.value: node for node in self.module.body if isinstance(node, cst.ClassDef)}
 
     @cached_property
+    def routes(self):
+        """The routes, routers and mounts this module declares (:mod:`gemlint.analysis.routes`)."""
+        from gemlint.analysis.routes import extract
+
+        return extract(self)
+
+    @cached_property
     def registered_handlers(self) -> frozenset[str]:
         """Names of functions handed to route registrations in this file (add_api_route, Route, path, ...)."""
-        names: set[str] = set()
-        for node in iter_subtree(self.module, into_scopes=True):
-            if not isinstance(node, cst.Call):
-                continue
-            handler: cst.Arg | None = None
-            method = terminal_name(node.func)
-            if isinstance(node.func, cst.Attribute) and method in fw.ROUTE_REGISTRATIONS:
-                handler = next((a for a in node.args if a.keyword and a.keyword.value in fw.ROUTE_HANDLER_KEYWORDS), None)
-                handler = handler or positional_arg(node, fw.ROUTE_REGISTRATIONS[method])
-            elif self.resolves_to(node.func, fw.ROUTE_CONSTRUCTORS):
-                handler = keyword_arg(node, "endpoint") or keyword_arg(node, "view") or positional_arg(node, 1)
-            if handler is not None:
-                handler_name = terminal_name(handler.value)
-                if handler_name:
-                    names.add(handler_name)
-        return frozenset(names)
+        from gemlint.analysis.routes import registered_handler_names
+
+        return registered_handler_names(self)
 
     @cached_property
     def _callers(self) -> dict[str, list[cst.Call]]:
@@ -554,6 +540,17 @@ class ModuleAnalysis:
                     if isinstance(small, cst.Expr) and self.is_grad_free_guard(small.value):
                         return True
         return False
+
+
+def is_production_path(relative_path: str) -> bool:
+    """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language."""
+    parts = relative_path.lower().split("/")
+    name = parts[-1]
+    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+        return False
+    if any(part in _TESTS_DIRS for part in parts[:-1]):
+        return False
+    return not any(part.startswith(("bench", "profil")) for part in parts)
 
 
 def _has_inference_prefix(name: str) -> bool:

@@ -15,7 +15,10 @@ from typing import Callable
 from gemlint.languages import Language
 
 # language -> "module:function"
-_FRONTENDS: dict[Language, str] = {}
+_FRONTENDS: dict[Language, str] = {
+    Language.YAML: "gemlint.frontends.yaml_file:parse",
+    Language.DOCKERFILE: "gemlint.frontends.dockerfile_file:parse",
+}
 
 
 def frontend_for(language: Language) -> Callable | None:
