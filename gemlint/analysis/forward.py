@@ -173,7 +173,8 @@ def forward_call(analysis: ModuleAnalysis, call: cst.Call) -> ForwardCall | None
     if offloaded is not None:
         family = _callable_forward(analysis, offloaded)
         if family is not None:
-            return ForwardCall(call, family, _describe(analysis, call))
+            inner = analysis.module.code_for_node(offloaded)
+            return ForwardCall(call, family, f"`{inner}` run by {_describe(analysis, call)}")
     return None
 
 

@@ -40,11 +40,13 @@ def _http(project: Project, check: HealthCheck, target: HttpTarget, near: Path) 
 def _script(project: Project, check: HealthCheck, script: ParsedFile, label: str, near: Path) -> HealthCheckForward | None:
     found = project.reach.forward_from(script, 0)
     if found is not None:
-        return HealthCheckForward(check, label, script, 0, script.display, found)
+        return HealthCheckForward(check, f"`{label}`", script, 0, script.display, found)
     for target in local_urls(script.text):
         result = _http(project, check, target, near)
         if result is not None:
-            return result
+            return HealthCheckForward(
+                check, f"`{label}` (which requests {result.target})", result.handler_file, result.handler_line, result.handler_name, result.forward
+            )
     return None
 
 

@@ -70,7 +70,9 @@ def healthz():
                 handlers.setdefault(function, f"serves {methods} {_display_path(route.path)}, a health endpoint,")
         for function, description in self._health_hooks():
             handlers.setdefault(function, description)
-        web = self.analysis.imports_any(fw.WEB_FRAMEWORKS)
+        # A web module that declares no routes itself (Django views, handlers mounted by another module):
+        # its routes come from the project's route index.
+        web = self.analysis.imports_any(fw.WEB_FRAMEWORKS) and not self.analysis.routes.routes
         if not handlers and not web:
             return
         from gemlint.project import project_for
@@ -98,9 +100,11 @@ def healthz():
             if found.via:
                 via = " through " + " → ".join(f"`{step.name}`" for step in found.via)
             where = f" at {found.file.display}:{found.start.line}" if found.file is not current else f" on line {found.start.line}"
+            owner = self.analysis.enclosing_class(function)
+            label = f"{owner.name.value}.{function.name.value}" if owner is not None else function.name.value
             self.report(
                 function.name,
-                f"`{function.name.value}` {description} and runs a model forward pass ({found.text}{where}{via}); "
+                f"`{label}` {description} and runs a model forward pass ({found.text}{where}{via}); "
                 "every health check then competes with real requests for the GPU: answer from state instead",
                 related=[
                     RelatedLocation(
