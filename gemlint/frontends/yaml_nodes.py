@@ -20,7 +20,9 @@ from gemlint.text import SourceError
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-MAX_NODES = 250_000
+MAX_NODES = 1_000_000
+#: Nodes converted again because an alias refers to them (a legitimate file reuses a few anchors).
+MAX_ALIAS_NODES = 20_000
 MAX_DEPTH = 200
 
 
@@ -121,13 +123,21 @@ class _Converter:
     def __init__(self, file: str | None, hook=None) -> None:
         self.file = file
         self.count = 0
+        self.repeated = 0
+        self.seen: set[int] = set()
         self.hook = hook  # called on each finished Mapping; may return a replacement node
 
     def convert(self, node: yaml.Node, depth: int = 0) -> Node | None:
         self.count += 1
-        if self.count > MAX_NODES:
+        if id(node) in self.seen:
+            self.repeated += 1
+        else:
+            self.seen.add(id(node))
+        if self.repeated > MAX_ALIAS_NODES or self.count > MAX_NODES:
             raise SourceError(
-                f"the YAML expands to more than {MAX_NODES} nodes through aliases; not read (a YAML bomb?)",
+                f"the YAML expands to more than {MAX_ALIAS_NODES} nodes through aliases; not read (a YAML bomb?)"
+                if self.repeated > MAX_ALIAS_NODES
+                else f"the YAML has more than {MAX_NODES} nodes; not read",
                 node.start_mark.line + 1,
             )
         if depth > MAX_DEPTH:
