@@ -335,8 +335,8 @@ class Project:
             if node is None:
                 return None
         if isinstance(node, cst.ClassDef):
-            prefix = "on_" if decl.framework == "falcon" else ""
-            method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in (f"{prefix}get", f"{prefix}head")), None)
+            # Class-based views: Tornado/Django/Flask/aiohttp ``get``, Falcon ``on_get``.
+            method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in ("get", "on_get", "head")), None)
             if method is None:
                 return None
             return target_file, target_file.position(method).start.line, f"{node.name.value}.{method.name.value}"

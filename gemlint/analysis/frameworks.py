@@ -268,3 +268,10 @@ OFFLOAD_CALLS = {
 OFFLOAD_METHODS = {"run_in_executor": 1, "submit": 0}
 # Extra loaders (GEM502) that produce tokenizers rather than models.
 TOKENIZER_LOADERS = frozenset({"tokenizers.Tokenizer.from_file", "tokenizers.Tokenizer.from_pretrained", "sentencepiece.SentencePieceProcessor"})
+
+# Text markers of a module that serves requests: it imports a web or serving framework (prefilters of GEM502/GEM602).
+SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("ts", "kserve", "litserve", "mlserver", "ray", "triton_python_backend_utils")
+SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
+    "TritonPythonModel",
+    "check_health",
+)

@@ -360,6 +360,8 @@ def _methods(arg: cst.Arg | None) -> set[str] | None:
 
 def extract(analysis: ModuleAnalysis) -> ModuleRoutes:
     """Every route, router and mount declared in the module (see the module docstring)."""
+    if not analysis.imports_any(fw.WEB_FRAMEWORKS):
+        return ModuleRoutes()  # every form below needs a web framework (resolving names costs a full pass)
     return _Extractor(analysis).run()
 
 

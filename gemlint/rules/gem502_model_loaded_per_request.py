@@ -5,9 +5,17 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.forward import model_family
 from gemlint.analysis.handlers import kept_once, per_request_reason
-from gemlint.analysis.module import dotted_name
+from gemlint.analysis.module import dotted_name, terminal_name
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
+
+
+# The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
+_LOADER_NAMES = frozenset(
+    {"from_pretrained", "from_single_file"}
+    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS}
+    | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
+)
 
 
 class ModelLoadedPerRequest(AnalysisRule):
@@ -55,9 +63,12 @@ def classify(text: str):
     benchmark = "Per-request latency of a small model served with a per-request load and with a load at startup."
     tags = ("performance", "serving")
     precision = "high"
-    prefilter = ("from_pretrained", "load", "InferenceSession", "pipeline", "SentenceTransformer", "LLM", "Tokenizer", "YOLO", "Llama")
+    # Only code that serves requests can load per request: a web or serving framework must be imported.
+    prefilter = fw.SERVING_IMPORT_MARKERS
 
     def visit_Call(self, node: cst.Call) -> None:
+        if terminal_name(node.func) not in _LOADER_NAMES:
+            return  # cheap syntactic gate before resolving names
         what = self._load_kind(node)
         if what is None:
             return

@@ -56,7 +56,8 @@ def healthz():
     benchmark = "Service throughput on loopback while a 1 Hz health check runs a forward pass, against a trivial check."
     tags = ("performance", "serving", "deployment")
     precision = "high"
-    prefilter = ("def ",)
+    # A web or serving framework (route handlers, health hooks) must be imported.
+    prefilter = fw.SERVING_IMPORT_MARKERS
     cross_file = True
 
     def visit_Module(self, node: cst.Module) -> None:
