@@ -41,3 +41,23 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
                     if any(isinstance(t, ast.Attribute) and t.attr == "optimized_model_filepath" for t in node.targets):
                         names.add(node.value.value.replace("\\", "/").rsplit("/", 1)[-1])
     return frozenset(names)
+
+
+@lru_cache(maxsize=8)
+def local_top_level_modules(root: Path) -> frozenset[str]:
+    """Names importable from the project itself: top-level modules and packages under the root and ``src/``."""
+    names: set[str] = set()
+    for directory in (root, root / "src"):
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in _SKIP_DIRS:
+                continue
+            if name.endswith(".py") and entry.is_file():
+                names.add(name[:-3])
+            elif entry.is_dir() and name.isidentifier():
+                names.add(name)
+    return frozenset(names)

@@ -194,6 +194,17 @@ class ModuleAnalysis:
     def _scopes(self):
         return self._wrapper.resolve(ScopeProvider)
 
+    def scope_of(self, node: cst.CSTNode):
+        """The LibCST scope ``node`` (a name) is looked up in, or None."""
+        return self._scopes.get(node)
+
+    def assignments_of(self, name: cst.Name) -> list[Assignment]:
+        """Every assignment (including parameters, imports are left out) of the variable ``name`` refers to."""
+        scope = self._scopes.get(name)
+        if scope is None:
+            return []
+        return [a for a in scope[name.value] if isinstance(a, Assignment)]
+
     def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression]:
         """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
         scope = self._scopes.get(name)
@@ -202,7 +213,7 @@ class ModuleAnalysis:
         values = []
         for assignment in scope[name.value]:
             if isinstance(assignment, Assignment):
-                value = _assignment_value(self, assignment.node)
+                value = assignment_value(self, assignment.node)
                 if value is not None:
                     values.append(value)
         return values
@@ -297,6 +308,8 @@ class ModuleAnalysis:
                 receiver = (terminal_name(func.value) or "").lower()
                 if "optim" in receiver or receiver in ("opt", "scaler"):
                     return True
+            if method in ("train", "fit") and "trainer" in (terminal_name(func.value) or "").lower():
+                return True  # transformers/TRL `trainer.train()`, Lightning `trainer.fit(model)`
         return self.resolves_to(func, fw.TRAINING_CALLS)
 
     def trains(self, node: cst.CSTNode) -> bool:
@@ -512,48 +525,174 @@ class ModuleAnalysis:
         return frozenset(name for name in literal if assigned[name] == 1 and name not in rebound)
 
     # -- grad-free guards ---------------------------------------------------------------------
-    def is_grad_free_guard(self, expression: cst.BaseExpression) -> bool:
-        """``torch.no_grad()``, ``torch.inference_mode()``, ``@torch.no_grad`` or ``torch.set_grad_enabled(False)``."""
+    def grad_mode(self, expression: cst.BaseExpression, _depth: int = 0) -> str | None:
+        """What a context manager or decorator does to autograd.
+
+        ``"off"``: ``torch.no_grad()``, ``torch.inference_mode()``, bare ``@torch.no_grad``,
+        ``torch.set_grad_enabled(False)``; ``"on"``: ``torch.enable_grad()``, ``set_grad_enabled(True)``,
+        ``inference_mode(False)``; ``"switch"``: a deliberate run-time choice (``set_grad_enabled(train)``,
+        ``no_grad() if cond else nullcontext()``); None for anything else. Names bound to a guard
+        (``ctx = torch.no_grad()``, ``ng = torch.no_grad``) are followed.
+        """
         if self.call_resolves_to(expression, fw.NO_GRAD_GUARDS):
             if isinstance(expression, cst.Call):
                 mode = argument(expression, 0, "mode")
-                return mode is None or literal_value(mode.value) is not False
-            return True
+                if mode is not None:
+                    value = literal_value(mode.value)
+                    return "off" if value is True else "on" if value is False else "switch"
+            return "off"
+        if self.call_resolves_to(expression, fw.ENABLE_GRAD):
+            return "on"
         if isinstance(expression, cst.Call) and self.resolves_to(expression.func, fw.SET_GRAD_ENABLED):
             mode = argument(expression, 0, "mode")
-            return mode is not None and literal_value(mode.value) is False
-        return False
-
-    def grad_free_guard(self, node: cst.CSTNode, _depth: int = 0) -> str | None:
-        """Why ``node`` runs without autograd, or None."""
-        child = node
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.With) and any(self.is_grad_free_guard(item.item) for item in ancestor.items):
-                return "an enclosing `with` disables gradients"
-            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and self._grad_disabled_before(ancestor, child):
-                return "`torch.set_grad_enabled(False)` runs earlier in the same block"
-            if isinstance(ancestor, cst.FunctionDef):
-                if any(self.is_grad_free_guard(d.decorator) for d in ancestor.decorators):
-                    return f"`{ancestor.name.value}` is decorated with a grad-free guard"
-                if ancestor.name.value in fw.LIGHTNING_NO_GRAD_HOOKS:
-                    return f"`{ancestor.name.value}` is a Lightning hook that runs without gradients"
-            child = ancestor
-        function = self.enclosing_function(node)
-        if function is not None and _depth < 4:
-            callers = self.callers_of(function)
-            if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
-                return f"every caller of `{function.name.value}` in this file disables gradients"
+            value = literal_value(mode.value) if mode is not None else NOT_LITERAL
+            return "off" if value is False else "on" if value is True else "switch"
+        if isinstance(expression, cst.IfExp):
+            branches = {self.grad_mode(expression.body, _depth), self.grad_mode(expression.orelse, _depth)}
+            if "off" in branches or "switch" in branches:
+                return "switch"
+            return None
+        if _depth < 3:
+            target = expression.func if isinstance(expression, cst.Call) and not expression.args else expression
+            if isinstance(target, cst.Name):
+                for value in self.assigned_values(target):
+                    if target is expression or not isinstance(value, cst.Call):
+                        mode = self.grad_mode(value, _depth + 1)
+                        if mode is not None:
+                            return mode
         return None
 
-    def _grad_disabled_before(self, block: cst.CSTNode, child: cst.CSTNode) -> bool:
+    def is_grad_free_guard(self, expression: cst.BaseExpression) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``@torch.no_grad`` or ``torch.set_grad_enabled(False)``."""
+        return self.grad_mode(expression) == "off"
+
+    def grad_free_guard(self, node: cst.CSTNode, _depth: int = 0) -> str | None:
+        """Why ``node`` runs without autograd, or None (SPEC §2, "Grad-free guard").
+
+        Guards count at any enclosing level: ``with`` blocks (several items, aliases, run-time switches),
+        decorators with or without parentheses (not on ``async def``: the decorator only covers the creation
+        of the coroutine, see :meth:`async_decorator_guard`), ``torch.set_grad_enabled(False)`` earlier in an
+        enclosing block or at module level, Lightning and transformers hooks that run under no_grad, and a
+        guard at every same-file caller. An inner ``torch.enable_grad()`` undoes the guards around it.
+        """
+        child = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.With) and child is ancestor.body:
+                modes = [self.grad_mode(item.item) for item in ancestor.items]
+                if "on" in modes:
+                    return None
+                if "off" in modes:
+                    return "an enclosing `with` disables gradients"
+                if "switch" in modes:
+                    return "an enclosing `with` sets the grad mode explicitly"
+            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+                mode = self._grad_mode_set_before(ancestor, child)
+                if mode == "on":
+                    return None
+                if mode == "off":
+                    return "`torch.set_grad_enabled(False)` runs earlier in the same block"
+            if isinstance(ancestor, cst.FunctionDef):
+                modes = [self.grad_mode(d.decorator) for d in ancestor.decorators]
+                if "on" in modes:
+                    return None
+                if ("off" in modes or "switch" in modes) and ancestor.asynchronous is None:
+                    return f"`{ancestor.name.value}` is decorated with a grad-free guard"
+                hook = self.no_grad_hook(ancestor)
+                if hook:
+                    return hook
+            child = ancestor
+        function = self.enclosing_function(node)
+        if function is not None:
+            if self.module_disables_grad:
+                return "`torch.set_grad_enabled(False)` runs at module level"
+            if _depth < 4:
+                callers = self.callers_of(function)
+                if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
+                    return f"every caller of `{function.name.value}` in this file disables gradients"
+        return None
+
+    def async_decorator_guard(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """The ``async def`` around ``node`` that carries a grad-free decorator, which does not cover its body."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                if ancestor.asynchronous is not None and any(self.grad_mode(d.decorator) == "off" for d in ancestor.decorators):
+                    return ancestor
+                return None
+        return None
+
+    def no_grad_hook(self, function: cst.FunctionDef) -> str | None:
+        """Why a framework already runs ``function`` without gradients (Lightning evaluation and prediction
+        hooks, methods transformers calls inside ``generate`` or a pipeline's inference context)."""
+        name = function.name.value
+        if name in fw.LIGHTNING_NO_GRAD_HOOKS:
+            return f"`{name}` is a Lightning hook that runs without gradients"
+        if name in fw.HF_NO_GRAD_METHODS:
+            return f"`{name}` runs inside transformers' `generate`, without gradients"
+        owner = self.enclosing_class(function)
+        if owner is None:
+            return None
+        bases = self._base_names(owner)
+        if name.startswith(fw.LIGHTNING_NO_GRAD_HOOK_PREFIXES) and bases & fw.LIGHTNING_BASES:
+            return f"`{name}` is a Lightning evaluation hook that runs without gradients"
+        for base in bases:
+            if base.startswith("transformers."):
+                for suffix, hooks in fw.HF_NO_GRAD_CLASS_HOOKS.items():
+                    if base.endswith(suffix) and name in hooks:
+                        return f"transformers runs `{owner.name.value}.{name}` without gradients"
+        return None
+
+    def _base_names(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str]:
+        """Qualified names of the bases of ``cls`` and of its bases defined in this file."""
+        names: set[str] = set()
+        for base in cls.bases:
+            names.update(self.qualified_names(base.value))
+            local = self.local_classes.get(dotted_name(base.value) or "")
+            if local is not None and local is not cls and _depth < 8:
+                names.update(self._base_names(local, _depth + 1))
+        return frozenset(names)
+
+    def _grad_mode_set_before(self, block: cst.CSTNode, child: cst.CSTNode) -> str | None:
+        """The grad mode the last ``torch.set_grad_enabled(...)`` statement before ``child`` in ``block`` sets.
+
+        A bare ``torch.no_grad()`` statement does nothing (it only builds a context manager), so only
+        ``set_grad_enabled`` counts here.
+        """
+        mode = None
         for statement in block.body:
             if statement is child:
-                return False
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Expr) and self.is_grad_free_guard(small.value):
-                        return True
-        return False
+                return mode
+            for call in _statement_calls(statement):
+                if self.resolves_to(call.func, fw.SET_GRAD_ENABLED):
+                    mode = self.grad_mode(call)
+        return mode
+
+    @cached_property
+    def module_disables_grad(self) -> bool:
+        """``torch.set_grad_enabled(False)`` at module level (or in the ``__main__`` block), never re-enabled."""
+        modes = []
+        for statement in self.module.body:
+            statements = [statement]
+            if isinstance(statement, cst.If) and self.is_main_block(statement) and isinstance(statement.body, cst.IndentedBlock):
+                statements = list(statement.body.body)
+            for inner in statements:
+                modes.extend(self.grad_mode(call) for call in _statement_calls(inner) if self.resolves_to(call.func, fw.SET_GRAD_ENABLED))
+        return "off" in modes and "on" not in modes
+
+    # -- models --------------------------------------------------------------------------------
+    @cached_property
+    def models(self):
+        """The model-object tracker of this file (:class:`gemlint.analysis.models.ModelTracker`)."""
+        from gemlint.analysis.models import ModelTracker
+
+        return ModelTracker(self)
+
+
+def _statement_calls(statement: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls that are whole expression statements of a simple statement line."""
+    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        for small in statement.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                yield small.value
 
 
 def _has_inference_prefix(name: str) -> bool:
@@ -568,7 +707,7 @@ def _has_inference_prefix(name: str) -> bool:
     return False
 
 
-def _assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:
+def assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:
     parent = analysis.parent(target)
     if isinstance(parent, cst.AssignTarget):
         statement = analysis.parent(parent)
