@@ -118,6 +118,18 @@ class ModelTracker:
     def forward_call(self, call: cst.Call) -> bool:
         return self.forward_receiver(call) is not None
 
+    def inside_module_forward(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the ``forward`` of an nn.Module subclass: it runs as part of the model's own forward
+        pass, so its grad mode is decided where the model is called."""
+        function = self.analysis.enclosing_function(node)
+        while function is not None:
+            if function.name.value in ("forward", "__call__"):
+                owner = self.analysis.enclosing_class(function)
+                if owner is not None and self.is_model_class(owner):
+                    return True
+            function = self.analysis.enclosing_function(function)
+        return False
+
     def is_model_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
         """A class of this file deriving (through classes of this file) from an nn.Module class."""
         cached = self._class_cache.get(cls)
@@ -205,6 +217,8 @@ class ModelTracker:
     def producer(self, call: cst.Call) -> ModelOrigin | None:
         """The model ``call`` itself creates or loads, if it does."""
         func = call.func
+        if dotted_name(func) is None:
+            return None  # `make()(x)`, `models[k](x)`, `resnet18().eval()`: not a constructor or loader reference
         names = self.analysis.qualified_names(func)
         text = shown(func)
         if names & fw.MODEL_LOADERS:
@@ -336,11 +350,7 @@ class ModelTracker:
                 for qualified in self.analysis.qualified_names(base.value):
                     if name in fw.FRAMEWORK_MODEL_ATTRIBUTES.get(qualified, ()):
                         return [ModelOrigin(Origin.FRAMEWORK, cls, f"`self.{name}`, the model `{qualified.rsplit('.', 1)[-1]}` loads")]
-        if unknown and any(
-            self._used_as_module(node)
-            for node in iter_subtree(owner.body, into_scopes=True)
-            if isinstance(node, cst.Attribute) and node.attr.value == name and self._member_owner(node) is owner
-        ):
+        if unknown and self._nodes_used_as_module(self._member_nodes(owner, name)):
             return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
         return []
 
@@ -551,15 +561,28 @@ class ModelTracker:
         )
 
     def _references_used_as_module(self, assignment: Assignment) -> bool:
-        return any(isinstance(access.node, cst.Name) and self._used_as_module(access.node) for access in assignment.references)
+        nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name)]
+        return self._nodes_used_as_module(nodes)
 
-    def _used_as_module(self, node: cst.CSTNode) -> bool:
-        """``node.eval()``, ``node.parameters()``, ... (``.train()`` alone is not evidence: trainers have it)."""
+    def _nodes_used_as_module(self, nodes: list[cst.CSTNode]) -> bool:
+        """Some node is used with a module-only method. ``.train()`` counts only for an object that is also
+        called: transformers' ``Trainer`` has a ``.train()`` too, but is never called like a model."""
+        methods = {self._method_called_on(node) for node in nodes}
+        if methods & (fw.MODULE_ONLY_METHODS - {"train"}):
+            return True
+        return "train" in methods and any(self._is_called(node) for node in nodes)
+
+    def _method_called_on(self, node: cst.CSTNode) -> str | None:
+        """``"eval"`` for ``node.eval()``; None when ``node`` is not the receiver of a method call."""
         attribute = self.analysis.parent(node)
         if not isinstance(attribute, cst.Attribute) or attribute.value is not node:
-            return False
+            return None
         call = self.analysis.parent(attribute)
-        return isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value in fw.MODULE_ONLY_METHODS - {"train"}
+        return attribute.attr.value if isinstance(call, cst.Call) and call.func is attribute else None
+
+    def _is_called(self, node: cst.CSTNode) -> bool:
+        parent = self.analysis.parent(node)
+        return isinstance(parent, cst.Call) and parent.func is node
 
     def _bound_and_used_as_module(self, call: cst.Call) -> bool:
         """The result of ``call`` is assigned to a name that is then used with module-only methods."""
@@ -573,12 +596,16 @@ class ModelTracker:
                 return False
             return any(a.node is target and self._references_used_as_module(a) for a in scope[target.value] if isinstance(a, Assignment))
         if isinstance(target, cst.Attribute) and (owner := self._member_owner(target)) is not None:
-            return any(
-                self._used_as_module(node)
-                for node in iter_subtree(owner.body, into_scopes=True)
-                if isinstance(node, cst.Attribute) and node.attr.value == target.attr.value and self._member_owner(node) is owner
-            )
+            return self._nodes_used_as_module(self._member_nodes(owner, target.attr.value))
         return False
+
+    def _member_nodes(self, owner: cst.ClassDef, name: str) -> list[cst.Attribute]:
+        """Every ``self.<name>`` / ``cls.<name>`` of the class ``owner``."""
+        return [
+            node
+            for node in iter_subtree(owner.body, into_scopes=True)
+            if isinstance(node, cst.Attribute) and node.attr.value == name and self._member_owner(node) is owner
+        ]
 
     def _constructed_class(self, origin: ModelOrigin) -> cst.ClassDef | None:
         if isinstance(origin.node, cst.Call):

@@ -611,6 +611,22 @@ class ModuleAnalysis:
                     return f"every caller of `{function.name.value}` in this file disables gradients"
         return None
 
+    def grad_enabled_within(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        """Whether something between ``function`` and ``node`` turns gradients back on (``with
+        torch.enable_grad()``, ``inference_mode(False)``, ``set_grad_enabled(True)`` earlier in a block),
+        so that a guard around the whole function would not cover ``node``."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if ancestor is function:
+                return False
+            if isinstance(ancestor, cst.With) and child is ancestor.body:
+                if any(self.grad_mode(item.item) in ("on", "switch") for item in ancestor.items):
+                    return True
+            if isinstance(ancestor, cst.IndentedBlock) and self._grad_mode_set_before(ancestor, child) == "on":
+                return True
+            child = ancestor
+        return False
+
     def async_decorator_guard(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         """The ``async def`` around ``node`` that carries a grad-free decorator, which does not cover its body."""
         for ancestor in self.ancestors(node):

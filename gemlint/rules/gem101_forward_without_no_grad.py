@@ -35,8 +35,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "Framework hooks that run under no_grad: Lightning `predict_step`, `validation_step`, `test_step` and the "
         "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
         "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
-        "Calls of objects that are not evidently models, and methods or submodules of a model "
-        "(`model.encoder(x)`, `model.encode(x)`).",
+        "Calls of objects that are not evidently models, methods or submodules of a model "
+        "(`model.encoder(x)`, `model.encode(x)`), and calls inside a module's own `forward`, whose grad mode "
+        "is decided where the module is called.",
         "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
         "creation of the coroutine, not the body that runs the forward.",
     )
@@ -89,7 +90,7 @@ def score(batch: dict):
         receiver = models.forward_receiver(node)
         if receiver is None:
             return
-        if self.analysis.grad_free_guard(node) or models.frozen(receiver):
+        if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
             return
         model = shown(receiver)
         async_guard = self.analysis.async_decorator_guard(node)
@@ -110,7 +111,7 @@ def score(batch: dict):
     # -- fix ---------------------------------------------------------------------------------------
     def _fix(self, node: cst.Call) -> Fix | None:
         function = self.analysis.enclosing_function(node)
-        if function is None:
+        if function is None or self.analysis.grad_enabled_within(node, function):
             return None
         if function.asynchronous is not None:
             return self._wrap_statement(node)
