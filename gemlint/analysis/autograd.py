@@ -14,7 +14,7 @@ from typing import Iterator
 import libcst as cst
 from libcst.metadata import Assignment
 
-from gemlint.analysis.module import NOT_LITERAL, ModuleAnalysis, argument, assignment_value, iter_subtree, literal_value, terminal_name
+from gemlint.analysis.module import NOT_LITERAL, ModuleAnalysis, argument, assignment_value, literal_value, terminal_name
 
 _AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
 _AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
@@ -80,7 +80,7 @@ class GraphFlow:
     def backward_calls(self, scope: cst.CSTNode) -> list[BackwardCall]:
         """The backward passes in ``scope``'s own body (not in nested functions), in source order."""
         found = []
-        for node in iter_subtree(scope.body if isinstance(scope, (cst.FunctionDef, cst.Lambda)) else scope):
+        for node in self.analysis.subtree(scope.body if isinstance(scope, (cst.FunctionDef, cst.Lambda)) else scope):
             if isinstance(node, cst.Call):
                 backward = backward_call(self.analysis, node)
                 if backward is not None:
@@ -202,9 +202,9 @@ class GraphFlow:
     def _loop_of_target(self, node: cst.CSTNode) -> cst.CSTNode | None:
         for ancestor in self.analysis.ancestors(node):
             if isinstance(ancestor, cst.For):
-                return ancestor if _contains(ancestor.target, node) else None
+                return ancestor if self.within(node, ancestor.target) else None
             if isinstance(ancestor, cst.CompFor):
-                return ancestor if _contains(ancestor.target, node) else None
+                return ancestor if self.within(node, ancestor.target) else None
             if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
                 return None
         return None
@@ -243,7 +243,3 @@ class GraphFlow:
 
     def within(self, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
         return node is loop or any(a is loop for a in self.analysis.ancestors(node))
-
-
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    return tree is node or any(child is node for child in iter_subtree(tree, into_scopes=True))

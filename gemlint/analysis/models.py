@@ -38,7 +38,6 @@ from gemlint.analysis.module import (
     argument,
     assignment_value,
     dotted_name,
-    iter_subtree,
     literal_value,
     terminal_name,
 )
@@ -421,7 +420,7 @@ class ModelTracker:
         )
 
     def _is_model_annotation(self, annotation: cst.BaseExpression) -> bool:
-        for node in [annotation, *iter_subtree(annotation)]:
+        for node in [annotation, *self.analysis.subtree(annotation)]:
             if isinstance(node, (cst.Name, cst.Attribute)):
                 if self._is_module_class_expression(node):
                     return True
@@ -498,7 +497,7 @@ class ModelTracker:
             return []
         return [
             node.value
-            for node in iter_subtree(function.body)
+            for node in self.analysis.subtree(function.body)
             if isinstance(node, cst.Return) and node.value is not None
         ]
 
@@ -601,11 +600,14 @@ class ModelTracker:
 
     def _member_nodes(self, owner: cst.ClassDef, name: str) -> list[cst.Attribute]:
         """Every ``self.<name>`` / ``cls.<name>`` of the class ``owner``."""
-        return [
-            node
-            for node in iter_subtree(owner.body, into_scopes=True)
-            if isinstance(node, cst.Attribute) and node.attr.value == name and self._member_owner(node) is owner
-        ]
+        return [node for node in self._attributes_named.get(name, ()) if self._member_owner(node) is owner]
+
+    @cached_property
+    def _attributes_named(self) -> dict[str, list[cst.Attribute]]:
+        index: dict[str, list[cst.Attribute]] = {}
+        for node in self.analysis.nodes_of(cst.Attribute):
+            index.setdefault(node.attr.value, []).append(node)
+        return index
 
     def _constructed_class(self, origin: ModelOrigin) -> cst.ClassDef | None:
         if isinstance(origin.node, cst.Call):
@@ -620,7 +622,7 @@ class ModelTracker:
                     isinstance(node, cst.Call)
                     and self.mode_call(node) == "eval"
                     and m.matches(node.func, m.Attribute(value=m.Name("self")))
-                    for node in iter_subtree(statement.body)
+                    for node in self.analysis.subtree(statement.body)
                 ):
                     methods.add(statement.name.value)
         return frozenset(methods)
@@ -628,7 +630,7 @@ class ModelTracker:
     # -- file-wide indexes -------------------------------------------------------------------------
     @cached_property
     def _calls(self) -> list[cst.Call]:
-        return [node for node in iter_subtree(self.analysis.module, into_scopes=True) if isinstance(node, cst.Call)]
+        return self.analysis.nodes_of(cst.Call)
 
     @cached_property
     def _method_calls(self) -> list[tuple[cst.Call, cst.BaseExpression]]:
@@ -650,8 +652,8 @@ class ModelTracker:
                 flag = argument(call, 0, "requires_grad")
                 if flag is not None and literal_value(flag.value) is False:
                     found.append((receiver, f"its parameters are frozen with `{shown(receiver)}.requires_grad_(False)`"))
-        for node in iter_subtree(self.analysis.module, into_scopes=True):
-            if isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and isinstance(node.iter.func, cst.Attribute):
+        for node in self.analysis.nodes_of(cst.For):
+            if isinstance(node.iter, cst.Call) and isinstance(node.iter.func, cst.Attribute):
                 method = node.iter.func.attr.value
                 if method in ("parameters", "named_parameters") and self._loop_freezes(node, method):
                     owner = node.iter.func.value
@@ -702,8 +704,8 @@ class ModelTracker:
     @cached_property
     def _bindings(self) -> dict[cst.CSTNode, list[cst.BaseSmallStatement]]:
         bindings: dict[cst.CSTNode, list[cst.BaseSmallStatement]] = {}
-        for node in iter_subtree(self.analysis.module, into_scopes=True):
-            if isinstance(node, cst.Assign) or (isinstance(node, cst.AnnAssign) and node.value is not None):
+        for node in self.analysis.nodes_of(cst.Assign, cst.AnnAssign):
+            if node.value is not None:
                 for origin in self.direct_origins(node.value):
                     bindings.setdefault(origin.node, []).append(node)
         return bindings

@@ -125,6 +125,7 @@ class ModuleAnalysis:
         self._wrapper: cst.MetadataWrapper = context.wrapper
         self._function_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
+        self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
 
     # -- tree navigation -------------------------------------------------------------
     @cached_property
@@ -134,6 +135,39 @@ class ModuleAnalysis:
     @cached_property
     def _qualified(self):
         return self._wrapper.resolve(QualifiedNameProvider)
+
+    @cached_property
+    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        """Children of every node, from the parent metadata (``CSTNode.children`` re-visits the node, so a
+        walk that asks every node for its children costs a traversal per node)."""
+        children: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        for child, parent in self._parents.items():
+            children.setdefault(parent, []).append(child)
+        return children
+
+    def subtree(self, node: cst.CSTNode, *, into_scopes: bool = False) -> Iterator[cst.CSTNode]:
+        """Like :func:`iter_subtree` (same order, same scope rule), from the parent index: cheap to repeat."""
+        children = self._children
+        stack = list(reversed(children.get(node, ())))
+        while stack:
+            current = stack.pop()
+            yield current
+            if into_scopes or not isinstance(current, _SCOPE_NODES):
+                stack.extend(reversed(children.get(current, ())))
+
+    @cached_property
+    def all_nodes(self) -> tuple[cst.CSTNode, ...]:
+        """Every node of the module below it, in source order."""
+        return tuple(self.subtree(self.module, into_scopes=True))
+
+    def nodes_of(self, *types: type) -> list[cst.CSTNode]:
+        """Every node of the given types in the module, in source order (nested scopes included)."""
+        key = types
+        cached = self._nodes_by_type.get(key)
+        if cached is None:
+            cached = [node for node in self.all_nodes if isinstance(node, types)]
+            self._nodes_by_type[key] = cached
+        return cached
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)
@@ -176,7 +210,7 @@ class ModuleAnalysis:
     def imported_modules(self) -> frozenset[str]:
         """Every module imported anywhere in the file, with its parents (``a.b.c`` -> a, a.b, a.b.c)."""
         found: set[str] = set()
-        for node in iter_subtree(self.module, into_scopes=True):
+        for node in self.nodes_of(cst.Import, cst.ImportFrom):
             names: list[str] = []
             if isinstance(node, cst.Import):
                 names = [dotted_name(alias.name) or "" for alias in node.names]
@@ -220,15 +254,37 @@ class ModuleAnalysis:
 
     def attribute_values(self, cls: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
         """The expressions assigned to ``self.<attribute>`` in any method of ``cls`` (or as a class attribute)."""
-        values = []
-        for node in iter_subtree(cls.body, into_scopes=True):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    if m.matches(target.target, m.Attribute(value=m.Name("self") | m.Name("cls"), attr=m.Name(attribute))):
-                        values.append(node.value)
-                    elif self.parent(self.parent(node)) is cls.body and m.matches(target.target, m.Name(attribute)):
-                        values.append(node.value)
-        return values
+        return self._attribute_index.get((cls, attribute), [])
+
+    @cached_property
+    def _attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+        index: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]] = {}
+        for node in self.nodes_of(cst.Assign, cst.AnnAssign):
+            if node.value is None:
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                if m.matches(target, m.Attribute(value=m.Name("self") | m.Name("cls"))):
+                    owner = self.method_owner(node)
+                    if owner is not None:
+                        index.setdefault((owner, target.attr.value), []).append(node.value)
+                elif isinstance(target, cst.Name):
+                    line = self.parent(node)
+                    block = self.parent(line) if line is not None else None
+                    owner = self.parent(block) if block is not None else None
+                    if isinstance(owner, cst.ClassDef):
+                        index.setdefault((owner, target.value), []).append(node.value)
+        return index
+
+    def method_owner(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        """The class whose method (or a function nested in one) contains ``node``."""
+        function = self.enclosing_function(node)
+        while function is not None:
+            owner = self.enclosing_class(function)
+            if owner is not None:
+                return owner
+            function = self.enclosing_function(function)
+        return None
 
     def bound_values(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
         """What a name or ``self.attr`` expression was bound to; the expression itself for anything else."""
@@ -261,8 +317,8 @@ class ModuleAnalysis:
     def mapped_functions(self) -> frozenset[str]:
         """Functions passed to ``.map`` / ``.with_transform`` / ``.set_transform`` (datasets) in this file."""
         names = set()
-        for node in iter_subtree(self.module, into_scopes=True):
-            if isinstance(node, cst.Call) and terminal_name(node.func) in _DATASET_TRANSFORMS:
+        for node in self.nodes_of(cst.Call):
+            if terminal_name(node.func) in _DATASET_TRANSFORMS:
                 function = keyword_arg(node, "function") or keyword_arg(node, "transform") or positional_arg(node, 0)
                 if function is not None and terminal_name(function.value):
                     names.add(terminal_name(function.value))
@@ -313,11 +369,11 @@ class ModuleAnalysis:
         return self.resolves_to(func, fw.TRAINING_CALLS)
 
     def trains(self, node: cst.CSTNode) -> bool:
-        return any(self.is_training_call(child) for child in iter_subtree(node))
+        return any(self.is_training_call(child) for child in self.subtree(node))
 
     @cached_property
     def module_trains(self) -> bool:
-        return any(self.is_training_call(child) for child in iter_subtree(self.module, into_scopes=True))
+        return any(self.is_training_call(child) for child in self.nodes_of(cst.Call))
 
     # -- inference and training context -------------------------------------------------
     def context_of(self, node: cst.CSTNode) -> Verdict:
@@ -416,9 +472,7 @@ class ModuleAnalysis:
     def registered_handlers(self) -> frozenset[str]:
         """Names of functions handed to route registrations in this file (add_api_route, Route, path, ...)."""
         names: set[str] = set()
-        for node in iter_subtree(self.module, into_scopes=True):
-            if not isinstance(node, cst.Call):
-                continue
+        for node in self.nodes_of(cst.Call):
             handler: cst.Arg | None = None
             method = terminal_name(node.func)
             if isinstance(node.func, cst.Attribute) and method in fw.ROUTE_REGISTRATIONS:
@@ -436,13 +490,12 @@ class ModuleAnalysis:
     def _callers(self) -> dict[str, list[cst.Call]]:
         """Same-file call sites by callee name (``helper(...)`` and ``self.helper(...)``)."""
         calls: dict[str, list[cst.Call]] = {}
-        for node in iter_subtree(self.module, into_scopes=True):
-            if isinstance(node, cst.Call):
-                func = node.func
-                if isinstance(func, cst.Name) or (
-                    isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
-                ):
-                    calls.setdefault(terminal_name(func) or "", []).append(node)
+        for node in self.nodes_of(cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name) or (
+                isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
+            ):
+                calls.setdefault(terminal_name(func) or "", []).append(node)
         return calls
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
@@ -516,12 +569,7 @@ class ModuleAnalysis:
                         assigned[target.value] = assigned.get(target.value, 0) + 1
                         if value is not None and literal_value(value) is not NOT_LITERAL:
                             literal.add(target.value)
-        rebound = {
-            name.value
-            for node in iter_subtree(self.module, into_scopes=True)
-            if isinstance(node, cst.Global)
-            for name in node.names
-        }
+        rebound = {name.value for node in self.nodes_of(cst.Global) for name in node.names}
         return frozenset(name for name in literal if assigned[name] == 1 and name not in rebound)
 
     # -- grad-free guards ---------------------------------------------------------------------

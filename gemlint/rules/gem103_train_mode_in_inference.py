@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.models import shown
-from gemlint.analysis.module import iter_subtree
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
 
@@ -84,7 +83,9 @@ def predict(x: list[float]):
         mine = {origin.node for origin in origins}
         before = self.range_of(node)[0]
         models = self.analysis.models
-        for other in _calls(function):
+        for other in self.analysis.subtree(function.body):
+            if not isinstance(other, cst.Call):
+                continue
             if other is not node and models.mode_call(other) == "eval" and self.range_of(other)[0] < before:
                 if mine & {origin.node for origin in models.origins(other.func.value)}:
                     return True
@@ -97,7 +98,3 @@ def predict(x: list[float]):
             if isinstance(ancestor, (cst.If, cst.IfExp)) and not self.analysis.is_constant_test(ancestor.test):
                 return True
         return False
-
-
-def _calls(function: cst.FunctionDef):
-    return (node for node in iter_subtree(function.body) if isinstance(node, cst.Call))
