@@ -401,3 +401,23 @@ def project_for(config: Config) -> Project:
             _PROJECTS.clear()
         project = _PROJECTS[key] = Project(config)
     return project
+
+
+@lru_cache(maxsize=8)
+def local_top_level_modules(root: Path) -> frozenset[str]:
+    """Names importable from the project itself: top-level modules and packages under the root and ``src/``."""
+    names: set[str] = set()
+    for directory in (root, root / "src"):
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in _SKIP_DIRS:
+                continue
+            if name.endswith(".py") and entry.is_file():
+                names.add(name[:-3])
+            elif entry.is_dir() and name.isidentifier():
+                names.add(name)
+    return frozenset(names)

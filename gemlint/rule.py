@@ -24,6 +24,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameP
 
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language
+from gemlint.text import line_offsets
 
 
 class Rule:
@@ -124,6 +125,25 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
     @property
     def newline(self) -> str:
         return self.context.module.default_newline
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based source line (lines as LibCST counts them), without its line ending."""
+        offsets = line_offsets(self.context.text)
+        if not 0 < line <= len(offsets):
+            return ""
+        end = offsets[line] if line < len(offsets) else len(self.context.text)
+        return self.context.text[offsets[line - 1] : end].rstrip("\r\n")
+
+    def indentation(self, line: int) -> str:
+        text = self.line_text(line)
+        return text[: len(text) - len(text.lstrip(" \t"))]
+
+    def after_line(self, line: int) -> Position:
+        """Where text inserted after ``line`` goes: the start of the next line (or the end of a last line
+        that has no line ending, in which case the inserted text must start with a newline)."""
+        if line < len(line_offsets(self.context.text)) - 1 or self.context.text.endswith(("\n", "\r")):
+            return Position(line + 1, 1)
+        return Position(line, len(self.line_text(line)) + 1)
 
 
 class DocumentRule(Rule):

@@ -3,12 +3,14 @@
 A forward pass is a call of a model object (``model(x)``, a pipeline called on
 a prompt) or of one of its inference methods (``.forward``, ``.generate``,
 ``.predict``, ORT ``session.run``, vLLM ``llm.generate``, sentence-transformers
-``encode``, ...). Model objects are names and attributes bound to what a model
-loader or constructor returns (:data:`frameworks.MODEL_PRODUCERS`,
-``from_pretrained`` of the model libraries, project ``nn.Module`` subclasses,
-torchvision/timm constructors), followed through ``.to()``/``.eval()`` chains,
-same-file assignments, ``self.<attr>`` set in any method, and same-file helpers
-that return one.
+``encode``, ...). Torch modules are the shared model tracker's
+(:mod:`gemlint.analysis.models`: constructors, loaders, ``from_pretrained``,
+wrappers, names, attributes, parameters, helpers). The other runtimes --
+transformers/diffusers pipelines, ONNX Runtime sessions, vLLM engines, Keras,
+whisper, llama.cpp, ultralytics, CTranslate2 -- are not modules; their objects
+are recognised here from their producers (:data:`frameworks.MODEL_PRODUCERS`),
+followed through same-file assignments, ``self.<attr>`` and helpers that
+return one.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import ModuleAnalysis, dotted_name, iter_subtree, positional_arg
 
 _MAX_DEPTH = 4
-_MODEL_ANNOTATIONS = fw.MODULE_BASES | {"transformers.modeling_utils.PreTrainedModel", "transformers.PreTrainedModel"}
 
 
 def _cached(analysis: ModuleAnalysis, key: str, compute):
@@ -31,40 +32,8 @@ def _cached(analysis: ModuleAnalysis, key: str, compute):
     return store[key]
 
 
-def _module_classes(analysis: ModuleAnalysis) -> frozenset[str]:
-    """Classes of this module that are ``nn.Module`` subclasses (directly or through other classes here)."""
-
-    def compute() -> frozenset[str]:
-        classes = {n.name.value: n for n in iter_subtree(analysis.module, into_scopes=True) if isinstance(n, cst.ClassDef)}
-        found: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for name, cls in classes.items():
-                if name in found:
-                    continue
-                for base in cls.bases:
-                    if analysis.resolves_to(base.value, _MODEL_ANNOTATIONS) or (dotted_name(base.value) or "") in found:
-                        found.add(name)
-                        changed = True
-                        break
-        return frozenset(found)
-
-    return _cached(analysis, "classes", compute)
-
-
 def _module_functions(analysis: ModuleAnalysis) -> dict[str, cst.FunctionDef]:
     return _cached(analysis, "functions", lambda: {n.name.value: n for n in analysis.module.body if isinstance(n, cst.FunctionDef)})
-
-
-def _annotated_as_model(analysis: ModuleAnalysis, name: cst.Name) -> bool:
-    function = analysis.enclosing_function(name)
-    if function is None:
-        return False
-    for param in (*function.params.params, *function.params.kwonly_params, *function.params.posonly_params):
-        if param.name.value == name.value and param.annotation is not None:
-            return analysis.resolves_to(param.annotation.annotation, _MODEL_ANNOTATIONS)
-    return False
 
 
 @dataclass(frozen=True)
@@ -74,27 +43,16 @@ class ForwardCall:
     text: str  # "`self.model.generate(...)`"
 
 
-def _producer_family(analysis: ModuleAnalysis, call: cst.Call, depth: int) -> str | None:
+def _producer_family(analysis: ModuleAnalysis, call: cst.Call) -> str | None:
+    """The family of a non-module model object that ``call`` creates (pipelines, ORT sessions, vLLM, ...)."""
     func = call.func
-    names = analysis.qualified_names(func)
-    for name in names:
+    for name in analysis.qualified_names(func):
         if name in fw.MODEL_PRODUCERS:
-            if fw.MODEL_PRODUCERS[name] == "torch" and name == "torch.compile":
-                inner = positional_arg(call, 0)
-                return (model_family(analysis, inner.value, depth + 1) if inner else None) or "torch"
             return fw.MODEL_PRODUCERS[name]
-        if name.startswith(fw.MODEL_CONSTRUCTOR_PREFIXES):
-            return "torch"
     if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
-        owner = func.value
-        owner_names = analysis.qualified_names(owner)
-        label = (dotted_name(owner) or "").rsplit(".", 1)[-1]
-        if label.endswith(fw.NON_MODEL_PRETRAINED):
-            return None
-        if any(n.startswith(fw.FROM_PRETRAINED_LIBRARIES) for n in owner_names) or label in _module_classes(analysis):
-            return "pipeline" if label.endswith("Pipeline") else "torch"
-    if isinstance(func, cst.Name) and func.value in _module_classes(analysis):
-        return "torch"
+        label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
+        if label.endswith("Pipeline") and any(n.startswith("diffusers.") for n in analysis.qualified_names(func.value)):
+            return "pipeline"
     return None
 
 
@@ -102,11 +60,13 @@ def model_family(analysis: ModuleAnalysis, expression: cst.BaseExpression, depth
     """The model family of the object ``expression`` evaluates to, or None when it is not evidently a model."""
     if depth > _MAX_DEPTH:
         return None
+    if depth == 0 and analysis.models.origins(expression):
+        return "torch"
     if isinstance(expression, cst.Call):
         func = expression.func
         if isinstance(func, cst.Attribute) and func.attr.value in fw.MODEL_PASSTHROUGH_METHODS:
             return model_family(analysis, func.value, depth + 1)
-        family = _producer_family(analysis, expression, depth)
+        family = _producer_family(analysis, expression)
         if family is not None:
             return family
         helper = _local_function(analysis, func)
@@ -115,15 +75,13 @@ def model_family(analysis: ModuleAnalysis, expression: cst.BaseExpression, depth
         return None
     if isinstance(expression, cst.Await):
         return model_family(analysis, expression.expression, depth + 1)
-    if isinstance(expression, (cst.Name, cst.Attribute)):
-        for value in analysis.bound_values(expression) if not _is_plain_attribute(expression) else []:
+    if isinstance(expression, (cst.Name, cst.Attribute)) and not _is_plain_attribute(expression):
+        for value in analysis.bound_values(expression):
             if value is expression:
                 continue
             family = model_family(analysis, value, depth + 1)
             if family is not None:
                 return family
-        if isinstance(expression, cst.Name) and _annotated_as_model(analysis, expression):
-            return "torch"
     return None
 
 

@@ -78,6 +78,42 @@ INFERENCE_NAME_PREFIXES = ("predict", "infer", "inference", "serve", "generate",
 LIGHTNING_INFERENCE_HOOKS = frozenset({"predict_step"})
 LIGHTNING_NO_GRAD_HOOKS = frozenset({"predict_step", "test_step", "validation_step"})
 LIGHTNING_TRAINING_HOOKS = frozenset({"training_step"})
+# In LightningModule and Callback subclasses, everything the evaluation and prediction loops call runs under
+# no_grad/inference_mode: the *_step methods above and these hook prefixes.
+LIGHTNING_NO_GRAD_HOOK_PREFIXES = (
+    "on_validation_",
+    "on_test_",
+    "on_predict_",
+    "validation_",
+    "test_",
+    "predict_",
+)
+LIGHTNING_BASES = frozenset(
+    {
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "lightning.Callback",
+        "lightning.pytorch.Callback",
+        "lightning.pytorch.callbacks.Callback",
+        "pytorch_lightning.Callback",
+        "pytorch_lightning.callbacks.Callback",
+    }
+)
+# transformers runs these without gradients: the methods `generate` calls, and a pipeline's `_forward`
+# (Pipeline.forward wraps it in an inference context). Keys are base-class name suffixes under `transformers.`.
+HF_NO_GRAD_METHODS = frozenset({"prepare_inputs_for_generation"})
+HF_NO_GRAD_CLASS_HOOKS: dict[str, frozenset[str]] = {
+    "Pipeline": frozenset({"_forward"}),
+    "LogitsProcessor": frozenset({"__call__"}),
+    "LogitsWarper": frozenset({"__call__"}),
+    "StoppingCriteria": frozenset({"__call__"}),
+}
 
 # Method names whose call marks the enclosing function or loop as training.
 TRAINING_METHODS = frozenset({"backward", "zero_grad"})
@@ -103,11 +139,138 @@ NO_GRAD_GUARDS = frozenset(
     }
 )
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
+# Re-enable gradients inside a grad-free region.
+ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
 
-# Producers of model objects (SPEC §2, "Model objects").
-MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.export.load", "torch.jit.script", "torch.compile"})
-MODEL_CONSTRUCTOR_PREFIXES = ("torchvision.models.", "timm.create_model", "timm.models.")
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "lightning.LightningModule", "pytorch_lightning.LightningModule", "transformers.PreTrainedModel"})
+# -- model objects (SPEC §2, "Model objects"); see gemlint/analysis/models.py ---------------------------
+# Loaders whose result is a whole module with its saved (unknown) mode.
+MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.package.PackageImporter.load_pickle"})
+# Calls that return (a wrapper of) the module passed as their first argument, keeping its mode.
+MODEL_WRAPPERS = frozenset(
+    {
+        "torch.compile",
+        "torch.jit.script",
+        "torch.jit.trace",
+        "torch.jit.freeze",
+        "torch.jit.optimize_for_inference",
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.quantization.quantize_dynamic",
+        "torch.ao.quantization.quantize_dynamic",
+        "torch.fx.symbolic_trace",
+        "torchvision.models.feature_extraction.create_feature_extractor",
+        "copy.deepcopy",
+        "peft.get_peft_model",
+        "intel_extension_for_pytorch.optimize",
+        "deepspeed.init_inference",
+    }
+)
+# Module methods that return the module itself.
+MODULE_SELF_METHODS = frozenset(
+    {"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "eval", "train", "requires_grad_", "share_memory", "to_empty", "apply", "type", "xpu", "mps"}
+)
+# Methods only modules have (SPEC §2): a receiver used with one of them is evidently a model.
+MODULE_ONLY_METHODS = frozenset(
+    {
+        "eval",
+        "train",
+        "parameters",
+        "named_parameters",
+        "state_dict",
+        "load_state_dict",
+        "named_modules",
+        "modules",
+        "children",
+        "named_children",
+        "named_buffers",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+    }
+)
+# Module base classes (a class deriving from one, in the file, is a model class).
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "torch.nn.modules.module.Module",
+        "torch.jit.ScriptModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "transformers.PreTrainedModel",
+        "transformers.modeling_utils.PreTrainedModel",
+        "diffusers.ModelMixin",
+        "diffusers.models.ModelMixin",
+        "diffusers.models.modeling_utils.ModelMixin",
+    }
+)
+# Parameter annotations that say "this is a model" (besides MODULE_BASES and torch.nn classes).
+MODEL_ANNOTATIONS = MODULE_BASES
+# torch.nn names that are not modules.
+TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
+# torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers
+# that may hold them: the only torch.nn constructions for which a missing `.eval()` matters.
+TORCH_NN_MODE_DEPENDENT = frozenset(
+    {
+        "Sequential",
+        "ModuleList",
+        "ModuleDict",
+        "Dropout",
+        "Dropout1d",
+        "Dropout2d",
+        "Dropout3d",
+        "AlphaDropout",
+        "FeatureAlphaDropout",
+        "BatchNorm1d",
+        "BatchNorm2d",
+        "BatchNorm3d",
+        "LazyBatchNorm1d",
+        "LazyBatchNorm2d",
+        "LazyBatchNorm3d",
+        "SyncBatchNorm",
+        "Transformer",
+        "TransformerEncoder",
+        "TransformerDecoder",
+        "TransformerEncoderLayer",
+        "TransformerDecoderLayer",
+        "MultiheadAttention",
+        "RNN",
+        "LSTM",
+        "GRU",
+    }
+)
+# Constructors of whole vision models (returned in training mode).
+MODEL_CONSTRUCTOR_PACKAGES = ("torchvision.models.", "timm.")
+TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models", "get_model_weights"})
+TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
+# Packages whose `*.from_pretrained` classes are models when the class name says so (see models.py).
+PRETRAINED_PACKAGES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.")
+# Class names that are never models, whatever else they contain.
+NON_MODEL_CLASS_WORDS = ("Tokenizer", "Processor", "Config", "Scheduler", "FeatureExtractor", "Pipeline", "Extractor", "Trainer", "Collator", "Callback")
+# Classes whose construction loads a pretrained model (already in eval mode).
+PRETRAINED_CONSTRUCTORS = frozenset(
+    {
+        "sentence_transformers.SentenceTransformer",
+        "sentence_transformers.SentenceTransformer.SentenceTransformer",
+        "sentence_transformers.CrossEncoder",
+        "sentence_transformers.cross_encoder.CrossEncoder",
+        "sentence_transformers.SparseEncoder",
+    }
+)
+# Class methods that build a model from a config (weights random, training mode).
+FROM_CONFIG_METHODS = frozenset({"from_config", "_from_config"})
+# Framework base classes that provide a model attribute to their subclasses.
+FRAMEWORK_MODEL_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "ts.torch_handler.base_handler.BaseHandler": frozenset({"model"}),
+}
+# Methods that run a model without being its forward (never reported as forward calls), for reference.
+NON_FORWARD_METHODS = frozenset({"generate"})
 
 # -- routing (gemlint.analysis.routes) ------------------------------------------------------
 # Objects that own routes: qualified constructor -> (framework, keyword of its own path prefix or None).
@@ -214,22 +377,14 @@ HEALTH_HOOK_DECORATED = {"ray.serve.deployment": frozenset({"check_health"}), "r
 HEALTH_HOOK_BASES = {"litserve.LitAPI": frozenset({"health"}), "litserve.api.LitAPI": frozenset({"health"})}
 
 # -- model objects and forward passes (gemlint.analysis.forward) ----------------------------------
-# Calls that produce a model object: qualified name -> model family (see FORWARD_METHODS).
+# Calls that produce a model object that is not a torch module (modules are models.py's): qualified name ->
+# model family (see FORWARD_METHODS).
 MODEL_PRODUCERS: dict[str, str] = {
-    "torch.load": "torch",
-    "torch.jit.load": "torch",
-    "torch.jit.script": "torch",
-    "torch.jit.trace": "torch",
-    "torch.hub.load": "torch",
-    "torch.export.load": "torch",
-    "torch.compile": "torch",
     "transformers.pipeline": "pipeline",
     "transformers.pipelines.pipeline": "pipeline",
     "onnxruntime.InferenceSession": "onnxruntime",
     "vllm.LLM": "vllm",
     "vllm.entrypoints.llm.LLM": "vllm",
-    "sentence_transformers.SentenceTransformer": "sentence-transformers",
-    "sentence_transformers.CrossEncoder": "sentence-transformers",
     "tensorflow.keras.models.load_model": "keras",
     "keras.models.load_model": "keras",
     "keras.saving.load_model": "keras",
@@ -245,11 +400,11 @@ FROM_PRETRAINED_LIBRARIES = ("transformers.", "diffusers.", "sentence_transforme
 NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
 # family -> (methods that run the model, whether calling the object itself runs it)
 FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
-    "torch": (frozenset({"forward", "generate", "predict", "encode", "transcribe", "sample"}), True),
+    # torch modules as the model tracker knows them (sentence-transformers models are modules too)
+    "torch": (frozenset({"forward", "generate", "predict", "encode", "encode_query", "encode_document", "transcribe", "sample"}), True),
     "pipeline": (frozenset({"generate", "predict"}), True),
     "onnxruntime": (frozenset({"run", "run_with_iobinding", "run_with_ort_values"}), False),
     "vllm": (frozenset({"generate", "chat", "encode", "embed", "classify", "score", "beam_search"}), False),
-    "sentence-transformers": (frozenset({"encode", "predict", "encode_query", "encode_document"}), True),
     "keras": (frozenset({"predict", "predict_on_batch"}), True),
     "whisper": (frozenset({"transcribe", "decode", "detect_language"}), True),
     "llama.cpp": (frozenset({"create_completion", "create_chat_completion", "embed", "create_embedding"}), True),

@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.forward import model_family
 from gemlint.analysis.handlers import kept_once, per_request_reason
 from gemlint.analysis.module import dotted_name, terminal_name
 from gemlint.diagnostics import Severity
@@ -13,7 +12,7 @@ from gemlint.rule import AnalysisRule
 # The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
 _LOADER_NAMES = frozenset(
     {"from_pretrained", "from_single_file"}
-    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS}
+    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
     | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
 )
 
@@ -96,9 +95,10 @@ def classify(text: str):
             if any(n.startswith(fw.FROM_PRETRAINED_LIBRARIES) for n in owner):
                 return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
             return None
-        family = model_family(self.analysis, node)
-        if family is None or not any(n in fw.MODEL_PRODUCERS for n in names):
-            return None  # constructing a project nn.Module is not a load
-        if "torch.compile" in names or "torch.jit.script" in names or "torch.jit.trace" in names:
-            return None  # compiling an already loaded model
-        return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family, "a model")
+        if names & fw.MODEL_LOADERS:
+            return "a model"
+        loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
+        if not loaded:
+            return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load
+        family = fw.MODEL_PRODUCERS.get(sorted(loaded)[0])
+        return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")
