@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -63,6 +64,8 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
             if seen > _MAX_FILES:
                 return frozenset(names)
             try:
+                if not _is_regular(Path(directory, filename)):
+                    continue
                 data = Path(directory, filename).read_bytes()
                 if _MARKER not in data:
                     continue
@@ -201,7 +204,8 @@ class Project:
         discovery = Discovery(self.config, cwd=Path.cwd())
         files = []
         for source in discovery.files([self.root]):
-            if source.language is Language.PYTHON and source.path.suffix == ".py":
+            # Regular files only: opening a FIFO or a device named *.py would block or never end.
+            if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source.path):
                 files.append(source.path)
                 if len(files) >= _MAX_FILES:
                     break
@@ -229,6 +233,8 @@ class Project:
             return self._parsed[key]
         if text is None:
             try:
+                if not _is_regular(Path(key)):
+                    raise ValueError
                 data = Path(key).read_bytes()
                 if len(data) > _MAX_FILE_BYTES or b"\x00" in data:
                     raise ValueError
@@ -376,6 +382,13 @@ class Project:
         from gemlint.analysis.reach import Reachability
 
         return Reachability(self)
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _shared_depth(a: Path, b: Path) -> int:

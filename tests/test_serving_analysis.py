@@ -274,3 +274,14 @@ def test_explicit_manifest_resolves_handlers_from_the_project_root(tmp_path, mon
     assert lines[0].startswith("k8s/pod.yaml:7:") and "every 3 s" in lines[0]
     assert "note: `healthz` handles GET /healthz" in result.output
     assert not any(line.startswith("../app") and ": GEM" in line for line in lines)  # findings only for the given file
+
+
+def test_a_fifo_named_like_a_module_does_not_block_the_project_index(tmp_path):
+    import os
+
+    _write(tmp_path, {"server.py": "from fastapi import FastAPI\napp = FastAPI()\n@app.get('/h')\ndef h(): ...\n"})
+    os.mkfifo(tmp_path / "fifo.py")
+    project = Project(default_config(tmp_path))
+    assert [p.name for p in project.python_files] == ["server.py"]
+    assert [r.path for r in project.routes] == ["/h"]
+    assert project.parsed(tmp_path / "fifo.py") is None
