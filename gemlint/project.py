@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import stat
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -31,7 +32,8 @@ _MARKER = b"optimized_model_filepath"
 _SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", "site-packages"})
 _MAX_FILES = 20_000
 _MAX_FILE_BYTES = 2_000_000
-# A module that declares routes mentions one of these (checked on bytes, before any parsing).
+# A module that declares routes or mounts routers mentions a web framework and uses one of the declaring
+# forms (checked on bytes, before any parsing: most modules that import a framework only use its types).
 _ROUTE_MARKERS = (
     b"fastapi",
     b"starlette",
@@ -43,6 +45,13 @@ _ROUTE_MARKERS = (
     b"django",
     b"litestar",
     b"bottle",
+)
+_DECLARES_ROUTES = re.compile(
+    rb"@(?:[\w.]+\.)?(?:get|post|put|delete|patch|head|options|route|api_route|view|websocket)\s*\("
+    rb"|\.(?:add_api_route|add_url_rule|add_route|add_get|add_post|add_view|add_routes|add_subapp|include_router"
+    rb"|register_blueprint|blueprint|mount|add_handlers)\s*\("
+    rb"|\b(?:Mount|Route|APIRoute|WebSocketRoute|url|URLSpec|Application|RouteTableDef)\s*\("
+    rb"|\burlpatterns\b|\bRequestHandler\b"
 )
 
 
@@ -272,6 +281,8 @@ class Project:
             except OSError:
                 continue
             if len(data) > _MAX_FILE_BYTES or not any(marker in data for marker in _ROUTE_MARKERS):
+                continue
+            if not _DECLARES_ROUTES.search(data):
                 continue
             parsed = self.parsed(path)
             if parsed is None or parsed.analysis is None:

@@ -213,3 +213,29 @@ def test_probe_commands():
     assert command_targets(shell="curl -X POST http://localhost/infer").http[0].method == "POST"
     assert command_targets(argv=["grpc_health_probe", "-addr=:50051"]).http == []
     assert local_urls("curl http://upstream.internal/healthz") == []
+
+
+def test_helm_named_templates_and_list_includes(tmp_path):
+    """The shape of vLLM's chart: probes come from a named template in _helpers.tpl, lists from values."""
+    path = _chart(
+        tmp_path,
+        "liveness:\n  httpGet: {path: /health, port: 8000}\n  periodSeconds: 10\n"
+        "command: [vllm, serve]\nextraPorts: [{name: metrics, containerPort: 9000}]\n",
+        "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
+        "        - name: vllm\n          command :\n          {{- with .Values.command }}\n"
+        "          {{- toYaml . | nindent 10 }}\n          {{- end }}\n"
+        "          ports:\n            - name: http\n              containerPort: 8000\n"
+        "            {{- with .Values.extraPorts }}\n            {{- toYaml . | nindent 12 }}\n            {{- end }}\n"
+        "          {{- include \"chart.probes\" . | indent 10 }}\n          resources: {}\n",
+    )
+    (path.parent / "_helpers.tpl").write_text(
+        '{{- define "chart.probes" -}}\n{{- if .Values.liveness }}\nlivenessProbe:\n'
+        "{{- with .Values.liveness }}\n{{- toYaml . | nindent 2 }}\n{{- end }}\n{{- end }}\n{{- end }}\n"
+    )
+    document = yaml_file.parse(_Source(path), path.read_text())
+    (check,) = health_checks(document)
+    assert (check.kind, check.start.line, check.period_s) == ("liveness", 18, 10.0)
+    assert [(t.path, t.port) for t in check.targets.http] == [("/health", "8000")]
+    container = document.documents[0].mapping("spec").mapping("template").mapping("spec").sequence("containers")[0]
+    assert [item.value for item in container.sequence("command")] == ["vllm", "serve"]
+    assert [port.text("name") for port in container.sequence("ports")] == ["http", "metrics"]

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, anchored_copy, compose_documents
+from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, Sequence, anchored_copy, compose_documents
 from gemlint.text import SourceError, split_lines
 
 INCLUDE_KEY = "__gemlint_helm_values__"
+TEMPLATE_KEY = "__gemlint_helm_template__"
+_MAX_TEMPLATE_DEPTH = 6
 PLACEHOLDER = "gemlint-helm-value"
 _DIRECTIVE = re.compile(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
 _SAFE_SCALAR = re.compile(r"^[A-Za-z0-9_./:+=~@-]+$")
@@ -61,6 +63,49 @@ def chart_values(chart: Path) -> Mapping | None:
     return _values_cached(str(path), mtime)
 
 
+@lru_cache(maxsize=16)
+def _named_templates_cached(chart: str, stamp: tuple) -> dict[str, str]:
+    templates: dict[str, str] = {}
+    for path, _ in stamp:
+        try:
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        templates.update(_defines(text))
+    return templates
+
+
+def _defines(text: str) -> dict[str, str]:
+    """The bodies of ``{{ define "name" }}...{{ end }}`` blocks (nested blocks balanced)."""
+    found: dict[str, str] = {}
+    depth, name, start = 0, None, 0
+    for directive in _DIRECTIVE.finditer(text):
+        words = directive.group("body").strip().split()
+        if not words:
+            continue
+        if words[0] in _OPENERS:
+            if words[0] == "define" and depth == 0 and len(words) > 1:
+                name, start = _string(words[1]), directive.end()
+            depth += 1
+        elif words[0] == "end" and depth:
+            depth -= 1
+            if depth == 0 and name is not None:
+                found[name] = text[start : directive.start()]
+                name = None
+    return found
+
+
+def chart_named_templates(chart: Path) -> dict[str, str]:
+    """Named templates defined in the chart's ``templates/*.tpl`` files (``_helpers.tpl``)."""
+    stamp = []
+    for path in sorted((chart / "templates").rglob("*.tpl")):
+        try:
+            stamp.append((str(path), path.stat().st_mtime_ns))
+        except OSError:
+            continue
+    return _named_templates_cached(str(chart), tuple(stamp))
+
+
 def lookup(values: Mapping | None, path: list[str]) -> Node | None:
     node: Node | None = values
     for key in path:
@@ -92,6 +137,7 @@ class _Expression:
     include: bool  # toYaml: the whole subtree
     indent: int | None
     default: str | None
+    template: str | None = None  # include "name" / template "name": a named template
 
 
 class _Renderer:
@@ -119,7 +165,10 @@ class _Renderer:
         stages = [stage.strip() for stage in _split_pipeline(body)]
         tokens = stages[0].split() if stages else []
         reference, include, default, indent = None, False, None, None
-        if tokens and tokens[0] == "toYaml" and len(tokens) > 1:
+        template = None
+        if tokens and tokens[0] in ("include", "template") and len(tokens) > 1:
+            template = _string(tokens[1])
+        elif tokens and tokens[0] == "toYaml" and len(tokens) > 1:
             reference, include = self.reference(tokens[1]), True
         elif tokens and tokens[0] == "default" and len(tokens) > 2:
             default, reference = _string(tokens[1]), self.reference(tokens[2])
@@ -133,7 +182,7 @@ class _Renderer:
                 indent = int(words[1])
             elif words[0] == "default" and len(words) > 1:
                 default = _string(words[1])
-        return _Expression(reference, include, indent, default)
+        return _Expression(reference, include, indent, default, template)
 
     def control(self, body: str) -> bool:
         """Track block structure; True when the directive is control flow or a comment."""
@@ -221,7 +270,7 @@ def render(text: str, values: Mapping | None) -> Rendered:
             out.extend(_newline_of(part) for part in lines[index : end + 1])
             index = end + 1
             continue
-        out.append(_render_line(line, renderer, result, len(out) + 1))
+        out.append(_render_line(line, renderer, result, len(out) + 1, out))
         index += 1
     result.text = "".join(out)
     return result
@@ -232,7 +281,27 @@ def _newline_of(line: str) -> str:
     return line[len(stripped) :]
 
 
-def _render_line(line: str, renderer: _Renderer, result: Rendered, number: int) -> str:
+def _marker(out: list[str], indent: int, key: str, target: str) -> str:
+    """A marker line at ``indent``: a sequence item where the text around is a sequence at that indent
+    (after ``- item`` lines, or a ``key:`` whose block value starts at the same indent), else a mapping key."""
+    deeper = False
+    for previous in reversed(out):
+        stripped = previous.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        level = len(previous) - len(previous.lstrip(" "))
+        if level > indent:
+            deeper = True
+            continue
+        if level == indent and (stripped.startswith("- ") or stripped == "-"):
+            return " " * indent + f'- {key}: "{target}"'
+        if level == indent and stripped.endswith(":") and not deeper:
+            return " " * indent + f'- {key}: "{target}"'  # `key:` whose sequence value starts at its own indent
+        break
+    return " " * indent + f'{key}: "{target}"'
+
+
+def _render_line(line: str, renderer: _Renderer, result: Rendered, number: int, out: list[str]) -> str:
     newline = _newline_of(line)
     content = line[: len(line) - len(newline)]
     directives = list(_DIRECTIVE.finditer(content))
@@ -246,9 +315,11 @@ def _render_line(line: str, renderer: _Renderer, result: Rendered, number: int) 
             if renderer.control(body):
                 continue
             expression = renderer.parse(body)
+            indent = expression.indent if expression.indent is not None else len(content) - len(content.lstrip())
             if expression.include and expression.reference is not None:
-                indent = expression.indent if expression.indent is not None else len(content) - len(content.lstrip())
-                return " " * indent + f'{INCLUDE_KEY}: "{".".join(expression.reference)}"' + newline
+                return _marker(out, indent, INCLUDE_KEY, ".".join(expression.reference)) + newline
+            if expression.template is not None:
+                return _marker(out, indent, TEMPLATE_KEY, expression.template) + newline
         return newline
     pieces: list[str] = []
     position = 0
@@ -264,6 +335,8 @@ def _render_line(line: str, renderer: _Renderer, result: Rendered, number: int) 
             expression = renderer.parse(body)
             if expression.include and expression.reference is not None:
                 replacement = '{' + INCLUDE_KEY + ': "' + ".".join(expression.reference) + '"}'
+            elif expression.template is not None and expression.indent is not None:
+                replacement = '{' + TEMPLATE_KEY + ': "' + expression.template + '"}'  # a block: `key: {{ include "x" . | nindent 4 }}`
             else:
                 replacement = renderer.scalar(expression) or PLACEHOLDER
             result.substitutions.append((number, column, column + len(replacement)))
@@ -274,22 +347,27 @@ def _render_line(line: str, renderer: _Renderer, result: Rendered, number: int) 
     return "".join(pieces) + newline
 
 
-def include_hook(values: Mapping | None):
-    """The YAML reader's hook that replaces include markers with the values.yaml subtree."""
+def include_hook(values: Mapping | None, templates: dict[str, str] | None = None, _depth: int = 0):
+    """The YAML reader's hook that replaces include markers with the values.yaml subtree or a named template."""
 
     def hook(mapping: Mapping) -> Node:
-        entry = mapping.entry(INCLUDE_KEY)
+        entry = mapping.entry(INCLUDE_KEY) or mapping.entry(TEMPLATE_KEY)
         if entry is None:
             return mapping
         key, value = entry
-        others = [pair for pair in mapping.pairs if pair[0].value != INCLUDE_KEY]
-        reference = value.value.split(".") if isinstance(value, Scalar) and value.value else []
-        included = lookup(values, reference) if values is not None else None
+        others = [pair for pair in mapping.pairs if pair[0].value not in (INCLUDE_KEY, TEMPLATE_KEY)]
+        included: Node | None = None
+        if isinstance(value, Scalar) and key.value == INCLUDE_KEY:
+            reference = value.value.split(".") if value.value else []
+            included = lookup(values, reference) if values is not None else None
+        elif isinstance(value, Scalar) and templates and value.value in templates and _depth < _MAX_TEMPLATE_DEPTH:
+            included = _render_named(templates[value.value], value.value, values, templates, _depth + 1)
         if included is None:
             mapping.pairs = others
             return mapping
         copy = anchored_copy(included, (key.start, value.end))
         if not others:
+            copy.splice = isinstance(copy, Sequence)  # an item marker that stands for several items
             return copy
         if isinstance(copy, Mapping):
             mapping.pairs = others + copy.pairs
@@ -298,3 +376,13 @@ def include_hook(values: Mapping | None):
         return mapping
 
     return hook
+
+
+def _render_named(body: str, name: str, values: Mapping | None, templates: dict[str, str], depth: int) -> Node | None:
+    """A named template's body rendered like a template file, as nodes (None when it is not YAML)."""
+    rendered = render(body, values)
+    try:
+        documents = compose_documents(rendered.text, file=f"<helm template {name}>", hook=include_hook(values, templates, depth))
+    except (SourceError, RecursionError):
+        return None
+    return documents[0] if documents else None

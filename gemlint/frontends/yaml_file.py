@@ -39,7 +39,7 @@ def parse(source, text: str) -> YamlFile:
     path = Path(source.path)
     chart = helm.chart_root(path)
     if chart is not None:
-        return _template(path, text, chart, helm.chart_values(chart))
+        return _template(path, text, chart, helm.chart_values(chart), helm.chart_named_templates(chart))
     try:
         return YamlFile(path, compose_documents(text))
     except SourceError:
@@ -49,9 +49,9 @@ def parse(source, text: str) -> YamlFile:
     return _template(path, text, None, None)
 
 
-def _template(path: Path, text: str, chart: Path | None, values: Mapping | None) -> YamlFile:
+def _template(path: Path, text: str, chart: Path | None, values: Mapping | None, templates: dict[str, str] | None = None) -> YamlFile:
     rendered = helm.render(text, values)
-    hook = helm.include_hook(values)
+    hook = helm.include_hook(values, templates)
     documents: list[Node] = []
     lines = rendered.text.splitlines(keepends=True)
     starts = [0] + [index for index, line in enumerate(lines) if _DOCUMENT_START.match(line)]

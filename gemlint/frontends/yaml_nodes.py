@@ -35,7 +35,7 @@ class Node:
     ``templated`` marks values that a template substituted (configuration, not literals).
     """
 
-    __slots__ = ("start", "end", "file", "anchor", "templated")
+    __slots__ = ("start", "end", "file", "anchor", "templated", "splice")
 
     def __init__(self, start: Position, end: Position, file: str | None = None) -> None:
         self.start = start
@@ -43,6 +43,7 @@ class Node:
         self.file = file
         self.anchor: tuple[Position, Position] | None = None
         self.templated = False
+        self.splice = False  # a sequence that replaces one item of its parent sequence (template includes)
 
     @property
     def span(self) -> tuple[Position, Position]:
@@ -146,7 +147,13 @@ class _Converter:
         if isinstance(node, yaml.ScalarNode):
             return Scalar(str(node.value), node.tag or "", start, end, self.file)
         if isinstance(node, yaml.SequenceNode):
-            items = [item for item in (self.convert(child, depth + 1) for child in node.value) if item is not None]
+            items: list[Node] = []
+            for child in node.value:
+                item = self.convert(child, depth + 1)
+                if isinstance(item, Sequence) and item.splice:
+                    items.extend(item.items)
+                elif item is not None:
+                    items.append(item)
             return Sequence(items, start, end, self.file)
         if isinstance(node, yaml.MappingNode):
             pairs: list[tuple[Scalar, Node]] = []
