@@ -1,15 +1,58 @@
-"""Facts about the whole project that single-file rules may consult (read-only, cached per process)."""
+"""Facts about the whole project that rules may consult (read-only, computed once per process and root).
+
+A rule that checks one file sometimes needs the rest of the repository: a
+Kubernetes probe names a path that a handler in some Python module serves
+(GEM601), a health handler calls a helper in another module (GEM602), an ORT
+session loads a file that an export script wrote (GEM501). When only some files
+are linted (pre-commit), this context still comes from the whole project root
+(``--project-root``, else the configuration's directory).
+
+Files are scanned as bytes for cheap markers first; only candidates are parsed,
+with LibCST (routes, model objects) and astroid (cross-module calls, see
+:mod:`gemlint.analysis.reach`). Nothing is imported or run.
+"""
 
 from __future__ import annotations
 
 import ast
 import os
-from functools import lru_cache
+import re
+import stat
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Hashable
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from gemlint.config import Config
 
 _MARKER = b"optimized_model_filepath"
 _SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", "site-packages"})
 _MAX_FILES = 20_000
+_MAX_FILE_BYTES = 2_000_000
+# A module that declares routes or mounts routers mentions a web framework and uses one of the declaring
+# forms (checked on bytes, before any parsing: most modules that import a framework only use its types).
+_ROUTE_MARKERS = (
+    b"fastapi",
+    b"starlette",
+    b"flask",
+    b"quart",
+    b"aiohttp",
+    b"sanic",
+    b"tornado",
+    b"django",
+    b"litestar",
+    b"bottle",
+)
+_DECLARES_ROUTES = re.compile(
+    rb"@(?:[\w.]+\.)?(?:get|post|put|delete|patch|head|options|route|api_route|view|websocket)\s*\("
+    rb"|\.(?:add_api_route|add_url_rule|add_route|add_get|add_post|add_view|add_routes|add_subapp|include_router"
+    rb"|register_blueprint|blueprint|mount|add_handlers)\s*\("
+    rb"|\b(?:Mount|Route|APIRoute|WebSocketRoute|url|URLSpec|Application|RouteTableDef)\s*\("
+    rb"|\burlpatterns\b|\bRequestHandler\b"
+)
 
 
 @lru_cache(maxsize=8)
@@ -30,6 +73,8 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
             if seen > _MAX_FILES:
                 return frozenset(names)
             try:
+                if not _is_regular(Path(directory, filename)):
+                    continue
                 data = Path(directory, filename).read_bytes()
                 if _MARKER not in data:
                     continue
@@ -40,4 +85,363 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                     if any(isinstance(t, ast.Attribute) and t.attr == "optimized_model_filepath" for t in node.targets):
                         names.add(node.value.value.replace("\\", "/").rsplit("/", 1)[-1])
+    return frozenset(names)
+
+
+# -- the project's Python modules ------------------------------------------------------------------
+def module_name(path: Path) -> str:
+    """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``."""
+    path = Path(os.path.abspath(path))
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.append(directory.name)
+        directory = directory.parent
+    return ".".join(reversed(parts))
+
+
+@dataclass(eq=False)
+class ParsedFile:
+    """One Python file of the project, parsed on demand (LibCST for the analyses, astroid for calls)."""
+
+    path: Path
+    text: str
+    modname: str
+    display: str
+    relative: str
+    config: Config
+    _analysis: object = None
+    _astroid: object = None
+    failed: bool = False
+
+    @property
+    def analysis(self):
+        """The file's :class:`~gemlint.analysis.module.ModuleAnalysis`, or None when it does not parse."""
+        if self._analysis is None and not self.failed:
+            from gemlint.discovery import SourceFile
+            from gemlint.engine import PythonFileContext
+            from gemlint.languages import Language
+
+            try:
+                module = cst.parse_module(self.text)
+            except Exception:
+                self.failed = True
+                return None
+            wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+            source = SourceFile(self.path, Language.PYTHON, self.display, self.relative)
+            context = PythonFileContext(source, self.text, module, wrapper, self.config)
+            self._analysis = context.analysis
+        return self._analysis
+
+    def adopt(self, analysis) -> None:
+        """Use ``analysis`` (the engine's, of the same text) so that nodes handed out belong to its tree."""
+        self._analysis = analysis
+        self.__dict__.pop("_functions_by_line", None)
+
+    @property
+    def astroid(self):
+        if self._astroid is None and not self.failed:
+            from gemlint.analysis.reach import build_astroid
+
+            self._astroid = build_astroid(self.text, self.modname, str(self.path))
+            if self._astroid is None:
+                self.failed = True
+        return self._astroid
+
+    @cached_property
+    def _functions_by_line(self) -> dict[int, cst.FunctionDef]:
+        analysis = self.analysis
+        if analysis is None:
+            return {}
+        positions = analysis.context.wrapper.resolve(PositionProvider)
+        return {
+            positions[node].start.line: node
+            for node in _all_nodes(analysis.module)
+            if isinstance(node, cst.FunctionDef)
+        }
+
+    def function_at(self, line: int) -> cst.FunctionDef | None:
+        """The LibCST function whose ``def`` is on ``line``."""
+        return self._functions_by_line.get(line)
+
+    def position(self, node: cst.CSTNode):
+        analysis = self.analysis
+        return analysis.context.wrapper.resolve(PositionProvider)[node]
+
+
+def _all_nodes(module: cst.Module):
+    from gemlint.analysis.module import iter_subtree
+
+    return iter_subtree(module, into_scopes=True)
+
+
+@dataclass(frozen=True)
+class ProjectRoute:
+    """A route of the project with its full path and where its handler is defined."""
+
+    path: str
+    style: str
+    methods: frozenset[str] | None
+    file: ParsedFile
+    handler_line: int  # the ``def`` line of the handler function
+    handler_name: str
+    framework: str
+
+    def matches(self, path: str, method: str = "GET") -> bool:
+        from gemlint.analysis.routes import path_matches
+
+        if self.methods is not None and method not in self.methods and "*" not in self.methods:
+            if not (method == "HEAD" and "GET" in self.methods):
+                return False
+        return path_matches(self.style, self.path, path)
+
+
+class Project:
+    """The Python side of a project root, built lazily and cached for the whole process."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.root = config.root
+        self._parsed: dict[str, ParsedFile | None] = {}
+
+    # -- files and modules ------------------------------------------------------------------
+    @cached_property
+    def python_files(self) -> list[Path]:
+        from gemlint.discovery import Discovery
+        from gemlint.languages import Language
+
+        discovery = Discovery(self.config, cwd=Path.cwd())
+        files = []
+        for source in discovery.files([self.root]):
+            # Regular files only: opening a FIFO or a device named *.py would block or never end.
+            if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source.path):
+                files.append(source.path)
+                if len(files) >= _MAX_FILES:
+                    break
+        return files
+
+    @cached_property
+    def modules(self) -> dict[str, list[Path]]:
+        names: dict[str, list[Path]] = {}
+        for path in self.python_files:
+            names.setdefault(module_name(path), []).append(path)
+        return names
+
+    def module_file(self, dotted: str, near: Path | None = None) -> ParsedFile | None:
+        """The project file of module ``dotted``; among several, the one closest to ``near``."""
+        candidates = self.modules.get(dotted)
+        if not candidates:
+            return None
+        if len(candidates) > 1 and near is not None:
+            candidates = sorted(candidates, key=lambda p: -_shared_depth(p, near))
+        return self.parsed(candidates[0])
+
+    def parsed(self, path: Path, text: str | None = None) -> ParsedFile | None:
+        key = os.path.abspath(path)
+        if key in self._parsed and text is None:
+            return self._parsed[key]
+        if text is None:
+            try:
+                if not _is_regular(Path(key)):
+                    raise ValueError
+                data = Path(key).read_bytes()
+                if len(data) > _MAX_FILE_BYTES or b"\x00" in data:
+                    raise ValueError
+                text = data.decode("utf-8-sig")
+            except (OSError, ValueError, UnicodeDecodeError):
+                self._parsed[key] = None
+                return None
+        from gemlint.discovery import display_path, root_relative
+
+        existing = self._parsed.get(key)
+        if existing is not None and existing.text == text:
+            return existing
+        parsed = ParsedFile(Path(key), text, module_name(Path(key)), display_path(Path(key), Path.cwd()), root_relative(Path(key), self.root), self.config)
+        self._parsed[key] = parsed
+        return parsed
+
+    def adopt(self, analysis) -> ParsedFile | None:
+        """Use the engine's analysis of a file being linted (its text may be newer than the disk's)."""
+        context = analysis.context
+        parsed = self.parsed(Path(context.source.path), context.text)
+        if parsed is not None and parsed._analysis is not analysis:
+            parsed.adopt(analysis)
+        return parsed
+
+    # -- routes ---------------------------------------------------------------------------------
+    @cached_property
+    def routes(self) -> list[ProjectRoute]:
+        from gemlint.analysis.routes import Ref, compose
+
+        declared = []
+        for path in self.python_files:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read(_MAX_FILE_BYTES + 1)
+            except OSError:
+                continue
+            if len(data) > _MAX_FILE_BYTES or not any(marker in data for marker in _ROUTE_MARKERS):
+                continue
+            if not _DECLARES_ROUTES.search(data):
+                continue
+            parsed = self.parsed(path)
+            if parsed is None or parsed.analysis is None:
+                continue
+            try:
+                declared.append((parsed, parsed.analysis.routes))
+            except RecursionError:
+                continue
+
+        def key(parsed: ParsedFile, ref: Ref | None) -> Hashable:
+            if ref is None:
+                return None
+            kind, text = ref
+            if kind == "qual":
+                resolved = self._resolve_qualified(text, parsed)
+                if resolved is not None:
+                    return resolved
+            return (parsed.modname, kind, text)
+
+        routes, mounts, routers = [], [], {}
+        for parsed, module in declared:
+            routes.extend((key(parsed, r.owner), (parsed, r)) for r in module.routes)
+            mounts.extend((key(parsed, m.parent), key(parsed, m.child), m) for m in module.mounts)
+            routers.update({key(parsed, ref): router for ref, router in module.routers.items()})
+        files = {id(decl): parsed for _, (parsed, decl) in routes}
+        composed = compose(((owner, decl) for owner, (_, decl) in routes), mounts, routers)
+        result = []
+        for _, full in composed:
+            handler = self._handler_location(files[id(full.decl)], full.decl)
+            if handler is not None:
+                file, line, name = handler
+                result.append(ProjectRoute(full.path, full.style, full.decl.methods, file, line, name, full.decl.framework))
+        return result
+
+    def _resolve_qualified(self, dotted: str, parsed: ParsedFile) -> Hashable | None:
+        """``pkg.mod.router`` -> the key of ``router`` in module ``pkg.mod`` (relative names resolved)."""
+        if dotted.startswith("."):
+            level = len(dotted) - len(dotted.lstrip("."))
+            package = parsed.modname if parsed.path.name == "__init__.py" else parsed.modname.rpartition(".")[0]
+            for _ in range(level - 1):
+                package = package.rpartition(".")[0]
+            dotted = f"{package}.{dotted.lstrip('.')}" if package else dotted.lstrip(".")
+        parts = dotted.split(".")
+        for split in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:split])
+            if module in self.modules:
+                return (module, "local", ".".join(parts[split:]))
+        return None
+
+    def _handler_location(self, parsed: ParsedFile, decl) -> tuple[ParsedFile, int, str] | None:
+        handler = decl.handler
+        if handler is None:
+            return None
+        target_file, node = parsed, handler.local
+        if node is None:
+            resolved = self._resolve_qualified(handler.name, parsed)
+            if resolved is None:
+                return None
+            module, _, name = resolved
+            target_file = self.module_file(module, near=parsed.path)
+            if target_file is None or target_file.analysis is None:
+                return None
+            node = next(
+                (n for n in target_file.analysis.module.body if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name.split(".")[0]),
+                None,
+            )
+            if node is None:
+                return None
+        if isinstance(node, cst.ClassDef):
+            # Class-based views: Tornado/Django/Flask/aiohttp ``get``, Falcon ``on_get``.
+            method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in ("get", "on_get", "head")), None)
+            if method is None:
+                return None
+            return target_file, target_file.position(method).start.line, f"{node.name.value}.{method.name.value}"
+        return target_file, target_file.position(node).start.line, node.name.value
+
+    def handlers_for(self, path: str, method: str, near: Path) -> list[ProjectRoute]:
+        """Routes serving ``method path``; when several services declare it, those closest to ``near``."""
+        matching = [route for route in self.routes if route.matches(path, method)]
+        if len(matching) > 1:
+            best = max(_shared_depth(route.file.path, near) for route in matching)
+            matching = [route for route in matching if _shared_depth(route.file.path, near) == best]
+        unique: dict[tuple[str, int], ProjectRoute] = {}
+        for route in matching:
+            unique.setdefault((str(route.file.path), route.handler_line), route)
+        return list(unique.values())
+
+    def find_script(self, written: str, near: Path) -> ParsedFile | None:
+        """The project file a health-check command runs (``python /app/healthcheck.py``), by path suffix."""
+        wanted = [part for part in written.replace("\\", "/").split("/") if part not in ("", ".")]
+        if not wanted or not wanted[-1].endswith(".py"):
+            return None
+        best: tuple[int, int, Path] | None = None
+        for path in self.python_files:
+            parts = path.parts
+            if parts[-1] != wanted[-1]:
+                continue
+            suffix = 0
+            while suffix < min(len(parts), len(wanted)) and parts[-1 - suffix] == wanted[-1 - suffix]:
+                suffix += 1
+            score = (suffix, _shared_depth(path, near), path)
+            if best is None or score[:2] > best[:2]:
+                best = score
+        return self.parsed(best[2]) if best else None
+
+    @cached_property
+    def reach(self):
+        from gemlint.analysis.reach import Reachability
+
+        return Reachability(self)
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _shared_depth(a: Path, b: Path) -> int:
+    a_parts = Path(os.path.abspath(a)).parent.parts
+    b_parts = Path(os.path.abspath(b)).parent.parts
+    depth = 0
+    for x, y in zip(a_parts, b_parts):
+        if x != y:
+            break
+        depth += 1
+    return depth
+
+
+_PROJECTS: dict[Hashable, Project] = {}
+
+
+def project_for(config: Config) -> Project:
+    """The project of ``config.root`` (one per process and configuration)."""
+    key = (config.root, config.exclude, config.extend_exclude)
+    project = _PROJECTS.get(key)
+    if project is None:
+        if len(_PROJECTS) > 8:
+            _PROJECTS.clear()
+        project = _PROJECTS[key] = Project(config)
+    return project
+
+
+@lru_cache(maxsize=8)
+def local_top_level_modules(root: Path) -> frozenset[str]:
+    """Names importable from the project itself: top-level modules and packages under the root and ``src/``."""
+    names: set[str] = set()
+    for directory in (root, root / "src"):
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in _SKIP_DIRS:
+                continue
+            if name.endswith(".py") and entry.is_file():
+                names.add(name[:-3])
+            elif entry.is_dir() and name.isidentifier():
+                names.add(name)
     return frozenset(names)

@@ -24,6 +24,7 @@ from libcst.metadata import PositionProvider
 
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language
+from gemlint.text import line_offsets
 
 
 class Rule:
@@ -55,7 +56,8 @@ class Rule:
     #: Case-sensitive substrings; a file that contains none of them cannot match.
     #: Empty means the rule must always run.
     prefilter: ClassVar[Sequence[str]] = ()
-    #: True when findings depend on other files of the project (such files are never cached).
+    #: Findings depend on other files of the project too (GEM601: a manifest and the handler it probes),
+    #: so the per-file result cache never reuses them.
     cross_file: ClassVar[bool] = False
 
     @classmethod
@@ -136,6 +138,25 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
     def newline(self) -> str:
         return self.context.module.default_newline
 
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based source line (lines as LibCST counts them), without its line ending."""
+        offsets = line_offsets(self.context.text)
+        if not 0 < line <= len(offsets):
+            return ""
+        end = offsets[line] if line < len(offsets) else len(self.context.text)
+        return self.context.text[offsets[line - 1] : end].rstrip("\r\n")
+
+    def indentation(self, line: int) -> str:
+        text = self.line_text(line)
+        return text[: len(text) - len(text.lstrip(" \t"))]
+
+    def after_line(self, line: int) -> Position:
+        """Where text inserted after ``line`` goes: the start of the next line (or the end of a last line
+        that has no line ending, in which case the inserted text must start with a newline)."""
+        if line < len(line_offsets(self.context.text)) - 1 or self.context.text.endswith(("\n", "\r")):
+            return Position(line + 1, 1)
+        return Position(line, len(self.line_text(line)) + 1)
+
 
 class DocumentRule(Rule):
     """A rule over a non-Python document: a tree-sitter tree, YAML documents, a Dockerfile.
@@ -145,8 +166,11 @@ class DocumentRule(Rule):
     reports with :meth:`report_at`.
     """
 
-    def __init__(self, context: "DocumentContext") -> None:  # noqa: F821 - defined in engine
-        self.context = context
+    def __init__(self, context: "DocumentContext | None" = None) -> None:  # noqa: F821 - defined in engine
+        # Cooperative, so one rule class can check Python and documents both (GEM404).
+        super().__init__()
+        if context is not None:
+            self.context = context
 
     def check(self) -> None:
         raise NotImplementedError

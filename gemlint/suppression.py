@@ -76,7 +76,11 @@ class Suppressions:
             if mapped is not None:
                 return mapped
         if 1 <= line <= len(self.lines):
-            return self.lines[line - 1]
+            text = self.lines[line - 1]
+            # A Dockerfile comment is a line of its own: a `# noqa` line right above an instruction covers it.
+            if self.language is Language.DOCKERFILE and line >= 2 and self.lines[line - 2].lstrip().startswith("#"):
+                text = self.lines[line - 2] + text
+            return text
         return None
 
     @cached_property

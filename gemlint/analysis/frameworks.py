@@ -40,37 +40,8 @@ ROUTE_DECORATORS = frozenset(
     }
 )
 
-# Calls that register a handler passed as an argument: (method name, positional index of the handler).
-ROUTE_REGISTRATIONS = {
-    "add_api_route": 1,  # FastAPI / APIRouter
-    "add_api_websocket_route": 1,
-    "add_url_rule": 2,  # Flask: add_url_rule(rule, endpoint, view_func)
-    "add_route": 1,  # aiohttp router / Starlette / Sanic (handler first in Sanic, see below)
-    "add_get": 1,
-    "add_post": 1,
-    "add_put": 1,
-    "add_patch": 1,
-    "add_delete": 1,
-    "add_websocket_route": 1,
-}
 # Keyword names under which registrations pass the handler.
 ROUTE_HANDLER_KEYWORDS = frozenset({"endpoint", "view_func", "handler", "view"})
-# Constructors whose second argument is a handler: Starlette Route/WebSocketRoute, aiohttp web.get, Django path.
-ROUTE_CONSTRUCTORS = frozenset(
-    {
-        "starlette.routing.Route",
-        "starlette.routing.WebSocketRoute",
-        "aiohttp.web.get",
-        "aiohttp.web.post",
-        "aiohttp.web.put",
-        "aiohttp.web.patch",
-        "aiohttp.web.delete",
-        "aiohttp.web.route",
-        "aiohttp.web.view",
-        "django.urls.path",
-        "django.urls.re_path",
-    }
-)
 
 # Base classes whose methods are per-request hooks: qualified-name suffix -> hook methods (None: every public method).
 HOOK_BASES: dict[str, frozenset[str] | None] = {
@@ -107,6 +78,42 @@ INFERENCE_NAME_PREFIXES = ("predict", "infer", "inference", "serve", "generate",
 LIGHTNING_INFERENCE_HOOKS = frozenset({"predict_step"})
 LIGHTNING_NO_GRAD_HOOKS = frozenset({"predict_step", "test_step", "validation_step"})
 LIGHTNING_TRAINING_HOOKS = frozenset({"training_step"})
+# In LightningModule and Callback subclasses, everything the evaluation and prediction loops call runs under
+# no_grad/inference_mode: the *_step methods above and these hook prefixes.
+LIGHTNING_NO_GRAD_HOOK_PREFIXES = (
+    "on_validation_",
+    "on_test_",
+    "on_predict_",
+    "validation_",
+    "test_",
+    "predict_",
+)
+LIGHTNING_BASES = frozenset(
+    {
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "lightning.Callback",
+        "lightning.pytorch.Callback",
+        "lightning.pytorch.callbacks.Callback",
+        "pytorch_lightning.Callback",
+        "pytorch_lightning.callbacks.Callback",
+    }
+)
+# transformers runs these without gradients: the methods `generate` calls, and a pipeline's `_forward`
+# (Pipeline.forward wraps it in an inference context). Keys are base-class name suffixes under `transformers.`.
+HF_NO_GRAD_METHODS = frozenset({"prepare_inputs_for_generation"})
+HF_NO_GRAD_CLASS_HOOKS: dict[str, frozenset[str]] = {
+    "Pipeline": frozenset({"_forward"}),
+    "LogitsProcessor": frozenset({"__call__"}),
+    "LogitsWarper": frozenset({"__call__"}),
+    "StoppingCriteria": frozenset({"__call__"}),
+}
 
 # Method names whose call marks the enclosing function or loop as training.
 TRAINING_METHODS = frozenset({"backward", "zero_grad"})
@@ -132,8 +139,294 @@ NO_GRAD_GUARDS = frozenset(
     }
 )
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
+# Re-enable gradients inside a grad-free region.
+ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
 
-# Producers of model objects (SPEC §2, "Model objects").
-MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.export.load", "torch.jit.script", "torch.compile"})
-MODEL_CONSTRUCTOR_PREFIXES = ("torchvision.models.", "timm.create_model", "timm.models.")
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "lightning.LightningModule", "pytorch_lightning.LightningModule", "transformers.PreTrainedModel"})
+# -- model objects (SPEC §2, "Model objects"); see gemlint/analysis/models.py ---------------------------
+# Loaders whose result is a whole module with its saved (unknown) mode.
+MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.package.PackageImporter.load_pickle"})
+# Calls that return (a wrapper of) the module passed as their first argument, keeping its mode.
+MODEL_WRAPPERS = frozenset(
+    {
+        "torch.compile",
+        "torch.jit.script",
+        "torch.jit.trace",
+        "torch.jit.freeze",
+        "torch.jit.optimize_for_inference",
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.quantization.quantize_dynamic",
+        "torch.ao.quantization.quantize_dynamic",
+        "torch.fx.symbolic_trace",
+        "torchvision.models.feature_extraction.create_feature_extractor",
+        "copy.deepcopy",
+        "peft.get_peft_model",
+        "intel_extension_for_pytorch.optimize",
+        "deepspeed.init_inference",
+    }
+)
+# Module methods that return the module itself.
+MODULE_SELF_METHODS = frozenset(
+    {"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "eval", "train", "requires_grad_", "share_memory", "to_empty", "apply", "type", "xpu", "mps"}
+)
+# Methods only modules have (SPEC §2): a receiver used with one of them is evidently a model.
+MODULE_ONLY_METHODS = frozenset(
+    {
+        "eval",
+        "train",
+        "parameters",
+        "named_parameters",
+        "state_dict",
+        "load_state_dict",
+        "named_modules",
+        "modules",
+        "children",
+        "named_children",
+        "named_buffers",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+    }
+)
+# Module base classes (a class deriving from one, in the file, is a model class).
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "torch.nn.modules.module.Module",
+        "torch.jit.ScriptModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "transformers.PreTrainedModel",
+        "transformers.modeling_utils.PreTrainedModel",
+        "diffusers.ModelMixin",
+        "diffusers.models.ModelMixin",
+        "diffusers.models.modeling_utils.ModelMixin",
+    }
+)
+# Parameter annotations that say "this is a model" (besides MODULE_BASES and torch.nn classes).
+MODEL_ANNOTATIONS = MODULE_BASES
+# torch.nn names that are not modules.
+TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
+# torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers
+# that may hold them: the only torch.nn constructions for which a missing `.eval()` matters.
+TORCH_NN_MODE_DEPENDENT = frozenset(
+    {
+        "Sequential",
+        "ModuleList",
+        "ModuleDict",
+        "Dropout",
+        "Dropout1d",
+        "Dropout2d",
+        "Dropout3d",
+        "AlphaDropout",
+        "FeatureAlphaDropout",
+        "BatchNorm1d",
+        "BatchNorm2d",
+        "BatchNorm3d",
+        "LazyBatchNorm1d",
+        "LazyBatchNorm2d",
+        "LazyBatchNorm3d",
+        "SyncBatchNorm",
+        "Transformer",
+        "TransformerEncoder",
+        "TransformerDecoder",
+        "TransformerEncoderLayer",
+        "TransformerDecoderLayer",
+        "MultiheadAttention",
+        "RNN",
+        "LSTM",
+        "GRU",
+    }
+)
+# Constructors of whole vision models (returned in training mode).
+MODEL_CONSTRUCTOR_PACKAGES = ("torchvision.models.", "timm.")
+TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models", "get_model_weights"})
+TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
+# Packages whose `*.from_pretrained` classes are models when the class name says so (see models.py).
+PRETRAINED_PACKAGES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.")
+# Class names that are never models, whatever else they contain.
+NON_MODEL_CLASS_WORDS = ("Tokenizer", "Processor", "Config", "Scheduler", "FeatureExtractor", "Pipeline", "Extractor", "Trainer", "Collator", "Callback")
+# Classes whose construction loads a pretrained model (already in eval mode).
+PRETRAINED_CONSTRUCTORS = frozenset(
+    {
+        "sentence_transformers.SentenceTransformer",
+        "sentence_transformers.SentenceTransformer.SentenceTransformer",
+        "sentence_transformers.CrossEncoder",
+        "sentence_transformers.cross_encoder.CrossEncoder",
+        "sentence_transformers.SparseEncoder",
+    }
+)
+# Class methods that build a model from a config (weights random, training mode).
+FROM_CONFIG_METHODS = frozenset({"from_config", "_from_config"})
+# Framework base classes that provide a model attribute to their subclasses.
+FRAMEWORK_MODEL_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "ts.torch_handler.base_handler.BaseHandler": frozenset({"model"}),
+}
+# Methods that run a model without being its forward (never reported as forward calls), for reference.
+NON_FORWARD_METHODS = frozenset({"generate"})
+
+# -- routing (gemlint.analysis.routes) ------------------------------------------------------
+# Objects that own routes: qualified constructor -> (framework, keyword of its own path prefix or None).
+ROUTER_CONSTRUCTORS: dict[str, tuple[str, str | None]] = {
+    "fastapi.FastAPI": ("fastapi", None),
+    "fastapi.applications.FastAPI": ("fastapi", None),
+    "fastapi.APIRouter": ("fastapi", "prefix"),
+    "fastapi.routing.APIRouter": ("fastapi", "prefix"),
+    "starlette.applications.Starlette": ("starlette", None),
+    "starlette.routing.Router": ("starlette", None),
+    "flask.Flask": ("flask", None),
+    "flask.app.Flask": ("flask", None),
+    "flask.Blueprint": ("flask", "url_prefix"),
+    "flask.blueprints.Blueprint": ("flask", "url_prefix"),
+    "quart.Quart": ("quart", None),
+    "quart.Blueprint": ("quart", "url_prefix"),
+    "sanic.Sanic": ("sanic", None),
+    "sanic.Blueprint": ("sanic", "url_prefix"),
+    "aiohttp.web.Application": ("aiohttp", None),
+    "aiohttp.web.RouteTableDef": ("aiohttp", None),
+    "tornado.web.Application": ("tornado", None),
+    "litestar.Litestar": ("litestar", None),
+    "litestar.Router": ("litestar", "path"),
+    "bottle.Bottle": ("bottle", None),
+}
+# Free-standing route objects: qualified constructor -> (index of the path, index of the handler, fixed method).
+ROUTE_OBJECTS: dict[str, tuple[int, int, str | None]] = {
+    "starlette.routing.Route": (0, 1, None),
+    "starlette.routing.WebSocketRoute": (0, 1, "WEBSOCKET"),
+    "fastapi.routing.APIRoute": (0, 1, None),
+    "aiohttp.web.get": (0, 1, "GET"),
+    "aiohttp.web.head": (0, 1, "HEAD"),
+    "aiohttp.web.post": (0, 1, "POST"),
+    "aiohttp.web.put": (0, 1, "PUT"),
+    "aiohttp.web.patch": (0, 1, "PATCH"),
+    "aiohttp.web.delete": (0, 1, "DELETE"),
+    "aiohttp.web.view": (0, 1, None),
+    "aiohttp.web.route": (1, 2, None),  # route(method, path, handler)
+    "django.urls.path": (0, 1, None),
+    "django.urls.re_path": (0, 1, None),
+    "django.conf.urls.url": (0, 1, None),
+    "tornado.web.url": (0, 1, None),
+    "tornado.routing.URLSpec": (0, 1, None),
+    "tornado.web.URLSpec": (0, 1, None),
+}
+REGEX_ROUTE_OBJECTS = frozenset({"django.urls.re_path", "django.conf.urls.url", "tornado.web.url", "tornado.routing.URLSpec", "tornado.web.URLSpec"})
+DJANGO_ROUTE_OBJECTS = frozenset({"django.urls.path", "django.urls.re_path", "django.conf.urls.url"})
+MOUNT_OBJECTS = frozenset({"starlette.routing.Mount"})
+DJANGO_INCLUDE = frozenset({"django.urls.include", "django.conf.urls.include"})
+# Bare decorators that are routes by themselves (Litestar): qualified name -> method.
+BARE_ROUTE_DECORATORS: dict[str, str | None] = {
+    "litestar.get": "GET",
+    "litestar.post": "POST",
+    "litestar.put": "PUT",
+    "litestar.patch": "PATCH",
+    "litestar.delete": "DELETE",
+    "litestar.head": "HEAD",
+    "litestar.route": None,
+}
+# Calls that attach a child router to a parent: method -> (index of the child, index of the prefix, prefix keyword, replaces).
+# ``replaces``: the prefix given here replaces the child's own prefix (Flask and Sanic blueprints) instead of adding to it.
+MOUNT_METHODS: dict[str, tuple[int, int | None, str | None, bool]] = {
+    "include_router": (0, None, "prefix", False),
+    "register_blueprint": (0, None, "url_prefix", True),
+    "blueprint": (0, None, "url_prefix", True),
+    "mount": (1, 0, "path", False),
+    "add_subapp": (1, 0, None, False),
+    "add_routes": (0, None, None, False),
+    "add_handlers": (1, None, None, False),
+}
+# Keyword arguments of router constructors and Mount that carry a list of routes or a sub-application.
+ROUTE_LIST_KEYWORDS = frozenset({"routes", "handlers", "app", "route_handlers", "urlpatterns"})
+HTTP_METHOD_DECORATORS = {
+    "get": "GET",
+    "post": "POST",
+    "put": "PUT",
+    "delete": "DELETE",
+    "patch": "PATCH",
+    "head": "HEAD",
+    "options": "OPTIONS",
+    "websocket": "WEBSOCKET",
+    "websocket_route": "WEBSOCKET",
+}
+# Registration methods: method -> (index of the path, index of the handler, fixed method).
+REGISTRATION_METHODS: dict[str, tuple[int, int, str | None]] = {
+    "add_api_route": (0, 1, None),
+    "add_api_websocket_route": (0, 1, "WEBSOCKET"),
+    "add_websocket_route": (0, 1, "WEBSOCKET"),
+    "add_url_rule": (0, 2, None),
+    "add_get": (0, 1, "GET"),
+    "add_head": (0, 1, "HEAD"),
+    "add_post": (0, 1, "POST"),
+    "add_put": (0, 1, "PUT"),
+    "add_patch": (0, 1, "PATCH"),
+    "add_delete": (0, 1, "DELETE"),
+    "add_view": (0, 1, None),
+    "add_route": (0, 1, None),  # Starlette (path, endpoint); aiohttp (method, path, handler) and Sanic (handler, uri) are told apart by their arguments
+}
+# Class-based views: the handler of a request is the method named after the HTTP verb.
+CLASS_VIEW_METHOD_PREFIX = {"falcon": "on_"}
+
+# Framework health hooks (GEM602): called by the framework's own health endpoint.
+HEALTH_HOOK_DECORATED = {"ray.serve.deployment": frozenset({"check_health"}), "ray.serve.api.deployment": frozenset({"check_health"})}
+HEALTH_HOOK_BASES = {"litserve.LitAPI": frozenset({"health"}), "litserve.api.LitAPI": frozenset({"health"})}
+
+# -- model objects and forward passes (gemlint.analysis.forward) ----------------------------------
+# Calls that produce a model object that is not a torch module (modules are models.py's): qualified name ->
+# model family (see FORWARD_METHODS).
+MODEL_PRODUCERS: dict[str, str] = {
+    "transformers.pipeline": "pipeline",
+    "transformers.pipelines.pipeline": "pipeline",
+    "onnxruntime.InferenceSession": "onnxruntime",
+    "vllm.LLM": "vllm",
+    "vllm.entrypoints.llm.LLM": "vllm",
+    "tensorflow.keras.models.load_model": "keras",
+    "keras.models.load_model": "keras",
+    "keras.saving.load_model": "keras",
+    "whisper.load_model": "whisper",
+    "llama_cpp.Llama": "llama.cpp",
+    "ultralytics.YOLO": "ultralytics",
+    "ctranslate2.Generator": "ctranslate2",
+    "ctranslate2.Translator": "ctranslate2",
+}
+# ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
+FROM_PRETRAINED_LIBRARIES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.")
+# Classes whose from_pretrained result is not a model: tokenizers, processors, configs (loads for GEM502, no forward).
+NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
+# family -> (methods that run the model, whether calling the object itself runs it)
+FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
+    # torch modules as the model tracker knows them (sentence-transformers models are modules too)
+    "torch": (frozenset({"forward", "generate", "predict", "encode", "encode_query", "encode_document", "transcribe", "sample"}), True),
+    "pipeline": (frozenset({"generate", "predict"}), True),
+    "onnxruntime": (frozenset({"run", "run_with_iobinding", "run_with_ort_values"}), False),
+    "vllm": (frozenset({"generate", "chat", "encode", "embed", "classify", "score", "beam_search"}), False),
+    "keras": (frozenset({"predict", "predict_on_batch"}), True),
+    "whisper": (frozenset({"transcribe", "decode", "detect_language"}), True),
+    "llama.cpp": (frozenset({"create_completion", "create_chat_completion", "embed", "create_embedding"}), True),
+    "ultralytics": (frozenset({"predict", "track"}), True),
+    "ctranslate2": (frozenset({"generate_batch", "translate_batch", "generate_tokens", "score_batch"}), False),
+}
+# Methods that return the same model (``AutoModel.from_pretrained(...).to("cuda").eval()``).
+MODEL_PASSTHROUGH_METHODS = frozenset({"to", "eval", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_", "train", "share_memory"})
+# Calls that run a callable argument (offloading a forward to a thread): qualified name or method -> index of the callable.
+OFFLOAD_CALLS = {
+    "asyncio.to_thread": 0,
+    "starlette.concurrency.run_in_threadpool": 0,
+    "fastapi.concurrency.run_in_threadpool": 0,
+    "anyio.to_thread.run_sync": 0,
+}
+OFFLOAD_METHODS = {"run_in_executor": 1, "submit": 0}
+# Extra loaders (GEM502) that produce tokenizers rather than models.
+TOKENIZER_LOADERS = frozenset({"tokenizers.Tokenizer.from_file", "tokenizers.Tokenizer.from_pretrained", "sentencepiece.SentencePieceProcessor"})
+
+# Text markers of a module that serves requests: it imports a web or serving framework (prefilters of GEM502/GEM602).
+SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("ts", "kserve", "litserve", "mlserver", "ray", "triton_python_backend_utils")
+SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
+    "TritonPythonModel",
+    "check_health",
+)

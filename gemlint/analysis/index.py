@@ -61,7 +61,7 @@ class _Indexer(cst.CSTVisitor):
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
             self._add_module(_dotted(node.module))
         elif isinstance(node, cst.Global):
-            self.index.globals.update(name.value for name in node.names)
+            self.index.globals.update(item.name.value for item in node.names)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:

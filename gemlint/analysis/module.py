@@ -129,6 +129,7 @@ class ModuleAnalysis:
         self._wrapper: cst.MetadataWrapper = context.wrapper
         self._function_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
+        self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
 
     # -- tree navigation -------------------------------------------------------------
     @property
@@ -138,6 +139,39 @@ class ModuleAnalysis:
     @cached_property
     def _qualified(self):
         return self._wrapper.resolve(QualifiedNameProvider)
+
+    @cached_property
+    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        """Children of every node, from the parent metadata (``CSTNode.children`` re-visits the node, so a
+        walk that asks every node for its children costs a traversal per node)."""
+        children: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        for child, parent in self._parents.items():
+            children.setdefault(parent, []).append(child)
+        return children
+
+    def subtree(self, node: cst.CSTNode, *, into_scopes: bool = False) -> Iterator[cst.CSTNode]:
+        """Like :func:`iter_subtree` (same order, same scope rule), from the parent index: cheap to repeat."""
+        children = self._children
+        stack = list(reversed(children.get(node, ())))
+        while stack:
+            current = stack.pop()
+            yield current
+            if into_scopes or not isinstance(current, _SCOPE_NODES):
+                stack.extend(reversed(children.get(current, ())))
+
+    @cached_property
+    def all_nodes(self) -> tuple[cst.CSTNode, ...]:
+        """Every node of the module below it, in source order."""
+        return tuple(self.subtree(self.module, into_scopes=True))
+
+    def nodes_of(self, *types: type) -> list[cst.CSTNode]:
+        """Every node of the given types in the module, in source order (nested scopes included)."""
+        key = types
+        cached = self._nodes_by_type.get(key)
+        if cached is None:
+            cached = [node for node in self.all_nodes if isinstance(node, types)]
+            self._nodes_by_type[key] = cached
+        return cached
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)
@@ -192,6 +226,17 @@ class ModuleAnalysis:
     def _scopes(self):
         return self._wrapper.resolve(ScopeProvider)
 
+    def scope_of(self, node: cst.CSTNode):
+        """The LibCST scope ``node`` (a name) is looked up in, or None."""
+        return self._scopes.get(node)
+
+    def assignments_of(self, name: cst.Name) -> list[Assignment]:
+        """Every assignment (including parameters, imports are left out) of the variable ``name`` refers to."""
+        scope = self._scopes.get(name)
+        if scope is None:
+            return []
+        return [a for a in scope[name.value] if isinstance(a, Assignment)]
+
     def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression]:
         """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
         scope = self._scopes.get(name)
@@ -200,22 +245,44 @@ class ModuleAnalysis:
         values = []
         for assignment in scope[name.value]:
             if isinstance(assignment, Assignment):
-                value = _assignment_value(self, assignment.node)
+                value = assignment_value(self, assignment.node)
                 if value is not None:
                     values.append(value)
         return values
 
     def attribute_values(self, cls: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
         """The expressions assigned to ``self.<attribute>`` in any method of ``cls`` (or as a class attribute)."""
-        values = []
-        for node in iter_subtree(cls.body, into_scopes=True):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    if m.matches(target.target, m.Attribute(value=m.Name("self") | m.Name("cls"), attr=m.Name(attribute))):
-                        values.append(node.value)
-                    elif self.parent(self.parent(node)) is cls.body and m.matches(target.target, m.Name(attribute)):
-                        values.append(node.value)
-        return values
+        return self._attribute_index.get((cls, attribute), [])
+
+    @cached_property
+    def _attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+        index: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]] = {}
+        for node in self.nodes_of(cst.Assign, cst.AnnAssign):
+            if node.value is None:
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                if m.matches(target, m.Attribute(value=m.Name("self") | m.Name("cls"))):
+                    owner = self.method_owner(node)
+                    if owner is not None:
+                        index.setdefault((owner, target.attr.value), []).append(node.value)
+                elif isinstance(target, cst.Name):
+                    line = self.parent(node)
+                    block = self.parent(line) if line is not None else None
+                    owner = self.parent(block) if block is not None else None
+                    if isinstance(owner, cst.ClassDef):
+                        index.setdefault((owner, target.value), []).append(node.value)
+        return index
+
+    def method_owner(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        """The class whose method (or a function nested in one) contains ``node``."""
+        function = self.enclosing_function(node)
+        while function is not None:
+            owner = self.enclosing_class(function)
+            if owner is not None:
+                return owner
+            function = self.enclosing_function(function)
+        return None
 
     def bound_values(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
         """What a name or ``self.attr`` expression was bound to; the expression itself for anything else."""
@@ -267,13 +334,7 @@ class ModuleAnalysis:
     @cached_property
     def is_production(self) -> bool:
         """Not a test, benchmark or profiling script (SPEC §2, "Production code")."""
-        parts = self.context.relative_path.lower().split("/")
-        name = parts[-1]
-        if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
-            return False
-        if any(part in _TESTS_DIRS for part in parts[:-1]):
-            return False
-        return not any(part.startswith(("bench", "profil")) for part in parts)
+        return is_production_path(self.context.relative_path)
 
     @cached_property
     def is_training_file(self) -> bool:
@@ -300,6 +361,8 @@ class ModuleAnalysis:
         if isinstance(func, cst.Attribute) and name == "step":
             receiver = (terminal_name(func.value) or "").lower()
             return "optim" in receiver or receiver in ("opt", "scaler")
+        if isinstance(func, cst.Attribute) and name in ("train", "fit") and "trainer" in (terminal_name(func.value) or "").lower():
+            return True  # transformers/TRL `trainer.train()`, Lightning `trainer.fit(model)`
         if name == "GradScaler":
             return True
         if name == "grad":
@@ -381,14 +444,12 @@ class ModuleAnalysis:
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
         name = function.name.value
+        from gemlint.analysis.routes import is_route_decorator
+
         for decorator in function.decorators:
             expression = decorator.decorator
             target = expression.func if isinstance(expression, cst.Call) else expression
-            if (
-                isinstance(target, cst.Attribute)
-                and target.attr.value in fw.ROUTE_DECORATORS
-                and self.imports_any(fw.WEB_FRAMEWORKS)
-            ):
+            if is_route_decorator(self, expression):
                 return f"`{name}` is an HTTP route handler"
             if terminal_name(target) in _API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
                 return f"`{name}` is a serving API"
@@ -432,30 +493,18 @@ class ModuleAnalysis:
         return {node.name.value: node for node in self.module.body if isinstance(node, cst.ClassDef)}
 
     @cached_property
+    def routes(self):
+        """The routes, routers and mounts this module declares (:mod:`gemlint.analysis.routes`)."""
+        from gemlint.analysis.routes import extract
+
+        return extract(self)
+
+    @cached_property
     def registered_handlers(self) -> frozenset[str]:
         """Names of functions handed to route registrations in this file (add_api_route, Route, path, ...)."""
-        names: set[str] = set()
-        for method, index in fw.ROUTE_REGISTRATIONS.items():
-            for site in self.index.sites(method):
-                if isinstance(site.call.func, cst.Attribute):
-                    call = site.call
-                    handler = next((a for a in call.args if a.keyword and a.keyword.value in fw.ROUTE_HANDLER_KEYWORDS), None)
-                    self._add_handler(names, handler or positional_arg(call, index))
-        if not self.imports_any({name.split(".", 1)[0] for name in fw.ROUTE_CONSTRUCTORS}):
-            return frozenset(names)  # `get`/`path` calls elsewhere are dict.get and os.path: do not resolve them
-        constructors = {name.rsplit(".", 1)[1] for name in fw.ROUTE_CONSTRUCTORS}
-        for site in self.index.sites(*constructors):
-            call = site.call
-            if positional_arg(call, 1) is None and keyword_arg(call, "endpoint") is None and keyword_arg(call, "view") is None:
-                continue
-            if self.resolves_to(call.func, fw.ROUTE_CONSTRUCTORS):
-                self._add_handler(names, keyword_arg(call, "endpoint") or keyword_arg(call, "view") or positional_arg(call, 1))
-        return frozenset(names)
+        from gemlint.analysis.routes import registered_handler_names
 
-    @staticmethod
-    def _add_handler(names: set[str], handler: cst.Arg | None) -> None:
-        if handler is not None and terminal_name(handler.value):
-            names.add(terminal_name(handler.value))
+        return registered_handler_names(self)
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``."""
@@ -540,48 +589,201 @@ class ModuleAnalysis:
         return frozenset(name for name in literal if assigned[name] == 1 and name not in rebound)
 
     # -- grad-free guards ---------------------------------------------------------------------
-    def is_grad_free_guard(self, expression: cst.BaseExpression) -> bool:
-        """``torch.no_grad()``, ``torch.inference_mode()``, ``@torch.no_grad`` or ``torch.set_grad_enabled(False)``."""
+    def grad_mode(self, expression: cst.BaseExpression, _depth: int = 0) -> str | None:
+        """What a context manager or decorator does to autograd.
+
+        ``"off"``: ``torch.no_grad()``, ``torch.inference_mode()``, bare ``@torch.no_grad``,
+        ``torch.set_grad_enabled(False)``; ``"on"``: ``torch.enable_grad()``, ``set_grad_enabled(True)``,
+        ``inference_mode(False)``; ``"switch"``: a deliberate run-time choice (``set_grad_enabled(train)``,
+        ``no_grad() if cond else nullcontext()``); None for anything else. Names bound to a guard
+        (``ctx = torch.no_grad()``, ``ng = torch.no_grad``) are followed.
+        """
         if self.call_resolves_to(expression, fw.NO_GRAD_GUARDS):
             if isinstance(expression, cst.Call):
                 mode = argument(expression, 0, "mode")
-                return mode is None or literal_value(mode.value) is not False
-            return True
+                if mode is not None:
+                    value = literal_value(mode.value)
+                    return "off" if value is True else "on" if value is False else "switch"
+            return "off"
+        if self.call_resolves_to(expression, fw.ENABLE_GRAD):
+            return "on"
         if isinstance(expression, cst.Call) and self.resolves_to(expression.func, fw.SET_GRAD_ENABLED):
             mode = argument(expression, 0, "mode")
-            return mode is not None and literal_value(mode.value) is False
-        return False
-
-    def grad_free_guard(self, node: cst.CSTNode, _depth: int = 0) -> str | None:
-        """Why ``node`` runs without autograd, or None."""
-        child = node
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.With) and any(self.is_grad_free_guard(item.item) for item in ancestor.items):
-                return "an enclosing `with` disables gradients"
-            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and self._grad_disabled_before(ancestor, child):
-                return "`torch.set_grad_enabled(False)` runs earlier in the same block"
-            if isinstance(ancestor, cst.FunctionDef):
-                if any(self.is_grad_free_guard(d.decorator) for d in ancestor.decorators):
-                    return f"`{ancestor.name.value}` is decorated with a grad-free guard"
-                if ancestor.name.value in fw.LIGHTNING_NO_GRAD_HOOKS:
-                    return f"`{ancestor.name.value}` is a Lightning hook that runs without gradients"
-            child = ancestor
-        function = self.enclosing_function(node)
-        if function is not None and _depth < 4:
-            callers = self.callers_of(function)
-            if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
-                return f"every caller of `{function.name.value}` in this file disables gradients"
+            value = literal_value(mode.value) if mode is not None else NOT_LITERAL
+            return "off" if value is False else "on" if value is True else "switch"
+        if isinstance(expression, cst.IfExp):
+            branches = {self.grad_mode(expression.body, _depth), self.grad_mode(expression.orelse, _depth)}
+            if "off" in branches or "switch" in branches:
+                return "switch"
+            return None
+        if _depth < 3:
+            target = expression.func if isinstance(expression, cst.Call) and not expression.args else expression
+            if isinstance(target, cst.Name):
+                for value in self.assigned_values(target):
+                    if target is expression or not isinstance(value, cst.Call):
+                        mode = self.grad_mode(value, _depth + 1)
+                        if mode is not None:
+                            return mode
         return None
 
-    def _grad_disabled_before(self, block: cst.CSTNode, child: cst.CSTNode) -> bool:
+    def is_grad_free_guard(self, expression: cst.BaseExpression) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``@torch.no_grad`` or ``torch.set_grad_enabled(False)``."""
+        return self.grad_mode(expression) == "off"
+
+    def grad_free_guard(self, node: cst.CSTNode, _depth: int = 0) -> str | None:
+        """Why ``node`` runs without autograd, or None (SPEC §2, "Grad-free guard").
+
+        Guards count at any enclosing level: ``with`` blocks (several items, aliases, run-time switches),
+        decorators with or without parentheses (not on ``async def``: the decorator only covers the creation
+        of the coroutine, see :meth:`async_decorator_guard`), ``torch.set_grad_enabled(False)`` earlier in an
+        enclosing block or at module level, Lightning and transformers hooks that run under no_grad, and a
+        guard at every same-file caller. An inner ``torch.enable_grad()`` undoes the guards around it.
+        """
+        child = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.With) and child is ancestor.body:
+                modes = [self.grad_mode(item.item) for item in ancestor.items]
+                if "on" in modes:
+                    return None
+                if "off" in modes:
+                    return "an enclosing `with` disables gradients"
+                if "switch" in modes:
+                    return "an enclosing `with` sets the grad mode explicitly"
+            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+                mode = self._grad_mode_set_before(ancestor, child)
+                if mode == "on":
+                    return None
+                if mode == "off":
+                    return "`torch.set_grad_enabled(False)` runs earlier in the same block"
+            if isinstance(ancestor, cst.FunctionDef):
+                modes = [self.grad_mode(d.decorator) for d in ancestor.decorators]
+                if "on" in modes:
+                    return None
+                if ("off" in modes or "switch" in modes) and ancestor.asynchronous is None:
+                    return f"`{ancestor.name.value}` is decorated with a grad-free guard"
+                hook = self.no_grad_hook(ancestor)
+                if hook:
+                    return hook
+            child = ancestor
+        function = self.enclosing_function(node)
+        if function is not None:
+            if self.module_disables_grad:
+                return "`torch.set_grad_enabled(False)` runs at module level"
+            if _depth < 4:
+                callers = self.callers_of(function)
+                if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
+                    return f"every caller of `{function.name.value}` in this file disables gradients"
+        return None
+
+    def grad_enabled_within(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        """Whether something between ``function`` and ``node`` turns gradients back on (``with
+        torch.enable_grad()``, ``inference_mode(False)``, ``set_grad_enabled(True)`` earlier in a block),
+        so that a guard around the whole function would not cover ``node``."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if ancestor is function:
+                return False
+            if isinstance(ancestor, cst.With) and child is ancestor.body:
+                if any(self.grad_mode(item.item) in ("on", "switch") for item in ancestor.items):
+                    return True
+            if isinstance(ancestor, cst.IndentedBlock) and self._grad_mode_set_before(ancestor, child) == "on":
+                return True
+            child = ancestor
+        return False
+
+    def async_decorator_guard(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """The ``async def`` around ``node`` that carries a grad-free decorator, which does not cover its body."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                if ancestor.asynchronous is not None and any(self.grad_mode(d.decorator) == "off" for d in ancestor.decorators):
+                    return ancestor
+                return None
+        return None
+
+    def no_grad_hook(self, function: cst.FunctionDef) -> str | None:
+        """Why a framework already runs ``function`` without gradients (Lightning evaluation and prediction
+        hooks, methods transformers calls inside ``generate`` or a pipeline's inference context)."""
+        name = function.name.value
+        if name in fw.LIGHTNING_NO_GRAD_HOOKS:
+            return f"`{name}` is a Lightning hook that runs without gradients"
+        if name in fw.HF_NO_GRAD_METHODS:
+            return f"`{name}` runs inside transformers' `generate`, without gradients"
+        owner = self.enclosing_class(function)
+        if owner is None:
+            return None
+        bases = self._base_names(owner)
+        if name.startswith(fw.LIGHTNING_NO_GRAD_HOOK_PREFIXES) and bases & fw.LIGHTNING_BASES:
+            return f"`{name}` is a Lightning evaluation hook that runs without gradients"
+        for base in bases:
+            if base.startswith("transformers."):
+                for suffix, hooks in fw.HF_NO_GRAD_CLASS_HOOKS.items():
+                    if base.endswith(suffix) and name in hooks:
+                        return f"transformers runs `{owner.name.value}.{name}` without gradients"
+        return None
+
+    def _base_names(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str]:
+        """Qualified names of the bases of ``cls`` and of its bases defined in this file."""
+        names: set[str] = set()
+        for base in cls.bases:
+            names.update(self.qualified_names(base.value))
+            local = self.local_classes.get(dotted_name(base.value) or "")
+            if local is not None and local is not cls and _depth < 8:
+                names.update(self._base_names(local, _depth + 1))
+        return frozenset(names)
+
+    def _grad_mode_set_before(self, block: cst.CSTNode, child: cst.CSTNode) -> str | None:
+        """The grad mode the last ``torch.set_grad_enabled(...)`` statement before ``child`` in ``block`` sets.
+
+        A bare ``torch.no_grad()`` statement does nothing (it only builds a context manager), so only
+        ``set_grad_enabled`` counts here.
+        """
+        mode = None
         for statement in block.body:
             if statement is child:
-                return False
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Expr) and self.is_grad_free_guard(small.value):
-                        return True
+                return mode
+            for call in _statement_calls(statement):
+                if self.resolves_to(call.func, fw.SET_GRAD_ENABLED):
+                    mode = self.grad_mode(call)
+        return mode
+
+    @cached_property
+    def module_disables_grad(self) -> bool:
+        """``torch.set_grad_enabled(False)`` at module level (or in the ``__main__`` block), never re-enabled."""
+        modes = []
+        for statement in self.module.body:
+            statements = [statement]
+            if isinstance(statement, cst.If) and self.is_main_block(statement) and isinstance(statement.body, cst.IndentedBlock):
+                statements = list(statement.body.body)
+            for inner in statements:
+                modes.extend(self.grad_mode(call) for call in _statement_calls(inner) if self.resolves_to(call.func, fw.SET_GRAD_ENABLED))
+        return "off" in modes and "on" not in modes
+
+    # -- models --------------------------------------------------------------------------------
+    @cached_property
+    def models(self):
+        """The model-object tracker of this file (:class:`gemlint.analysis.models.ModelTracker`)."""
+        from gemlint.analysis.models import ModelTracker
+
+        return ModelTracker(self)
+
+
+def _statement_calls(statement: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls that are whole expression statements of a simple statement line."""
+    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        for small in statement.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                yield small.value
+
+
+def is_production_path(relative_path: str) -> bool:
+    """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language."""
+    parts = relative_path.lower().split("/")
+    name = parts[-1]
+    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
         return False
+    if any(part in _TESTS_DIRS for part in parts[:-1]):
+        return False
+    return not any(part.startswith(("bench", "profil")) for part in parts)
 
 
 def _has_inference_prefix(name: str) -> bool:
@@ -596,7 +798,7 @@ def _has_inference_prefix(name: str) -> bool:
     return False
 
 
-def _assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:
+def assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:
     parent = analysis.parent(target)
     if isinstance(parent, cst.AssignTarget):
         statement = analysis.parent(parent)

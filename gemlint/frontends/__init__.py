@@ -17,6 +17,8 @@ from gemlint.languages import Language
 # language -> "module:function"
 _FRONTENDS: dict[Language, str] = {
     Language.NATIVE: "gemlint.frontends.native:parse",
+    Language.YAML: "gemlint.frontends.yaml_file:parse",
+    Language.DOCKERFILE: "gemlint.frontends.dockerfile_file:parse",
 }
 
 

@@ -22,8 +22,13 @@ def render_diagnostic(d: Diagnostic, color: bool, show_source: bool, source_cach
     location = _style(d.path, color, bold=True) + f":{d.line}:{d.column}:"
     code = _style(d.code, color, fg=_SEVERITY_COLOR[d.severity], bold=True)
     line = f"{location} {code} [{d.name}] {d.message}"
+    # Related locations (GEM601: the handler and the forward pass) follow as indented notes.
+    notes = "".join(
+        f"\n    {_style(r.span.path, color, bold=True)}:{r.span.line}:{r.span.column}: {_style('note', color, fg='cyan')}: {r.message}"
+        for r in d.related
+    )
     if not show_source:
-        return line
+        return line + notes
     lines = source_cache.get(d.path)
     if lines is None:
         try:
@@ -32,12 +37,12 @@ def render_diagnostic(d: Diagnostic, color: bool, show_source: bool, source_cach
             lines = []
         source_cache[d.path] = lines
     if not 1 <= d.line <= len(lines):
-        return line
+        return line + notes
     source = lines[d.line - 1].rstrip("\r\n").expandtabs(1)
     width = (d.end_column - d.column) if d.end_line == d.line else len(source) - d.column + 1
     caret = " " * (d.column - 1) + "^" * max(1, width)
     gutter = f"{d.line:>5} | "
-    return f"{line}\n{gutter}{source}\n{' ' * (len(gutter) - 2)}| {_style(caret, color, fg=_SEVERITY_COLOR[d.severity])}"
+    return f"{line}\n{gutter}{source}\n{' ' * (len(gutter) - 2)}| {_style(caret, color, fg=_SEVERITY_COLOR[d.severity])}{notes}"
 
 
 def statistics(diagnostics: list[Diagnostic], unsafe: bool) -> str:

@@ -3,29 +3,36 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.environment import EnvWrite, env_writes
+from gemlint.analysis.module import is_production_path
 from gemlint.diagnostics import Severity
-from gemlint.rule import AnalysisRule
+from gemlint.languages import Language
+from gemlint.rule import AnalysisRule, DocumentRule
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
+MESSAGE = "`CUDA_LAUNCH_BLOCKING=1` makes every CUDA kernel launch synchronous; remove it or put it behind a flag"
 
 
 def is_blocking(value: object) -> bool:
     return value == 1 or (isinstance(value, str) and value.strip() == "1")
 
 
-class CudaLaunchBlocking(AnalysisRule):
+class CudaLaunchBlocking(AnalysisRule, DocumentRule):
+    """Python (``os.environ``, ``putenv``) and deployment files (Dockerfile ``ENV``, Kubernetes ``env``, compose ``environment``)."""
+
     code = "GEM404"
     name = "cuda-launch-blocking"
     severity = Severity.ERROR
-    summary = "`CUDA_LAUNCH_BLOCKING=1` is set from code, making every kernel launch synchronous."
+    languages = frozenset({Language.PYTHON, Language.YAML, Language.DOCKERFILE})
+    summary = "`CUDA_LAUNCH_BLOCKING=1` is set from code or a deployment file, making every kernel launch synchronous."
     rationale = (
         "With launch blocking every kernel launch waits for the GPU to finish: the host can no longer run "
         "ahead, CPU and GPU work stop overlapping, and throughput drops by the launch overhead of every "
         "kernel. It is a debugging setting for locating asynchronous CUDA errors."
     )
     not_flagged = (
-        "`CUDA_LAUNCH_BLOCKING=0`, and values that come from configuration at run time.",
-        "Settings behind a flag, in tests, benchmark and profiling scripts.",
+        "`CUDA_LAUNCH_BLOCKING=0`, and values that come from configuration at run time (a variable, a Docker "
+        "build argument, compose interpolation, a Helm value).",
+        "Settings behind a flag, in tests, benchmark and profiling scripts (also Dockerfiles and manifests in such folders).",
     )
     bad = """\
 import os
@@ -43,6 +50,7 @@ if os.environ.get("DEBUG_CUDA"):
     precision = "very-high"
     prefilter = (VARIABLE,)
 
+    # -- Python ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
         self._check(env_writes(self.analysis, node))
 
@@ -53,4 +61,14 @@ if os.environ.get("DEBUG_CUDA"):
         for write in writes:
             if write.variable == VARIABLE and is_blocking(write.value):
                 if self.analysis.debugging_exemption(write.node) is None:
-                    self.report(write.node, "`CUDA_LAUNCH_BLOCKING=1` makes every CUDA kernel launch synchronous; remove it or put it behind a flag")
+                    self.report(write.node, MESSAGE)
+
+    # -- Dockerfiles, Kubernetes manifests, compose files --------------------------------------
+    def check(self) -> None:
+        from gemlint.analysis.deployment import env_settings
+
+        if not is_production_path(self.context.relative_path):
+            return
+        for setting in env_settings(self.context.document):
+            if setting.name == VARIABLE and is_blocking(setting.value):
+                self.report_at(setting.start, setting.end, MESSAGE)

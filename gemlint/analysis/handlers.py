@@ -1,0 +1,147 @@
+"""Which functions run once per request (GEM502), as opposed to once per process.
+
+Per request: HTTP route handlers, framework per-request hooks (TorchServe
+``handle``/``inference``/..., KServe ``predict``, Ray Serve deployment methods,
+Triton ``execute``, BentoML APIs, LitServe ``predict``/``decode_request``...),
+per-request middleware (Flask ``before_request``, FastAPI ``middleware``), and
+same-file helpers called only from those. Once per process: module level,
+``__init__`` and the framework's setup hooks (``initialize``, ``load``,
+``setup``), startup events, and results memoised with ``functools.cache`` and
+friends or kept in a lazily filled global or attribute (``if self.model is None:``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from gemlint.analysis.module import ModuleAnalysis, dotted_name, iter_subtree
+from gemlint.analysis.routes import is_route_decorator
+
+# Hooks that run once, when a server or worker starts (TorchServe initialize, KServe load, LitServe setup, Ray reconfigure...).
+SETUP_HOOKS = frozenset(
+    {"__init__", "__post_init__", "__new__", "initialize", "load", "setup", "load_model", "reconfigure", "startup", "on_startup", "lifespan", "__enter__", "__aenter__"}
+)
+_CACHE_DECORATORS = frozenset(
+    {
+        "functools.cache",
+        "functools.lru_cache",
+        "functools.cached_property",
+        "async_lru.alru_cache",
+        "cachetools.cached",
+        "cachetools.func.lru_cache",
+        "cachetools.func.ttl_cache",
+    }
+)
+# Decorator methods that make a function a per-request hook.
+_PER_REQUEST_HOOK_DECORATORS = frozenset({"before_request", "after_request", "middleware", "before_app_request"})
+# Decorator methods that register startup code.
+_STARTUP_DECORATORS = frozenset({"on_event", "before_serving", "before_first_request", "listener", "on_startup", "after_server_start", "before_server_start"})
+_MAX_CALLER_DEPTH = 4
+
+
+def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
+    expression = decorator.decorator
+    return expression.func if isinstance(expression, cst.Call) else expression
+
+
+def is_cached(analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
+    for decorator in function.decorators:
+        target = _decorator_target(decorator)
+        if analysis.resolves_to(target, _CACHE_DECORATORS):
+            return True
+        name = (dotted_name(target) or "").rsplit(".", 1)[-1]
+        if name in ("cache", "lru_cache", "cached", "alru_cache", "cached_property", "memoize"):
+            return True
+    return False
+
+
+def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
+    name = function.name.value
+    for decorator in function.decorators:
+        target = _decorator_target(decorator)
+        if is_route_decorator(analysis, decorator.decorator):
+            return f"`{name}` is an HTTP route handler"
+        attribute = target.attr.value if isinstance(target, cst.Attribute) else None
+        if attribute in _PER_REQUEST_HOOK_DECORATORS:
+            return f"`{name}` runs before or after every request"
+        if attribute in _STARTUP_DECORATORS:
+            return None
+    if name in analysis.registered_handlers:
+        return f"`{name}` is registered as a route handler"
+    owner = analysis.enclosing_class(function)
+    if owner is not None and name not in SETUP_HOOKS:
+        hooks = analysis.class_hooks(owner)
+        if hooks is not None and (name in hooks or (not hooks and (not name.startswith("_") or name == "__call__"))):
+            return f"`{owner.name.value}.{name}` is called by the serving framework for every request"
+    return None
+
+
+def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _depth: int = 0) -> str | None:
+    """Why ``function`` runs on every request, or None."""
+    if function.name.value in SETUP_HOOKS or is_cached(analysis, function):
+        return None
+    reason = _own_reason(analysis, function)
+    if reason is not None or _depth >= _MAX_CALLER_DEPTH:
+        return reason
+    callers = analysis.callers_of(function)
+    reasons = []
+    for call in callers:
+        caller = analysis.enclosing_function(call)
+        if caller is None or caller is function:
+            return None  # also called at import time or recursively: not only per request
+        caller_reason = per_request_reason(analysis, caller, _depth + 1)
+        if caller_reason is None:
+            return None
+        reasons.append(caller_reason)
+    if reasons:
+        return f"`{function.name.value}` is called from request code ({reasons[0]})"
+    return None
+
+
+def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """``node`` is assigned to a global or attribute only when that is still empty (lazy loading).
+
+    ``if self.model is None: self.model = load()``, ``if name not in CACHE: CACHE[name] = load()``,
+    ``global MODEL`` with ``if MODEL is None``.
+    """
+    statement = next((a for a in analysis.ancestors(node) if isinstance(a, (cst.Assign, cst.AnnAssign, cst.AugAssign))), None)
+    if statement is None:
+        return False
+    targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+    function = analysis.enclosing_function(statement)
+    declared_global = {
+        name.name.value
+        for n in (iter_subtree(function.body) if function is not None else ())
+        if isinstance(n, (cst.Global, cst.Nonlocal))
+        for name in n.names
+    }
+    keys = set()
+    for target in targets:
+        base = target.value if isinstance(target, cst.Subscript) else target
+        text = dotted_name(base)
+        # Only storage that outlives the call counts: attributes, and globals.
+        if text and (isinstance(base, cst.Attribute) or text in declared_global or (target is not base and text in _module_names(analysis))):
+            keys.add(text)
+    if not keys:
+        return False
+    for ancestor in analysis.ancestors(statement):
+        if isinstance(ancestor, cst.FunctionDef):
+            break
+        if isinstance(ancestor, cst.If):
+            mentioned = {dotted_name(n) for n in iter_subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
+            if mentioned & keys or m.matches(ancestor.test, m.Name()) and dotted_name(ancestor.test) in keys:
+                return True
+    return False
+
+
+def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:
+    names = set()
+    for statement in analysis.module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    names.add(small.target.value)
+    return frozenset(names)

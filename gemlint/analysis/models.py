@@ -1,0 +1,752 @@
+"""Model objects (SPEC §2, "Model objects"): which expressions hold a ``torch.nn.Module``, where it came
+from, what runs its forward pass, and what is done to its mode and parameters.
+
+Use it through ``analysis.models`` (one tracker per file, every answer cached)::
+
+    tracker = analysis.models
+    tracker.is_model(expr)          # a reason ("`Net(...)`, an nn.Module subclass of this file") or None
+    tracker.origins(expr)           # every ModelOrigin the expression may hold
+    tracker.forward_call(call)      # True for model(x), model.forward(x), self.net(x); never .generate(...)
+    tracker.forward_receiver(call)  # the model expression of a forward call, or None
+    tracker.frozen(expr)            # why the model's parameters are all frozen, or None
+    tracker.set_to_eval(origin)     # whether anything in the file puts that model in eval mode
+
+An origin is the *producer* of a model: the constructor or loader call, the parameter that receives one,
+``self`` in a module's own method. Names, ``self.<attr>`` / class attributes, parameters (through every
+same-file caller), same-file functions that return models and mode-keeping wrappers (``.to()``,
+``torch.compile``, ``DataParallel``, ...) are followed back to their producers, so two expressions hold the
+same model when their origins intersect. Names are resolved with LibCST's qualified names and scopes,
+never by spelling alone.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterator
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import Assignment
+
+from gemlint.analysis import frameworks as fw
+from gemlint.analysis.module import (
+    NOT_LITERAL,
+    ModuleAnalysis,
+    argument,
+    assignment_value,
+    dotted_name,
+    literal_value,
+    terminal_name,
+)
+from gemlint.project import local_top_level_modules
+
+_MAX_DEPTH = 12
+_HF_MODEL_NAME = re.compile(r"Model|For[A-Z]|^Autoencoder|^PriorTransformer$|Adapter$|^SentenceTransformer$|^CrossEncoder$")
+
+
+class Origin(enum.Enum):
+    #: Built in code (project nn.Module subclass, torchvision/timm, torch.nn, ``from_config``,
+    #: Lightning ``load_from_checkpoint``): training mode until ``.eval()``.
+    CONSTRUCTED = "constructed"
+    #: ``from_pretrained`` and pretrained-model constructors: returned in eval mode.
+    PRETRAINED = "pretrained"
+    #: ``torch.load`` / ``torch.jit.load`` / ``torch.hub.load``: a whole module in its saved, unknown mode.
+    LOADED = "loaded"
+    #: A parameter, name or attribute that is evidently a model (annotation, module-only methods, callers).
+    EVIDENT = "evident"
+    #: ``self`` in a method of an nn.Module subclass.
+    SELF = "self"
+    #: An attribute a serving framework's base class sets (TorchServe's ``self.model``).
+    FRAMEWORK = "framework"
+
+
+@dataclass(frozen=True)
+class ModelOrigin:
+    kind: Origin
+    #: The producing call, the parameter, the class, ...: origins are equal when their nodes are.
+    node: cst.CSTNode
+    #: How to name it in a message, e.g. "`Net(...)`, an nn.Module subclass defined in this file".
+    description: str
+
+
+class ModelTracker:
+    """Answers "is this a model, and which one" for one module; see the module docstring."""
+
+    def __init__(self, analysis: ModuleAnalysis) -> None:
+        self.analysis = analysis
+        self._origins: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
+        self._direct: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
+        self._in_progress: set[cst.CSTNode] = set()
+        self._class_cache: dict[cst.ClassDef, bool] = {}
+
+    # -- public questions ----------------------------------------------------------------
+    def is_model(self, expression: cst.BaseExpression) -> str | None:
+        """Why ``expression`` holds a model object, or None."""
+        found = self.origins(expression)
+        return found[0].description if found else None
+
+    def origins(self, expression: cst.BaseExpression) -> tuple[ModelOrigin, ...]:
+        """Every producer whose model ``expression`` may hold (empty: not known to be a model)."""
+        return self._resolve(expression, follow_names=True, depth=0)
+
+    def direct_origins(self, expression: cst.BaseExpression) -> tuple[ModelOrigin, ...]:
+        """The producers ``expression`` itself builds or wraps, without looking up names (``Net().to(d)``,
+        ``build_model()`` of a same-file function that returns a construction)."""
+        return self._resolve(expression, follow_names=False, depth=0)
+
+    def forward_receiver(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The model of a forward call: ``model`` in ``model(x)`` / ``model.forward(x)`` / ``self.net(x)``.
+
+        ``model.generate(...)`` and pipelines are not forward calls: generate runs under no_grad, and
+        pipelines (transformers, diffusers) are not modules and run their models without gradients.
+        """
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            receiver = func.value
+        elif isinstance(func, (cst.Name, cst.Attribute)):
+            receiver = func
+        else:
+            return None
+        if isinstance(receiver, cst.Attribute) and not self._is_member_access(receiver):
+            return None  # model.encoder(x), model.get_text_features(x): methods or submodules, not the forward
+        return receiver if self.origins(receiver) else None
+
+    def forward_call(self, call: cst.Call) -> bool:
+        return self.forward_receiver(call) is not None
+
+    def inside_module_forward(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the ``forward`` of an nn.Module subclass: it runs as part of the model's own forward
+        pass, so its grad mode is decided where the model is called."""
+        function = self.analysis.enclosing_function(node)
+        while function is not None:
+            if function.name.value in ("forward", "__call__"):
+                owner = self.analysis.enclosing_class(function)
+                if owner is not None and self.is_model_class(owner):
+                    return True
+            function = self.analysis.enclosing_function(function)
+        return False
+
+    def is_model_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
+        """A class of this file deriving (through classes of this file) from an nn.Module class."""
+        cached = self._class_cache.get(cls)
+        if cached is not None:
+            return cached
+        self._class_cache[cls] = False  # cycles
+        result = False
+        for base in cls.bases:
+            if self._is_module_class_expression(base.value):
+                result = True
+                break
+            local = self._local_class(base.value)
+            if local is not None and local is not cls and _depth < _MAX_DEPTH and self.is_model_class(local, _depth + 1):
+                result = True
+                break
+        self._class_cache[cls] = result
+        return result
+
+    def frozen(self, expression: cst.BaseExpression) -> str | None:
+        """Why every parameter of the model ``expression`` holds is frozen, or None.
+
+        ``model.requires_grad_(False)`` or a loop over ``model.parameters()`` that sets
+        ``p.requires_grad = False`` / ``p.requires_grad_(False)`` on every parameter.
+        """
+        mine = {origin.node for origin in self.origins(expression)}
+        if not mine:
+            return None
+        for receiver, reason in self._freezes:
+            if mine & {origin.node for origin in self.origins(receiver)}:
+                return reason
+        return None
+
+    def set_to_eval(self, origin: ModelOrigin) -> bool:
+        """Whether anything in the file puts the model of ``origin`` in eval mode: ``.eval()`` or
+        ``.train(False)`` on any expression holding it, or a method of its class that calls ``self.eval()``
+        (in ``__init__``, or called on the model)."""
+        if origin.node in self._evaluated_nodes:
+            return True
+        cls = self._constructed_class(origin)
+        if cls is not None:
+            methods = self._self_eval_methods(cls)
+            if "__init__" in methods:
+                return True
+            for call, receiver in self._method_calls:
+                if terminal_name(call.func) in methods and origin in self.origins(receiver):
+                    return True
+        return False
+
+    def mode_call(self, call: cst.Call) -> str | None:
+        """``"eval"`` for ``x.eval()`` / ``x.train(False)``, ``"train"`` for ``x.train()`` / ``x.train(True)``,
+        ``"unknown"`` for ``x.train(flag)``; None for anything else."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        if func.attr.value == "eval" and not call.args:
+            return "eval"
+        if func.attr.value != "train":
+            return None
+        mode = argument(call, 0, "mode")
+        if mode is None:
+            return "train"
+        value = literal_value(mode.value)
+        if value is True:
+            return "train"
+        if value is False:
+            return "eval"
+        return "unknown"
+
+    def constructions(self) -> list[tuple[ModelOrigin, list[cst.BaseSmallStatement]]]:
+        """Every CONSTRUCTED origin of the file that is not a submodule of another model, with the
+        assignments that bind it directly (in file order; empty when it is never bound to a name)."""
+        return [(origin, self._bindings.get(origin.node, [])) for origin in self._constructed]
+
+    def uses(self) -> Iterator[tuple[cst.Call, cst.BaseExpression]]:
+        """Calls that run a model, with the model: forward calls and ``.generate(...)``."""
+        for call, receiver in self._method_calls:
+            if terminal_name(call.func) in fw.NON_FORWARD_METHODS and self.origins(receiver):
+                yield call, receiver
+        for call in self._calls:
+            receiver = self.forward_receiver(call)
+            if receiver is not None:
+                yield call, receiver
+
+    # -- classification of producers -------------------------------------------------------
+    def producer(self, call: cst.Call) -> ModelOrigin | None:
+        """The model ``call`` itself creates or loads, if it does."""
+        func = call.func
+        if dotted_name(func) is None:
+            return None  # `make()(x)`, `models[k](x)`, `resnet18().eval()`: not a constructor or loader reference
+        names = self.analysis.qualified_names(func)
+        text = shown(func)
+        if names & fw.MODEL_LOADERS:
+            return ModelOrigin(Origin.LOADED, call, f"`{text}(...)`, a whole module loaded in its saved mode")
+        if names & fw.PRETRAINED_CONSTRUCTORS:
+            return ModelOrigin(Origin.PRETRAINED, call, f"`{text}(...)`, a pretrained model")
+        if any(self._is_vision_constructor(name) for name in names):
+            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model constructor")
+        if any(_torch_nn_class(name) for name in names):
+            kind = Origin.CONSTRUCTED if any(_torch_nn_class(name) in fw.TORCH_NN_MODE_DEPENDENT for name in names) else Origin.EVIDENT
+            return ModelOrigin(kind, call, f"`{text}(...)`, a torch.nn module")
+        if any(self._is_hf_model_class(name) for name in names):
+            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
+        local = self._local_class(func)
+        if local is not None and self.is_model_class(local):
+            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, an nn.Module subclass defined in this file")
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            owner = func.value
+            if method == "from_pretrained" and self._is_pretrained_class(owner):
+                return ModelOrigin(Origin.PRETRAINED, call, f"`{text}(...)`, a pretrained model (returned in eval mode)")
+            if method in fw.FROM_CONFIG_METHODS and self._is_pretrained_class(owner):
+                return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
+            if method == "load_from_checkpoint" and self._is_lightning_class(owner):
+                return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a Lightning module restored from a checkpoint")
+        if self._is_project_class(func) and self._bound_and_used_as_module(call):
+            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module")
+        return None
+
+    # -- resolution ----------------------------------------------------------------------------
+    def _resolve(self, expression: cst.BaseExpression, *, follow_names: bool, depth: int) -> tuple[ModelOrigin, ...]:
+        cache = self._origins if follow_names else self._direct
+        cached = cache.get(expression)
+        if cached is not None:
+            return cached
+        if depth > _MAX_DEPTH or expression in self._in_progress:
+            return ()
+        self._in_progress.add(expression)
+        try:
+            result = _unique(self._compute(expression, follow_names, depth))
+        finally:
+            self._in_progress.discard(expression)
+        cache[expression] = result
+        return result
+
+    def _compute(self, expression: cst.BaseExpression, follow_names: bool, depth: int) -> list[ModelOrigin]:
+        resolve = lambda e: self._resolve(e, follow_names=follow_names, depth=depth + 1)  # noqa: E731
+        if isinstance(expression, cst.Call):
+            own = self.producer(expression)
+            if own is not None:
+                return [own]
+            func = expression.func
+            if isinstance(func, cst.Attribute) and func.attr.value in fw.MODULE_SELF_METHODS:
+                inner = resolve(func.value)
+                if inner:
+                    return list(inner)
+            if self.analysis.resolves_to(func, fw.MODEL_WRAPPERS):
+                first = argument(expression, 0, "model") or argument(expression, 0, "module")
+                return list(resolve(first.value)) if first is not None else []
+            return [origin for value in self._returned_values(expression) for origin in resolve(value)]
+        if isinstance(expression, cst.IfExp):
+            return [*resolve(expression.body), *resolve(expression.orelse)]
+        if isinstance(expression, cst.BooleanOperation):
+            return [*resolve(expression.left), *resolve(expression.right)]
+        if isinstance(expression, cst.Await):
+            return list(resolve(expression.expression))
+        if not follow_names:
+            return []
+        if isinstance(expression, cst.Name):
+            return self._name_origins(expression, depth)
+        if isinstance(expression, cst.Attribute) and self._is_member_access(expression):
+            return self._member_origins(expression, depth)
+        return []
+
+    def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
+        scope = self.analysis.scope_of(name)
+        if scope is None:
+            return []
+        if name.value in ("self", "cls"):
+            function = self.analysis.enclosing_function(name)
+            owner = self.analysis.enclosing_class(function) if function is not None else None
+            if name.value == "self" and owner is not None and self.is_model_class(owner):
+                return [ModelOrigin(Origin.SELF, owner, f"`self`, an instance of the nn.Module subclass `{owner.name.value}`")]
+            return []
+        found: list[ModelOrigin] = []
+        unknown = False
+        assignments = [a for a in scope[name.value] if isinstance(a, Assignment)]
+        for assignment in assignments:
+            node = assignment.node
+            if isinstance(node, cst.Param):
+                found.extend(self._param_origins(node, depth))
+                continue
+            if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+                continue
+            value = assignment_value(self.analysis, node)
+            if value is None:
+                unknown = True
+                continue
+            resolved = self._resolve(value, follow_names=True, depth=depth + 1)
+            found.extend(resolved)
+            if not resolved and not self._known_non_model(value):
+                unknown = True
+        if found or not unknown:
+            return found
+        # Bound to something unknown (a project helper, a registry): evidently a model if used as one.
+        for assignment in assignments:
+            if not isinstance(assignment.node, cst.Param) and self._references_used_as_module(assignment):
+                return [ModelOrigin(Origin.EVIDENT, assignment.node, f"`{name.value}`, used as an nn.Module")]
+        return []
+
+    def _member_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
+        """``self.X`` / ``cls.X`` (set in any method, or a class attribute) and ``Class.X``."""
+        owner = self._member_owner(attribute)
+        if owner is None:
+            return []
+        name = attribute.attr.value
+        found: list[ModelOrigin] = []
+        unknown = False
+        for cls in self._class_chain(owner):
+            for value in self.analysis.attribute_values(cls, name):
+                resolved = self._resolve(value, follow_names=True, depth=depth + 1)
+                found.extend(resolved)
+                if not resolved and not self._known_non_model(value):
+                    unknown = True
+        if found:
+            return found
+        for cls in self._class_chain(owner):
+            for base in cls.bases:
+                for qualified in self.analysis.qualified_names(base.value):
+                    if name in fw.FRAMEWORK_MODEL_ATTRIBUTES.get(qualified, ()):
+                        return [ModelOrigin(Origin.FRAMEWORK, cls, f"`self.{name}`, the model `{qualified.rsplit('.', 1)[-1]}` loads")]
+        if unknown and self._nodes_used_as_module(self._member_nodes(owner, name)):
+            return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
+        return []
+
+    def _param_origins(self, param: cst.Param, depth: int) -> list[ModelOrigin]:
+        """A parameter is a model when annotated as one, used with module-only methods in its function, or
+        given a model by every same-file caller; it then holds whatever its callers pass."""
+        function = self._param_function(param)
+        if function is None:
+            return []
+        name = param.name.value
+        evidence = None
+        if param.annotation is not None and self._is_model_annotation(param.annotation.annotation):
+            evidence = f"parameter `{name}`, annotated as a model"
+        elif self._param_used_as_module(param):
+            evidence = f"parameter `{name}`, used as an nn.Module in `{function.name.value}`"
+        passed: list[ModelOrigin] = []
+        arguments = self._arguments_for(function, param)
+        all_models = bool(arguments)
+        for value in arguments:
+            resolved = self._resolve(value, follow_names=True, depth=depth + 1) if value is not None else ()
+            passed.extend(resolved)
+            all_models = all_models and bool(resolved)
+        if evidence is None and all_models:
+            evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}`"
+        if evidence is None:
+            return []
+        return [ModelOrigin(Origin.EVIDENT, param, evidence), *passed]
+
+    # -- helpers for resolution ------------------------------------------------------------------
+    def _is_member_access(self, attribute: cst.Attribute) -> bool:
+        return self._member_owner(attribute) is not None
+
+    def _member_owner(self, attribute: cst.Attribute) -> cst.ClassDef | None:
+        value = attribute.value
+        if isinstance(value, cst.Name) and value.value in ("self", "cls"):
+            function = self.analysis.enclosing_function(attribute)
+            return self.analysis.enclosing_class(function) if function is not None else None
+        if isinstance(value, cst.Name):
+            return self._local_class(value)
+        return None
+
+    def _class_chain(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
+        chain, todo = [], [cls]
+        while todo and len(chain) < _MAX_DEPTH:
+            current = todo.pop(0)
+            if current in chain:
+                continue
+            chain.append(current)
+            todo.extend(local for base in current.bases if (local := self._local_class(base.value)) is not None)
+        return chain
+
+    def _local_class(self, expression: cst.BaseExpression) -> cst.ClassDef | None:
+        if not isinstance(expression, cst.Name):
+            return None
+        cls = self.analysis.local_classes.get(expression.value)
+        if cls is None:
+            return None
+        scope = self.analysis.scope_of(expression)
+        if scope is not None and not any(a.node is cls for a in scope[expression.value] if isinstance(a, Assignment)):
+            return None  # shadowed
+        return cls
+
+    def _is_module_class_expression(self, expression: cst.BaseExpression) -> bool:
+        names = self.analysis.qualified_names(expression)
+        return bool(names & fw.MODULE_BASES) or any(_torch_nn_class(name) for name in names) or any(
+            self._is_hf_model_class(name) or name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
+            for name in names
+        )
+
+    def _is_model_annotation(self, annotation: cst.BaseExpression) -> bool:
+        for node in [annotation, *self.analysis.subtree(annotation)]:
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                if self._is_module_class_expression(node):
+                    return True
+                local = self._local_class(node)
+                if local is not None and self.is_model_class(local):
+                    return True
+        return False
+
+    @staticmethod
+    def _is_vision_constructor(name: str) -> bool:
+        if name in fw.TIMM_CONSTRUCTORS:
+            return True
+        if name.startswith("timm.models."):
+            last = name.rsplit(".", 1)[-1]
+            return last[:1].isupper() and not last.endswith(("Cfg", "Config"))
+        if name.startswith("torchvision.models.") and not name.startswith("torchvision.models.feature_extraction."):
+            last = name.rsplit(".", 1)[-1]
+            return not last.startswith("_") and not last.endswith("Weights") and last not in fw.TORCHVISION_NON_CONSTRUCTORS
+        return False
+
+    @staticmethod
+    def _is_hf_model_class(name: str) -> bool:
+        """``transformers.BertModel``, ``diffusers.UNet2DConditionModel``: a model class of a hub library."""
+        if not name.startswith(("transformers.", "diffusers.")):
+            return False
+        last = name.rsplit(".", 1)[-1]
+        return bool(last[:1].isupper() and _HF_MODEL_NAME.search(last)) and not any(word in last for word in fw.NON_MODEL_CLASS_WORDS)
+
+    def _is_pretrained_class(self, owner: cst.BaseExpression) -> bool:
+        for name in self.analysis.qualified_names(owner):
+            if name.startswith(fw.PRETRAINED_PACKAGES):
+                last = name.rsplit(".", 1)[-1]
+                if last[:1].isupper() and _HF_MODEL_NAME.search(last) and not any(word in last for word in fw.NON_MODEL_CLASS_WORDS):
+                    return True
+        local = self._local_class(owner)
+        return local is not None and self.is_model_class(local)
+
+    def _is_lightning_class(self, owner: cst.BaseExpression) -> bool:
+        if self.analysis.qualified_names(owner) & fw.LIGHTNING_BASES:
+            return True
+        local = self._local_class(owner)
+        return local is not None and any(self.analysis.qualified_names(b.value) & fw.LIGHTNING_BASES for c in self._class_chain(local) for b in c.bases)
+
+    def _is_project_class(self, func: cst.BaseExpression) -> bool:
+        """A class imported from this project (a relative import, or a top-level module under the root)."""
+        last = terminal_name(func) or ""
+        if not last[:1].isupper():
+            return False
+        local_modules = local_top_level_modules(self.analysis.context.config.root)
+        for name in self.analysis.qualified_names(func):
+            if name.startswith(".") or name.split(".", 1)[0] in local_modules and "." in name:
+                return True
+        return False
+
+    def _known_non_model(self, value: cst.BaseExpression) -> bool:
+        """A value that is certainly not a model: literals, containers, and calls of known non-model classes
+        (tokenizers, processors, pipelines, trainers) or of third-party functions and classes."""
+        if isinstance(value, (cst.BaseString, cst.Integer, cst.Float, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.Comparison, cst.BinaryOperation)):
+            return True
+        if literal_value(value) is not NOT_LITERAL:
+            return True
+        if isinstance(value, cst.Call):
+            target = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value == "from_pretrained" else value.func
+            for name in self.analysis.qualified_names(target):
+                last = name.rsplit(".", 1)[-1]
+                if any(word in last for word in fw.NON_MODEL_CLASS_WORDS) or last == "pipeline":
+                    return True
+        return False
+
+    def _returned_values(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """What a same-file function or method called by ``call`` returns."""
+        function = self._callee(call)
+        if function is None:
+            return []
+        return [
+            node.value
+            for node in self.analysis.subtree(function.body)
+            if isinstance(node, cst.Return) and node.value is not None
+        ]
+
+    def _callee(self, call: cst.Call) -> cst.FunctionDef | None:
+        func = call.func
+        if isinstance(func, cst.Name):
+            scope = self.analysis.scope_of(func)
+            if scope is None:
+                return None
+            defs = [a.node for a in scope[func.value] if isinstance(a, Assignment) and isinstance(a.node, cst.FunctionDef)]
+            return defs[0] if len(defs) == 1 else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            function = self.analysis.enclosing_function(func)
+            owner = self.analysis.enclosing_class(function) if function is not None else None
+            if owner is None:
+                return None
+            for cls in self._class_chain(owner):
+                for statement in cls.body.body:
+                    if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value:
+                        return statement
+        return None
+
+    def _param_function(self, param: cst.Param) -> cst.FunctionDef | None:
+        parent = self.analysis.parent(param)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            parent = self.analysis.parent(parent)
+        return parent if isinstance(parent, cst.FunctionDef) else None
+
+    def _arguments_for(self, function: cst.FunctionDef, param: cst.Param) -> list[cst.BaseExpression | None]:
+        """The argument each same-file caller passes for ``param`` (None where a caller passes none)."""
+        positional = [*function.params.posonly_params, *function.params.params]
+        owner = self.analysis.enclosing_class(function)
+        is_method = owner is not None and not any(
+            self.analysis.resolves_to(d.decorator, {"builtins.staticmethod", "staticmethod"}) for d in function.decorators
+        )
+        if function.name.value == "__init__" and owner is not None:
+            calls = [call for call in self._calls if self._local_class(call.func) is owner]
+            bound = True
+        else:
+            calls = [call for call in self.analysis.callers_of(function) if isinstance(call.func, cst.Attribute) == is_method]
+            bound = is_method
+        index = positional.index(param) - (1 if bound else 0) if param in positional else None
+        found: list[cst.BaseExpression | None] = []
+        for call in calls:
+            if any(arg.star for arg in call.args):
+                found.append(None)
+                continue
+            arg = argument(call, index, param.name.value) if index is not None and index >= 0 else None
+            if arg is None and index is None:
+                arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
+            found.append(arg.value if arg is not None else None)
+        return found
+
+    def _param_used_as_module(self, param: cst.Param) -> bool:
+        scope = self.analysis.scope_of(param.name)
+        if scope is None:
+            return False
+        return any(
+            a.node is param and self._references_used_as_module(a) for a in scope[param.name.value] if isinstance(a, Assignment)
+        )
+
+    def _references_used_as_module(self, assignment: Assignment) -> bool:
+        nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name)]
+        return self._nodes_used_as_module(nodes)
+
+    def _nodes_used_as_module(self, nodes: list[cst.CSTNode]) -> bool:
+        """Some node is used with a module-only method. ``.train()`` counts only for an object that is also
+        called: transformers' ``Trainer`` has a ``.train()`` too, but is never called like a model."""
+        methods = {self._method_called_on(node) for node in nodes}
+        if methods & (fw.MODULE_ONLY_METHODS - {"train"}):
+            return True
+        return "train" in methods and any(self._is_called(node) for node in nodes)
+
+    def _method_called_on(self, node: cst.CSTNode) -> str | None:
+        """``"eval"`` for ``node.eval()``; None when ``node`` is not the receiver of a method call."""
+        attribute = self.analysis.parent(node)
+        if not isinstance(attribute, cst.Attribute) or attribute.value is not node:
+            return None
+        call = self.analysis.parent(attribute)
+        return attribute.attr.value if isinstance(call, cst.Call) and call.func is attribute else None
+
+    def _is_called(self, node: cst.CSTNode) -> bool:
+        parent = self.analysis.parent(node)
+        return isinstance(parent, cst.Call) and parent.func is node
+
+    def _bound_and_used_as_module(self, call: cst.Call) -> bool:
+        """The result of ``call`` is assigned to a name that is then used with module-only methods."""
+        statement = self.analysis.parent(call)
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            return False
+        target = statement.targets[0].target
+        if isinstance(target, cst.Name):
+            scope = self.analysis.scope_of(target)
+            if scope is None:
+                return False
+            return any(a.node is target and self._references_used_as_module(a) for a in scope[target.value] if isinstance(a, Assignment))
+        if isinstance(target, cst.Attribute) and (owner := self._member_owner(target)) is not None:
+            return self._nodes_used_as_module(self._member_nodes(owner, target.attr.value))
+        return False
+
+    def _member_nodes(self, owner: cst.ClassDef, name: str) -> list[cst.Attribute]:
+        """Every ``self.<name>`` / ``cls.<name>`` of the class ``owner``."""
+        return [node for node in self._attributes_named.get(name, ()) if self._member_owner(node) is owner]
+
+    @cached_property
+    def _attributes_named(self) -> dict[str, list[cst.Attribute]]:
+        index: dict[str, list[cst.Attribute]] = {}
+        for node in self.analysis.nodes_of(cst.Attribute):
+            index.setdefault(node.attr.value, []).append(node)
+        return index
+
+    def _constructed_class(self, origin: ModelOrigin) -> cst.ClassDef | None:
+        if isinstance(origin.node, cst.Call):
+            return self._local_class(origin.node.func)
+        return None
+
+    def _self_eval_methods(self, cls: cst.ClassDef) -> frozenset[str]:
+        methods = set()
+        for current in self._class_chain(cls):
+            for statement in current.body.body:
+                if isinstance(statement, cst.FunctionDef) and any(
+                    isinstance(node, cst.Call)
+                    and self.mode_call(node) == "eval"
+                    and m.matches(node.func, m.Attribute(value=m.Name("self")))
+                    for node in self.analysis.subtree(statement.body)
+                ):
+                    methods.add(statement.name.value)
+        return frozenset(methods)
+
+    # -- file-wide indexes -------------------------------------------------------------------------
+    @cached_property
+    def _calls(self) -> list[cst.Call]:
+        return self.analysis.nodes_of(cst.Call)
+
+    @cached_property
+    def _method_calls(self) -> list[tuple[cst.Call, cst.BaseExpression]]:
+        return [(call, call.func.value) for call in self._calls if isinstance(call.func, cst.Attribute)]
+
+    @cached_property
+    def _evaluated_nodes(self) -> frozenset[cst.CSTNode]:
+        nodes = set()
+        for call, receiver in self._method_calls:
+            if self.mode_call(call) == "eval":
+                nodes.update(origin.node for origin in self.origins(receiver))
+        return frozenset(nodes)
+
+    @cached_property
+    def _freezes(self) -> list[tuple[cst.BaseExpression, str]]:
+        found = []
+        for call, receiver in self._method_calls:
+            if call.func.attr.value == "requires_grad_":
+                flag = argument(call, 0, "requires_grad")
+                if flag is not None and literal_value(flag.value) is False:
+                    found.append((receiver, f"its parameters are frozen with `{shown(receiver)}.requires_grad_(False)`"))
+        for node in self.analysis.nodes_of(cst.For):
+            if isinstance(node.iter, cst.Call) and isinstance(node.iter.func, cst.Attribute):
+                method = node.iter.func.attr.value
+                if method in ("parameters", "named_parameters") and self._loop_freezes(node, method):
+                    owner = node.iter.func.value
+                    found.append((owner, f"a loop over `{shown(owner)}.{method}()` freezes every parameter"))
+        return found
+
+    def _loop_freezes(self, loop: cst.For, method: str) -> bool:
+        target = loop.target
+        if method == "named_parameters":
+            if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+                return False
+            target = target.elements[1].value
+        if not isinstance(target, cst.Name):
+            return False
+        variable = target.value
+        if not isinstance(loop.body, cst.IndentedBlock):
+            statements = [loop.body]
+        else:
+            statements = list(loop.body.body)
+        for statement in statements:  # unconditional statements of the loop body only: every parameter
+            if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and literal_value(small.value) is False and any(
+                    m.matches(t.target, m.Attribute(value=m.Name(variable), attr=m.Name("requires_grad"))) for t in small.targets
+                ):
+                    return True
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    call = small.value
+                    if m.matches(call.func, m.Attribute(value=m.Name(variable), attr=m.Name("requires_grad_"))):
+                        flag = argument(call, 0, "requires_grad")
+                        if flag is not None and literal_value(flag.value) is False:
+                            return True
+        return False
+
+    @cached_property
+    def _constructed(self) -> list[ModelOrigin]:
+        found = []
+        for call in self._calls:
+            origin = self.producer(call)
+            if origin is None or origin.kind is not Origin.CONSTRUCTED:
+                continue
+            if self._inside_model_class(call) or self._part_of_another_construction(call):
+                continue
+            found.append(origin)
+        return found
+
+    @cached_property
+    def _bindings(self) -> dict[cst.CSTNode, list[cst.BaseSmallStatement]]:
+        bindings: dict[cst.CSTNode, list[cst.BaseSmallStatement]] = {}
+        for node in self.analysis.nodes_of(cst.Assign, cst.AnnAssign):
+            if node.value is not None:
+                for origin in self.direct_origins(node.value):
+                    bindings.setdefault(origin.node, []).append(node)
+        return bindings
+
+    def _inside_model_class(self, node: cst.CSTNode) -> bool:
+        return any(isinstance(a, cst.ClassDef) and self.is_model_class(a) for a in self.analysis.ancestors(node))
+
+    def _part_of_another_construction(self, call: cst.Call) -> bool:
+        """``nn.Sequential(nn.Dropout(...))``: the inner module's mode follows the outer one's."""
+        for ancestor in self.analysis.ancestors(call):
+            if isinstance(ancestor, cst.Call) and ancestor is not call:
+                origin = self.producer(ancestor)
+                if origin is not None and origin.kind is Origin.CONSTRUCTED:
+                    return True
+            if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return False
+        return False
+
+
+def _torch_nn_class(name: str) -> str | None:
+    """``torch.nn.Linear`` -> ``Linear``: a module class of torch.nn (not Parameter, not functional)."""
+    for prefix in ("torch.nn.", "torch.nn.modules."):
+        if name.startswith(prefix):
+            last = name.rsplit(".", 1)[-1]
+            rest = name[len("torch.nn.") :]
+            if rest.split(".", 1)[0] in ("functional", "init", "utils", "parameter"):
+                return None
+            if last[:1].isupper() and last not in fw.TORCH_NN_NON_MODULES:
+                return last
+    return None
+
+
+def shown(expression: cst.BaseExpression) -> str:
+    """Source-like text of an expression for messages (``self.model``)."""
+    return dotted_name(expression) or cst.Module([]).code_for_node(expression)
+
+
+def _unique(origins: list[ModelOrigin]) -> tuple[ModelOrigin, ...]:
+    seen, result = set(), []
+    for origin in origins:
+        if origin.node not in seen:
+            seen.add(origin.node)
+            result.append(origin)
+    return tuple(result)

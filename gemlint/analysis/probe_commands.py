@@ -1,0 +1,108 @@
+"""What a health-check command talks to: local HTTP paths it requests, Python scripts and modules it runs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+# A local URL (the probe runs inside the container): scheme optional, port optional, path optional.
+_LOCAL_URL = re.compile(
+    r"(?:(?P<scheme>https?)://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])"
+    r"(?::(?P<port>\d+|\$\{?\w+\}?))?(?P<path>/[^\s'\"|;&)<>]*)?"
+)
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    path: str
+    port: str | None = None  # a number, or None when not known
+    method: str = "GET"
+
+
+@dataclass
+class CommandTargets:
+    http: list[HttpTarget] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)  # paths as written
+    modules: list[str] = field(default_factory=list)  # python -m MODULE
+    inline_code: list[str] = field(default_factory=list)  # python -c CODE
+
+
+def local_urls(text: str) -> list[HttpTarget]:
+    """The local URLs in ``text`` (``curl -f http://localhost:8000/healthz``), as path and port."""
+    targets = []
+    for match in _LOCAL_URL.finditer(text):
+        if match.group("scheme") is None and match.group("port") is None and match.group("path") is None:
+            continue  # a bare "localhost" is not a request
+        path = match.group("path") or "/"
+        path = path.split("?", 1)[0].split("#", 1)[0] or "/"
+        port = match.group("port")
+        targets.append(HttpTarget(path, port if port and port.isdigit() else None))
+    return targets
+
+
+def _split_shell(command: str) -> list[list[str]]:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        tokens = command.split()
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in _SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [argv for argv in commands if argv]
+
+
+def command_targets(argv: list[str] | None = None, shell: str | None = None, _depth: int = 0) -> CommandTargets:
+    """Targets of an exec-form ``argv`` or a ``shell`` command line."""
+    targets = CommandTargets()
+    text = shell if shell is not None else " ".join(argv or [])
+    method = "POST" if re.search(r"(?:^|\s)(?:-X\s*POST|--request\s+POST|--data\b|-d\s)", text) else "GET"
+    targets.http.extend(HttpTarget(t.path, t.port, method) for t in local_urls(text))
+    commands = _split_shell(shell) if shell is not None else [list(argv or [])]
+    for command in commands:
+        _program(command, targets, _depth)
+    return targets
+
+
+def _program(argv: list[str], targets: CommandTargets, depth: int) -> None:
+    while argv and ("=" in argv[0] and not argv[0].startswith("-")):  # VAR=value prefixes
+        argv = argv[1:]
+    if not argv:
+        return
+    name = argv[0].rsplit("/", 1)[-1]
+    if name in _SHELLS and "-c" in argv and depth < 3:
+        index = argv.index("-c")
+        if index + 1 < len(argv):
+            nested = command_targets(shell=argv[index + 1], _depth=depth + 1)
+            targets.scripts.extend(nested.scripts)
+            targets.modules.extend(nested.modules)
+            targets.inline_code.extend(nested.inline_code)
+        return
+    if name in ("uv", "poetry", "pipenv", "pdm", "hatch") and len(argv) > 2 and argv[1] == "run":
+        _program(argv[2:], targets, depth)
+        return
+    if _PYTHON.match(name):
+        rest = argv[1:]
+        while rest:
+            option = rest[0]
+            if option == "-m" and len(rest) > 1:
+                targets.modules.append(rest[1])
+                return
+            if option == "-c" and len(rest) > 1:
+                targets.inline_code.append(rest[1])
+                return
+            if option.startswith("-"):
+                rest = rest[1:]
+                continue
+            targets.scripts.append(option)
+            return
+    elif argv[0].endswith(".py"):
+        targets.scripts.append(argv[0])

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis.imports import import_anchor, imported_name, module_alias
+from gemlint.analysis.models import shown
+from gemlint.diagnostics import Applicability, Edit, Fix, Position, Severity
+from gemlint.rule import AnalysisRule
+
+
+class ForwardWithoutNoGrad(AnalysisRule):
+    code = "GEM101"
+    name = "forward-without-no-grad"
+    severity = Severity.WARNING
+    summary = "A model's forward pass runs with autograd enabled in inference code."
+    rationale = (
+        "With autograd on, every operation of the forward pass records itself in a graph and keeps the tensors "
+        "its backward would need (inputs of every linear layer, attention probabilities, activations), until the "
+        "output is freed. Serving code never calls backward, so that memory (it grows with batch size, sequence "
+        "length and depth) and the bookkeeping time are pure waste, and they limit the batch size a GPU can serve. "
+        "`torch.inference_mode()` (or `torch.no_grad()`) turns the recording off."
+    )
+    not_flagged = (
+        "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
+        "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, and files matched by `training-paths`.",
+        "Calls under a grad-free guard at any enclosing level: `with torch.no_grad()` / `torch.inference_mode()` / "
+        "`torch.set_grad_enabled(False)` (also through aliases such as `import torch as T`, "
+        "`from torch import no_grad`, `ctx = torch.no_grad()`), the same as decorators with or without "
+        "parentheses, a run-time switch (`torch.set_grad_enabled(train)`, `no_grad() if cond else nullcontext()`), "
+        "`torch.set_grad_enabled(False)` earlier in the block or at module level, and a guard at every caller "
+        "in the same file.",
+        "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
+        "`model.parameters()` setting `requires_grad = False`).",
+        "`model.generate(...)` and transformers/diffusers pipelines, which already run without gradients.",
+        "Framework hooks that run under no_grad: Lightning `predict_step`, `validation_step`, `test_step` and the "
+        "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
+        "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
+        "Calls of objects that are not evidently models, methods or submodules of a model "
+        "(`model.encoder(x)`, `model.encode(x)`), and calls inside a module's own `forward`, whose grad mode "
+        "is decided where the module is called.",
+        "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
+        "creation of the coroutine, not the body that runs the forward.",
+    )
+    bad = """\
+import torch
+from fastapi import FastAPI
+from transformers import AutoModelForSequenceClassification
+
+app = FastAPI()
+model = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased-finetuned-sst-2-english")
+
+@app.post("/score")
+def score(batch: dict):
+    logits = model(**batch).logits
+    return logits.softmax(-1).tolist()
+"""
+    good = """\
+import torch
+from fastapi import FastAPI
+from transformers import AutoModelForSequenceClassification
+
+app = FastAPI()
+model = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased-finetuned-sst-2-english")
+
+@app.post("/score")
+@torch.inference_mode()
+def score(batch: dict):
+    logits = model(**batch).logits
+    return logits.softmax(-1).tolist()
+"""
+    fix = Applicability.UNSAFE
+    fix_note = (
+        "The fix adds `@torch.inference_mode()` as the innermost decorator of the enclosing function (adding "
+        "`import torch` when the module has none), so route decorators register the guarded function. It is "
+        "unsafe: tensors created in inference mode cannot later be used in autograd or modified in place outside "
+        "it, and a caller that does backpropagate through the function's result would break. In an `async def`, "
+        "where a decorator does not cover the body, the fix wraps the statement in `with torch.no_grad():` instead."
+    )
+    benchmark = "Bytes saved for backward (saved_tensors_hooks), peak memory and latency of a forward pass with and without inference_mode."
+    tags = ("performance", "memory", "pytorch", "autograd")
+    prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not isinstance(node.func, (cst.Name, cst.Attribute)):
+            return
+        verdict = self.analysis.context_of(node)
+        if not verdict.is_inference:
+            return
+        models = self.analysis.models
+        receiver = models.forward_receiver(node)
+        if receiver is None:
+            return
+        if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
+            return
+        model = shown(receiver)
+        async_guard = self.analysis.async_decorator_guard(node)
+        if async_guard is not None:
+            why = (
+                f"the grad-free decorator of `async def {async_guard.name.value}` only covers creating the coroutine, "
+                "not the body"
+            )
+        else:
+            why = "autograd records the graph and keeps activations for a backward that never comes"
+        self.report(
+            node,
+            f"`{model}(...)` runs a forward pass with autograd enabled in inference code ({verdict.reason}); {why}. "
+            "Run it under `torch.inference_mode()`",
+            fix=self._fix(node),
+        )
+
+    # -- fix ---------------------------------------------------------------------------------------
+    def _fix(self, node: cst.Call) -> Fix | None:
+        function = self.analysis.enclosing_function(node)
+        if function is None or self.analysis.grad_enabled_within(node, function):
+            return None
+        if function.asynchronous is not None:
+            return self._wrap_statement(node)
+        edits = []
+        guard = imported_name(self.context.module, "torch.inference_mode")
+        if guard is None:
+            torch = module_alias(self.context.module, "torch")
+            if torch is None:
+                torch = "torch"
+                edits.append(self._import_torch())
+            guard = f"{torch}.inference_mode"
+        line = self.range_of(function.name)[0].line
+        edits.append(Edit(_start(line), _start(line), f"{self.indentation(line)}@{guard}(){self.newline}"))
+        return Fix(tuple(edits), Applicability.UNSAFE, f"decorate `{function.name.value}` with `@{guard}()`")
+
+    def _wrap_statement(self, node: cst.Call) -> Fix | None:
+        statement = next((a for a in self.analysis.ancestors(node) if isinstance(a, cst.SimpleStatementLine)), None)
+        if statement is None or not isinstance(self.analysis.parent(statement), cst.IndentedBlock):
+            return None
+        start, end = self.range_of(statement)
+        if start.line != end.line:
+            return None  # re-indenting a multi-line statement could change the text of strings in it
+        edits = []
+        torch = module_alias(self.context.module, "torch")
+        if torch is None:
+            torch = "torch"
+            edits.append(self._import_torch())
+        indent = self.indentation(start.line)
+        text = self.line_text(start.line)
+        unit = self.context.module.default_indent
+        replacement = f"{indent}with {torch}.no_grad():{self.newline}{indent}{unit}{text[len(indent):]}"
+        edits.append(Edit(_start(start.line), Position(start.line, len(text) + 1), replacement))
+        return Fix(tuple(edits), Applicability.UNSAFE, f"wrap the statement in `with {torch}.no_grad():`")
+
+    def _import_torch(self) -> Edit:
+        anchor = import_anchor(self.context.module)
+        if anchor is None:
+            at = self.after_line(self.range_of(self.context.module)[1].line)
+            prefix = "" if at.column == 1 else self.newline
+            return Edit(at, at, f"{prefix}import torch{self.newline}")
+        line = self.range_of(anchor)[0].line
+        return Edit(_start(line), _start(line), f"import torch{self.newline}")
+
+
+def _start(line: int) -> Position:
+    return Position(line, 1)

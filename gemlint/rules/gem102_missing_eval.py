@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis.models import ModelOrigin, shown
+from gemlint.diagnostics import Applicability, Edit, Fix, Severity
+from gemlint.rule import AnalysisRule
+
+
+class MissingEval(AnalysisRule):
+    code = "GEM102"
+    name = "missing-eval"
+    severity = Severity.WARNING
+    summary = "A model constructed in code serves predictions without ever being put in eval mode."
+    rationale = (
+        "Modules start in training mode, and loading weights with `load_state_dict` does not change that. In "
+        "training mode dropout zeroes a random share of activations on every call, so the same request gets "
+        "different answers, and batch norm normalises with the statistics of the current batch (and keeps "
+        "updating its running statistics), so an answer depends on the other requests batched with it. "
+        "`model.eval()` switches every submodule to inference behaviour."
+    )
+    not_flagged = (
+        "Models from transformers/diffusers/sentence-transformers `from_pretrained` (returned in eval mode).",
+        "Whole modules loaded with `torch.load` / `torch.jit.load` / `torch.hub.load`, whose saved mode is unknown.",
+        "Models put in eval mode anywhere reachable in the file: `.eval()` or `.train(False)` on any name, "
+        "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model, or in "
+        "the model class's own `__init__` or in one of its methods called on it.",
+        "Submodules: modules built inside an nn.Module subclass or passed to a container (`nn.Sequential(...)`), "
+        "whose mode follows their parent's.",
+        "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
+        "(`nn.Linear`, `nn.Conv2d`, ...).",
+    )
+    bad = """\
+import torch
+from torch import nn
+from fastapi import FastAPI
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Dropout(0.3), nn.Linear(256, 10))
+
+    def forward(self, x):
+        return self.body(x)
+
+app = FastAPI()
+model = Classifier()
+model.load_state_dict(torch.load("classifier.pt"))
+
+@app.post("/classify")
+@torch.inference_mode()
+def classify(features: list[float]):
+    return model(torch.tensor([features])).argmax(-1).item()
+"""
+    good = """\
+import torch
+from torch import nn
+from fastapi import FastAPI
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Dropout(0.3), nn.Linear(256, 10))
+
+    def forward(self, x):
+        return self.body(x)
+
+app = FastAPI()
+model = Classifier()
+model.load_state_dict(torch.load("classifier.pt"))
+model.eval()
+
+@app.post("/classify")
+@torch.inference_mode()
+def classify(features: list[float]):
+    return model(torch.tensor([features])).argmax(-1).item()
+"""
+    fix = Applicability.UNSAFE
+    fix_note = (
+        "The fix inserts `<name>.eval()` on the line after the binding, with the same indentation. It is unsafe "
+        "because code that trains the same object later (fine-tuning on the fly) would need `.train()` again."
+    )
+    benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
+    tags = ("correctness", "performance", "pytorch")
+    prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
+
+    def visit_Module(self, node: cst.Module) -> None:
+        models = self.analysis.models
+        constructions = models.constructions()
+        if not constructions:
+            return
+        served: dict[cst.CSTNode, str] = {}
+        for call, receiver in models.uses():
+            origins = models.origins(receiver)
+            if not any(origin.node not in served for origin in origins):
+                continue
+            verdict = self.analysis.context_of(call)
+            if verdict.is_inference:
+                for origin in origins:
+                    served.setdefault(origin.node, verdict.reason)
+        for origin, bindings in constructions:
+            reason = served.get(origin.node)
+            if reason is None or models.set_to_eval(origin):
+                continue
+            self._report(origin, bindings, reason)
+
+    def _report(self, origin: ModelOrigin, bindings: list[cst.BaseSmallStatement], reason: str) -> None:
+        binding = bindings[0] if bindings else None
+        target = _target(binding) if binding is not None else None
+        name = shown(target) if target is not None else None
+        what = f"`{name}` holds {origin.description}" if name else f"{origin.description[0].upper()}{origin.description[1:]}"
+        call = f"`{name}.eval()`" if name else "`.eval()`"
+        self.report(
+            binding if binding is not None else self._statement_of(origin.node),
+            f"{what} and is never put in eval mode, but it serves predictions ({reason}): dropout and batch norm "
+            f"keep their training behaviour; call {call} after loading it",
+            fix=self._fix(binding, name) if binding is not None and name else None,
+        )
+
+    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        for ancestor in self.analysis.ancestors(node):
+            if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return ancestor
+        return node
+
+    def _fix(self, binding: cst.BaseSmallStatement, name: str) -> Fix | None:
+        line = self.analysis.parent(binding)
+        if not isinstance(line, cst.SimpleStatementLine) or not isinstance(self.analysis.parent(line), (cst.IndentedBlock, cst.Module)):
+            return None
+        start, end = self.range_of(line)
+        at = self.after_line(end.line)
+        prefix = "" if at.column == 1 else self.newline
+        text = f"{prefix}{self.indentation(start.line)}{name}.eval(){self.newline}"
+        return Fix((Edit(at, at, text),), Applicability.UNSAFE, f"call `{name}.eval()` after binding it")
+
+
+def _target(binding: cst.BaseSmallStatement) -> cst.BaseExpression | None:
+    if isinstance(binding, cst.Assign) and len(binding.targets) >= 1:
+        target = binding.targets[0].target
+    elif isinstance(binding, cst.AnnAssign):
+        target = binding.target
+    else:
+        return None
+    return target if isinstance(target, (cst.Name, cst.Attribute)) else None

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis.models import shown
+from gemlint.diagnostics import Applicability, Severity
+from gemlint.rule import AnalysisRule
+
+
+class TrainModeInInference(AnalysisRule):
+    code = "GEM103"
+    name = "train-mode-in-inference"
+    severity = Severity.ERROR
+    summary = "A model is switched to training mode in inference code."
+    rationale = (
+        "`.train()` turns dropout on and makes batch norm normalise with (and update its running statistics "
+        "from) each batch: predictions become random and depend on whichever requests share the batch, and "
+        "the running statistics drift with the traffic until the model's accuracy degrades for everyone."
+    )
+    not_flagged = (
+        "Training functions and loops, Lightning `training_step`, and files matched by `training-paths`.",
+        "`.train(False)` (the same as `.eval()`), and `.train(mode)` with a run-time value.",
+        "A `.train()` that restores training mode after the same function put the model in eval mode (an "
+        "evaluation step inside a training run), and a `.train()` under an `if` on a run-time flag.",
+        "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`).",
+    )
+    bad = """\
+import torch
+from fastapi import FastAPI
+
+app = FastAPI()
+model = torch.jit.load("model.pt")
+
+@app.post("/predict")
+@torch.inference_mode()
+def predict(x: list[float]):
+    model.train()
+    return model(torch.tensor([x])).tolist()
+"""
+    good = """\
+import torch
+from fastapi import FastAPI
+
+app = FastAPI()
+model = torch.jit.load("model.pt")
+
+@app.post("/predict")
+@torch.inference_mode()
+def predict(x: list[float]):
+    model.eval()
+    return model(torch.tensor([x])).tolist()
+"""
+    fix = Applicability.SAFE
+    fix_note = "The fix replaces `.train()` with `.eval()`; both return the module, so chained calls keep working."
+    benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
+    tags = ("correctness", "pytorch")
+    prefilter = (".train(",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        models = self.analysis.models
+        if models.mode_call(node) != "train":
+            return
+        receiver = node.func.value
+        origins = models.origins(receiver)
+        if not origins:
+            return
+        verdict = self.analysis.context_of(node)
+        if not verdict.is_inference or self._restores_mode(node, origins) or self._flag_guarded(node):
+            return
+        replacement = node.with_changes(func=node.func.with_changes(attr=cst.Name("eval")), args=())
+        self.report(
+            node,
+            f"`{shown(receiver)}.train()` switches the model to training mode in inference code ({verdict.reason}): "
+            "dropout turns on and batch norm uses (and updates) per-batch statistics; use `.eval()`",
+            fix=self.replace_fix(node, replacement, "use `.eval()`", Applicability.SAFE),
+        )
+
+    def _restores_mode(self, node: cst.Call, origins) -> bool:
+        """An earlier `.eval()` of the same model in the same function: the function evaluates during training."""
+        function = self.analysis.enclosing_function(node)
+        if function is None:
+            return False
+        mine = {origin.node for origin in origins}
+        before = self.range_of(node)[0]
+        models = self.analysis.models
+        for other in self.analysis.subtree(function.body):
+            if not isinstance(other, cst.Call):
+                continue
+            if other is not node and models.mode_call(other) == "eval" and self.range_of(other)[0] < before:
+                if mine & {origin.node for origin in models.origins(other.func.value)}:
+                    return True
+        return False
+
+    def _flag_guarded(self, node: cst.Call) -> bool:
+        for ancestor in self.analysis.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                return False
+            if isinstance(ancestor, (cst.If, cst.IfExp)) and not self.analysis.is_constant_test(ancestor.test):
+                return True
+        return False

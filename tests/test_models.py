@@ -1,0 +1,228 @@
+"""The model-object tracker (gemlint.analysis.models), asked directly as other rules will ask it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from gemlint.analysis.models import Origin
+from gemlint.config import default_config
+from gemlint.discovery import SourceFile
+from gemlint.engine import PythonFileContext
+from gemlint.languages import Language
+
+
+def analyse(source: str, root: Path | None = None):
+    module = cst.parse_module(source)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    config = default_config(root or Path("/nonexistent-gemlint-root"))
+    context = PythonFileContext(SourceFile(Path("svc.py"), Language.PYTHON, "svc.py", "svc.py"), source, module, wrapper, config)
+    return context.analysis
+
+
+def calls(analysis, text: str) -> list[cst.Call]:
+    """Calls whose source text is ``text``."""
+    return [node for node in analysis.nodes_of(cst.Call) if analysis.module.code_for_node(node) == text]
+
+
+def call(analysis, text: str) -> cst.Call:
+    found = calls(analysis, text)
+    assert len(found) == 1, (text, found)
+    return found[0]
+
+
+SERVICE = """\
+import torch
+import torch.nn as nn
+from transformers import AutoModel, AutoTokenizer, pipeline
+
+class Net(nn.Module):
+    def forward(self, x):
+        return x
+
+class Deeper(Net):
+    pass
+
+tok = AutoTokenizer.from_pretrained("b")
+pre = AutoModel.from_pretrained("b")
+pipe = pipeline("fill-mask")
+loaded = torch.load("m.pt")
+built = Deeper().to("cuda")
+compiled = torch.compile(built)
+
+class Service:
+    holder = Net()
+
+    def __init__(self, model: nn.Module, other):
+        self.model = model
+        self.other = other
+        self.registry_model = registry.get("m")
+        self.registry_model.eval()
+
+    def run(self, x):
+        return self.model(x), self.other(x), self.holder(x), self.registry_model(x), Service.holder(x)
+
+def helper(m, x):
+    return m(x)
+
+def caller(x):
+    return helper(built, x), helper(pre, x)
+
+def uses(x):
+    return pre(x), pre.forward(x), pre.generate(x), pipe(x), tok(x), loaded(x), compiled(x), pre.encoder(x)
+"""
+
+
+def test_producers_are_classified_by_origin_kind():
+    analysis = analyse(SERVICE)
+    models = analysis.models
+    assert models.origins(call(analysis, "pre(x)").func)[0].kind is Origin.PRETRAINED
+    assert models.origins(call(analysis, "loaded(x)").func)[0].kind is Origin.LOADED
+    compiled = models.origins(call(analysis, "compiled(x)").func)
+    assert [o.kind for o in compiled] == [Origin.CONSTRUCTED]  # through torch.compile and .to() to Deeper()
+    assert "nn.Module subclass defined in this file" in compiled[0].description
+    assert models.direct_origins(call(analysis, 'Deeper().to("cuda")')) == compiled
+
+
+def test_forward_calls_and_what_is_not_one():
+    analysis = analyse(SERVICE)
+    models = analysis.models
+    forwards = {text: models.forward_call(call(analysis, text)) for text in (
+        "pre(x)", "pre.forward(x)", "pre.generate(x)", "pipe(x)", "tok(x)", "loaded(x)", "compiled(x)", "pre.encoder(x)",
+    )}
+    assert forwards == {
+        "pre(x)": True, "pre.forward(x)": True, "pre.generate(x)": False, "pipe(x)": False,
+        "tok(x)": False, "loaded(x)": True, "compiled(x)": True, "pre.encoder(x)": False,
+    }
+
+
+def test_attributes_parameters_and_callers():
+    analysis = analyse(SERVICE)
+    models = analysis.models
+    assert models.is_model(call(analysis, "self.model(x)").func) == "parameter `model`, annotated as a model"
+    assert models.is_model(call(analysis, "self.other(x)").func) is None  # no evidence, no caller
+    assert models.is_model(call(analysis, "self.holder(x)").func)  # class attribute
+    assert models.is_model(call(analysis, "Service.holder(x)").func)
+    assert models.is_model(call(analysis, "self.registry_model(x)").func) == "`self.registry_model`, used as an nn.Module"
+    # `m` is given a model by every caller: it holds both.
+    kinds = {o.kind for o in models.origins(call(analysis, "m(x)").func)}
+    assert kinds == {Origin.EVIDENT, Origin.CONSTRUCTED, Origin.PRETRAINED}
+
+
+def test_a_parameter_not_always_given_a_model_is_not_one():
+    analysis = analyse("def helper(m, x):\n    return m(x)\n\nhelper(lambda v: v, 1)\n")
+    assert analysis.models.is_model(call(analysis, "m(x)").func) is None
+
+
+def test_trainer_train_is_no_evidence_but_called_objects_with_train_are():
+    analysis = analyse("def a(trainer):\n    trainer.train()\n\ndef b(net, x):\n    net.train()\n    return net(x)\n")
+    models = analysis.models
+    assert models.origins(call(analysis, "trainer.train()").func.value) == ()
+    assert models.origins(call(analysis, "net.train()").func.value)
+
+
+def test_set_to_eval_follows_aliases_wrappers_helpers_and_the_class():
+    source = """\
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def ready(self):
+        self.eval()
+
+def prepare(m):
+    m.train(False)
+    return m
+
+a = Net()
+b = torch.compile(a)
+b.eval()
+c = Net()
+prepare(c)
+d = Net()
+d.ready()
+e = Net()
+"""
+    analysis = analyse(source)
+    models = analysis.models
+    by_line = {}
+    for origin, bindings in models.constructions():
+        target = analysis.module.code_for_node(bindings[0].targets[0].target)
+        by_line[target] = models.set_to_eval(origin)
+    assert by_line == {"a": True, "c": True, "d": True, "e": False}
+
+
+def test_frozen_parameters():
+    source = """\
+def f(model, other, partial, x):
+    model.eval()
+    other.eval()
+    partial.eval()
+    model.requires_grad_(False)
+    for p in other.parameters():
+        p.requires_grad = False
+    for name, p in partial.named_parameters():
+        if name.startswith("head"):
+            p.requires_grad_(False)
+    return model(x), other(x), partial(x)
+"""
+    analysis = analyse(source)
+    models = analysis.models
+    assert "requires_grad_(False)" in models.frozen(call(analysis, "model(x)").func)
+    assert "other.parameters()" in models.frozen(call(analysis, "other(x)").func)
+    assert models.frozen(call(analysis, "partial(x)").func) is None
+
+
+def test_project_class_with_module_evidence(tmp_path):
+    (tmp_path / "nets.py").write_text("class Net: ...\n")
+    source = "import torch\nfrom nets import Net\nfrom somewhere import Thing\n\nnet = Net()\nnet.load_state_dict(torch.load('w'))\nthing = Thing()\nthing.load_state_dict({})\n"
+    analysis = analyse(source, tmp_path)
+    kinds = {analysis.module.code_for_node(o.node): o.kind for o, _ in analysis.models.constructions()}
+    assert kinds == {"Net()": Origin.CONSTRUCTED}
+
+
+def test_submodules_are_not_constructions():
+    source = """\
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.1)
+
+seq = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.1))
+"""
+    analysis = analyse(source)
+    constructed = [analysis.module.code_for_node(o.node) for o, _ in analysis.models.constructions()]
+    assert constructed == ["nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.1))"]
+
+
+@pytest.mark.parametrize(
+    "text, mode",
+    [("m.eval()", "eval"), ("m.train()", "train"), ("m.train(True)", "train"), ("m.train(False)", "eval"),
+     ("m.train(mode=False)", "eval"), ("m.train(flag)", "unknown"), ("m.to(d)", None)],
+)
+def test_mode_call(text, mode):
+    analysis = analyse(f"{text}\n")
+    assert analysis.models.mode_call(call(analysis, text)) == mode
+
+
+def test_guard_modes_follow_aliases():
+    source = """\
+import torch as T
+from torch import no_grad as ng
+ctx = T.no_grad()
+alias = T.inference_mode
+with ctx: pass
+with alias(): pass
+with ng(): pass
+with T.enable_grad(): pass
+with T.inference_mode(False): pass
+with T.set_grad_enabled(flag): pass
+with (T.no_grad() if a else T.enable_grad()): pass
+"""
+    analysis = analyse(source)
+    modes = [analysis.grad_mode(item.item) for node in analysis.nodes_of(cst.With) for item in node.items]
+    assert modes == ["off", "off", "off", "on", "on", "switch", "switch"]

@@ -1,0 +1,287 @@
+"""Routes across a project, cross-module reachability of forward passes, and GEM601's cross-file context."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+from astroid.manager import AstroidManager
+from click.testing import CliRunner
+
+from gemlint.analysis.reach import MAX_DEPTH
+from gemlint.analysis.routes import is_health_path, path_matches
+from gemlint.cli import main
+from gemlint.config import default_config
+from gemlint.project import Project, module_name
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _routes(root: Path) -> dict[str, str]:
+    project = Project(default_config(root))
+    return {route.path: route.handler_name for route in project.routes}
+
+
+def test_prefixes_compose_across_modules_and_frameworks(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "svc/__init__.py": "",
+            "svc/inner.py": """
+                from fastapi import APIRouter
+                inner = APIRouter(prefix="/inner")
+                @inner.get("/health")
+                def inner_health(): ...
+            """,
+            "svc/outer.py": """
+                from fastapi import APIRouter
+                from .inner import inner
+                outer = APIRouter(prefix="/outer")
+                outer.include_router(inner, prefix="/mid")
+                @outer.api_route("/items/{item_id}", methods=["GET"])
+                def item(item_id: int): ...
+            """,
+            "svc/main.py": """
+                from fastapi import FastAPI
+                from svc import outer as outer_module
+                app = FastAPI()
+                app.include_router(outer_module.outer, prefix="/api")
+            """,
+            "svc/flask_side.py": """
+                from flask import Blueprint, Flask
+                child = Blueprint("child", __name__, url_prefix="/child")
+                parent = Blueprint("parent", __name__, url_prefix="/parent")
+                @child.get("/ping")
+                def child_ping(): ...
+                parent.register_blueprint(child)
+                app = Flask(__name__)
+                app.register_blueprint(parent)
+            """,
+            "svc/aio_side.py": """
+                from aiohttp import web
+                async def sub_health(request): ...
+                def build():
+                    sub = web.Application()
+                    sub.add_routes([web.get("/health", sub_health)])
+                    app = web.Application()
+                    app.add_subapp("/sub", sub)
+                    app.router.add_route("GET", "/direct", sub_health)
+                    return app
+            """,
+            "svc/starlette_side.py": """
+                from starlette.applications import Starlette
+                from starlette.routing import Mount, Route
+                async def nested(request): ...
+                app = Starlette(routes=[Mount("/a", routes=[Mount("/b", routes=[Route("/c", nested)])])])
+            """,
+            "svc/sanic_side.py": """
+                from sanic import Blueprint
+                bp = Blueprint("bp", url_prefix="/sanic")
+                @bp.route("/status")
+                async def sanic_status(request): ...
+            """,
+            "svc/litestar_side.py": """
+                from litestar import get
+                @get("/lite")
+                async def lite() -> dict: ...
+            """,
+            "svc/urls.py": """
+                from django.urls import include, path
+                urlpatterns = [path("dj/", include("svc.more_urls"))]
+            """,
+            "svc/more_urls.py": """
+                from django.urls import path, re_path
+                from svc.views import status, regex_status
+                urlpatterns = [path("status/", status), re_path(r"^rx/(?P<n>[0-9]+)/$", regex_status)]
+            """,
+            "svc/views.py": """
+                def status(request): ...
+                def regex_status(request, n): ...
+            """,
+        },
+    )
+    routes = _routes(tmp_path)
+    assert routes["/api/outer/mid/inner/health"] == "inner_health"
+    assert routes["/api/outer/items/{item_id}"] == "item"
+    assert routes["/parent/child/ping"] == "child_ping"
+    assert routes["/sub/health"] == "sub_health" and routes["/direct"] == "sub_health"
+    assert routes["/a/b/c"] == "nested"
+    assert routes["/sanic/status"] == "sanic_status"
+    assert routes["/lite"] == "lite"
+    assert routes["dj/status/"] == "status"
+    project = Project(default_config(tmp_path))
+    assert [r.handler_name for r in project.handlers_for("/dj/rx/42/", "GET", tmp_path)] == ["regex_status"]
+    assert [r.handler_name for r in project.handlers_for("/api/outer/items/7", "GET", tmp_path)] == ["item"]
+    assert project.handlers_for("/api/outer/items/7", "POST", tmp_path) == []
+
+
+def test_path_matching_and_health_paths():
+    assert path_matches("literal", "/healthz", "/healthz/")
+    assert path_matches("literal", "/v1/<name>", "/v1/x") and not path_matches("literal", "/v1/<name>", "/v1/x/y")
+    assert path_matches("literal", "/files/{rest:path}", "/files/a/b")
+    assert path_matches("regex", r"/health/?", "/health") and not path_matches("regex", "[", "/x")
+    health = ("/health", "/healthz", "/livez", "/live", "/ping")
+    assert is_health_path("/v2/health/live", health) and is_health_path("/api/healthz", health)
+    assert not is_health_path("/v2/health/ready", health) and not is_health_path("/predict", health)
+
+
+def test_module_names_follow_packages(tmp_path):
+    _write(tmp_path, {"src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/sub/mod.py": "", "tool.py": ""})
+    assert module_name(tmp_path / "src/pkg/sub/mod.py") == "pkg.sub.mod"
+    assert module_name(tmp_path / "src/pkg/sub/__init__.py") == "pkg.sub"
+    assert module_name(tmp_path / "tool.py") == "tool"
+
+
+_MODEL = """
+    from transformers import AutoModelForCausalLM
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+"""
+
+
+def test_reachability_is_bounded_in_depth_and_survives_cycles(tmp_path):
+    chain = "\n".join(f"def step{i}():\n    return step{i + 1}()\n" for i in range(MAX_DEPTH + 3))
+    _write(
+        tmp_path,
+        {
+            "state.py": _MODEL,
+            "chain.py": "from state import model\n" + chain + f"def step{MAX_DEPTH + 3}():\n    return model.generate()\n",
+            "cycle.py": "def a():\n    return b()\n\ndef b():\n    return a()\n",
+            "near.py": "from chain import step" + str(MAX_DEPTH + 1) + "\n\ndef start():\n    return step" + str(MAX_DEPTH + 1) + "()\n",
+        },
+    )
+    project = Project(default_config(tmp_path))
+    chain_file = project.parsed(tmp_path / "chain.py")
+    assert project.reach.forward_from(chain_file, 2) is None  # step0: too deep
+    found = project.reach.forward_from(project.parsed(tmp_path / "near.py"), 3)
+    assert found is not None and found.text == "`model.generate(...)`"
+    assert [step.name for step in found.steps][:2] == ["start", f"step{MAX_DEPTH + 1}"]
+    assert project.reach.forward_from(project.parsed(tmp_path / "cycle.py"), 1) is None
+
+
+def test_methods_instances_and_annotations_are_followed(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "state.py": _MODEL,
+            "engine.py": """
+                from state import model
+                class Base:
+                    def run(self, ids):
+                        return model.generate(ids)
+                class Engine(Base):
+                    pass
+                def make():
+                    return Engine()
+            """,
+            "app.py": """
+                from engine import Engine, make
+                class Service:
+                    def __init__(self):
+                        self.engine = make()
+                    def check(self):
+                        return self.engine.run([1])
+                def annotated(engine: Engine):
+                    return engine.run([1])
+                shared = Service()
+                def via_instance():
+                    return shared.check()
+            """,
+        },
+    )
+    project = Project(default_config(tmp_path))
+    app = project.parsed(tmp_path / "app.py")
+    for line in (6, 8, 11):
+        assert project.reach.forward_from(app, line) is not None, line
+
+
+def test_astroid_never_imports_project_or_extension_modules(tmp_path):
+    marker = tmp_path / "imported"
+    _write(
+        tmp_path,
+        {
+            "evil/__init__.py": f"open({str(marker)!r}, 'w').write('x')\n",
+            "evil/helpers.py": f"open({str(marker)!r}, 'w').write('x')\ndef helper():\n    return 1\n",
+            "server.py": """
+                from fastapi import FastAPI
+                from evil.helpers import *
+                from evil import native
+                import json, _socket
+                app = FastAPI()
+                @app.get("/healthz")
+                def healthz():
+                    helper()
+                    native.run()
+                    json.dumps({})
+                    return {"ok": True}
+            """,
+            "deploy.yaml": """
+                apiVersion: v1
+                kind: Pod
+                spec:
+                  containers:
+                    - name: a
+                      livenessProbe: {httpGet: {path: /healthz, port: 80}}
+            """,
+        },
+    )
+    (tmp_path / "evil" / "native.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF not really")
+    before = set(sys.modules)
+    result = CliRunner().invoke(main, [str(tmp_path), "--isolated", "--project-root", str(tmp_path), "--select", "GEM6", "-j", "1"])
+    assert result.exit_code in (0, 1), result.output
+    assert not marker.exists()
+    assert not {name for name in set(sys.modules) - before if name.startswith("evil")}
+    assert "evil" not in AstroidManager().astroid_cache and "server" not in AstroidManager().astroid_cache
+
+
+def test_explicit_manifest_resolves_handlers_from_the_project_root(tmp_path, monkeypatch):
+    _write(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/state.py": _MODEL,
+            "app/server.py": """
+                from fastapi import FastAPI
+                from app.state import model
+                app = FastAPI()
+                @app.get("/healthz")
+                def healthz():
+                    model.generate([[0]])
+                    return {}
+            """,
+            "deploy/k8s/pod.yaml": """
+                apiVersion: v1
+                kind: Pod
+                spec:
+                  containers:
+                    - name: a
+                      livenessProbe:
+                        httpGet: {path: /healthz, port: 80}
+                        periodSeconds: 3
+            """,
+        },
+    )
+    monkeypatch.chdir(tmp_path / "deploy")
+    # As pre-commit runs it: one changed file, the project root given explicitly.
+    result = CliRunner().invoke(main, ["k8s/pod.yaml", "--isolated", "--project-root", str(tmp_path), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if "GEM" in line]
+    assert lines[0].startswith("k8s/pod.yaml:7:") and "every 3 s" in lines[0]
+    assert "note: `healthz` handles GET /healthz" in result.output
+    assert not any(line.startswith("../app") and ": GEM" in line for line in lines)  # findings only for the given file
+
+
+def test_a_fifo_named_like_a_module_does_not_block_the_project_index(tmp_path):
+    import os
+
+    _write(tmp_path, {"server.py": "from fastapi import FastAPI\napp = FastAPI()\n@app.get('/h')\ndef h(): ...\n"})
+    os.mkfifo(tmp_path / "fifo.py")
+    project = Project(default_config(tmp_path))
+    assert [p.name for p in project.python_files] == ["server.py"]
+    assert [r.path for r in project.routes] == ["/h"]
+    assert project.parsed(tmp_path / "fifo.py") is None
