@@ -69,6 +69,32 @@ class Rule:
         return Language.PYTHON
 
     @classmethod
+    def diagnostic(
+        cls,
+        path: str,
+        start: Position,
+        end: Position,
+        message: str,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        related: Iterable[RelatedLocation] = (),
+    ) -> Diagnostic:
+        """A finding of this rule; ``severity`` overrides the default for this one finding."""
+        return Diagnostic(
+            code=cls.code,
+            name=cls.name,
+            severity=severity or cls.severity,
+            path=path,
+            line=start.line,
+            column=start.column,
+            end_line=end.line,
+            end_column=end.column,
+            message=message,
+            fix=fix,
+            related=tuple(related),
+        )
+
+    @classmethod
     def may_match(cls, text: str, language: Language | None = None) -> bool:
         """Whether ``text`` (a file in ``language``) may hold a finding; rules that span languages
         override this to use each language's own markers."""
@@ -99,21 +125,7 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
     ) -> None:
         """Report ``node``; the diagnostic spans the node's syntactic range."""
         start, end = self.range_of(node)
-        self.context.add(
-            Diagnostic(
-                code=self.code,
-                name=self.name,
-                severity=severity or self.severity,
-                path=self.context.display_path,
-                line=start.line,
-                column=start.column,
-                end_line=end.line,
-                end_column=end.column,
-                message=message,
-                fix=fix,
-                related=tuple(related),
-            )
-        )
+        self.context.add(self.diagnostic(self.context.display_path, start, end, message, fix, severity, related))
 
     # -- positions and fixes -------------------------------------------------------
     def range_of(self, node: cst.CSTNode) -> tuple[Position, Position]:
@@ -185,21 +197,7 @@ class DocumentRule(Rule):
         severity: Severity | None = None,
         related: Iterable[RelatedLocation] = (),
     ) -> None:
-        self.context.add(
-            Diagnostic(
-                code=self.code,
-                name=self.name,
-                severity=severity or self.severity,
-                path=self.context.display_path,
-                line=start.line,
-                column=start.column,
-                end_line=end.line,
-                end_column=end.column,
-                message=message,
-                fix=fix,
-                related=tuple(related),
-            )
-        )
+        self.context.add(self.diagnostic(self.context.display_path, start, end, message, fix, severity, related))
 
 
 class AnalysisRule(PythonRule):

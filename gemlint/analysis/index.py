@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.syntax import dotted_name, terminal_name
 
 # Scopes and loops the index remembers around each interesting call.
 _OWNERS = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)
@@ -50,16 +51,16 @@ class _Indexer(cst.CSTVisitor):
             self.index.parents[node] = self._path[-1]
         self._path.append(node)
         if isinstance(node, cst.Call):
-            name = _terminal(node.func)
+            name = terminal_name(node.func)
             if name is not None:
                 self.index.calls.setdefault(name, []).append(CallSite(node, tuple(self._owners)))
         elif isinstance(node, _OWNERS):
             self._owners.append(node)
         elif isinstance(node, cst.Import):
             for alias in node.names:
-                self._add_module(_dotted(alias.name))
+                self._add_module(dotted_name(alias.name))
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
-            self._add_module(_dotted(node.module))
+            self._add_module(dotted_name(node.module))
         elif isinstance(node, cst.Global):
             self.index.globals.update(item.name.value for item in node.names)
         return True
@@ -79,25 +80,3 @@ def build_index(module: cst.Module) -> ModuleIndex:
     indexer = _Indexer()
     module.visit(indexer)
     return indexer.index
-
-
-def _terminal(expression: cst.BaseExpression) -> str | None:
-    if isinstance(expression, cst.Name):
-        return expression.value
-    if isinstance(expression, cst.Attribute):
-        return expression.attr.value
-    return None
-
-
-def _dotted(expression: cst.BaseExpression) -> str | None:
-    parts = []
-    while isinstance(expression, cst.Attribute):
-        parts.append(expression.attr.value)
-        expression = expression.value
-    if not isinstance(expression, cst.Name):
-        return None
-    parts.append(expression.value)
-    return ".".join(reversed(parts))
-
-
-assert "backward" in fw.TRAINING_METHODS and "zero_grad" in fw.TRAINING_METHODS

@@ -12,6 +12,7 @@ import libcst.matchers as m
 from libcst.metadata import Assignment, QualifiedNameProvider, ScopeProvider
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.syntax import dotted_name, terminal_name
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.selection import compile_globs
 
@@ -58,27 +59,6 @@ def iter_subtree(node: cst.CSTNode, *, into_scopes: bool = False) -> Iterator[cs
         yield current
         if into_scopes or not isinstance(current, _SCOPE_NODES):
             stack.extend(reversed(current.children))
-
-
-def terminal_name(expression: cst.BaseExpression) -> str | None:
-    """``self.model.forward`` -> ``forward``; ``predict`` -> ``predict``."""
-    if isinstance(expression, cst.Name):
-        return expression.value
-    if isinstance(expression, cst.Attribute):
-        return expression.attr.value
-    return None
-
-
-def dotted_name(expression: cst.BaseExpression) -> str | None:
-    """``self.model.forward`` -> ``"self.model.forward"``; None for anything but names and attributes."""
-    parts = []
-    while isinstance(expression, cst.Attribute):
-        parts.append(expression.attr.value)
-        expression = expression.value
-    if not isinstance(expression, cst.Name):
-        return None
-    parts.append(expression.value)
-    return ".".join(reversed(parts))
 
 
 def literal_value(expression: cst.BaseExpression) -> object:
