@@ -402,6 +402,19 @@ class ModuleAnalysis:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
 
+    @cached_property
+    def may_have_inference_context(self) -> bool:
+        """Whether any code of this file can be in inference context, decided without resolving names
+        where the spelling rules it out. Rules that need model tracking (which resolves every call's
+        name, several parses' worth of work) ask this first and skip files that cannot match."""
+        if self.is_training_file:
+            return False
+        if self.is_inference_file:
+            return True
+        if any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body):
+            return True
+        return any(self._inference_reason(function) for function in self.nodes_of(cst.FunctionDef))
+
     def function_verdict(self, function: cst.FunctionDef) -> Verdict:
         cached = self._function_verdicts.get(function)
         if cached is None:

@@ -81,7 +81,7 @@ def score(batch: dict):
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, (cst.Name, cst.Attribute)):
+        if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:
             return
         verdict = self.analysis.context_of(node)
         if not verdict.is_inference:

@@ -85,6 +85,8 @@ def classify(features: list[float]):
     prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
 
     def visit_Module(self, node: cst.Module) -> None:
+        if not self.analysis.may_have_inference_context:
+            return  # nothing here serves predictions; skip the model tracking (it resolves every call's name)
         models = self.analysis.models
         constructions = models.constructions()
         if not constructions:
