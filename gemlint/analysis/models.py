@@ -195,14 +195,36 @@ class ModelTracker:
         if not cls.bases or any(self.analysis.qualified_names(b.value) & {"builtins.object", "object"} for b in cls.bases):
             return False
         chain = self._class_chain(cls)
-        if any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for current in chain for s in current.body.body):
-            return True
-        return any(
+        if any(word in current.name.value for current in chain for word in fw.NON_MODEL_CLASS_WORDS):
+            return False  # transformers' Pipeline has a `forward` too
+        if any(
             self._member_owner(node) in chain
             for member in fw.SELF_MODULE_MEMBERS
             for node in self._attributes_named.get(member, ())
             if m.matches(node.value, m.Name("self"))
-        )
+        ):
+            return True
+        defines_forward = any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for c in chain for s in c.body.body)
+        return defines_forward and any(self._holds_submodule(current) for current in chain)
+
+    def _holds_submodule(self, cls: cst.ClassDef) -> bool:
+        """``self.x = nn.Linear(...)`` (or another module construction) in a method of ``cls``."""
+        return any(self._builds_module(value) for value in self._attribute_values_of.get(cls, ()))
+
+    @cached_property
+    def _attribute_values_of(self) -> dict[cst.ClassDef, list[cst.BaseExpression]]:
+        index: dict[cst.ClassDef, list[cst.BaseExpression]] = {}
+        for (owner, _), values in self.analysis.attribute_index.items():
+            index.setdefault(owner, []).extend(values)
+        return index
+
+    def _builds_module(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call) or dotted_name(value.func) is None:
+            return False
+        if any(_torch_nn_class(name) for name in self.analysis.qualified_names(value.func)):
+            return True
+        local = self._local_class(value.func)
+        return local is not None and self.is_model_class(local)
 
     def frozen(self, expression: cst.BaseExpression) -> str | None:
         """Why every parameter of the model ``expression`` holds is frozen, or None.

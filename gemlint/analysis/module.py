@@ -255,10 +255,11 @@ class ModuleAnalysis:
 
     def attribute_values(self, cls: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
         """The expressions assigned to ``self.<attribute>`` in any method of ``cls`` (or as a class attribute)."""
-        return self._attribute_index.get((cls, attribute), [])
+        return self.attribute_index.get((cls, attribute), [])
 
     @cached_property
-    def _attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+    def attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+        """``(class, attribute) -> values`` for every ``self.<attribute> = value`` and class attribute of the file."""
         index: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]] = {}
         for node in self.nodes_of(cst.Assign, cst.AnnAssign):
             if node.value is None:
