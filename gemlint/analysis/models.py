@@ -10,6 +10,12 @@ Use it through ``analysis.models`` (one tracker per file, every answer cached)::
     tracker.forward_receiver(call)  # the model expression of a forward call, or None
     tracker.frozen(expr)            # why the model's parameters are all frozen, or None
     tracker.set_to_eval(origin)     # whether anything in the file puts that model in eval mode
+    tracker.mode_call(call)         # "eval" / "train" / "unknown" for x.eval(), x.train(...); else None
+    tracker.producer(call)          # the ModelOrigin a constructor or loader call creates, or None
+    tracker.constructions()         # models built in code (not submodules), with their binding statements
+    tracker.uses()                  # (call, model) for every forward call and .generate(...) of a model
+    tracker.inside_module_forward(node)  # node runs inside a module's own forward pass
+    tracker.is_model_class(classdef)     # a class of this file that is an nn.Module
 
 An origin is the *producer* of a model: the constructor or loader call, the parameter that receives one,
 ``self`` in a module's own method. Names, ``self.<attr>`` / class attributes, parameters (through every
@@ -79,7 +85,7 @@ class ModelTracker:
         self.analysis = analysis
         self._origins: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
         self._direct: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
-        self._in_progress: set[cst.CSTNode] = set()
+        self._in_progress: set[tuple[cst.CSTNode, bool]] = set()
         self._class_cache: dict[cst.ClassDef, bool] = {}
 
     # -- public questions ----------------------------------------------------------------
@@ -170,12 +176,13 @@ class ModelTracker:
         return None
 
     def is_model_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
-        """A class of this file deriving (through classes of this file) from an nn.Module class."""
+        """A class of this file that is an nn.Module: it derives (through classes of this file) from a module
+        class, or behaves like one where its base cannot be resolved (see :meth:`_duck_typed_module`)."""
         cached = self._class_cache.get(cls)
         if cached is not None:
             return cached
         self._class_cache[cls] = False  # cycles
-        result = self._defines_forward(cls)
+        result = self._duck_typed_module(cls)
         for base in () if result else cls.bases:
             if self._is_module_class_expression(base.value):
                 result = True
@@ -187,11 +194,12 @@ class ModelTracker:
         self._class_cache[cls] = result
         return result
 
-    def _defines_forward(self, cls: cst.ClassDef) -> bool:
-        """A derived class that defines ``forward``, or uses module members on ``self`` (``self.training``,
-        ``self.parameters()``, ``self.register_buffer(...)``, transformers' ``self.post_init()``), is a module
-        even when its base is not resolvable (a relative import of ``PreTrainedModel``, a project base class
-        from another file)."""
+    def _duck_typed_module(self, cls: cst.ClassDef) -> bool:
+        """A derived class that uses module members on ``self`` (``self.training``, ``self.parameters()``,
+        ``self.register_buffer(...)``, transformers' ``self.post_init()``), or defines ``forward`` and holds a
+        submodule (``self.proj = nn.Linear(...)``), is a module even when its base cannot be resolved (a relative
+        import of ``PreTrainedModel``, a project base class from another file). Classes named like pipelines,
+        tokenizers or trainers never are."""
         if not cls.bases or any(self.analysis.qualified_names(b.value) & {"builtins.object", "object"} for b in cls.bases):
             return False
         chain = self._class_chain(cls)
@@ -252,7 +260,7 @@ class ModelTracker:
             if "__init__" in methods:
                 return True
             for call, receiver in self._method_calls:
-                if terminal_name(call.func) in methods and origin in self.origins(receiver):
+                if terminal_name(call.func) in methods and any(o.node is origin.node for o in self.origins(receiver)):
                     return True
         return False
 
@@ -332,13 +340,14 @@ class ModelTracker:
         cached = cache.get(expression)
         if cached is not None:
             return cached
-        if depth > _MAX_DEPTH or expression in self._in_progress:
+        key = (expression, follow_names)
+        if depth > _MAX_DEPTH or key in self._in_progress:
             return ()
-        self._in_progress.add(expression)
+        self._in_progress.add(key)
         try:
             result = _unique(self._compute(expression, follow_names, depth))
         finally:
-            self._in_progress.discard(expression)
+            self._in_progress.discard(key)
         cache[expression] = result
         return result
 
