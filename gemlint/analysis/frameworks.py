@@ -189,6 +189,16 @@ MODULE_ONLY_METHODS = frozenset(
         "register_forward_pre_hook",
     }
 )
+# Members a module uses on itself (``self.training``, ``self.register_buffer(...)``): a class of the file that
+# uses one is a module even when its base class cannot be resolved. `post_init` is transformers' PreTrainedModel.
+SELF_MODULE_MEMBERS = (MODULE_ONLY_METHODS - {"train"}) | {
+    "training",
+    "register_buffer",
+    "register_parameter",
+    "register_module",
+    "add_module",
+    "post_init",
+}
 # Module base classes (a class deriving from one, in the file, is a model class).
 MODULE_BASES = frozenset(
     {
@@ -210,8 +220,6 @@ MODULE_BASES = frozenset(
         "diffusers.models.modeling_utils.ModelMixin",
     }
 )
-# Parameter annotations that say "this is a model" (besides MODULE_BASES and torch.nn classes).
-MODEL_ANNOTATIONS = MODULE_BASES
 # torch.nn names that are not modules.
 TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
 # torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers
@@ -245,9 +253,9 @@ TORCH_NN_MODE_DEPENDENT = frozenset(
         "GRU",
     }
 )
-# Constructors of whole vision models (returned in training mode).
-MODEL_CONSTRUCTOR_PACKAGES = ("torchvision.models.", "timm.")
-TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models", "get_model_weights"})
+# Constructors of whole vision models (returned in training mode): every public function and class under
+# torchvision.models except these, timm.create_model and the classes under timm.models.
+TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models"})
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Packages whose `*.from_pretrained` classes are models when the class name says so (see models.py).
 PRETRAINED_PACKAGES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.")
@@ -269,7 +277,8 @@ FROM_CONFIG_METHODS = frozenset({"from_config", "_from_config"})
 FRAMEWORK_MODEL_ATTRIBUTES: dict[str, frozenset[str]] = {
     "ts.torch_handler.base_handler.BaseHandler": frozenset({"model"}),
 }
-# Methods that run a model without being its forward (never reported as forward calls), for reference.
+# Methods that run a model without being its forward call: not reported by GEM101 (generate runs under
+# no_grad), but they do use the model for predictions (GEM102).
 NON_FORWARD_METHODS = frozenset({"generate"})
 
 # -- routing (gemlint.analysis.routes) ------------------------------------------------------

@@ -10,6 +10,12 @@ Use it through ``analysis.models`` (one tracker per file, every answer cached)::
     tracker.forward_receiver(call)  # the model expression of a forward call, or None
     tracker.frozen(expr)            # why the model's parameters are all frozen, or None
     tracker.set_to_eval(origin)     # whether anything in the file puts that model in eval mode
+    tracker.mode_call(call)         # "eval" / "train" / "unknown" for x.eval(), x.train(...); else None
+    tracker.producer(call)          # the ModelOrigin a constructor or loader call creates, or None
+    tracker.constructions()         # models built in code (not submodules), with their binding statements
+    tracker.uses()                  # (call, model) for every forward call and .generate(...) of a model
+    tracker.inside_module_forward(node)  # node runs inside a module's own forward pass
+    tracker.is_model_class(classdef)     # a class of this file that is an nn.Module
 
 An origin is the *producer* of a model: the constructor or loader call, the parameter that receives one,
 ``self`` in a module's own method. Names, ``self.<attr>`` / class attributes, parameters (through every
@@ -79,7 +85,7 @@ class ModelTracker:
         self.analysis = analysis
         self._origins: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
         self._direct: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
-        self._in_progress: set[cst.CSTNode] = set()
+        self._in_progress: set[tuple[cst.CSTNode, bool]] = set()
         self._class_cache: dict[cst.ClassDef, bool] = {}
 
     # -- public questions ----------------------------------------------------------------
@@ -118,25 +124,66 @@ class ModelTracker:
         return self.forward_receiver(call) is not None
 
     def inside_module_forward(self, node: cst.CSTNode) -> bool:
-        """``node`` is in the ``forward`` of an nn.Module subclass: it runs as part of the model's own forward
-        pass, so its grad mode is decided where the model is called."""
+        """``node`` runs as part of a model's own forward pass: in the ``forward`` of an nn.Module subclass, or
+        in a method of one that its forward calls (``self.predict(...)`` inside ``forward``). Its grad mode is
+        decided where the model is called."""
         function = self.analysis.enclosing_function(node)
         while function is not None:
-            if function.name.value in ("forward", "__call__"):
-                owner = self.analysis.enclosing_class(function)
-                if owner is not None and self.is_model_class(owner):
-                    return True
+            if function in self._forward_part_methods:
+                return True
             function = self.analysis.enclosing_function(function)
         return False
 
+    @cached_property
+    def _forward_part_methods(self) -> frozenset[cst.FunctionDef]:
+        """Methods of model classes that run inside their forward: ``forward``/``__call__`` and the methods
+        they call through ``self``, transitively."""
+        found: set[cst.FunctionDef] = set()
+        todo: list[cst.FunctionDef] = []
+        for cls in self.analysis.nodes_of(cst.ClassDef):
+            if self.is_model_class(cls):
+                for statement in cls.body.body:
+                    if isinstance(statement, cst.FunctionDef) and statement.name.value in ("forward", "__call__"):
+                        todo.append(statement)
+        while todo:
+            method = todo.pop()
+            if method in found:
+                continue
+            found.add(method)
+            owner = self.analysis.enclosing_class(method)
+            for node in self.analysis.subtree(method.body, into_scopes=True):
+                if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+                    continue
+                name = node.func.attr.value
+                if m.matches(node.func.value, m.Name("self")):
+                    callee = self._method_of(owner, name) if owner is not None else None
+                    if callee is not None:
+                        todo.append(callee)
+                    continue
+                # self.altup.predict(...): a method of a submodule whose class is defined in this file.
+                for origin in self.origins(node.func.value):
+                    cls = self._constructed_class(origin)
+                    callee = self._method_of(cls, name) if cls is not None else None
+                    if callee is not None:
+                        todo.append(callee)
+        return frozenset(found)
+
+    def _method_of(self, cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+        for current in self._class_chain(cls):
+            for statement in current.body.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                    return statement
+        return None
+
     def is_model_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
-        """A class of this file deriving (through classes of this file) from an nn.Module class."""
+        """A class of this file that is an nn.Module: it derives (through classes of this file) from a module
+        class, or behaves like one where its base cannot be resolved (see :meth:`_duck_typed_module`)."""
         cached = self._class_cache.get(cls)
         if cached is not None:
             return cached
         self._class_cache[cls] = False  # cycles
-        result = False
-        for base in cls.bases:
+        result = self._duck_typed_module(cls)
+        for base in () if result else cls.bases:
             if self._is_module_class_expression(base.value):
                 result = True
                 break
@@ -146,6 +193,46 @@ class ModelTracker:
                 break
         self._class_cache[cls] = result
         return result
+
+    def _duck_typed_module(self, cls: cst.ClassDef) -> bool:
+        """A derived class that uses module members on ``self`` (``self.training``, ``self.parameters()``,
+        ``self.register_buffer(...)``, transformers' ``self.post_init()``), or defines ``forward`` and holds a
+        submodule (``self.proj = nn.Linear(...)``), is a module even when its base cannot be resolved (a relative
+        import of ``PreTrainedModel``, a project base class from another file). Classes named like pipelines,
+        tokenizers or trainers never are."""
+        if not cls.bases or any(self.analysis.qualified_names(b.value) & {"builtins.object", "object"} for b in cls.bases):
+            return False
+        chain = self._class_chain(cls)
+        if any(word in current.name.value for current in chain for word in fw.NON_MODEL_CLASS_WORDS):
+            return False  # transformers' Pipeline has a `forward` too
+        if any(
+            self._member_owner(node) in chain
+            for member in fw.SELF_MODULE_MEMBERS
+            for node in self._attributes_named.get(member, ())
+            if m.matches(node.value, m.Name("self"))
+        ):
+            return True
+        defines_forward = any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for c in chain for s in c.body.body)
+        return defines_forward and any(self._holds_submodule(current) for current in chain)
+
+    def _holds_submodule(self, cls: cst.ClassDef) -> bool:
+        """``self.x = nn.Linear(...)`` (or another module construction) in a method of ``cls``."""
+        return any(self._builds_module(value) for value in self._attribute_values_of.get(cls, ()))
+
+    @cached_property
+    def _attribute_values_of(self) -> dict[cst.ClassDef, list[cst.BaseExpression]]:
+        index: dict[cst.ClassDef, list[cst.BaseExpression]] = {}
+        for (owner, _), values in self.analysis.attribute_index.items():
+            index.setdefault(owner, []).extend(values)
+        return index
+
+    def _builds_module(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call) or dotted_name(value.func) is None:
+            return False
+        if any(_torch_nn_class(name) for name in self.analysis.qualified_names(value.func)):
+            return True
+        local = self._local_class(value.func)
+        return local is not None and self.is_model_class(local)
 
     def frozen(self, expression: cst.BaseExpression) -> str | None:
         """Why every parameter of the model ``expression`` holds is frozen, or None.
@@ -173,7 +260,7 @@ class ModelTracker:
             if "__init__" in methods:
                 return True
             for call, receiver in self._method_calls:
-                if terminal_name(call.func) in methods and origin in self.origins(receiver):
+                if terminal_name(call.func) in methods and any(o.node is origin.node for o in self.origins(receiver)):
                     return True
         return False
 
@@ -253,13 +340,14 @@ class ModelTracker:
         cached = cache.get(expression)
         if cached is not None:
             return cached
-        if depth > _MAX_DEPTH or expression in self._in_progress:
+        key = (expression, follow_names)
+        if depth > _MAX_DEPTH or key in self._in_progress:
             return ()
-        self._in_progress.add(expression)
+        self._in_progress.add(key)
         try:
             result = _unique(self._compute(expression, follow_names, depth))
         finally:
-            self._in_progress.discard(expression)
+            self._in_progress.discard(key)
         cache[expression] = result
         return result
 
@@ -413,11 +501,11 @@ class ModelTracker:
         return cls
 
     def _is_module_class_expression(self, expression: cst.BaseExpression) -> bool:
+        """``nn.Module``, ``nn.Sequential``, ``PreTrainedModel``, ``BertModel``, ``LightningModule``, ..."""
         names = self.analysis.qualified_names(expression)
-        return bool(names & fw.MODULE_BASES) or any(_torch_nn_class(name) for name in names) or any(
-            self._is_hf_model_class(name) or name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
-            for name in names
-        )
+        if names & fw.MODULE_BASES:
+            return True
+        return any(_torch_nn_class(name) or self._is_hf_model_class(name) or _is_hf_base(name) for name in names)
 
     def _is_model_annotation(self, annotation: cst.BaseExpression) -> bool:
         for node in [annotation, *self.analysis.subtree(annotation)]:
@@ -514,10 +602,7 @@ class ModelTracker:
             owner = self.analysis.enclosing_class(function) if function is not None else None
             if owner is None:
                 return None
-            for cls in self._class_chain(owner):
-                for statement in cls.body.body:
-                    if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value:
-                        return statement
+            return self._method_of(owner, func.attr.value)
         return None
 
     def _param_function(self, param: cst.Param) -> cst.FunctionDef | None:
@@ -534,7 +619,7 @@ class ModelTracker:
             self.analysis.resolves_to(d.decorator, {"builtins.staticmethod", "staticmethod"}) for d in function.decorators
         )
         if function.name.value == "__init__" and owner is not None:
-            calls = [call for call in self._calls if self._local_class(call.func) is owner]
+            calls = [call for call in self._calls_of_name.get(owner.name.value, ()) if self._local_class(call.func) is owner]
             bound = True
         else:
             calls = [call for call in self.analysis.callers_of(function) if isinstance(call.func, cst.Attribute) == is_method]
@@ -631,6 +716,14 @@ class ModelTracker:
     @cached_property
     def _calls(self) -> list[cst.Call]:
         return self.analysis.nodes_of(cst.Call)
+
+    @cached_property
+    def _calls_of_name(self) -> dict[str, list[cst.Call]]:
+        index: dict[str, list[cst.Call]] = {}
+        for call in self._calls:
+            if isinstance(call.func, cst.Name):
+                index.setdefault(call.func.value, []).append(call)
+        return index
 
     @cached_property
     def _method_calls(self) -> list[tuple[cst.Call, cst.BaseExpression]]:
@@ -736,6 +829,11 @@ def _torch_nn_class(name: str) -> str | None:
             if last[:1].isupper() and last not in fw.TORCH_NN_NON_MODULES:
                 return last
     return None
+
+
+def _is_hf_base(name: str) -> bool:
+    """``transformers.BertPreTrainedModel``, ``diffusers.ModelMixin`` and the like."""
+    return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
 
 
 def shown(expression: cst.BaseExpression) -> str:

@@ -110,6 +110,7 @@ class ModuleAnalysis:
         self._function_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
+        self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
 
     # -- tree navigation -------------------------------------------------------------
     @property
@@ -232,10 +233,11 @@ class ModuleAnalysis:
 
     def attribute_values(self, cls: cst.ClassDef, attribute: str) -> list[cst.BaseExpression]:
         """The expressions assigned to ``self.<attribute>`` in any method of ``cls`` (or as a class attribute)."""
-        return self._attribute_index.get((cls, attribute), [])
+        return self.attribute_index.get((cls, attribute), [])
 
     @cached_property
-    def _attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+    def attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+        """``(class, attribute) -> values`` for every ``self.<attribute> = value`` and class attribute of the file."""
         index: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]] = {}
         for node in self.nodes_of(cst.Assign, cst.AnnAssign):
             if node.value is None:
@@ -418,10 +420,17 @@ class ModuleAnalysis:
     def function_verdict(self, function: cst.FunctionDef) -> Verdict:
         cached = self._function_verdicts.get(function)
         if cached is None:
-            cached = self._own_verdict(function)
+            cached = self.own_verdict(function)
             if cached.context is Context.UNKNOWN:
                 cached = self._verdict_from_callers(function)
             self._function_verdicts[function] = cached
+        return cached
+
+    def own_verdict(self, function: cst.FunctionDef) -> Verdict:
+        """The context ``function`` has by itself (its name, decorators, hooks, body), before its callers count."""
+        cached = self._own_verdicts.get(function)
+        if cached is None:
+            cached = self._own_verdicts[function] = self._own_verdict(function)
         return cached
 
     def _own_verdict(self, function: cst.FunctionDef) -> Verdict:
@@ -664,6 +673,9 @@ class ModuleAnalysis:
                 return "`torch.set_grad_enabled(False)` runs at module level"
             if _depth < 4:
                 callers = self.callers_of(function)
+                if self.own_verdict(function).context is Context.UNKNOWN:
+                    # A helper is inference code only through its inference callers: those are the paths to guard.
+                    callers = [call for call in callers if self.context_of(call).is_inference]
                 if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
                     return f"every caller of `{function.name.value}` in this file disables gradients"
         return None

@@ -110,12 +110,12 @@ def classify(features: list[float]):
         binding = bindings[0] if bindings else None
         target = _target(binding) if binding is not None else None
         name = shown(target) if target is not None else None
-        what = f"`{name}` holds {origin.description}" if name else f"{origin.description[0].upper()}{origin.description[1:]}"
+        what = f"`{name}` ({origin.description})" if name else origin.description[0].upper() + origin.description[1:]
         call = f"`{name}.eval()`" if name else "`.eval()`"
         self.report(
             binding if binding is not None else self._statement_of(origin.node),
-            f"{what} and is never put in eval mode, but it serves predictions ({reason}): dropout and batch norm "
-            f"keep their training behaviour; call {call} after loading it",
+            f"{what} is never put in eval mode but serves predictions ({reason}): dropout and batch norm keep "
+            f"their training behaviour; call {call} after building it",
             fix=self._fix(binding, name) if binding is not None and name else None,
         )
 
