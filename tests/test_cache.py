@@ -112,3 +112,24 @@ def test_cli_no_cache_and_cache_dir(tmp_path, monkeypatch):
     assert entries(tmp_path / ".gemlint_cache")
     CliRunner().invoke(main, ["src", "--cache-dir", "elsewhere"])
     assert entries(tmp_path / "elsewhere")
+
+
+def test_concurrent_runs_on_one_cache_do_not_corrupt_it(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "src").mkdir()
+    for i in range(40):
+        (tmp_path / "src" / f"m{i}.py").write_text(BLOCKING if i % 2 else PADDING)
+    cache_dir = tmp_path / "cache"
+    command = [sys.executable, "-m", "gemlint", "src", "--cache-dir", str(cache_dir), "--format", "json", "--jobs", "1"]
+    runs = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [1, 1, 1]
+    assert all(b"warning" not in stderr for _, stderr in outputs)
+    first = json.loads(outputs[0][0])
+    assert len(first) == 40 and all(json.loads(out) == first for out, _ in outputs)
+    for entry in entries(cache_dir):
+        json.loads(entry.read_text())  # every entry is whole
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=300)
+    assert json.loads(again.stdout) == first
