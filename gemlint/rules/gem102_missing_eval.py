@@ -102,9 +102,20 @@ def classify(features: list[float]):
                     served.setdefault(origin.node, verdict.reason)
         for origin, bindings in constructions:
             reason = served.get(origin.node)
-            if reason is None or models.set_to_eval(origin):
+            if reason is None or models.set_to_eval(origin) or self._submodule(bindings):
                 continue
             self._report(origin, bindings, reason)
+
+    def _submodule(self, bindings: list[cst.BaseSmallStatement]) -> bool:
+        """``self.x = Net()`` inside an nn.Module: a submodule, whose mode follows its parent's ``.eval()``."""
+        for binding in bindings:
+            target = _target(binding)
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+                function = self.analysis.enclosing_function(binding)
+                owner = self.analysis.enclosing_class(function) if function is not None else None
+                if owner is not None and (self.analysis.models.is_model_class(owner) or _defines_forward(owner)):
+                    return True
+        return False
 
     def _report(self, origin: ModelOrigin, bindings: list[cst.BaseSmallStatement], reason: str) -> None:
         binding = bindings[0] if bindings else None
@@ -144,3 +155,11 @@ def _target(binding: cst.BaseSmallStatement) -> cst.BaseExpression | None:
     else:
         return None
     return target if isinstance(target, (cst.Name, cst.Attribute)) else None
+
+
+def _defines_forward(cls: cst.ClassDef) -> bool:
+    """A derived class with a ``forward`` method: a module even when its base (``ModelMixin`` imported
+    relatively, a project base in another file) cannot be resolved here."""
+    return bool(cls.bases) and any(
+        isinstance(statement, cst.FunctionDef) and statement.name.value == "forward" for statement in cls.body.body
+    )
