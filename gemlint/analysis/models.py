@@ -227,12 +227,7 @@ class ModelTracker:
         return index
 
     def _builds_module(self, value: cst.BaseExpression) -> bool:
-        if not isinstance(value, cst.Call) or dotted_name(value.func) is None:
-            return False
-        if any(_torch_nn_class(name) for name in self.analysis.qualified_names(value.func)):
-            return True
-        local = self._local_class(value.func)
-        return local is not None and self.is_model_class(local)
+        return isinstance(value, cst.Call) and self.producer(value) is not None
 
     def frozen(self, expression: cst.BaseExpression) -> str | None:
         """Why every parameter of the model ``expression`` holds is frozen, or None.
