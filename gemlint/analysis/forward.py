@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.module import ModuleAnalysis, dotted_name, iter_subtree, positional_arg
+from gemlint.analysis.module import ModuleAnalysis, dotted_name, positional_arg
 
 _MAX_DEPTH = 4
 
@@ -106,7 +106,7 @@ def _local_function(analysis: ModuleAnalysis, func: cst.BaseExpression) -> cst.F
 
 def returned_model_family(analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int = 0) -> str | None:
     """The family of the model a function returns (``def load(): return AutoModel.from_pretrained(...)``)."""
-    for node in iter_subtree(function.body):
+    for node in analysis.subtree(function.body):
         if isinstance(node, cst.Return) and node.value is not None:
             family = model_family(analysis, node.value, depth + 1)
             if family is not None:
@@ -171,7 +171,7 @@ def forward_calls(analysis: ModuleAnalysis, scope: cst.CSTNode) -> list[ForwardC
     """The forward passes run directly in ``scope`` (a function or the module), not in nested functions."""
     found = []
     body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-    for node in iter_subtree(body):
+    for node in analysis.subtree(body):
         if isinstance(node, cst.Call):
             forward = forward_call(analysis, node)
             if forward is not None:

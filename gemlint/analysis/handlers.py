@@ -15,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from gemlint.analysis.module import ModuleAnalysis, dotted_name, iter_subtree
+from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
 
 # Hooks that run once, when a server or worker starts (TorchServe initialize, KServe load, LitServe setup, Ray reconfigure...).
@@ -112,7 +112,7 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     function = analysis.enclosing_function(statement)
     declared_global = {
         name.name.value
-        for n in (iter_subtree(function.body) if function is not None else ())
+        for n in (analysis.subtree(function.body) if function is not None else ())
         if isinstance(n, (cst.Global, cst.Nonlocal))
         for name in n.names
     }
@@ -129,7 +129,7 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
         if isinstance(ancestor, cst.FunctionDef):
             break
         if isinstance(ancestor, cst.If):
-            mentioned = {dotted_name(n) for n in iter_subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
+            mentioned = {dotted_name(n) for n in analysis.subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
             if mentioned & keys or m.matches(ancestor.test, m.Name()) and dotted_name(ancestor.test) in keys:
                 return True
     return False

@@ -28,7 +28,7 @@ from typing import Callable, Hashable, Iterable
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.module import ModuleAnalysis, dotted_name, iter_subtree, keyword_arg, literal_value, positional_arg, terminal_name
+from gemlint.analysis.module import ModuleAnalysis, dotted_name, keyword_arg, literal_value, positional_arg, terminal_name
 
 # ("local", name) | ("qual", dotted name) | ("anon", id)
 Ref = tuple[str, str]
@@ -101,7 +101,7 @@ class _Extractor:
     def assigned_names(self) -> set[str]:
         if self._assigned is None:
             names: set[str] = set()
-            for node in iter_subtree(self.analysis.module, into_scopes=True):
+            for node in self.analysis.nodes_of(cst.Assign):
                 if isinstance(node, cst.Assign):
                     names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
                 elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and isinstance(node.target, cst.Name):
@@ -116,7 +116,7 @@ class _Extractor:
             for node in self.analysis.module.body:
                 if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                     defs[node.name.value] = node
-            for node in iter_subtree(self.analysis.module, into_scopes=True):
+            for node in self.analysis.all_nodes:
                 if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                     defs.setdefault(node.name.value, node)
             self._defs = defs
@@ -183,7 +183,7 @@ class _Extractor:
 
     # -- declarations -------------------------------------------------------------------
     def run(self) -> ModuleRoutes:
-        for node in iter_subtree(self.analysis.module, into_scopes=True):
+        for node in self.analysis.all_nodes:
             if isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
                     self.decorator(node, decorator.decorator)
