@@ -14,6 +14,7 @@ from typing import Sequence
 
 import libcst as cst
 
+from gemlint.analysis.triage import Triage, collect
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import SourceFile
@@ -39,6 +40,8 @@ class PythonFileContext:
     wrapper: cst.MetadataWrapper
     config: Config
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: What the file's ``ast`` showed (None when only LibCST could parse it).
+    triage: Triage | None = None
 
     @property
     def display_path(self) -> str:
@@ -210,24 +213,22 @@ MAX_BRACKET_DEPTH = 200
 MAX_TREE_DEPTH = 600
 
 
-def _python_gate(source: SourceFile, text: str, *, measure_depth: bool) -> tuple[Diagnostic | None, bool]:
+def _python_gate(source: SourceFile, text: str) -> tuple[Diagnostic | None, ast.Module | None]:
     """Check with ``ast`` (about a tenth of LibCST's cost) whether LibCST may parse the file.
 
-    Returns a GEM000 diagnostic when it must not, and whether ``ast`` accepted the file.
+    Returns a GEM000 diagnostic when the file cannot be parsed at all, and the ``ast`` tree when
+    ``ast`` accepted the file.
     """
     try:
-        tree = ast.parse(text)
+        return None, ast.parse(text)
     except SyntaxError as error:
         if "too many nested" in (error.msg or "") or _bracket_depth(text) > MAX_BRACKET_DEPTH:
-            return parse_error(source, "brackets are nested too deeply to parse", error.lineno or 1), False
-        return None, False  # perhaps newer grammar than this interpreter's: LibCST decides
+            return parse_error(source, "brackets are nested too deeply to parse", error.lineno or 1), None
+        return None, None  # perhaps newer grammar than this interpreter's: LibCST decides
     except (RecursionError, MemoryError):
-        return parse_error(source, "the file is nested too deeply to parse"), False
+        return parse_error(source, "the file is nested too deeply to parse"), None
     except ValueError as error:
-        return parse_error(source, f"cannot parse: {error}"), False
-    if measure_depth and _tree_depth(tree) > MAX_TREE_DEPTH:
-        return parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed"), True
-    return None, True
+        return parse_error(source, f"cannot parse: {error}"), None
 
 
 def _bracket_depth(text: str) -> int:
@@ -241,25 +242,12 @@ def _bracket_depth(text: str) -> int:
 _BRACKETS = re.compile(r"[()\[\]{}]")
 
 
-def _tree_depth(tree: ast.AST) -> int:
-    deepest = 0
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_TREE_DEPTH:
-                break
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
-
-
 def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
     """For files no rule needs parsed: report a broken file, cheaply."""
-    blocked, accepted = _python_gate(source, text, measure_depth=False)
+    blocked, tree = _python_gate(source, text)
     if blocked is not None:
         return [blocked]
-    if accepted:
+    if tree is not None:
         return []
     return _libcst_failure(source, text)
 
@@ -285,15 +273,24 @@ def _lint_python(
 ) -> list[Diagnostic]:
     if not rules:
         return []
-    blocked, _ = _python_gate(source, text, measure_depth=True)
+    blocked, tree = _python_gate(source, text)
     if blocked is not None:
         return [blocked]
+    triage = None
+    if tree is not None:
+        facts = collect(tree, depth_limit=MAX_TREE_DEPTH)
+        if facts.depth > MAX_TREE_DEPTH:
+            return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
+        triage = Triage.of(facts, text, selection.config, source.relative)
+        rules = [rule for rule in rules if rule.may_match_syntax(triage)]
+        if not rules:
+            return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped
     try:
         module = cst.parse_module(text)
     except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
         return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    context = PythonFileContext(source, text, module, wrapper, selection.config)
+    context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage)
     try:
         wrapper.visit_batched([rule(context) for rule in rules])
         return context.diagnostics
@@ -303,7 +300,7 @@ def _lint_python(
         # Isolate the failing rule so one bug never hides the findings of the others.
         diagnostics: list[Diagnostic] = []
         for rule in rules:
-            single = PythonFileContext(source, text, module, wrapper, selection.config)
+            single = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage)
             try:
                 wrapper.visit_batched([rule(single)])
                 diagnostics.extend(single.diagnostics)

@@ -9,15 +9,15 @@ VALID/INVALID cases are) and its check.
 Python rules are LibCST ``BatchableCSTVisitor`` subclasses, so every rule
 selected for a file runs in a single traversal. A rule declares the LibCST
 metadata providers it needs in ``METADATA_DEPENDENCIES`` (only those are
-computed) and the plain-text markers in ``prefilter`` without which it cannot
-match (a file containing none of the markers of any selected rule is never
-parsed). Rules for other languages subclass :class:`Rule` with their own
-front-end's check method.
+computed), the plain-text markers in ``prefilter`` without which it cannot
+match, and in ``may_match_syntax`` what its ``ast`` must show: a file that no
+selected rule's markers and syntax admit is never parsed by LibCST. Rules for
+other languages subclass :class:`Rule` with their own front-end's check method.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -25,6 +25,9 @@ from libcst.metadata import PositionProvider
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language
 from gemlint.text import line_offsets
+
+if TYPE_CHECKING:
+    from gemlint.analysis.triage import Triage
 
 
 class Rule:
@@ -105,6 +108,13 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
     """A Python rule: a LibCST visitor that reports through :meth:`report`."""
 
     languages = frozenset({Language.PYTHON})
+
+    @classmethod
+    def may_match_syntax(cls, triage: "Triage") -> bool:
+        """Whether a file whose ``ast`` shows ``triage`` may hold a finding (an over-approximation of
+        what the visitor checks, by spelling only); False spares the file LibCST altogether."""
+        return True
+
     # Metadata is resolved lazily (positions when reporting, scopes and names when the
     # analysis is first asked), so files without a candidate node never pay for it.
     METADATA_DEPENDENCIES: ClassVar[tuple] = ()

@@ -98,8 +98,25 @@ def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> 
     )
 
 
-def _process_star(args: tuple[SourceFile, Selection, FixMode, str | None]) -> FileReport:
-    return process_file(*args)
+# Each worker receives the run's selection, mode and settings once, not with every file.
+_WORKER_SETUP: tuple[Selection, FixMode, str | None] | None = None
+
+
+def _init_worker(selection: Selection, mode: FixMode, settings: str | None) -> None:
+    global _WORKER_SETUP
+    _WORKER_SETUP = (selection, mode, settings)
+
+
+def _process_in_worker(source: SourceFile) -> FileReport:
+    assert _WORKER_SETUP is not None
+    return process_file(source, *_WORKER_SETUP)
+
+
+def _size(source: SourceFile) -> int:
+    try:
+        return source.path.stat().st_size
+    except OSError:
+        return 0
 
 
 def run(
@@ -117,26 +134,29 @@ def run(
     # Fixing rewrites files, so it always lints afresh.
     settings = settings_fingerprint(config, [rule.code for rule in selection.rules]) if cache and not mode.active else None
     done: list[FileReport] = []
-    work = []
+    work: list[SourceFile] = []
     for source in files:
         cached = _cached(cache, settings, source)
         if cached is not None:
             done.append(cached)
         else:
-            work.append((source, selection, mode, settings))
+            work.append(source)
     total = len(files)
     if progress and done:
         progress(len(done), total)
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            reports = pool.map(_process_star, work, chunksize=max(1, min(64, len(work) // (jobs * 8))))
+        # Largest files first and small chunks: the costly files (the few that need LibCST and its
+        # metadata) are spread over the workers instead of landing in one worker's last chunk.
+        sources = sorted(work, key=_size, reverse=True)
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selection, mode, settings)) as pool:
+            reports = pool.map(_process_in_worker, sources, chunksize=max(1, min(8, len(sources) // (jobs * 32))))
             for report in reports:
                 done.append(report)
                 if progress:
                     progress(len(done), total)
     else:
-        for item in work:
-            done.append(_process_star(item))
+        for source in work:
+            done.append(process_file(source, selection, mode, settings))
             if progress:
                 progress(len(done), total)
     if cache is not None and settings is not None:
@@ -145,7 +165,8 @@ def run(
                 cache.put(report.cache_key, report.diagnostics)
                 report.cache_key = None
         result.cache_warnings = list(cache.warnings)
-    result.files = done
+    order = {source.display: index for index, source in enumerate(files)}
+    result.files = sorted(done, key=lambda report: order.get(report.display, len(order)))
     return result
 
 

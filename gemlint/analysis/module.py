@@ -14,7 +14,7 @@ from libcst.metadata import Assignment, QualifiedNameProvider, ScopeProvider
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.syntax import dotted_name, terminal_name
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
-from gemlint.selection import compile_globs
+from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_training_path
 
 
 class Context(enum.Enum):
@@ -320,12 +320,11 @@ class ModuleAnalysis:
 
     @cached_property
     def is_training_file(self) -> bool:
-        return compile_globs(tuple(self.context.config.training_paths)).match_file(self.context.relative_path)
+        return is_training_path(self.context.config, self.context.relative_path)
 
     @cached_property
     def is_inference_file(self) -> bool:
-        patterns = tuple(self.context.config.inference_paths)
-        return bool(patterns) and compile_globs(patterns).match_file(self.context.relative_path)
+        return is_inference_path(self.context.config, self.context.relative_path)
 
     # -- training markers --------------------------------------------------------------
     def is_training_call(self, node: cst.CSTNode) -> bool:
@@ -464,7 +463,7 @@ class ModuleAnalysis:
                 return f"`{owner.name.value}.{name}` is a serving hook"
         if name in fw.LIGHTNING_INFERENCE_HOOKS:
             return f"`{name}` is a Lightning prediction hook"
-        if _has_inference_prefix(name):
+        if has_inference_prefix(name):
             return f"`{name}` is named as an inference function"
         return None
 
@@ -789,18 +788,6 @@ def is_production_path(relative_path: str) -> bool:
     if any(part in _TESTS_DIRS for part in parts[:-1]):
         return False
     return not any(part.startswith(("bench", "profil")) for part in parts)
-
-
-def _has_inference_prefix(name: str) -> bool:
-    stripped = name.lstrip("_")
-    lowered = stripped.lower()
-    for prefix in fw.INFERENCE_NAME_PREFIXES:
-        if lowered.startswith(prefix):
-            rest = stripped[len(prefix) :]
-            # predict, predict_batch, predictBatch, predict2 -- but not predictor or server.
-            if not rest or rest[0] == "_" or rest[0].isupper() or rest[0].isdigit():
-                return True
-    return False
 
 
 def assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:

@@ -4,6 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.imports import import_anchor, imported_name, module_alias
 from gemlint.analysis.models import shown
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, Severity
 from gemlint.rule import AnalysisRule
 
@@ -79,6 +80,10 @@ def score(batch: dict):
     benchmark = "Bytes saved for backward (saved_tensors_hooks), peak memory and latency of a forward pass with and without inference_mode."
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return triage.may_have_inference_context()
 
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.models import ModelOrigin, shown
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.rule import AnalysisRule
 
@@ -83,6 +84,10 @@ def classify(features: list[float]):
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "performance", "pytorch")
     prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return triage.may_have_inference_context()
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.analysis.may_have_inference_context:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.models import shown
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
 
@@ -55,6 +56,10 @@ def predict(x: list[float]):
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "pytorch")
     prefilter = (".train(",)
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return "train" in triage.facts.calls and triage.may_have_inference_context()
 
     def visit_Call(self, node: cst.Call) -> None:
         models = self.analysis.models

@@ -5,6 +5,7 @@ from functools import cached_property
 import libcst as cst
 
 from gemlint.analysis.autograd import BackwardCall, GraphFlow, backward_call
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -49,6 +50,11 @@ def train_epoch(model, loader, optimizer, criterion):
     benchmark = "Bytes held by saved tensors after each iteration of a training loop, with and without retain_graph=True."
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("retain_graph",)
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return "retain_graph" in triage.facts.keywords
+
 
     @cached_property
     def flow(self) -> GraphFlow:

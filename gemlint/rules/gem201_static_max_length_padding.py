@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value, terminal_name
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
 
@@ -60,6 +61,11 @@ def embed(text: str):
     benchmark = "Tokens computed and latency of a small transformer, padding to max_length vs to the longest input."
     tags = ("performance", "tokenization", "transformers")
     prefilter = ('"max_length"', "'max_length'", "MAX_LENGTH", "pad_to_max_length")
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        keywords = triage.facts.keywords
+        return ("padding" in keywords or "pad_to_max_length" in keywords) and triage.may_have_inference_context()
 
     def visit_Call(self, node: cst.Call) -> None:
         padding = keyword_arg(node, "padding")

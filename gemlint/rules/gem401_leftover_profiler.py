@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import keyword_arg, literal_value, terminal_name
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -27,6 +28,8 @@ _PROFILERS = frozenset(
 _PROFILE_OBJECTS = frozenset({"cProfile.Profile", "profile.Profile"})
 _PROFILE_OBJECT_STARTS = frozenset({"enable", "runcall", "runctx", "run"})
 _CANDIDATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROFILERS) | _PROFILE_OBJECT_STARTS
+# A file without one of these calls cannot match: a profile object's .enable()/.run() needs its Profile(...).
+_PROFILER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROFILERS | _PROFILE_OBJECTS)
 
 
 class LeftoverProfiler(AnalysisRule):
@@ -69,6 +72,10 @@ def predict(model, batch):
     benchmark = "Latency of a forward pass with and without an active `torch.profiler.profile(record_shapes=True)`."
     tags = ("performance", "debugging", "pytorch")
     prefilter = ("profile", "emit_nvtx", "start_trace", "jax.profiler")
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return not triage.facts.calls.isdisjoint(_PROFILER_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _CANDIDATE_NAMES:

@@ -3,11 +3,13 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import argument, literal_value, terminal_name
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
 _SET_DETECT = frozenset({"torch.autograd.set_detect_anomaly", "torch.autograd.anomaly_mode.set_detect_anomaly"})
 _DETECT = frozenset({"torch.autograd.detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly"})
+_CANDIDATES = frozenset({"set_detect_anomaly", "detect_anomaly"})
 
 
 class AnomalyDetectionEnabled(AnalysisRule):
@@ -41,8 +43,13 @@ torch.autograd.set_detect_anomaly(os.environ.get("DEBUG_AUTOGRAD") == "1")
     tags = ("performance", "debugging", "pytorch")
     prefilter = ("anomaly",)
 
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        facts = triage.facts
+        return not facts.calls.isdisjoint(_CANDIDATES) or not facts.decorators.isdisjoint(_CANDIDATES)
+
     def visit_Call(self, node: cst.Call) -> None:
-        if terminal_name(node.func) not in ("set_detect_anomaly", "detect_anomaly"):
+        if terminal_name(node.func) not in _CANDIDATES:
             return
         if self.analysis.resolves_to(node.func, _SET_DETECT):
             mode = argument(node, 0, "mode")

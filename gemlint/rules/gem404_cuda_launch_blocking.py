@@ -4,6 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.environment import EnvWrite, env_writes
 from gemlint.analysis.module import is_production_path
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import AnalysisRule, DocumentRule
@@ -49,6 +50,11 @@ if os.environ.get("DEBUG_CUDA"):
     tags = ("performance", "debugging", "cuda")
     precision = "very-high"
     prefilter = (VARIABLE,)
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return triage.may_write_environment((VARIABLE,))
+
 
     # -- Python ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:

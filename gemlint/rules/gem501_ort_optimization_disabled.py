@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import argument, iter_subtree, literal_value
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.languages import Language
 from gemlint.native import ort
@@ -63,6 +64,11 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     cross_file = True  # a session may load a model that another file exports
     markers = {Language.PYTHON: (("graph_optimization_level",),), Language.NATIVE: (("GraphOptimizationLevel",),)}
     prefilter = ("graph_optimization_level", "GraphOptimizationLevel")
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return "graph_optimization_level" in triage.facts.assigned
+
 
     # -- C and C++ -----------------------------------------------------------------------------
     def check(self) -> None:

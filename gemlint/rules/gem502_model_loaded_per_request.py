@@ -5,9 +5,9 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import kept_once, per_request_reason
 from gemlint.analysis.module import dotted_name, terminal_name
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
-
 
 # The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
 _LOADER_NAMES = frozenset(
@@ -64,6 +64,10 @@ def classify(text: str):
     precision = "high"
     # Only code that serves requests can load per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return bool(triage.facts.functions) and not triage.facts.calls.isdisjoint(_LOADER_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _LOADER_NAMES:

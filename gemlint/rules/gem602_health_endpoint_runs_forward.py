@@ -4,8 +4,14 @@ import libcst as cst
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.routes import is_health_path, module_routes
+from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
+
+# Routes, mounts and health hooks are recognised by names that resolve into these packages.
+_ROUTE_AND_HOOK_MODULES = fw.WEB_FRAMEWORKS | {
+    name.split(".", 1)[0] for name in (*fw.HEALTH_HOOK_DECORATED, *fw.HEALTH_HOOK_BASES)
+}
 
 
 class HealthEndpointRunsForward(AnalysisRule):
@@ -58,6 +64,11 @@ def healthz():
     precision = "high"
     # A web or serving framework (route handlers, health hooks) must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        # Routes and health hooks are all recognised through names imported from their frameworks.
+        return triage.facts.imports_any(_ROUTE_AND_HOOK_MODULES)
     cross_file = True
 
     def visit_Module(self, node: cst.Module) -> None:

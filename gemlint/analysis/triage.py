@@ -1,0 +1,214 @@
+"""What a file's ``ast`` tree shows, gathered in one walk, so rules can rule a file out before LibCST parses it.
+
+The engine already parses every Python file with ``ast`` (its gate against input that would
+crash LibCST), and ``ast`` parses about ten times faster than LibCST. Most files of a real
+code base hold nothing any rule can match -- no inference code, no profiler, no padding
+argument -- and for them LibCST, its metadata and the analyses are never paid for.
+
+Every fact is an over-approximation of what a rule's LibCST visitor looks at (names are
+compared by spelling, never resolved), so a file that fails a rule's triage could not have
+produced a finding of that rule. ``tests/test_triage.py`` checks this on every fixture.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gemlint.analysis import frameworks as fw
+from gemlint.selection import compile_globs
+
+if TYPE_CHECKING:
+    from gemlint.config import Config
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+@dataclass
+class SyntaxFacts:
+    """Spellings found anywhere in one module (terminal names: ``b`` of ``a.b``)."""
+
+    calls: set[str] = field(default_factory=set)  # called names: f(...), obj.f(...)
+    keywords: set[str] = field(default_factory=set)  # keyword argument names
+    assigned: set[str] = field(default_factory=set)  # assignment targets: x = ..., obj.x = ...
+    decorators: set[str] = field(default_factory=set)  # of functions and classes
+    functions: set[str] = field(default_factory=set)  # names of defined functions and methods
+    classes: set[str] = field(default_factory=set)
+    bases: set[str] = field(default_factory=set)  # base classes
+    imports: set[str] = field(default_factory=set)  # absolute modules imported, with their parent packages
+    main_block: bool = False  # a module-level ``if __name__ == "__main__":``
+    depth: int = 0  # nesting depth of the tree, counted up to ``depth_limit``
+
+    def imports_any(self, modules) -> bool:
+        return not self.imports.isdisjoint(modules)
+
+
+def terminal(expression: ast.AST) -> str | None:
+    """``f`` of ``f``, ``a.b.f``, ``f(...)``, ``a.f[...]``; None for other expressions."""
+    while True:
+        if isinstance(expression, ast.Name):
+            return expression.id
+        if isinstance(expression, ast.Attribute):
+            return expression.attr
+        if isinstance(expression, (ast.Call, ast.Subscript)):
+            expression = expression.func if isinstance(expression, ast.Call) else expression.value
+            continue
+        return None
+
+
+def collect(tree: ast.Module, depth_limit: int) -> SyntaxFacts:
+    """One iterative walk over ``tree`` (deep files must not exhaust the stack)."""
+    facts = SyntaxFacts()
+    calls, keywords, assigned = facts.calls, facts.keywords, facts.assigned
+    aliases: dict[str, str] = {}
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    pop, push = stack.pop, stack.append
+    iter_children = ast.iter_child_nodes
+    while stack:
+        node, depth = pop()
+        if depth > deepest:
+            deepest = depth
+        kind = type(node)
+        if kind is ast.Call:
+            name = terminal(node.func)
+            if name is not None:
+                calls.add(name)
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    keywords.add(keyword.arg)
+        elif kind in _FUNCTIONS:
+            facts.functions.add(node.name)
+            facts.decorators.update(filter(None, map(terminal, node.decorator_list)))
+        elif kind is ast.ClassDef:
+            facts.classes.add(node.name)
+            facts.decorators.update(filter(None, map(terminal, node.decorator_list)))
+            facts.bases.update(filter(None, map(terminal, node.bases)))
+        elif kind in _ASSIGNMENTS:
+            for target in node.targets if kind is ast.Assign else (node.target,):
+                _add_targets(target, assigned)
+        elif kind is ast.Import:
+            for alias in node.names:
+                _add_module(facts.imports, alias.name)
+                if alias.asname:
+                    aliases[alias.asname] = alias.name.rsplit(".", 1)[-1]
+        elif kind is ast.ImportFrom:
+            if node.module and not node.level:
+                _add_module(facts.imports, node.module)
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+        elif kind is ast.If and depth == 2 and _is_main_test(node.test):
+            facts.main_block = True
+        if deepest <= depth_limit:
+            for child in iter_children(node):
+                push((child, depth + 1))
+    facts.depth = deepest
+    if aliases:
+        # ``from torch.autograd import set_detect_anomaly as sda``: ``sda(True)`` counts as the original name,
+        # as the qualified names the rules resolve would.
+        for names in (calls, assigned, facts.decorators, facts.bases):
+            names.update([aliases[name] for name in names if name in aliases])
+    return facts
+
+
+def _add_targets(target: ast.AST, into: set[str]) -> None:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _add_targets(element, into)
+    elif isinstance(target, ast.Starred):
+        _add_targets(target.value, into)
+    else:
+        name = terminal(target)
+        if name is not None:
+            into.add(name)
+
+
+def _add_module(into: set[str], name: str) -> None:
+    parts = name.split(".")
+    into.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+
+
+def _is_main_test(test: ast.AST) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+    )
+
+
+@dataclass(frozen=True)
+class Triage:
+    """What rules see before deciding whether a file needs LibCST: its syntax facts and how its path is classed."""
+
+    facts: SyntaxFacts
+    text: str
+    training_file: bool
+    inference_file: bool
+
+    @classmethod
+    def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str) -> "Triage":
+        return cls(facts, text, is_training_path(config, relative_path), is_inference_path(config, relative_path))
+
+    def may_write_environment(self, variables) -> bool:
+        """Whether the file may set one of ``variables`` (spelled literally, as env_writes requires) through
+        ``os.environ[...] =``, ``os.environ.setdefault/update`` or ``os.putenv``."""
+        facts = self.facts
+        writes = "environ" in facts.assigned or not facts.calls.isdisjoint(("setdefault", "update", "putenv"))
+        return writes and any(variable in self.text for variable in variables)
+
+    def may_have_inference_context(self) -> bool:
+        """Whether some code of the file may run per request (SPEC §2): the spelling-only twin of
+        :meth:`ModuleAnalysis.may_have_inference_context`, which confirms it with resolved names."""
+        if self.training_file:
+            return False
+        if self.inference_file or self.facts.main_block:
+            return True
+        facts = self.facts
+        # Route decorators on attributes and handler registrations count only in web-framework modules.
+        if facts.imports_any(fw.WEB_FRAMEWORKS):
+            return True
+        if not facts.decorators.isdisjoint(_CONTEXT_DECORATORS):
+            return True
+        if not facts.classes.isdisjoint(fw.HOOK_CLASS_NAMES) or not facts.bases.isdisjoint(_HOOK_BASE_NAMES):
+            return True
+        return any(
+            name in fw.LIGHTNING_INFERENCE_HOOKS or has_inference_prefix(name) for name in facts.functions
+        )
+
+
+def is_training_path(config: "Config", relative_path: str) -> bool:
+    """The file matches ``training-paths``: training code, where no inference rule applies."""
+    return compile_globs(tuple(config.training_paths)).match_file(relative_path)
+
+
+def is_inference_path(config: "Config", relative_path: str) -> bool:
+    """The file matches ``inference-paths``: everything in it runs per request."""
+    patterns = tuple(config.inference_paths)
+    return bool(patterns) and compile_globs(patterns).match_file(relative_path)
+
+
+def has_inference_prefix(name: str) -> bool:
+    """``predict``, ``predict_batch``, ``predictBatch``, ``_infer2`` -- but not ``predictor`` or ``server``."""
+    stripped = name.lstrip("_")
+    lowered = stripped.lower()
+    for prefix in fw.INFERENCE_NAME_PREFIXES:
+        if lowered.startswith(prefix):
+            rest = stripped[len(prefix) :]
+            if not rest or rest[0] == "_" or rest[0].isupper() or rest[0].isdigit():
+                return True
+    return False
+
+
+def _last_parts(names) -> frozenset[str]:
+    return frozenset(name.rsplit(".", 1)[-1] for name in names)
+
+
+_HOOK_BASE_NAMES = _last_parts(fw.HOOK_BASES)
+# Decorators that make a function or class a request handler: serving APIs and deployments,
+# and bare route decorators (Litestar's ``@get``).
+_CONTEXT_DECORATORS = _last_parts(fw.API_DECORATORS) | _last_parts(fw.DEPLOYMENT_DECORATORS) | _last_parts(fw.BARE_ROUTE_DECORATORS)

@@ -1,0 +1,155 @@
+"""The text prefilter and the ``ast`` triage only ever spare work: they never hide a finding."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+import pytest
+
+from fixture_harness import FIXTURES, fixture_files, lint_fixture
+from gemlint.analysis.triage import Triage, collect
+from gemlint.api import lint_source
+from gemlint.config import default_config
+from gemlint.registry import all_rules
+from gemlint.languages import Language
+from gemlint.rule import PythonRule
+
+
+def _facts(source: str):
+    return collect(ast.parse(source), depth_limit=600)
+
+
+def _triage(source: str, **paths) -> Triage:
+    return Triage(_facts(source), source, paths.get("training", False), paths.get("inference", False))
+
+
+@pytest.fixture
+def without_filters(monkeypatch):
+    """Every rule runs on every file of its languages, as if there were no prefilter and no triage."""
+    for rule in all_rules():
+        monkeypatch.setattr(rule, "may_match", classmethod(lambda cls, text, language=None: True))
+        if issubclass(rule, PythonRule):
+            monkeypatch.setattr(rule, "may_match_syntax", classmethod(lambda cls, triage: True))
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.relative_to(FIXTURES).as_posix())
+def test_filters_hide_no_finding(path, request):
+    filtered = lint_fixture(path)
+    request.getfixturevalue("without_filters")
+    assert lint_fixture(path) == filtered
+
+
+def test_every_rule_example_passes_its_own_filters():
+    config = default_config(FIXTURES)
+    for rule in all_rules():
+        if not issubclass(rule, PythonRule) or rule.examples_language() is not Language.PYTHON:
+            continue
+        facts = collect(ast.parse(rule.bad), depth_limit=600)
+        assert rule.may_match(rule.bad), rule.code
+        assert rule.may_match_syntax(Triage.of(facts, rule.bad, config, "service/app.py")), rule.code
+
+
+def test_facts_record_terminal_names_keywords_targets_and_imports():
+    facts = _facts(
+        """
+import torch.nn as nn
+from os import environ
+from fastapi import FastAPI
+
+@app.post("/predict")
+async def handler(request):
+    out = tokenizer(text, padding="max_length", **extra)
+    obj.attr[0] = 1
+    a, (b, *c) = pairs
+    with torch.profiler.profile() as prof:
+        pass
+
+class Service(base.TritonBase, metaclass=Meta):
+    pass
+"""
+    )
+    assert {"post", "tokenizer", "profile"} <= facts.calls
+    assert facts.keywords == {"padding"}  # ``**extra`` names nothing
+    assert {"out", "attr", "a", "b", "c"} <= facts.assigned
+    assert facts.decorators == {"post"}
+    assert facts.functions == {"handler"} and facts.classes == {"Service"} and facts.bases == {"TritonBase"}
+    assert {"torch", "torch.nn", "os", "fastapi"} <= facts.imports
+    assert not facts.main_block
+
+
+def test_aliases_count_as_the_names_they_import():
+    facts = _facts("from torch.autograd import set_detect_anomaly as sda\nsda(True)\nfrom torch import profiler as p\n")
+    assert "set_detect_anomaly" in facts.calls
+
+
+def test_relative_imports_are_not_modules():
+    assert _facts("from . import torch\nfrom .fastapi import app\n").imports == set()
+
+
+def test_main_block_only_at_module_level():
+    assert _facts('if __name__ == "__main__":\n    main()\n').main_block
+    assert not _facts('def f():\n    if __name__ == "__main__":\n        main()\n').main_block
+
+
+def test_depth_is_measured_up_to_the_limit():
+    deep = "x = " + "-" * 50 + "1\n"
+    assert collect(ast.parse(deep), depth_limit=10).depth == 11
+    assert collect(ast.parse(deep), depth_limit=600).depth > 50
+
+
+@pytest.mark.parametrize(
+    ("source", "paths", "expected"),
+    [
+        ("def forward(self, x):\n    return self.net(x)\n", {}, False),
+        ("def predict(x):\n    return model(x)\n", {}, True),
+        ("def predictor(x):\n    return model(x)\n", {}, False),
+        ("def _generate2(x):\n    return model(x)\n", {}, True),
+        ("def predict(x):\n    return model(x)\n", {"training": True}, False),
+        ("def helper(x):\n    return model(x)\n", {"inference": True}, True),
+        ('if __name__ == "__main__":\n    model(x)\n', {}, True),
+        ("from flask import Flask\ndef index():\n    pass\n", {}, True),
+        ("class H(BaseHandler):\n    pass\n", {}, True),
+        ("class M(TritonPythonModel):\n    pass\n", {}, False),
+        ("class TritonPythonModel:\n    def execute(self, requests):\n        pass\n", {}, True),
+        ("@serve.deployment\nclass D:\n    def __call__(self, r):\n        pass\n", {}, True),
+        ("class B(LightningModule):\n    def predict_step(self, batch):\n        pass\n", {}, True),
+    ],
+)
+def test_inference_context_by_spelling(source, paths, expected):
+    assert _triage(source, **paths).may_have_inference_context() is expected
+
+
+def test_environment_writes_need_a_write_and_the_variable():
+    assert _triage('import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n').may_write_environment(("CUDA_LAUNCH_BLOCKING",))
+    assert _triage('import os\nos.putenv("X", "1")\n').may_write_environment(("X",))
+    assert not _triage('import os\nblocking = os.environ.get("CUDA_LAUNCH_BLOCKING")\n').may_write_environment(
+        ("CUDA_LAUNCH_BLOCKING",)
+    )
+    assert not _triage('import os\nos.environ["OTHER"] = "1"\n').may_write_environment(("CUDA_LAUNCH_BLOCKING",))
+
+
+def test_a_file_no_rule_admits_is_never_parsed_by_libcst(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("LibCST parsed a file that no rule's triage admits")
+
+    monkeypatch.setattr(cst, "parse_module", refuse)
+    # torch everywhere (every text prefilter of GEM1xx passes), but nothing runs per request.
+    source = "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return self.fc(x).relu()\n"
+    assert lint_source(source, "pkg/net.py") == []
+
+
+def test_a_file_a_rule_admits_is_linted():
+    source = "import torch\n\ndef predict(x):\n    model = torch.load('m.pt')\n    return model(x)\n"
+    assert {d.code for d in lint_source(source, "service/app.py")} >= {"GEM101"}
+
+
+def test_broken_file_is_still_reported_when_no_rule_admits_it():
+    assert [d.code for d in lint_source("def f(:\n    torch\n", "pkg/broken.py")] == ["GEM000"]
+
+
+def test_rule_default_triage_admits_everything():
+    class Anything(PythonRule):
+        pass
+
+    assert Anything.may_match_syntax(_triage("x = 1\n"))
