@@ -181,3 +181,62 @@ def test_native_pairs_fall_back_to_addresssanitizer_without_valgrind(monkeypatch
     first = results[0]
     assert first.status is Status.MEASURED and "AddressSanitizer" in first.metric
     assert (first.bad, first.good) == (10 * 256 * 4, 0)
+
+
+@pytest.mark.bench
+def test_gem304_leaves_one_executable_graph_per_request():
+    execs = _only(_metrics("GEM304"), "executable graphs never destroyed")
+    assert (execs.bad, execs.good) == (20, 0)
+
+
+@pytest.mark.bench
+def test_gem305_open_capture_fails_every_later_request():
+    results = _metrics("GEM305")
+    failed = _only(results, "valid requests that failed")
+    # Requests 0-2 succeed; request 3 is rejected and leaves the capture open, so the 12 valid ones after it fail.
+    assert (failed.bad, failed.good) == (12, 0)
+    capturing = _only(results, "streams still in capture mode")
+    assert (capturing.bad, capturing.good) == (1, 0)
+
+
+@pytest.mark.bench
+def test_gem306_leaks_a_stream_and_two_events_per_empty_batch():
+    results = _metrics("GEM306")
+    assert (_only(results, "streams never destroyed").bad, _only(results, "streams never destroyed").good) == (5, 0)
+    assert (_only(results, "events never destroyed").bad, _only(results, "events never destroyed").good) == (10, 0)
+
+
+@pytest.mark.bench
+def test_gem307_host_reads_the_buffer_before_the_default_stream_copy():
+    stale = _only(_metrics("GEM307"), "host-buffer elements not yet copied")
+    assert (stale.bad, stale.good) == (4 * 4096, 0)
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("code", ["GEM304", "GEM306", "GEM307"])
+def test_gpu_only_metrics_are_skipped_with_a_reason_on_the_cpu(code):
+    skipped = [r for r in _run_quick(all_pairs()[code]) if r.status is Status.SKIPPED]
+    assert skipped and all("needs a CUDA device" in r.reason and r.bad is None for r in skipped)
+
+
+CUDA_PAIRS = [pair for pair in PAIRS if pair.variant_path("bad").suffix == ".cu"]
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("pair", CUDA_PAIRS, ids=lambda pair: pair.code)
+def test_cuda_variants_build_with_nvcc_and_skip_without_a_gpu(pair, tmp_path):
+    """Where the CUDA toolkit is installed, both variants build against the real runtime; without a usable
+    GPU the CUDA run is skipped with the runtime's reason, never reported as measured."""
+    from gemlint.bench.native import DRIVER_SUPPORT, nvcc_build
+    from gemlint.bench.pair import PairContext
+    from gemlint.bench.runner import cuda_available, measure_pair
+
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc")
+    ctx = PairContext(pair, "cuda", True, tmp_path)
+    assert nvcc_build(ctx, "good", [pair.variant_path("good"), ctx.path("driver.cu")], includes=[DRIVER_SUPPORT]).is_file()
+    results = measure_pair(pair, "cuda", quick=True)
+    assert not [r for r in results if r.status is Status.ERROR], results
+    if not cuda_available():
+        [skipped] = results
+        assert skipped.status is Status.SKIPPED and "CUDA runtime" in skipped.reason

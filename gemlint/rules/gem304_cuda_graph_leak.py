@@ -51,6 +51,10 @@ void replay_once(cudaStream_t stream, float* buf) {
   cudaGraphExecDestroy(exec);
 }
 """
-    benchmark = "Host and device memory after N capture/instantiate cycles with and without the destroy calls (CUDA machines)."
+    benchmark = (
+        "A decode step captured, instantiated and replayed as a graph per request, N requests: executable graphs never "
+        "destroyed (counted by the host stand-in of the CUDA runtime on machines without a GPU); on CUDA machines, "
+        "built with nvcc, the device memory (`cudaMemGetInfo`) and host memory (RSS) the requests leave behind."
+    )
     tags = ("correctness", "memory", "cuda", "cuda-graphs")
     precision = "high"

@@ -41,6 +41,11 @@ cudaError_t capture_decode_step(cudaStream_t stream, cudaGraph_t* graph, const P
   return cudaStreamEndCapture(stream, graph);
 }
 """
-    benchmark = "Status of the next synchronous call on the stream after the bad variant's early return (CUDA machines)."
+    benchmark = (
+        "Requests captured on one stream, every fourth one rejected: the valid requests that fail after a rejection "
+        "left the capture open, and whether the stream is still capturing at the end (`cudaStreamIsCapturing`); "
+        "with the real runtime on CUDA machines, and with the host stand-in of the runtime (which refuses a "
+        "second capture and a synchronization on a capturing stream, as CUDA does) elsewhere."
+    )
     tags = ("correctness", "cuda", "cuda-graphs")
     precision = "high"

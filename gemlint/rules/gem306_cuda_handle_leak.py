@@ -52,6 +52,10 @@ float time_forward(Model& model, const Batch& batch) {
   return ms;
 }
 """
-    benchmark = "Number of live driver objects after N calls of the bad and the good variant (CUDA machines)."
+    benchmark = (
+        "A timed request handler with a private stream and two events, every fourth batch empty, N requests: streams "
+        "and events never destroyed (counted by the host stand-in of the CUDA runtime on machines without a GPU); on "
+        "CUDA machines, built with nvcc, the device memory (`cudaMemGetInfo`) and host memory (RSS) left behind."
+    )
     tags = ("correctness", "cuda")
     precision = "high"

@@ -39,7 +39,13 @@ void postprocess(const float* d_logits, float* h_out, int n, cudaStream_t stream
   cudaStreamSynchronize(stream);
 }
 """
-    benchmark = "Whether the host buffer is complete after `cudaStreamSynchronize(stream)` on a non-blocking stream, and kernel/copy overlap in a timeline, bad vs good (CUDA machines)."
+    benchmark = (
+        "Elements of the pinned host buffer that do not hold the result when `postprocess` returns after "
+        "`cudaStreamSynchronize(stream)` on a non-blocking stream (with the host stand-in of the runtime, where a "
+        "stream's work runs when that stream is synchronized, on machines without a GPU; a race on CUDA machines), "
+        "and on CUDA machines the median latency when the legacy default stream serializes the copy with another "
+        "stream's kernels."
+    )
     tags = ("correctness", "performance", "cuda", "streams")
     precision = "medium"
     prefilter = MARKERS
