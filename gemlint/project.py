@@ -154,11 +154,7 @@ class ParsedFile:
         if analysis is None:
             return {}
         positions = analysis.context.wrapper.resolve(PositionProvider)
-        return {
-            positions[node].start.line: node
-            for node in _all_nodes(analysis.module)
-            if isinstance(node, cst.FunctionDef)
-        }
+        return {positions[node].start.line: node for node in analysis.nodes_of(cst.FunctionDef)}
 
     def function_at(self, line: int) -> cst.FunctionDef | None:
         """The LibCST function whose ``def`` is on ``line``."""
@@ -167,12 +163,6 @@ class ParsedFile:
     def position(self, node: cst.CSTNode):
         analysis = self.analysis
         return analysis.context.wrapper.resolve(PositionProvider)[node]
-
-
-def _all_nodes(module: cst.Module):
-    from gemlint.analysis.module import iter_subtree
-
-    return iter_subtree(module, into_scopes=True)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ class CallSite:
 @dataclass
 class ModuleIndex:
     parents: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
+    children: dict[cst.CSTNode, list[cst.CSTNode]] = field(default_factory=dict)
+    nodes: list[cst.CSTNode] = field(default_factory=list)  # below the module, in source order
     imports: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)
     # terminal callee name -> call sites ("helper" for helper(...), self.helper(...) and obj.helper(...))
@@ -46,9 +48,17 @@ class _Indexer(cst.CSTVisitor):
         self._path: list[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        # Parents are recorded here rather than by LibCST's ParentNodeProvider: one walk, not two.
+        # Parents and children are recorded here rather than by LibCST's ParentNodeProvider: one walk, not two
+        # (``CSTNode.children`` re-visits the node, so asking every node for them costs a walk per node).
         if self._path:
-            self.index.parents[node] = self._path[-1]
+            parent = self._path[-1]
+            self.index.parents[node] = parent
+            self.index.nodes.append(node)
+            children = self.index.children.get(parent)
+            if children is None:
+                self.index.children[parent] = [node]
+            else:
+                children.append(node)
         self._path.append(node)
         if isinstance(node, cst.Call):
             name = terminal_name(node.func)

@@ -9,7 +9,7 @@ from typing import Collection, Iterator
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import Assignment, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import Assignment, ScopeProvider
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.syntax import dotted_name, terminal_name
@@ -111,24 +111,16 @@ class ModuleAnalysis:
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
+        self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
 
     # -- tree navigation -------------------------------------------------------------
     @property
     def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
         return self.index.parents
 
-    @cached_property
-    def _qualified(self):
-        return self._wrapper.resolve(QualifiedNameProvider)
-
-    @cached_property
+    @property
     def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
-        """Children of every node, from the parent metadata (``CSTNode.children`` re-visits the node, so a
-        walk that asks every node for its children costs a traversal per node)."""
-        children: dict[cst.CSTNode, list[cst.CSTNode]] = {}
-        for child, parent in self._parents.items():
-            children.setdefault(parent, []).append(child)
-        return children
+        return self.index.children
 
     def subtree(self, node: cst.CSTNode, *, into_scopes: bool = False) -> Iterator[cst.CSTNode]:
         """Like :func:`iter_subtree` (same order, same scope rule), from the parent index: cheap to repeat."""
@@ -140,10 +132,10 @@ class ModuleAnalysis:
             if into_scopes or not isinstance(current, _SCOPE_NODES):
                 stack.extend(reversed(children.get(current, ())))
 
-    @cached_property
-    def all_nodes(self) -> tuple[cst.CSTNode, ...]:
+    @property
+    def all_nodes(self) -> list[cst.CSTNode]:
         """Every node of the module below it, in source order."""
-        return tuple(self.subtree(self.module, into_scopes=True))
+        return self.index.nodes
 
     def nodes_of(self, *types: type) -> list[cst.CSTNode]:
         """Every node of the given types in the module, in source order (nested scopes included)."""
@@ -173,12 +165,17 @@ class ModuleAnalysis:
 
     # -- names -------------------------------------------------------------------------
     def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
-        value = self._qualified.get(node)
-        if value is None:
-            return frozenset()
-        if callable(value):  # LibCST >= 1.2 hands out lazy values
-            value = value()
-        return frozenset(name.name for name in value)
+        """What ``node`` names through the module's imports (LibCST's qualified names).
+
+        Asked of the node's scope directly: what QualifiedNameProvider hands out for each node, without
+        its extra walk over the whole module to wrap every node's answer in advance.
+        """
+        cached = self._qualified.get(node)
+        if cached is None:
+            scope = self._scopes.get(node)
+            names = scope.get_qualified_names_for(node) if scope is not None else ()
+            cached = self._qualified[node] = frozenset(name.name for name in names)
+        return cached
 
     def resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:
         return not self.qualified_names(node).isdisjoint(names)
