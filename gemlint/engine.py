@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import traceback
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Sequence
@@ -242,6 +243,20 @@ def _bracket_depth(text: str) -> int:
 _BRACKETS = re.compile(r"[()\[\]{}]")
 
 
+def _tree_depth(tree: ast.AST) -> int:
+    """How deeply ``tree`` nests, counted up to just past MAX_TREE_DEPTH."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_TREE_DEPTH:
+                break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
     """For files no rule needs parsed: report a broken file, cheaply."""
     blocked, tree = _python_gate(source, text)
@@ -278,13 +293,12 @@ def _lint_python(
         return [blocked]
     triage = None
     if tree is not None:
-        facts = collect(tree, depth_limit=MAX_TREE_DEPTH)
-        if facts.depth > MAX_TREE_DEPTH:
-            return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
-        triage = Triage.of(facts, text, selection.config, source.relative)
+        triage = Triage.of(collect(tree), text, selection.config, source.relative)
         rules = [rule for rule in rules if rule.may_match_syntax(triage)]
         if not rules:
             return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped
+        if _tree_depth(tree) > MAX_TREE_DEPTH:
+            return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
     try:
         module = cst.parse_module(text)
     except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
@@ -292,7 +306,7 @@ def _lint_python(
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage)
     try:
-        wrapper.visit_batched([rule(context) for rule in rules])
+        _run_rules(context, rules)
         return context.diagnostics
     except RecursionError:
         return [parse_error(source, "the file is nested too deeply to analyse")]
@@ -302,11 +316,44 @@ def _lint_python(
         for rule in rules:
             single = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage)
             try:
-                wrapper.visit_batched([rule(single)])
+                _run_rules(single, [rule])
                 diagnostics.extend(single.diagnostics)
             except Exception as error:
                 diagnostics.append(_internal_error(source, rule, error))
         return diagnostics
+
+
+def _run_rules(context: PythonFileContext, rules: Sequence[type[PythonRule]]) -> None:
+    """Call the rules' ``visit_<Node>`` methods on every node in source order, from the analysis index.
+
+    The index walk is needed by the analyses anyway, and LibCST's own traversal rebuilds every
+    node it passes (about a parse's cost), so the rules ride on the index instead. A rule with
+    ``leave_`` methods other than ``leave_Module`` needs the real traversal and gets it.
+    """
+    visitors = [rule(context) for rule in rules]
+    handlers: dict[str, list] = {}
+    for visitor in visitors:
+        for name, method in visitor.get_visitors().items():
+            handlers.setdefault(name, []).append(method)
+    if any(name.startswith("leave_") and name != "leave_Module" for name in handlers):
+        context.wrapper.visit_batched(visitors)
+        return
+    with ExitStack() as stack:
+        for visitor in visitors:
+            stack.enter_context(visitor.resolve(context.wrapper))  # declared METADATA_DEPENDENCIES
+        module = context.module
+        for method in handlers.get("visit_Module", ()):
+            method(module)
+        by_type: dict[type, list] = {}
+        for node in context.analysis.index.nodes:
+            kind = type(node)
+            methods = by_type.get(kind)
+            if methods is None:
+                methods = by_type[kind] = handlers.get("visit_" + kind.__name__, [])
+            for method in methods:
+                method(node)
+        for method in handlers.get("leave_Module", ()):
+            method(module)
 
 
 def _with_severity(diagnostic: Diagnostic, severity: Severity) -> Diagnostic:

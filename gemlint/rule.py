@@ -105,7 +105,11 @@ class Rule:
 
 
 class PythonRule(Rule, cst.BatchableCSTVisitor):
-    """A Python rule: a LibCST visitor that reports through :meth:`report`."""
+    """A Python rule: a LibCST visitor that reports through :meth:`report`.
+
+    Its ``visit_<Node>`` methods are called on every node of the file in source order (their
+    return value does not prune the walk), then ``leave_Module``.
+    """
 
     languages = frozenset({Language.PYTHON})
 

@@ -17,7 +17,7 @@ from gemlint.rule import PythonRule
 
 
 def _facts(source: str):
-    return collect(ast.parse(source), depth_limit=600)
+    return collect(ast.parse(source))
 
 
 def _triage(source: str, **paths) -> Triage:
@@ -45,7 +45,7 @@ def test_every_rule_example_passes_its_own_filters():
     for rule in all_rules():
         if not issubclass(rule, PythonRule) or rule.examples_language() is not Language.PYTHON:
             continue
-        facts = collect(ast.parse(rule.bad), depth_limit=600)
+        facts = collect(ast.parse(rule.bad))
         assert rule.may_match(rule.bad), rule.code
         assert rule.may_match_syntax(Triage.of(facts, rule.bad, config, "service/app.py")), rule.code
 
@@ -92,10 +92,10 @@ def test_main_block_only_at_module_level():
     assert not _facts('def f():\n    if __name__ == "__main__":\n        main()\n').main_block
 
 
-def test_depth_is_measured_up_to_the_limit():
-    deep = "x = " + "-" * 50 + "1\n"
-    assert collect(ast.parse(deep), depth_limit=10).depth == 11
-    assert collect(ast.parse(deep), depth_limit=600).depth > 50
+def test_facts_reach_the_deepest_nodes():
+    deep = "x = " + "(" * 150 + "f(padding=1)" + ")" * 150 + "\n"
+    facts = _facts(deep)
+    assert "f" in facts.calls and "padding" in facts.keywords
 
 
 @pytest.mark.parametrize(

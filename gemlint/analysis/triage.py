@@ -39,7 +39,6 @@ class SyntaxFacts:
     bases: set[str] = field(default_factory=set)  # base classes
     imports: set[str] = field(default_factory=set)  # absolute modules imported, with their parent packages
     main_block: bool = False  # a module-level ``if __name__ == "__main__":``
-    depth: int = 0  # nesting depth of the tree, counted up to ``depth_limit``
 
     def imports_any(self, modules) -> bool:
         return not self.imports.isdisjoint(modules)
@@ -58,19 +57,16 @@ def terminal(expression: ast.AST) -> str | None:
         return None
 
 
-def collect(tree: ast.Module, depth_limit: int) -> SyntaxFacts:
+def collect(tree: ast.Module) -> SyntaxFacts:
     """One iterative walk over ``tree`` (deep files must not exhaust the stack)."""
-    facts = SyntaxFacts()
+    facts = SyntaxFacts(main_block=any(isinstance(node, ast.If) and _is_main_test(node.test) for node in tree.body))
     calls, keywords, assigned = facts.calls, facts.keywords, facts.assigned
     aliases: dict[str, str] = {}
-    deepest = 0
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
-    pop, push = stack.pop, stack.append
-    iter_children = ast.iter_child_nodes
+    stack: list[ast.AST] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    fields_of = _CHILD_FIELDS
     while stack:
-        node, depth = pop()
-        if depth > deepest:
-            deepest = depth
+        node = pop()
         kind = type(node)
         if kind is ast.Call:
             name = terminal(node.func)
@@ -100,18 +96,34 @@ def collect(tree: ast.Module, depth_limit: int) -> SyntaxFacts:
             for alias in node.names:
                 if alias.asname:
                     aliases[alias.asname] = alias.name
-        elif kind is ast.If and depth == 2 and _is_main_test(node.test):
-            facts.main_block = True
-        if deepest <= depth_limit:
-            for child in iter_children(node):
-                push((child, depth + 1))
-    facts.depth = deepest
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = _child_fields(kind)
+        for field_name in fields:
+            value = getattr(node, field_name, None)
+            if type(value) is list:
+                extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                push(value)
     if aliases:
         # ``from torch.autograd import set_detect_anomaly as sda``: ``sda(True)`` counts as the original name,
         # as the qualified names the rules resolve would.
         for names in (calls, assigned, facts.decorators, facts.bases):
             names.update([aliases[name] for name in names if name in aliases])
     return facts
+
+
+# Fields that never hold a node with facts below it (names, flags, and the Load/Store/Del contexts,
+# a third of all nodes); the walk skips them.
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async"}
+    | {"type_comment"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    return tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
 
 
 def _add_targets(target: ast.AST, into: set[str]) -> None:
