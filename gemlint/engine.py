@@ -4,9 +4,7 @@ then apply severity overrides and suppressions."""
 from __future__ import annotations
 
 import ast
-import os
 import re
-import stat
 import traceback
 from dataclasses import dataclass, field, replace
 from functools import cached_property

@@ -318,12 +318,74 @@ def test_a_native_parse_that_runs_past_its_deadline_is_gem000_and_the_parser_rec
     assert [(d.code, d.line) for d in lint_source(leak, "ok.cu")] == [("GEM301", 1)]
 
 
+# Each path with the markers that make its rules parse the text rather than skip it.
+ARBITRARY_TEXT_TARGETS = (
+    ("service.py", PY_MARKERS),
+    ("tests/test_x.py", PY_MARKERS),
+    ("deploy.yaml", YAML_MARKERS),
+    ("Dockerfile", YAML_MARKERS),
+    ("ops.cu", C_MARKERS),
+    ("ops.c", C_MARKERS),
+)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
-def test_engine_never_raises_on_arbitrary_text(text):
-    for path in ("service.py", "tests/test_x.py"):
-        for diagnostic in lint_source(text + "\nmax_length profile anomaly CUDA_LAUNCH_BLOCKING", path):
-            assert diagnostic.line >= 1 and diagnostic.column >= 1
+def test_no_rule_ever_fails_on_arbitrary_text_in_any_language(text):
+    for path, markers in ARBITRARY_TEXT_TARGETS:
+        for source in (text + markers, markers + text):
+            for diagnostic in lint_source(source, path):
+                assert INTERNAL_ERROR_PREFIX not in diagnostic.message, (path, diagnostic)
+                assert diagnostic.line >= 1 and diagnostic.column >= 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.binary(max_size=300))
+def test_no_rule_ever_fails_on_arbitrary_bytes_read_from_disk(tmp_path_factory, data):
+    from gemlint.discovery import SourceFile
+    from gemlint.engine import lint_file
+    from gemlint.languages import language_of
+    from gemlint.registry import all_rules
+    from gemlint.selection import Selection
+
+    folder = tmp_path_factory.mktemp("bytes")
+    selection = Selection.from_config(default_config(folder), all_rules())
+    for name, markers in ARBITRARY_TEXT_TARGETS:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data + markers.encode())
+        diagnostics, _, _ = lint_file(SourceFile(path, language_of(path), name, name), selection)
+        assert not [d for d in diagnostics if INTERNAL_ERROR_PREFIX in d.message], (name, diagnostics)
+
+
+def test_an_interrupted_fix_leaves_the_original_file_and_no_debris(tmp_path, monkeypatch):
+    from gemlint import fixes
+
+    path = tmp_path / "svc.py"
+    path.write_bytes(b"old\n")
+
+    def interrupted(descriptor):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fixes.os, "fsync", interrupted)  # after the new bytes are written, before the rename
+    with pytest.raises(KeyboardInterrupt):
+        fixes.write_atomically(path, b"old\n", "fixed\n", "utf-8")
+    assert path.read_bytes() == b"old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["svc.py"]
+
+
+def test_a_fix_killed_mid_write_leaves_the_original_file(tmp_path):
+    path = tmp_path / "svc.py"
+    path.write_bytes(b"old\n")
+    killer = (
+        "import os, signal, sys\n"
+        "from gemlint import fixes\n"
+        "fixes.os.fsync = lambda descriptor: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "fixes.write_atomically(fixes.Path(sys.argv[1]), b'old\\n', 'fixed\\n' * 100000, 'utf-8')\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", killer, str(path)], capture_output=True, timeout=60)
+    assert completed.returncode == -9, completed.stderr
+    assert path.read_bytes() == b"old\n"
 
 
 def test_analysed_code_is_never_imported_or_run_and_nothing_touches_the_network(tmp_path, monkeypatch):
