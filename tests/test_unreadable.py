@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from sarif_validation import github_errors, schema_errors
 
 NOBODY = 65534
 BYPASS_CAPABILITIES = "dac_override,dac_read_search"
@@ -63,6 +64,8 @@ FILES = {
                 httpGet: {path: /healthz, port: 8000}
                 periodSeconds: 10
     """,
+    # ONNX Runtime options: the rule scans the whole project for exported models, past the locked folder.
+    "session.cpp": "void make(Ort::SessionOptions& o) {\n  o.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);\n}\n",
     # Each locked file has a finding while it can still be read, so a GEM000 visibly replaces it.
     "locked.py": 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n',
     "locked.yaml": """
@@ -189,6 +192,7 @@ def test_each_unreadable_file_and_folder_is_one_gem000_and_the_rest_is_unchanged
         "locked.yaml": ["GEM404"],
         "secret/inner.py": ["GEM404"],
         "server.py": ["GEM602"],
+        "session.cpp": ["GEM501"],
     }, unprivileged.how
 
     _lock(project)
@@ -206,10 +210,15 @@ def test_each_unreadable_file_and_folder_is_one_gem000_and_the_rest_is_unchanged
 
 
 def test_unreadable_paths_named_on_the_command_line_are_gem000_not_a_usage_error(project, unprivileged):
+    outputs = project / "out"
+    outputs.mkdir()
+    outputs.chmod(0o777)  # writable by the unprivileged user
     _lock(project)
     completed = unprivileged.run(
-        ["-m", "gemlint", "locked.py", "good.py", "secret/inner.py", "secret", "locked.yaml", "--show-source", "--no-cache"], project
-    )
+        ["-m", "gemlint", "locked.py", "good.py", "secret/inner.py", "secret", "locked.yaml", "--show-source", "--no-cache",
+         "--output-format", f"sarif:{outputs / 'report.sarif'}"],
+        project,
+    )  # fmt: skip
     stdout, stderr = completed.stdout.decode(errors="replace"), completed.stderr.decode(errors="replace")
     assert completed.returncode == 1 and "Traceback" not in stderr, (unprivileged.how, stderr)
     lines = [line for line in stdout.splitlines() if ": GEM" in line]
@@ -220,6 +229,13 @@ def test_unreadable_paths_named_on_the_command_line_are_gem000_not_a_usage_error
         "secret:1:1: GEM000",
         "secret/inner.py:1:1: GEM000",
     ], stdout
+    # In SARIF they are tool execution notifications, and the log is still valid.
+    log = json.loads((outputs / "report.sarif").read_text())
+    assert not schema_errors(log) and not github_errors(log)
+    notifications = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert sorted(n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in notifications) == [
+        "locked.py", "locked.yaml", "secret", "secret/inner.py"
+    ]
 
 
 def test_a_folder_that_cannot_be_listed_is_reported_in_process(tmp_path, monkeypatch):
