@@ -43,6 +43,29 @@ class DefaultCommandGroup(click.Group):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
+            raise
+        except Exception as error:
+            # A bug in gemlint, not in the input: exit 2 (SPEC §3) with one line, the traceback kept in a file.
+            click.echo(f"gemlint: internal error: {type(error).__name__}: {error}; {_save_traceback()} please report it", err=True)
+            ctx.exit(2)
+
+
+def _save_traceback() -> str:
+    import tempfile
+    import traceback
+
+    try:
+        handle, path = tempfile.mkstemp(prefix="gemlint-crash-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
+            stream.write(traceback.format_exc())
+        return f"the traceback is in {path};"
+    except OSError:
+        return ""
+
 
 def _codes(option: str, values: tuple[str, ...]) -> tuple[str, ...] | None:
     if not values:
@@ -69,7 +92,7 @@ def resolve_config(
         config = load_config(config_file, codes)
     else:
         start = Path(os.path.abspath(paths[0])) if paths else Path.cwd()
-        found = find_config_file(start if start.exists() else Path.cwd())
+        found = find_config_file(start if os.path.exists(start) else Path.cwd())
         config = load_config(found, codes) if found else default_config(Path.cwd())
     cli_select = _codes("--select", select)
     cli_ignore = _codes("--ignore", ignore)
@@ -133,7 +156,8 @@ def main() -> None:
 
 
 @main.command("check")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+# readable=False: an unreadable file or folder is a GEM000 for that path, not a usage error for the run.
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
 @click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable (replaces the config's select).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes to disable.")
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable on top of select.")

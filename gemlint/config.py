@@ -6,6 +6,7 @@ Every key is validated; an unknown key or a value of the wrong type raises
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field, fields, replace
@@ -106,11 +107,12 @@ assert {name for name, _ in _SCHEMA.values()} == {f.name for f in fields(Config)
 
 def find_config_file(start: Path) -> Path | None:
     """The nearest config file at or above ``start`` (a pyproject.toml counts only with [tool.gemlint])."""
-    directory = start if start.is_dir() else start.parent
+    # os.path answers False, where Path raises, for folders that cannot be searched.
+    directory = start if os.path.isdir(start) else start.parent
     for candidate_dir in (directory, *directory.parents):
         for filename in CONFIG_FILENAMES:
             candidate = candidate_dir / filename
-            if not candidate.is_file():
+            if not os.path.isfile(candidate):
                 continue
             if filename != "pyproject.toml":
                 return candidate

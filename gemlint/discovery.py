@@ -37,11 +37,20 @@ def root_relative(path: Path, root: Path) -> str:
         return absolute.as_posix().lstrip("/")
 
 
+@dataclass(frozen=True)
+class UnreadableDirectory:
+    """A folder whose entries could not be listed (reported as GEM000: its files were not linted)."""
+
+    display: str
+    reason: str
+
+
 class Discovery:
     def __init__(self, config: Config, cwd: Path | None = None) -> None:
         self.config = config
         self.cwd = cwd or Path.cwd()
         self._excluded = compile_globs(tuple(config.exclude) + tuple(config.extend_exclude))
+        self.unreadable: list[UnreadableDirectory] = []
 
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
         relative = root_relative(path, self.config.root)
@@ -49,14 +58,15 @@ class Discovery:
         # A pattern such as "build" also excludes "build/" given on the command line as "./build".
         if self._excluded.match_file(candidates[0]):
             return True
-        if is_dir and (path / "pyvenv.cfg").is_file():  # a virtualenv under any name
+        # os.path.isfile, unlike Path.is_file, answers False when the folder cannot be searched.
+        if is_dir and os.path.isfile(path / "pyvenv.cfg"):  # a virtualenv under any name
             return True
         return False
 
     def files(self, paths: list[Path]) -> Iterator[SourceFile]:
         seen: set[str] = set()
         for given in paths:
-            if given.is_dir():
+            if os.path.isdir(given):  # Path.is_dir raises where a folder above cannot be searched
                 if self.config.force_exclude and self.is_excluded(given, True):
                     continue
                 yield from self._walk(given, seen)
@@ -66,7 +76,7 @@ class Discovery:
                     continue
                 language = language_of(given)
                 if language is None:
-                    if given.exists():
+                    if os.path.exists(given):
                         continue  # a file gemlint has no front-end for (README.md, setup.cfg, ...)
                     language = Language.PYTHON  # missing or a dangling symlink: the engine reports GEM000
                 yield from self._emit(given, language, seen)
@@ -82,7 +92,7 @@ class Discovery:
 
     def _walk(self, top: Path, seen: set[str]) -> Iterator[SourceFile]:
         # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
-        for directory, dirnames, filenames in os.walk(top, onerror=None):
+        for directory, dirnames, filenames in os.walk(top, onerror=self._unlistable):
             base = Path(directory)
             dirnames[:] = sorted(name for name in dirnames if not self.is_excluded(base / name, True))
             for name in sorted(filenames):
@@ -91,6 +101,13 @@ class Discovery:
                 if language is None or self.is_excluded(path, False):
                     continue
                 yield from self._emit(path, language, seen)
+
+    def _unlistable(self, error: OSError) -> None:
+        path = Path(error.filename) if error.filename is not None else None
+        if path is None or self.is_excluded(path, True):
+            return
+        reason = error.strerror or type(error).__name__
+        self.unreadable.append(UnreadableDirectory(display_path(path, self.cwd), reason))
 
     def _emit(self, path: Path, language: Language, seen: set[str]) -> Iterator[SourceFile]:
         key = os.path.abspath(path)

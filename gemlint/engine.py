@@ -4,9 +4,7 @@ then apply severity overrides and suppressions."""
 from __future__ import annotations
 
 import ast
-import os
 import re
-import stat
 import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -25,7 +23,7 @@ from gemlint.frontends import frontend_for
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
-from gemlint.text import DecodedSource, SourceError, decode_native, decode_python, decode_text
+from gemlint.text import DecodedSource, SourceError, decode_native, decode_python, decode_text, read_regular_file
 
 #: Starts the message of a GEM000 reported because a rule crashed (not because the input was bad).
 INTERNAL_ERROR_PREFIX = "internal error in "
@@ -86,12 +84,17 @@ class DocumentContext:
 
 
 def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    return input_error(source.display, message, line, column)
+
+
+def input_error(display: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    """A GEM000 on ``display`` (a file, or a folder that could not be listed)."""
     rule = parse_error_rule()
     return Diagnostic(
         code=rule.code,
         name=rule.name,
         severity=Severity.ERROR,
-        path=source.display,
+        path=display,
         line=max(line, 1),
         column=max(column, 1),
         end_line=max(line, 1),
@@ -101,16 +104,7 @@ def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1
 
 
 def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
-    try:
-        if not stat.S_ISREG(os.stat(source.path).st_mode):
-            raise SourceError("not a regular file (a FIFO, socket or device); not read")
-        data = source.path.read_bytes()
-    except IsADirectoryError:
-        raise SourceError("is a directory, not a file") from None
-    except FileNotFoundError:
-        raise SourceError("no such file (or a dangling symlink)") from None
-    except OSError as error:
-        raise SourceError(f"cannot read: {error.strerror or error}") from None
+    data = read_regular_file(source.path)
     if source.language is Language.PYTHON:
         decoder = decode_python
     elif source.language is Language.NATIVE:

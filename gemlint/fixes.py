@@ -15,7 +15,7 @@ import libcst as cst
 
 from gemlint.diagnostics import Applicability, Diagnostic, Fix
 from gemlint.languages import Language
-from gemlint.text import line_offsets, offset_of
+from gemlint.text import SourceError, line_offsets, offset_of, read_regular_file
 
 MAX_ITERATIONS = 10
 
@@ -113,7 +113,11 @@ def write_atomically(path: Path, original: bytes, text: str, encoding: str) -> N
     """
     data = text.encode(encoding)
     target = Path(os.path.realpath(path))  # write through symlinks, keep the link
-    if target.read_bytes() != original:
+    try:
+        current = read_regular_file(target)  # never blocks, even if a FIFO replaced the file
+    except SourceError as error:
+        raise FileChanged(f"{path} changed while gemlint was fixing it ({error}); not overwritten") from None
+    if current != original:
         raise FileChanged(f"{path} changed while gemlint was fixing it; not overwritten")
     mode = stat.S_IMODE(target.stat().st_mode)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gemlint-tmp", dir=target.parent)

@@ -65,7 +65,7 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
     names: set[str] = set()
     seen = 0
     for directory, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not (Path(directory, d) / "pyvenv.cfg").exists()]
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not os.path.exists(Path(directory, d, "pyvenv.cfg"))]
         for filename in filenames:
             if not filename.endswith(".py"):
                 continue
@@ -94,7 +94,7 @@ def module_name(path: Path) -> str:
     path = Path(os.path.abspath(path))
     parts = [] if path.name == "__init__.py" else [path.stem]
     directory = path.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
+    while os.path.isfile(directory / "__init__.py") and directory.parent != directory:
         parts.append(directory.name)
         directory = directory.parent
     return ".".join(reversed(parts))

@@ -16,7 +16,7 @@ def find_repository_root(start: Path | None = None) -> Path:
     """The nearest directory at or above ``start`` (default: the current directory) holding ``.git``."""
     directory = Path(os.path.abspath(start or Path.cwd()))
     for candidate in (directory, *directory.parents):
-        if (candidate / ".git").exists():  # a directory, or a file in worktrees and submodules
+        if os.path.exists(candidate / ".git"):  # a directory, or a file in worktrees and submodules
             return candidate
     return directory
 

@@ -12,7 +12,8 @@ from gemlint.cache import Cache, entry_key, settings_fingerprint
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile
-from gemlint.engine import lint_file, lint_text
+from gemlint.engine import input_error, lint_file, lint_text
+from gemlint.text import SourceError, read_regular_file
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
@@ -128,7 +129,8 @@ def run(
     cache: Cache | None = None,
 ) -> RunResult:
     selection = Selection.from_config(config, all_rules())
-    files = list(Discovery(config).files(list(paths)))
+    discovery = Discovery(config)
+    files = list(discovery.files(list(paths)))
     jobs = jobs or os.cpu_count() or 1
     result = RunResult()
     # Fixing rewrites files, so it always lints afresh.
@@ -166,7 +168,12 @@ def run(
                 report.cache_key = None
         result.cache_warnings = list(cache.warnings)
     order = {source.display: index for index, source in enumerate(files)}
-    result.files = sorted(done, key=lambda report: order.get(report.display, len(order)))
+    done.sort(key=lambda report: order.get(report.display, len(order)))
+    # A folder that cannot be listed hides its files: say so, once per folder, and lint the rest.
+    for folder in discovery.unreadable:
+        message = f"cannot list the directory ({folder.reason}); the files in it were not linted"
+        done.append(FileReport(folder.display, [input_error(folder.display, message)]))
+    result.files = done
     return result
 
 
@@ -174,8 +181,8 @@ def _cached(cache: Cache | None, settings: str | None, source: SourceFile) -> Fi
     if cache is None or settings is None:
         return None
     try:
-        data = source.path.read_bytes()
-    except OSError:
+        data = read_regular_file(source.path)
+    except SourceError:
         return None
     diagnostics = cache.get(entry_key(settings, source.display, source.relative, data))
     return FileReport(source.display, diagnostics) if diagnostics is not None else None

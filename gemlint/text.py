@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import re
+import stat
 import tokenize
 from dataclasses import dataclass
 
@@ -26,6 +28,32 @@ class SourceError(Exception):
 class DecodedSource:
     text: str  # without a BOM; line endings untouched
     encoding: str  # codec used to write the text back, 'utf-8-sig' when a BOM was present
+
+
+def read_regular_file(path: os.PathLike | str) -> bytes:
+    """The bytes of a regular file; raises SourceError for anything else, never blocks.
+
+    Opened non-blocking and checked on the open descriptor, so a FIFO (or a file swapped for
+    one after a check) can never stall the run.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except IsADirectoryError:
+        raise SourceError("is a directory, not a file") from None
+    except FileNotFoundError:
+        raise SourceError("no such file (or a dangling symlink)") from None
+    except OSError as error:
+        raise SourceError(f"cannot read: {error.strerror or error}") from None
+    with os.fdopen(descriptor, "rb") as stream:
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if stat.S_ISDIR(mode):
+                raise SourceError("is a directory, not a file")
+            if not stat.S_ISREG(mode):
+                raise SourceError("not a regular file (a FIFO, socket or device); not read")
+            return stream.read()
+        except OSError as error:
+            raise SourceError(f"cannot read: {error.strerror or error}") from None
 
 
 def split_lines(text: str) -> list[str]:

@@ -17,6 +17,7 @@ was (findings land on the template's own lines):
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -38,7 +39,7 @@ _STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$|^`([^`]*)`$')
 def chart_root(path: Path) -> Path | None:
     """The chart directory when ``path`` is a template of a Helm chart (``<chart>/templates/**``)."""
     for parent in path.absolute().parents:
-        if parent.name == "templates" and (parent.parent / "Chart.yaml").is_file():
+        if parent.name == "templates" and os.path.isfile(parent.parent / "Chart.yaml"):
             return parent.parent
     return None
 

@@ -11,6 +11,7 @@ GEM000.
 from __future__ import annotations
 
 import bisect
+import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Iterator
@@ -87,12 +88,34 @@ class NativeDocument:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
+# Tree-sitter's error recovery takes super-linear time on some pathological input (templates nested
+# ten thousand deep take minutes), so a parse is cancelled past a deadline far above what real code
+# needs: the largest CUTLASS headers (3 MB) parse in about a second.
+PARSE_SECONDS = 5.0
+PARSE_SECONDS_PER_MB = 2.0
+_CHUNK = 1 << 16
+
+
+def parse_time_limit(size: int) -> float:
+    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1_000_000
+
+
 def parse(source: SourceFile | None, text: str) -> NativeDocument:
     grammar = grammar_for(source)
     data = text.encode("utf-8", errors="surrogatepass")
+    parser = _parser(grammar)
+    limit = parse_time_limit(len(data))
+    deadline = time.monotonic() + limit
     try:
-        tree = _parser(grammar).parse(data)
-    except (ValueError, RuntimeError) as error:  # tree-sitter refuses input it cannot handle
+        # Only a parse that reads through a callback reports progress (and so can be cancelled).
+        tree = parser.parse(
+            lambda offset, _point: data[offset : offset + _CHUNK],
+            progress_callback=lambda _offset, _has_error: time.monotonic() > deadline,
+        )
+    except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
+        parser.reset()  # else the next parse would resume this one
+        if time.monotonic() > deadline:
+            raise SourceError(f"parsing took longer than {limit:.0f} s (constructs nested too deeply?); not analysed") from None
         raise SourceError(f"cannot parse: {error}") from None
     return NativeDocument(text, data, tree, grammar)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections import Counter
 from pathlib import Path
 
@@ -32,7 +34,9 @@ def render_diagnostic(d: Diagnostic, color: bool, show_source: bool, source_cach
     lines = source_cache.get(d.path)
     if lines is None:
         try:
-            lines = split_lines(Path(d.path).read_text(encoding="utf-8", errors="replace"))
+            # Regular files only: reading a FIFO or a device reported as GEM000 would block forever.
+            is_file = stat.S_ISREG(os.stat(d.path).st_mode)
+            lines = split_lines(Path(d.path).read_text(encoding="utf-8", errors="replace")) if is_file else []
         except OSError:
             lines = []
         source_cache[d.path] = lines

@@ -10,13 +10,21 @@ class ParseError(Rule):
     name = "parse-error"
     severity = Severity.ERROR
     languages = frozenset(Language)
-    summary = "A file could not be read, decoded or parsed, so no rule could check it."
+    summary = "A file could not be read, decoded or parsed (or a folder could not be listed), so no rule could check it."
     rationale = (
         "gemlint reports the file instead of stopping: every other file is still linted, and the "
         "problem shows up in the report (and as a tool execution notification in SARIF) rather than "
-        "as a crash that blocks a pre-commit hook or a CI job."
+        "as a crash that blocks a pre-commit hook or a CI job. The causes: a file or folder the user "
+        "may not read (one GEM000 for the folder, whose files are then not linted), a dangling symlink, "
+        "a FIFO or device, bytes that are not text (NUL bytes, invalid UTF-8), a syntax error, nesting "
+        "too deep to parse, a YAML bomb, and a C/C++/CUDA file whose parse runs past its time limit "
+        "(5 s plus 2 s per MB; real files need a small fraction of it)."
     )
-    not_flagged = ("Files that parse: GEM000 is never reported together with another finding for the same file.",)
+    not_flagged = (
+        "Files that parse: GEM000 is never reported together with another finding for the same file.",
+        "YAML, C/C++/CUDA and Dockerfiles that mention nothing any selected rule looks for: they are "
+        "never parsed, so their syntax errors are not reported (Python files are always syntax-checked).",
+    )
     bad = "def predict(x:\n    return model(x)\n"
     good = "def predict(x):\n    return model(x)\n"
     tags = ("reliability",)
