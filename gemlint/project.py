@@ -406,6 +406,13 @@ def _shared_depth(a: Path, b: Path) -> int:
 _PROJECTS: dict[Hashable, Project] = {}
 
 
+def forget_projects() -> None:
+    """Drop what this process knows of project files: a new run (of a long-lived process, an editor,
+    the test suite) must see the files as they are now."""
+    _PROJECTS.clear()
+    optimized_model_paths.cache_clear()
+
+
 def project_for(config: Config) -> Project:
     """The project of ``config.root`` (one per process and configuration)."""
     key = (config.root, config.exclude, config.extend_exclude)

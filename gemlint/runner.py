@@ -15,6 +15,7 @@ from gemlint.discovery import Discovery, SourceFile
 from gemlint.engine import input_error, lint_file, lint_text
 from gemlint.text import SourceError, read_regular_file
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
+from gemlint.project import forget_projects
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
 
@@ -62,10 +63,27 @@ class RunResult:
         return [f.warning for f in self.files if f.warning] + self.cache_warnings
 
 
-def process_file(source: SourceFile, selection: Selection, mode: FixMode, settings: str | None = None) -> FileReport:
+@dataclass
+class CacheSettings:
+    """What cache keys hash besides a file's content: the configuration, and for files whose findings
+    depend on other files (cross-file rules), the state of every file of the project too."""
+
+    settings: str
+    config: Config
+    _project: str | None = None
+
+    @property
+    def project(self) -> str:
+        if self._project is None:  # the first time a cross-file result is looked up or stored
+            self._project = settings_fingerprint(self.settings, project_state(self.config))
+        return self._project
+
+
+def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: CacheSettings | None = None) -> FileReport:
     diagnostics, data, decoded = lint_file(source, selection)
     report = FileReport(source.display, diagnostics)
-    if settings is not None and data is not None and decoded is not None and not _depends_on_project(source, selection, decoded.text):
+    if keys is not None and data is not None and decoded is not None:
+        settings = keys.project if _depends_on_project(source, selection, decoded.text) else keys.settings
         report.cache_key = entry_key(settings, source.display, source.relative, data)
     if not mode.active or decoded is None or data is None:
         return report
@@ -92,7 +110,7 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, settin
 
 
 def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> bool:
-    """Results of cross-file rules change when other files do: such files are never cached."""
+    """Results of cross-file rules change when other files do: they are cached under the project's state."""
     return any(
         rule.cross_file and source.language in rule.languages and rule.may_match(text)
         for rule in selection.rules_for(source.relative)
@@ -100,12 +118,12 @@ def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> 
 
 
 # Each worker receives the run's selection, mode and settings once, not with every file.
-_WORKER_SETUP: tuple[Selection, FixMode, str | None] | None = None
+_WORKER_SETUP: tuple[Selection, FixMode, CacheSettings | None] | None = None
 
 
-def _init_worker(selection: Selection, mode: FixMode, settings: str | None) -> None:
+def _init_worker(selection: Selection, mode: FixMode, keys: CacheSettings | None) -> None:
     global _WORKER_SETUP
-    _WORKER_SETUP = (selection, mode, settings)
+    _WORKER_SETUP = (selection, mode, keys)
 
 
 def _process_in_worker(source: SourceFile) -> FileReport:
@@ -128,17 +146,18 @@ def run(
     progress: Callable[[int, int], None] | None = None,
     cache: Cache | None = None,
 ) -> RunResult:
+    forget_projects()
     selection = Selection.from_config(config, all_rules())
     discovery = Discovery(config)
     files = list(discovery.files(list(paths)))
     jobs = jobs or os.cpu_count() or 1
     result = RunResult()
     # Fixing rewrites files, so it always lints afresh.
-    settings = settings_fingerprint(config, [rule.code for rule in selection.rules]) if cache and not mode.active else None
+    keys = _cache_settings(config, selection) if cache and not mode.active else None
     done: list[FileReport] = []
     work: list[SourceFile] = []
     for source in files:
-        cached = _cached(cache, settings, source)
+        cached = _cached(cache, keys, source)
         if cached is not None:
             done.append(cached)
         else:
@@ -150,7 +169,7 @@ def run(
         # Largest files first and small chunks: the costly files (the few that need LibCST and its
         # metadata) are spread over the workers instead of landing in one worker's last chunk.
         sources = sorted(work, key=_size, reverse=True)
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selection, mode, settings)) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selection, mode, keys)) as pool:
             reports = pool.map(_process_in_worker, sources, chunksize=max(1, min(8, len(sources) // (jobs * 32))))
             for report in reports:
                 done.append(report)
@@ -158,10 +177,10 @@ def run(
                     progress(len(done), total)
     else:
         for source in work:
-            done.append(process_file(source, selection, mode, settings))
+            done.append(process_file(source, selection, mode, keys))
             if progress:
                 progress(len(done), total)
-    if cache is not None and settings is not None:
+    if cache is not None and keys is not None:
         for report in done:
             if report.cache_key is not None:
                 cache.put(report.cache_key, report.diagnostics)
@@ -177,12 +196,32 @@ def run(
     return result
 
 
-def _cached(cache: Cache | None, settings: str | None, source: SourceFile) -> FileReport | None:
-    if cache is None or settings is None:
+def _cache_settings(config: Config, selection: Selection) -> CacheSettings:
+    return CacheSettings(settings_fingerprint(config, [rule.code for rule in selection.rules]), config)
+
+
+def project_state(config: Config) -> list[tuple[str, int, int]]:
+    """Every file of the project root with its size and modification time (nanoseconds): when any
+    changes, the findings of cross-file rules are computed afresh. Stat only, no reads."""
+    state = []
+    for source in Discovery(config).files([config.root]):
+        try:
+            info = source.path.stat()
+        except OSError:
+            continue
+        state.append((source.relative, info.st_size, info.st_mtime_ns))
+    return sorted(state)
+
+
+def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile) -> FileReport | None:
+    if cache is None or keys is None:
         return None
     try:
         data = read_regular_file(source.path)
     except SourceError:
         return None
-    diagnostics = cache.get(entry_key(settings, source.display, source.relative, data))
-    return FileReport(source.display, diagnostics) if diagnostics is not None else None
+    for settings in (keys.settings, keys.project):
+        diagnostics = cache.get(entry_key(settings, source.display, source.relative, data))
+        if diagnostics is not None:
+            return FileReport(source.display, diagnostics)
+    return None

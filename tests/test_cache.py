@@ -63,15 +63,48 @@ def test_settings_are_part_of_the_key(tmp_path):
     assert [d.code for d in result.diagnostics] == ["GEM201"]
 
 
-def test_cross_file_rules_are_never_cached(tmp_path):
+def test_cross_file_results_are_reused_only_while_no_project_file_changes(tmp_path, monkeypatch):
+    import gemlint.runner as runner
+
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "ort.py").write_text(
         "import onnxruntime as ort\nso = ort.SessionOptions()\n"
         "so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL\n"
     )
+    (tmp_path / "src" / "other.py").write_text("x = 1\n")
     cache_dir = tmp_path / "cache"
-    lint(tmp_path, Cache(cache_dir))
-    assert entries(cache_dir) == []
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    assert [d.code for d in first] == ["GEM501"]
+    linted: list[str] = []
+    real = runner.lint_file
+
+    def counting(source, selection):
+        linted.append(source.path.name)
+        return real(source, selection)
+
+    monkeypatch.setattr(runner, "lint_file", counting)
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+    assert linted == []  # nothing changed: every result, the cross-file one included, comes from the cache
+    (tmp_path / "src" / "other.py").write_text("x = 2  # another file of the project changed\n")
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+    assert linted == ["ort.py", "other.py"]  # the cross-file result is computed afresh, and the changed file
+
+
+def test_an_export_script_elsewhere_changes_a_cached_cross_file_result(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "serve.py").write_text(
+        "import onnxruntime as ort\nso = ort.SessionOptions()\n"
+        "so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL\n"
+        'session = ort.InferenceSession("model.opt.onnx", so)\n'
+    )
+    cache_dir = tmp_path / "cache"
+    assert [d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics] == ["GEM501"]
+    (tmp_path / "src" / "export.py").write_text(
+        "import onnxruntime as ort\nso = ort.SessionOptions()\n"
+        'so.optimized_model_filepath = "build/model.opt.onnx"\n'
+        'ort.InferenceSession("model.onnx", so)\n'
+    )
+    assert [d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics if d.path.endswith("serve.py")] == []
 
 
 def test_corrupt_entries_are_ignored_with_one_warning(tmp_path):
