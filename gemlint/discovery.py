@@ -92,15 +92,29 @@ class Discovery:
 
     def _walk(self, top: Path, seen: set[str]) -> Iterator[SourceFile]:
         # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
+        # Paths are joined as strings, relative to the folder: a walk over thousands of files would
+        # otherwise spend most of its time making the same folder relative again for each.
+        excluded = self._excluded.match_file
         for directory, dirnames, filenames in os.walk(top, onerror=self._unlistable):
             base = Path(directory)
-            dirnames[:] = sorted(name for name in dirnames if not self.is_excluded(base / name, True))
+            relative = root_relative(base, self.config.root)
+            prefix = "" if relative in ("", ".") else relative + "/"
+            display = display_path(base, self.cwd)
+            shown = "" if display == "." else display + "/"
+            dirnames[:] = sorted(
+                name
+                for name in dirnames
+                if not excluded(f"{prefix}{name}/") and not os.path.isfile(os.path.join(directory, name, "pyvenv.cfg"))
+            )
             for name in sorted(filenames):
                 path = base / name
                 language = language_of(path)
-                if language is None or self.is_excluded(path, False):
+                if language is None or excluded(prefix + name):
                     continue
-                yield from self._emit(path, language, seen)
+                key = os.path.join(os.path.abspath(directory), name)
+                if key not in seen:
+                    seen.add(key)
+                    yield SourceFile(path, language, shown + name, prefix + name)
 
     def _unlistable(self, error: OSError) -> None:
         path = Path(error.filename) if error.filename is not None else None

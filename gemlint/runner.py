@@ -70,12 +70,14 @@ class CacheSettings:
 
     settings: str
     config: Config
+    files: list[SourceFile] | None = None  # the project's files, when the run already found them
     _project: str | None = None
 
     @property
     def project(self) -> str:
         if self._project is None:  # the first time a cross-file result is looked up or stored
-            self._project = settings_fingerprint(self.settings, project_state(self.config))
+            self._project = settings_fingerprint(self.settings, project_state(self.config, self.files))
+            self.files = None  # not needed by the workers
         return self._project
 
 
@@ -149,11 +151,12 @@ def run(
     forget_projects()
     selection = Selection.from_config(config, all_rules())
     discovery = Discovery(config)
-    files = list(discovery.files(list(paths)))
+    paths = list(paths)
+    files = list(discovery.files(paths))
     jobs = jobs or os.cpu_count() or 1
     result = RunResult()
     # Fixing rewrites files, so it always lints afresh.
-    keys = _cache_settings(config, selection) if cache and not mode.active else None
+    keys = _cache_settings(config, selection, paths, files) if cache and not mode.active else None
     done: list[FileReport] = []
     work: list[SourceFile] = []
     for source in files:
@@ -196,15 +199,17 @@ def run(
     return result
 
 
-def _cache_settings(config: Config, selection: Selection) -> CacheSettings:
-    return CacheSettings(settings_fingerprint(config, [rule.code for rule in selection.rules]), config)
+def _cache_settings(config: Config, selection: Selection, paths: list[Path], files: list[SourceFile]) -> CacheSettings:
+    # A run over the project root has found the project's files already.
+    whole = any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths)
+    return CacheSettings(settings_fingerprint(config, [rule.code for rule in selection.rules]), config, files if whole else None)
 
 
-def project_state(config: Config) -> list[tuple[str, int, int]]:
+def project_state(config: Config, files: list[SourceFile] | None = None) -> list[tuple[str, int, int]]:
     """Every file of the project root with its size and modification time (nanoseconds): when any
     changes, the findings of cross-file rules are computed afresh. Stat only, no reads."""
     state = []
-    for source in Discovery(config).files([config.root]):
+    for source in files if files is not None else Discovery(config).files([config.root]):
         try:
             info = source.path.stat()
         except OSError:
@@ -220,8 +225,7 @@ def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile)
         data = read_regular_file(source.path)
     except SourceError:
         return None
-    for settings in (keys.settings, keys.project):
-        diagnostics = cache.get(entry_key(settings, source.display, source.relative, data))
-        if diagnostics is not None:
-            return FileReport(source.display, diagnostics)
-    return None
+    diagnostics = cache.get(entry_key(keys.settings, source.display, source.relative, data))
+    if diagnostics is None:  # perhaps a cross-file result, stored under the project's state
+        diagnostics = cache.get(entry_key(keys.project, source.display, source.relative, data))
+    return FileReport(source.display, diagnostics) if diagnostics is not None else None
