@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from gemlint.config import Config, default_config, find_config_file, load_config
 from gemlint.diagnostics import Diagnostic

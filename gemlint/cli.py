@@ -5,25 +5,24 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
 from gemlint import __version__
 from gemlint.baseline import BaselineError, load_baseline, new_findings
 from gemlint.cache import Cache
-from gemlint.config import ConfigError, Config, default_config, find_config_file, load_config, validate_codes
+from gemlint.config import Config, ConfigError, default_config, find_config_file, load_config, validate_codes
 from gemlint.diagnostics import Diagnostic
-from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
+from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.registry import all_rules, known_codes, rule_by_code
 from gemlint.reporters.github import render_github
 from gemlint.reporters.json import render_json
 from gemlint.reporters.sarif import render_sarif
-from gemlint.repository import find_repository_root
 from gemlint.reporters.text import render_text
+from gemlint.repository import find_repository_root
 from gemlint.runner import FixMode, RunResult, run
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")

@@ -17,9 +17,9 @@ from gemlint.analysis.triage import Triage, collect
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import SourceFile
+from gemlint.frontends import frontend_for
 from gemlint.languages import Language
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
-from gemlint.frontends import frontend_for
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions

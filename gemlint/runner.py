@@ -13,11 +13,11 @@ from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile
 from gemlint.engine import input_error, lint_file, lint_text
-from gemlint.text import SourceError, read_regular_file
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
 from gemlint.project import forget_projects
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
+from gemlint.text import SourceError, read_regular_file
 
 # Below this many files a process pool costs more than it saves (and pre-commit already runs hooks in parallel).
 PARALLEL_THRESHOLD = 32

@@ -19,7 +19,7 @@ from gemlint.diagnostics import Position
 from gemlint.frontends.dockerfile_file import DockerfileDocument
 from gemlint.frontends.helm import PLACEHOLDER
 from gemlint.frontends.yaml_file import YamlFile
-from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, Sequence, walk
+from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, Sequence
 
 PROBE_KEYS = {"livenessProbe": "liveness", "startupProbe": "startup", "readinessProbe": "readiness"}
 K8S_DEFAULT_PERIOD = 10.0

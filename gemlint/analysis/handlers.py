@@ -13,10 +13,10 @@ friends or kept in a lazily filled global or attribute (``if self.model is None:
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
+from gemlint.analysis.syntax import is_name
 
 # Hooks that run once, when a server or worker starts (TorchServe initialize, KServe load, LitServe setup, Ray reconfigure...).
 SETUP_HOOKS = frozenset(
@@ -130,7 +130,7 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
             break
         if isinstance(ancestor, cst.If):
             mentioned = {dotted_name(n) for n in analysis.subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
-            if mentioned & keys or m.matches(ancestor.test, m.Name()) and dotted_name(ancestor.test) in keys:
+            if mentioned & keys or is_name(ancestor.test) and dotted_name(ancestor.test) in keys:
                 return True
     return False
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gemlint.analysis import frameworks as fw
 from gemlint.analysis.syntax import dotted_name, terminal_name
 
 # Scopes and loops the index remembers around each interesting call.

@@ -34,7 +34,6 @@ from functools import cached_property
 from typing import Iterator
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
@@ -47,6 +46,7 @@ from gemlint.analysis.module import (
     literal_value,
     terminal_name,
 )
+from gemlint.analysis.syntax import is_member, is_name
 from gemlint.project import local_top_level_modules
 
 _MAX_DEPTH = 12
@@ -155,7 +155,7 @@ class ModelTracker:
                 if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
                     continue
                 name = node.func.attr.value
-                if m.matches(node.func.value, m.Name("self")):
+                if is_name(node.func.value, "self"):
                     callee = self._method_of(owner, name) if owner is not None else None
                     if callee is not None:
                         todo.append(callee)
@@ -209,7 +209,7 @@ class ModelTracker:
             self._member_owner(node) in chain
             for member in fw.SELF_MODULE_MEMBERS
             for node in self._attributes_named.get(member, ())
-            if m.matches(node.value, m.Name("self"))
+            if is_name(node.value, "self")
         ):
             return True
         defines_forward = any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for c in chain for s in c.body.body)
@@ -701,7 +701,7 @@ class ModelTracker:
                 if isinstance(statement, cst.FunctionDef) and any(
                     isinstance(node, cst.Call)
                     and self.mode_call(node) == "eval"
-                    and m.matches(node.func, m.Attribute(value=m.Name("self")))
+                    and is_member(node.func, ("self",))
                     for node in self.analysis.subtree(statement.body)
                 ):
                     methods.add(statement.name.value)
@@ -766,12 +766,12 @@ class ModelTracker:
                 continue
             for small in statement.body:
                 if isinstance(small, cst.Assign) and literal_value(small.value) is False and any(
-                    m.matches(t.target, m.Attribute(value=m.Name(variable), attr=m.Name("requires_grad"))) for t in small.targets
+                    is_member(t.target, (variable,), "requires_grad") for t in small.targets
                 ):
                     return True
                 if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
                     call = small.value
-                    if m.matches(call.func, m.Attribute(value=m.Name(variable), attr=m.Name("requires_grad_"))):
+                    if is_member(call.func, (variable,), "requires_grad_"):
                         flag = argument(call, 0, "requires_grad")
                         if flag is not None and literal_value(flag.value) is False:
                             return True

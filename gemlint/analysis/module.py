@@ -8,12 +8,11 @@ from functools import cached_property
 from typing import Collection, Iterator
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import Assignment, ScopeProvider
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.syntax import dotted_name, terminal_name
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
+from gemlint.analysis.syntax import dotted_name, is_main_test, is_member, terminal_name
 from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_training_path
 
 
@@ -36,10 +35,6 @@ class Verdict:
 UNKNOWN = Verdict(Context.UNKNOWN, "")
 
 _SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_MAIN_TEST = m.Comparison(
-    left=m.Name("__name__"),
-    comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString())],
-)
 _TESTS_DIRS = frozenset({"tests", "test", "testing"})
 _HOOK_BASE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.HOOK_BASES)
 _DEPLOYMENT_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.DEPLOYMENT_DECORATORS)
@@ -241,7 +236,7 @@ class ModuleAnalysis:
                 continue
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             for target in targets:
-                if m.matches(target, m.Attribute(value=m.Name("self") | m.Name("cls"))):
+                if is_member(target, ("self", "cls")):
                     owner = self.method_owner(node)
                     if owner is not None:
                         index.setdefault((owner, target.attr.value), []).append(node.value)
@@ -267,7 +262,7 @@ class ModuleAnalysis:
         """What a name or ``self.attr`` expression was bound to; the expression itself for anything else."""
         if isinstance(expression, cst.Name):
             return self.assigned_values(expression)
-        if m.matches(expression, m.Attribute(value=m.Name("self"))):
+        if is_member(expression, ("self",)):
             function = self.enclosing_function(expression)
             owner = self.enclosing_class(function) if function is not None else None
             if owner is not None:
@@ -532,7 +527,7 @@ class ModuleAnalysis:
         return UNKNOWN
 
     def is_main_block(self, node: cst.If) -> bool:
-        return self.parent(node) is self.module and m.matches(node.test, _MAIN_TEST)
+        return self.parent(node) is self.module and is_main_test(node.test)
 
     # -- flags -----------------------------------------------------------------------------
     def flag_guard(self, node: cst.CSTNode) -> str | None:
@@ -556,7 +551,7 @@ class ModuleAnalysis:
         """A test that never changes at run time: a literal, ``__name__ == "__main__"``, or a module constant."""
         if literal_value(test) is not NOT_LITERAL:
             return True
-        if m.matches(test, _MAIN_TEST):
+        if is_main_test(test):
             return True
         if isinstance(test, cst.Name) and test.value in self.module_constants:
             return True

@@ -417,12 +417,12 @@ class Reachability:
 
 
 def _annotation_of(arguments: nodes.Arguments, name: nodes.AssignName) -> nodes.NodeNG | None:
-    for group, annotations in (
+    for group, group_annotations in (
         (arguments.args or [], arguments.annotations or []),
         (arguments.kwonlyargs or [], arguments.kwonlyargs_annotations or []),
         (arguments.posonlyargs or [], arguments.posonlyargs_annotations or []),
     ):
         for index, arg in enumerate(group):
-            if arg is name and index < len(annotations):
-                return annotations[index]
+            if arg is name and index < len(group_annotations):
+                return group_annotations[index]
     return None

@@ -32,8 +32,8 @@ import sarif_om as om
 
 from gemlint import __version__
 from gemlint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
-from gemlint.engine import INTERNAL_ERROR_PREFIX
 from gemlint.docs import PROJECT_URL, rule_markdown, rule_text, rule_url
+from gemlint.engine import INTERNAL_ERROR_PREFIX
 from gemlint.fingerprints import FINGERPRINT_KEY
 from gemlint.registry import PARSE_ERROR_CODE
 from gemlint.repository import repository_path

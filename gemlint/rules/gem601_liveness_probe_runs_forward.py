@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from gemlint.diagnostics import Position, RelatedLocation, Severity, Span
+from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.languages import Language
 from gemlint.rule import DocumentRule
 
