@@ -114,11 +114,14 @@ def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
     return data, decoder(data)
 
 
-def lint_text(source: SourceFile, text: str, selection: Selection, *, line_noqa: bool = True) -> list[Diagnostic]:
+def lint_text(
+    source: SourceFile, text: str, selection: Selection, *, line_noqa: bool = True, tree: ast.Module | None = None
+) -> list[Diagnostic]:
     """Lint already-decoded text; never raises for any input.
 
     ``line_noqa=False`` leaves line-level ``# noqa`` comments to the caller (flake8 applies
     its own, identical ones); file-level ``# gemlint: noqa`` directives always apply.
+    ``tree`` is the text's ``ast`` tree when the caller has parsed it already (flake8 has).
     """
     rules = checking_rules(selection, source)
     if not rules:
@@ -131,7 +134,7 @@ def lint_text(source: SourceFile, text: str, selection: Selection, *, line_noqa:
         # No rule can match, so LibCST is skipped; a broken file must still be reported.
         return _python_syntax_check(source, text) if source.language is Language.PYTHON else []
     if source.language is Language.PYTHON:
-        diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection)
+        diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection, tree)
     else:
         diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
     return finalize(diagnostics, suppressions, selection, line_noqa=line_noqa)
@@ -278,13 +281,14 @@ def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic]:
 
 
 def _lint_python(
-    source: SourceFile, text: str, rules: Sequence[type[PythonRule]], selection: Selection
+    source: SourceFile, text: str, rules: Sequence[type[PythonRule]], selection: Selection, tree: ast.Module | None = None
 ) -> list[Diagnostic]:
     if not rules:
         return []
-    blocked, tree = _python_gate(source, text)
-    if blocked is not None:
-        return [blocked]
+    if tree is None:
+        blocked, tree = _python_gate(source, text)
+        if blocked is not None:
+            return [blocked]
     triage = None
     if tree is not None:
         triage = Triage.of(collect(tree), text, selection.config, source.relative)

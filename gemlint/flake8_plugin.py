@@ -10,12 +10,14 @@ itself, with the semantics gemlint copies, so the plugin leaves line-level
 ``# gemlint: noqa`` that flake8 does not know.
 
 Columns are 0-based as flake8 expects (it adds 1 when printing). A file that no
-selected rule can match (by the rules' text prefilters) is never parsed, and no
-exception ever escapes to flake8: LibCST failures become a GEM000 finding.
+selected rule can match (by the rules' text prefilters, then by what flake8's
+``ast`` tree shows) is never parsed by LibCST, and no exception ever escapes to
+flake8: LibCST failures become a GEM000 finding.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -61,7 +63,8 @@ class Flake8Plugin:
 
     def __init__(self, tree: Any, lines: list[str], filename: str) -> None:
         # flake8 picks the plugin type from the parameter names: ``tree`` makes this a per-file
-        # plugin. The ``ast`` tree itself is unused; the rules need LibCST.
+        # plugin. Its ``ast`` tree spares the engine a parse of its own for the triage.
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -108,5 +111,6 @@ class Flake8Plugin:
         text = "".join(self.lines)
         if not any(rule.may_match(text) for rule in checking_rules(selection, source)):
             return  # nothing selected can match: never parse
-        for d in lint_text(source, text, selection, line_noqa=False):
+        tree = self.tree if isinstance(self.tree, ast.Module) else None
+        for d in lint_text(source, text, selection, line_noqa=False, tree=tree):
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)
