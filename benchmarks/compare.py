@@ -32,19 +32,30 @@ def count_files(paths: list[Path]) -> int:
     return sum(1 for p in paths for _ in (p.rglob("*.py") if p.is_dir() else [p]))
 
 
-def timed(command: list[str], env: dict | None = None) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB of the largest process, exit code)."""
+def timed(command: list[str], cwd: Path, timeout: float | None = None) -> tuple[float, float, int | None]:
+    """(wall seconds, peak RSS MiB of the largest process, exit code or None when stopped at ``timeout``)."""
     started = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
+    # Its own process group, so that a tool stopped at the timeout takes its workers with it.
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
+    stopped = False
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if timeout is not None and time.monotonic() - started > timeout:
+            os.killpg(process.pid, 9)
+            stopped = True
+        time.sleep(0.05)
     wall = time.monotonic() - started
+    if stopped:
+        return wall, usage.ru_maxrss / 1024, None
     # On Linux a reaped child's ru_maxrss is the largest of it and its own reaped descendants (pool workers).
     return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
 
 
 def tools(corpus: list[Path], big_file: Path, cache_dir: Path) -> dict[str, list[str]]:
     py = sys.executable
-    targets = [str(p) for p in corpus]
+    targets = [str(p.resolve()) for p in corpus]
     peer = lambda name, *args: [str(PERF / name / "bin" / args[0]), *args[1:]]  # noqa: E731
     found = {
         "libcst-parse-1proc": [py, str(HERE / "parse_only.py"), "libcst", *targets],
@@ -71,6 +82,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated tool names")
     parser.add_argument("--json", type=Path, help="also write the results as JSON")
+    parser.add_argument(
+        "--timeout", type=float, default=None,
+        help="stop a tool after this many seconds and report its time as at least that (for the slow peers)",
+    )
     args = parser.parse_args()
     corpus = args.corpus or [DEFAULT_CORPUS / "transformers", DEFAULT_CORPUS / "diffusers"]
     big_file = DEFAULT_CORPUS / "transformers" / "transformers" / "modeling_utils.py"
@@ -82,26 +97,35 @@ def main() -> int:
         subprocess.run(selected["gemlint-warm-j2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     files = count_files(corpus)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in selected}
+    # Tools run where a user would run them: in the corpus's folder, which is then the project root.
+    cwd = Path(os.path.commonpath([p.resolve() for p in corpus]))
+    if cwd.is_file():
+        cwd = cwd.parent
+    stopped: set[str] = set()
     for run in range(args.runs):
         for name, command in selected.items():
-            wall, rss, code = timed(command)
+            wall, rss, code = timed(command, cwd, args.timeout)
             samples[name].append((wall, rss))
-            print(f"run {run + 1}/{args.runs} {name:<24} {wall:8.2f} s {rss:8.1f} MiB (exit {code})", file=sys.stderr)
+            if code is None:
+                stopped.add(name)
+            status = "stopped at the timeout" if code is None else f"exit {code}"
+            print(f"run {run + 1}/{args.runs} {name:<24} {wall:8.2f} s {rss:8.1f} MiB ({status})", file=sys.stderr)
     shutil.rmtree(cache_dir, ignore_errors=True)
     results = {}
     for name, values in samples.items():
         walls = [w for w, _ in values]
         results[name] = {"median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
-                         "peak_rss_mib": max(r for _, r in values)}
+                         "peak_rss_mib": max(r for _, r in values), "stopped_at_timeout": name in stopped}
     base = results.get("libcst-parse-1proc", {}).get("median_s")
     big = results.get("libcst-parse-bigfile", {}).get("median_s")
     print(f"corpus: {', '.join(map(str, corpus))} ({files} .py files), {args.runs} runs, medians")
     print(f"{'tool':<24} {'median s':>9} {'files/s':>8} {'peak MiB':>9} {'x LibCST parse':>15}")
     for name, r in results.items():
         reference = big if name.endswith("bigfile") else base
-        ratio = f"{r['median_s'] / reference:15.3f}" if reference else " " * 15
-        rate = "" if name.endswith("bigfile") else f"{files / r['median_s']:8.0f}"
-        print(f"{name:<24} {r['median_s']:9.2f} {rate:>8} {r['peak_rss_mib']:9.1f} {ratio}")
+        at_least = ">" if r["stopped_at_timeout"] else " "  # stopped: the true time is longer
+        ratio = f"{at_least}{r['median_s'] / reference:14.3f}" if reference else " " * 15
+        rate = "" if name.endswith("bigfile") else f"{'<' if r['stopped_at_timeout'] else ''}{files / r['median_s']:.0f}"
+        print(f"{name:<24} {at_least}{r['median_s']:8.2f} {rate:>8} {r['peak_rss_mib']:9.1f} {ratio}")
     if args.json:
         args.json.write_text(json.dumps({"files": files, "results": results}, indent=2))
     return 0
