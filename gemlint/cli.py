@@ -29,6 +29,11 @@ OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 #: Formats that carry each finding's fingerprint (and so can serve as a --baseline).
 _FINGERPRINTED = ("json", "sarif")
 PROGRESS_MIN_FILES = 200
+
+
+def progress_wanted(quiet: bool, fmt: str, stream, environ) -> bool:
+    """Only for a person watching a terminal: never in CI logs, pipes, or machine-readable output."""
+    return not quiet and fmt == "text" and stream.isatty() and not environ.get("CI")
 CACHE_DIRNAME = ".gemlint_cache"
 
 
@@ -231,7 +236,7 @@ def check(
     if verbose:
         click.echo(f"gemlint {__version__}: config {config.source or '(defaults)'}, root {config.root}", err=True)
 
-    show_progress = not quiet and sys.stderr.isatty() and fmt == "text"
+    show_progress = progress_wanted(quiet, fmt, sys.stderr, os.environ)
 
     def progress(done: int, total: int) -> None:
         if show_progress and total >= PROGRESS_MIN_FILES and (done % 50 == 0 or done == total):

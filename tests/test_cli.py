@@ -150,3 +150,21 @@ def test_console_script_in_a_subprocess(project):
     assert [f["code"] for f in json.loads(completed.stdout)] == ["GEM404", "GEM201"]
     module = subprocess.run([sys.executable, "-m", "gemlint", "--version"], capture_output=True, text=True, timeout=60)
     assert module.returncode == 0 and module.stdout.startswith("gemlint, version ")
+
+
+class _Terminal:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_progress_only_for_a_person_at_a_terminal():
+    from gemlint.cli import progress_wanted
+
+    assert progress_wanted(False, "text", _Terminal(True), {})
+    assert not progress_wanted(False, "text", _Terminal(False), {})  # a pipe or a log file
+    assert not progress_wanted(False, "text", _Terminal(True), {"CI": "true"})
+    assert not progress_wanted(False, "json", _Terminal(True), {})
+    assert not progress_wanted(True, "text", _Terminal(True), {})

@@ -30,6 +30,9 @@ class RetainGraphMisuse(AnalysisRule):
         "(per-output gradients, `for loss in losses`, a hidden state carried across iterations).",
         "`create_graph=True` (higher-order gradients), and `retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
+        "A retain on a tensor the function did not compute -- a parameter or a variable of an enclosing scope "
+        "(a closure a benchmark timer calls repeatedly): its graph was built outside, and another call may "
+        "backpropagate through it again.",
     )
     bad = """\
 def train_epoch(model, loader, optimizer, criterion):
@@ -68,6 +71,8 @@ def train_epoch(model, loader, optimizer, criterion):
         if isinstance(loop, _COMPREHENSIONS):
             return
         if loop is not None and (backward.root is None or self.flow.graph_from_outside(backward.root, loop)):
+            return
+        if loop is None and backward.root is not None and self.flow.graph_from_caller(backward.root, self.flow.scope_of(node)):
             return
         if self._reused_later(backward, loop):
             return
