@@ -164,17 +164,17 @@ class GraphFlow:
         scope = self.analysis.scope_of(name)
         return list(scope[name.value]) if scope is not None else []
 
-    def graph_from_caller(self, root: cst.BaseExpression, scope: cst.CSTNode) -> bool:
-        """Whether the tensor ``root`` was handed to ``scope`` (a parameter) or comes from an enclosing scope
-        (a closure, a global) rather than being computed in it: then its graph was built outside, and another
-        call of the function -- a benchmark's timer, the caller's loop -- may backpropagate through it again."""
+    def graph_from_enclosing_scope(self, root: cst.BaseExpression, scope: cst.CSTNode) -> bool:
+        """Whether the tensor ``root`` comes from an enclosing scope (a closure's free variable, a global)
+        rather than being computed in ``scope``: then its graph was built outside, once, and each call of the
+        function -- typically a benchmark timer's -- backpropagates through that same graph again."""
         if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             return False
         for name, via_call in self.value_names(root):
             if via_call:
                 continue  # `model(x).sum()`: a fresh graph computed here from the argument
             assignments = self.analysis.assignments_of(name)
-            if assignments and all(isinstance(a.node, cst.Param) or not self.within(a.node, scope) for a in assignments):
+            if assignments and all(not self.within(a.node, scope) for a in assignments):
                 return True
         return False
 

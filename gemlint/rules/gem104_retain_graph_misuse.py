@@ -30,9 +30,10 @@ class RetainGraphMisuse(AnalysisRule):
         "(per-output gradients, `for loss in losses`, a hidden state carried across iterations).",
         "`create_graph=True` (higher-order gradients), and `retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
-        "A retain on a tensor the function did not compute -- a parameter or a variable of an enclosing scope "
-        "(a closure a benchmark timer calls repeatedly): its graph was built outside, and another call may "
-        "backpropagate through it again.",
+        "A retain on a tensor of an enclosing scope (a closure that a benchmark timer calls again and again): "
+        "its graph was built once, outside, and every call backpropagates through it.",
+        "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `bench*`, `profil*` in the path), which "
+        "time backward through one graph again and again by design.",
     )
     bad = """\
 def train_epoch(model, loader, optimizer, criterion):
@@ -64,6 +65,8 @@ def train_epoch(model, loader, optimizer, criterion):
         return GraphFlow(self.analysis)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if not self.analysis.is_production:
+            return  # a benchmark times backward through one graph again and again; a test's memory does not matter
         backward = backward_call(self.analysis, node)
         if backward is None or backward.retain_graph is not True or backward.create_graph is True:
             return
@@ -72,7 +75,7 @@ def train_epoch(model, loader, optimizer, criterion):
             return
         if loop is not None and (backward.root is None or self.flow.graph_from_outside(backward.root, loop)):
             return
-        if loop is None and backward.root is not None and self.flow.graph_from_caller(backward.root, self.flow.scope_of(node)):
+        if loop is None and backward.root is not None and self.flow.graph_from_enclosing_scope(backward.root, self.flow.scope_of(node)):
             return
         if self._reused_later(backward, loop):
             return
