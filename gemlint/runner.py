@@ -17,7 +17,7 @@ from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write
 from gemlint.project import forget_projects
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
-from gemlint.text import SourceError, read_regular_file
+from gemlint.text import TIMED_OUT_PREFIX, SourceError, read_regular_file
 
 # Below this many files a process pool costs more than it saves (and pre-commit already runs hooks in parallel).
 PARALLEL_THRESHOLD = 32
@@ -86,7 +86,8 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
     report = FileReport(source.display, diagnostics)
     if keys is not None and data is not None and decoded is not None:
         settings = keys.project if _depends_on_project(source, selection, decoded.text) else keys.settings
-        report.cache_key = entry_key(settings, source.display, source.relative, data)
+        if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
+            report.cache_key = entry_key(settings, source.display, source.relative, data)
     if not mode.active or decoded is None or data is None:
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):

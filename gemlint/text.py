@@ -15,6 +15,11 @@ from gemlint.diagnostics import Position
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+#: Starts the message of a GEM000 given because a parse ran out of time: it depends on the machine's
+#: speed, not only on the file, so such a result is never cached.
+TIMED_OUT_PREFIX = "parsing took longer than"
+
+
 class SourceError(Exception):
     """The file cannot be read as source text; reported as GEM000."""
 

@@ -166,3 +166,17 @@ def test_concurrent_runs_on_one_cache_do_not_corrupt_it(tmp_path):
         json.loads(entry.read_text())  # every entry is whole
     again = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=300)
     assert json.loads(again.stdout) == first
+
+
+def test_a_parse_that_ran_out_of_time_is_not_cached(tmp_path, monkeypatch):
+    import gemlint.frontends.native as native
+
+    (tmp_path / "src").mkdir()
+    nested = "using T = " + "std::vector<" * 8000 + "int" + ">" * 8000 + ";\n"  # minutes without a deadline
+    (tmp_path / "src" / "kernel.cu").write_text(nested + "void f() { float *p; cudaMalloc(&p, 4); }\n")
+    monkeypatch.setattr(native, "parse_time_limit", lambda size: 0.2)
+    cache_dir = tmp_path / "cache"
+    result = lint(tmp_path, Cache(cache_dir))
+    assert [d.code for d in result.diagnostics] == ["GEM000"]
+    assert "took longer" in result.diagnostics[0].message
+    assert entries(cache_dir) == []  # a faster machine (or a later run) gets to try again

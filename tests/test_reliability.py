@@ -195,12 +195,13 @@ MUST_BE_GEM000 = (
 MUST_BE_CLEAN = (
     "latin1_cookie.py", "bom.py", "crlf_mixed.py", "tabs.py", "empty.py", "only_newlines.py", "huge_line.py",
     "many_lines.py", "nested_defs.py",
-    "python_tags.yaml", "unknown_tags.yaml", "jinja.yaml", "weird_kubernetes.yaml", "docker-compose.yml", "deep_block.yaml",
+    "python_tags.yaml", "unknown_tags.yaml", "jinja.yaml", "weird_kubernetes.yaml", "docker-compose.yml",
     "chart/values.yaml", "chart/Chart.yaml", "chart/templates/broken.yaml",
     "latin1.cc", "macro_soup.h", "empty.cu", "many_lines.c", "deep_templates.cpp", "huge_line.cu",
     "Dockerfile.continuation", "Dockerfile.only_continuations", "Dockerfile.onbuild", "Dockerfile.many_continuations",
 )  # fmt: skip
 # Broken or extreme input that a tolerant parser may read in part: a lone GEM000, or ordinary findings.
+# (deep_block.yaml: PyYAML 6.0.4 refuses mappings nested 1,000 deep, which 6.0.3 reads.)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ import tree_sitter_cuda
 
 from gemlint.diagnostics import Position
 from gemlint.discovery import SourceFile
-from gemlint.text import SourceError
+from gemlint.text import TIMED_OUT_PREFIX, SourceError
 
 Node = tree_sitter.Node
 
@@ -115,7 +115,7 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
         parser.reset()  # else the next parse would resume this one
         if time.monotonic() > deadline:
-            raise SourceError(f"parsing took longer than {limit:.0f} s (constructs nested too deeply?); not analysed") from None
+            raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
         raise SourceError(f"cannot parse: {error}") from None
     return NativeDocument(text, data, tree, grammar)
 
