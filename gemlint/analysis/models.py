@@ -484,6 +484,19 @@ class ModelTracker:
             todo.extend(local for base in current.bases if (local := self._local_class(base.value)) is not None)
         return chain
 
+    def is_instance_of(self, receiver: cst.BaseExpression, cls: cst.ClassDef) -> bool:
+        """Whether ``receiver`` (``self.semantic``, ``model``) holds an object built from the local class ``cls``."""
+        for origin in self.origins(receiver):
+            call = origin.node
+            if not isinstance(call, cst.Call):
+                continue
+            func = call.func
+            # `Net(...)`, and `Net.from_pretrained(...)` / `Net.from_config(...)` of a local class.
+            target = func.value if isinstance(func, cst.Attribute) else func
+            if self._local_class(target) is cls:
+                return True
+        return False
+
     def _local_class(self, expression: cst.BaseExpression) -> cst.ClassDef | None:
         if not isinstance(expression, cst.Name):
             return None

@@ -12,7 +12,7 @@ from libcst.metadata import Assignment, ScopeProvider
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
-from gemlint.analysis.syntax import dotted_name, is_main_test, is_member, terminal_name
+from gemlint.analysis.syntax import dotted_name, is_main_test, is_member, is_name, terminal_name
 from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_training_path
 
 
@@ -510,6 +510,20 @@ class ModuleAnalysis:
                 calls.append(site.call)
         return calls
 
+    def instance_callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """Same-file calls of the method ``function`` through an instance of its class held elsewhere:
+        ``self.semantic.generate(...)`` where ``self.semantic = BarkSemanticModel(...)``."""
+        owner = self.enclosing_class(function)
+        if owner is None or not self.models.is_model_class(owner):
+            return []
+        calls = []
+        for site in self.index.sites(function.name.value):
+            func = site.call.func
+            if isinstance(func, cst.Attribute) and not is_name(func.value, "self", "cls"):
+                if self.models.is_instance_of(func.value, owner):
+                    calls.append(site.call)
+        return calls
+
     def _verdict_from_callers(self, function: cst.FunctionDef) -> Verdict:
         """A helper only called from per-request code is per-request code too."""
         if function in self._caller_verdicts_in_progress:
@@ -663,7 +677,7 @@ class ModuleAnalysis:
             if self.module_disables_grad:
                 return "`torch.set_grad_enabled(False)` runs at module level"
             if _depth < 4:
-                callers = self.callers_of(function)
+                callers = self.callers_of(function) + self.instance_callers_of(function)
                 if self.own_verdict(function).context is Context.UNKNOWN:
                     # A helper is inference code only through its inference callers: those are the paths to guard.
                     callers = [call for call in callers if self.context_of(call).is_inference]
