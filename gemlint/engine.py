@@ -23,7 +23,7 @@ from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
-from gemlint.text import DecodedSource, SourceError, decode_native, decode_python, decode_text, read_regular_file
+from gemlint.text import DecodedSource, SourceError, decoder_for, read_regular_file
 
 #: Starts the message of a GEM000 reported because a rule crashed (not because the input was bad).
 INTERNAL_ERROR_PREFIX = "internal error in "
@@ -105,13 +105,7 @@ def input_error(display: str, message: str, line: int = 1, column: int = 1) -> D
 
 def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
     data = read_regular_file(source.path)
-    if source.language is Language.PYTHON:
-        decoder = decode_python
-    elif source.language is Language.NATIVE:
-        decoder = decode_native
-    else:
-        decoder = decode_text
-    return data, decoder(data)
+    return data, decoder_for(source.language)(data)
 
 
 def lint_text(

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Iterable
 
 from gemlint.diagnostics import Diagnostic
-from gemlint.languages import Language, language_of
+from gemlint.languages import language_of
 from gemlint.repository import repository_path
-from gemlint.text import SourceError, decode_python, decode_text, split_lines
+from gemlint.text import SourceError, decoder_for, split_lines
 
 #: The key under SARIF ``partialFingerprints`` (SARIF wants versioned names, §3.27.17). Change the
 #: version whenever the computation changes, so that old baselines stop matching instead of matching wrongly.
@@ -43,7 +43,7 @@ def _source_lines(path: str) -> list[str]:
         data = Path(path).read_bytes()
     except OSError:
         return []
-    decoder = decode_python if language_of(Path(path)) in (Language.PYTHON, None) else decode_text
+    decoder = decoder_for(language_of(Path(path)))
     try:
         text = decoder(data).text
     except SourceError:

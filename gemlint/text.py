@@ -11,6 +11,7 @@ import tokenize
 from dataclasses import dataclass
 
 from gemlint.diagnostics import Position
+from gemlint.languages import Language
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -110,12 +111,12 @@ def decode_text(data: bytes) -> DecodedSource:
     return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
 
 
-def decode_native(data: bytes) -> DecodedSource:
-    """Decode C/C++/CUDA source: UTF-8 (with an optional BOM), else Latin-1.
+def decode_lenient(data: bytes) -> DecodedSource:
+    """Decode C/C++/CUDA source and Dockerfiles: UTF-8 (with an optional BOM), else Latin-1.
 
-    Compilers take the bytes of comments and string literals as they are, and older sources (Boost,
-    vendor headers) carry Latin-1 author names; such a file is still source. Bytes that are not text
-    (NUL) are refused as for every other language.
+    Compilers and Docker take the bytes of comments and strings as they are, and older sources (Boost,
+    vendor headers, Dockerfiles with a maintainer's name) carry Latin-1; such a file is still source.
+    Bytes that are not text (NUL) are refused as for every other language.
     """
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
@@ -124,6 +125,15 @@ def decode_native(data: bytes) -> DecodedSource:
         return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
     except SourceError:
         return DecodedSource(data.decode("latin-1"), "latin-1")
+
+
+def decoder_for(language: Language | None):
+    """How files of ``language`` are decoded (None: as Python, the default language)."""
+    if language in (Language.PYTHON, None):
+        return decode_python
+    if language in (Language.NATIVE, Language.DOCKERFILE):
+        return decode_lenient
+    return decode_text  # YAML is UTF-8 by its specification
 
 
 def _decode(data: bytes, encoding: str) -> DecodedSource:

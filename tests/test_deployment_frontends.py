@@ -239,3 +239,13 @@ def test_helm_named_templates_and_list_includes(tmp_path):
     container = document.documents[0].mapping("spec").mapping("template").mapping("spec").sequence("containers")[0]
     assert [item.value for item in container.sequence("command")] == ["vllm", "serve"]
     assert [port.text("name") for port in container.sequence("ports")] == ["http", "metrics"]
+
+
+def test_a_latin1_dockerfile_is_read_as_docker_reads_it(tmp_path):
+    from gemlint.api import lint_paths
+
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_bytes("# Mainteneur: Séverine\nFROM python:3.11\nENV CUDA_LAUNCH_BLOCKING=1\n".encode("latin-1"))
+    found = {(Path(d.path).name, d.code) for d in lint_paths([tmp_path], jobs=1)}
+    # Docker takes the bytes as they are (YAML, by its specification, must be UTF-8 and still is).
+    assert ("Dockerfile", "GEM404") in found and ("Dockerfile", "GEM000") not in found
