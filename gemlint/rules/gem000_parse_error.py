@@ -16,7 +16,8 @@ class ParseError(Rule):
         "problem shows up in the report (and as a tool execution notification in SARIF) rather than "
         "as a crash that blocks a pre-commit hook or a CI job. The causes: a file or folder the user "
         "may not read (one GEM000 for the folder, whose files are then not linted), a dangling symlink, "
-        "a FIFO or device, bytes that are not text (NUL bytes, invalid UTF-8), a syntax error, nesting "
+        "a FIFO or device, bytes that are not text (NUL bytes; invalid UTF-8 in Python without a coding "
+        "cookie and in YAML -- C/C++/CUDA and Dockerfiles fall back to Latin-1 as their tools do), a syntax error, nesting "
         "too deep to parse, a YAML bomb, and a C/C++/CUDA file whose parse runs past its time limit "
         "(5 s plus 2 s per MB; real files need a small fraction of it)."
     )
