@@ -223,4 +223,6 @@ def _last_parts(names) -> frozenset[str]:
 _HOOK_BASE_NAMES = _last_parts(fw.HOOK_BASES)
 # Decorators that make a function or class a request handler: serving APIs and deployments,
 # and bare route decorators (Litestar's ``@get``).
-_CONTEXT_DECORATORS = _last_parts(fw.API_DECORATORS) | _last_parts(fw.DEPLOYMENT_DECORATORS) | _last_parts(fw.BARE_ROUTE_DECORATORS)
+_CONTEXT_DECORATORS = (
+    _last_parts(fw.API_DECORATORS) | _last_parts(fw.DEPLOYMENT_DECORATORS) | _last_parts(fw.BARE_ROUTE_DECORATORS)
+)
