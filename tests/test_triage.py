@@ -21,7 +21,9 @@ def _facts(source: str):
 
 
 def _triage(source: str, **paths) -> Triage:
-    return Triage(_facts(source), source, paths.get("training", False), paths.get("inference", False))
+    return Triage(
+        _facts(source), source, paths.get("training", False), paths.get("inference", False), paths.get("test", False)
+    )
 
 
 @pytest.fixture
@@ -108,6 +110,7 @@ def test_facts_reach_the_deepest_nodes():
         ("def predict(x):\n    return model(x)\n", {"training": True}, False),
         ("def helper(x):\n    return model(x)\n", {"inference": True}, True),
         ('if __name__ == "__main__":\n    model(x)\n', {}, True),
+        ('if __name__ == "__main__":\n    test_model()\n', {"test": True}, False),
         ("from flask import Flask\ndef index():\n    pass\n", {}, True),
         ("class H(BaseHandler):\n    pass\n", {}, True),
         ("class M(TritonPythonModel):\n    pass\n", {}, False),

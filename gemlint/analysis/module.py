@@ -13,7 +13,7 @@ from libcst.metadata import Assignment, ScopeProvider
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.syntax import dotted_name, is_main_test, is_member, is_name, terminal_name
-from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_training_path
+from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_test_path, is_training_path
 
 
 class Context(enum.Enum):
@@ -35,7 +35,6 @@ class Verdict:
 UNKNOWN = Verdict(Context.UNKNOWN, "")
 
 _SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_TESTS_DIRS = frozenset({"tests", "test", "testing"})
 _HOOK_BASE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.HOOK_BASES)
 _DEPLOYMENT_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.DEPLOYMENT_DECORATORS)
 _API_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.API_DECORATORS)
@@ -311,6 +310,11 @@ class ModuleAnalysis:
         return is_production_path(self.context.relative_path)
 
     @cached_property
+    def is_test_file(self) -> bool:
+        """A test module: running it as a script (its ``__main__`` block) runs tests, not inference."""
+        return is_test_path(self.context.relative_path)
+
+    @cached_property
     def is_training_file(self) -> bool:
         return is_training_path(self.context.config, self.context.relative_path)
 
@@ -385,7 +389,7 @@ class ModuleAnalysis:
                     return verdict
                 if verdict.is_inference and inference is None:
                     inference = verdict
-            if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None:
+            if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None and not self.is_test_file:
                 if self.module_trains:
                     return Verdict(Context.TRAINING, "the script trains")
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
@@ -404,7 +408,7 @@ class ModuleAnalysis:
             return False
         if self.is_inference_file:
             return True
-        if any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body):
+        if not self.is_test_file and any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body):
             return True
         return any(self._inference_reason(function) for function in self.nodes_of(cst.FunctionDef))
 
@@ -787,13 +791,9 @@ def _statement_calls(statement: cst.CSTNode) -> Iterator[cst.Call]:
 
 def is_production_path(relative_path: str) -> bool:
     """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language."""
-    parts = relative_path.lower().split("/")
-    name = parts[-1]
-    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+    if is_test_path(relative_path):
         return False
-    if any(part in _TESTS_DIRS for part in parts[:-1]):
-        return False
-    return not any(part.startswith(("bench", "profil")) for part in parts)
+    return not any(part.startswith(("bench", "profil")) for part in relative_path.lower().split("/"))
 
 
 def assignment_value(analysis: "ModuleAnalysis", target: cst.CSTNode) -> cst.BaseExpression | None:

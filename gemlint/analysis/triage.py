@@ -161,10 +161,17 @@ class Triage:
     text: str
     training_file: bool
     inference_file: bool
+    test_file: bool = False
 
     @classmethod
     def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str) -> "Triage":
-        return cls(facts, text, is_training_path(config, relative_path), is_inference_path(config, relative_path))
+        return cls(
+            facts,
+            text,
+            is_training_path(config, relative_path),
+            is_inference_path(config, relative_path),
+            is_test_path(relative_path),
+        )
 
     def may_write_environment(self, variables) -> bool:
         """Whether the file may set one of ``variables`` (spelled literally, as env_writes requires) through
@@ -178,7 +185,7 @@ class Triage:
         :meth:`ModuleAnalysis.may_have_inference_context`, which confirms it with resolved names."""
         if self.training_file:
             return False
-        if self.inference_file or self.facts.main_block:
+        if self.inference_file or (self.facts.main_block and not self.test_file):
             return True
         facts = self.facts
         # Route decorators on attributes and handler registrations count only in web-framework modules.
@@ -191,6 +198,18 @@ class Triage:
         return any(
             name in fw.LIGHTNING_INFERENCE_HOOKS or has_inference_prefix(name) for name in facts.functions
         )
+
+
+def is_test_path(relative_path: str) -> bool:
+    """``tests/``, ``test/``, ``testing/``, ``test_*.py``, ``*_test.py``, ``conftest.py``."""
+    parts = relative_path.lower().split("/")
+    name = parts[-1]
+    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+        return True
+    return any(part in _TESTS_DIRS for part in parts[:-1])
+
+
+_TESTS_DIRS = frozenset({"tests", "test", "testing"})
 
 
 def is_training_path(config: "Config", relative_path: str) -> bool:
