@@ -102,3 +102,19 @@ def test_fixing_every_fixture_parses_and_is_idempotent(tmp_path, path):
         cst.parse_module(once)  # the fixed file still parses
     run([copy], config, FixMode(apply=True, unsafe=True), jobs=1)
     assert copy.read_bytes() == once
+
+
+def test_diff_of_a_last_line_without_newline_applies_with_git(tmp_path):
+    import shutil
+    import subprocess
+
+    from gemlint.fixes import unified_diff
+
+    before, after = "a = 1\nb = 2", "a = 1\nb = 3"
+    diff = unified_diff("x.py", before, after)
+    assert diff.endswith("+b = 3\n\\ No newline at end of file\n")  # the next line of output starts on its own line
+    if shutil.which("git") is None:
+        return
+    (tmp_path / "x.py").write_text(before)
+    subprocess.run(["git", "apply", "-"], input=diff, text=True, cwd=tmp_path, check=True)
+    assert (tmp_path / "x.py").read_text() == after
