@@ -439,3 +439,14 @@ SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODUL
     "TritonPythonModel",
     "check_health",
 )
+
+
+# -- spellings: the last part of the names above, checked before any name is resolved ------------
+def _last_parts(names) -> frozenset[str]:
+    return frozenset(name.rsplit(".", 1)[-1] for name in names)
+
+
+HOOK_BASE_NAMES = _last_parts(HOOK_BASES)
+DEPLOYMENT_DECORATOR_NAMES = _last_parts(DEPLOYMENT_DECORATORS)
+API_DECORATOR_NAMES = _last_parts(API_DECORATORS)
+BARE_ROUTE_DECORATOR_NAMES = _last_parts(BARE_ROUTE_DECORATORS)

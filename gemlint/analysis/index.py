@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from gemlint.analysis.syntax import dotted_name, terminal_name
+from gemlint.analysis.triage import add_module
 
 # Scopes and loops the index remembers around each interesting call.
 _OWNER_TYPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While})
@@ -60,9 +61,9 @@ def build_index(module: cst.Module) -> ModuleIndex:
             owners = (*owners, node)
         elif kind is cst.Import:
             for alias in node.names:
-                _add_module(index.imports, dotted_name(alias.name))
+                add_module(index.imports, dotted_name(alias.name))
         elif kind is cst.ImportFrom and node.module is not None and not node.relative:
-            _add_module(index.imports, dotted_name(node.module))
+            add_module(index.imports, dotted_name(node.module))
         elif kind is cst.Global:
             index.globals.update(item.name.value for item in node.names)
         below = _children_of(node)
@@ -108,8 +109,3 @@ def _field_order(kind: type) -> tuple[str, ...]:
     first = [name for name in _SOURCE_ORDER.get(kind, ()) if name in names]
     return (*first, *(name for name in names if name not in first))
 
-
-def _add_module(modules: set[str], name: str | None) -> None:
-    if name:
-        parts = name.split(".")
-        modules.update(".".join(parts[: i + 1]) for i in range(len(parts)))

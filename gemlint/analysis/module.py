@@ -35,9 +35,6 @@ class Verdict:
 UNKNOWN = Verdict(Context.UNKNOWN, "")
 
 _SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_HOOK_BASE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.HOOK_BASES)
-_DEPLOYMENT_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.DEPLOYMENT_DECORATORS)
-_API_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in fw.API_DECORATORS)
 _DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
 
 
@@ -448,7 +445,7 @@ class ModuleAnalysis:
             target = expression.func if isinstance(expression, cst.Call) else expression
             if is_route_decorator(self, expression):
                 return f"`{name}` is an HTTP route handler"
-            if terminal_name(target) in _API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
+            if terminal_name(target) in fw.API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
                 return f"`{name}` is a serving API"
         if name in self.registered_handlers:
             return f"`{name}` is registered as a route handler"
@@ -468,13 +465,13 @@ class ModuleAnalysis:
         for decorator in cls.decorators:
             expression = decorator.decorator
             target = expression.func if isinstance(expression, cst.Call) else expression
-            if terminal_name(target) in _DEPLOYMENT_DECORATOR_NAMES and self.resolves_to(target, fw.DEPLOYMENT_DECORATORS):
+            if terminal_name(target) in fw.DEPLOYMENT_DECORATOR_NAMES and self.resolves_to(target, fw.DEPLOYMENT_DECORATORS):
                 return frozenset()
         if cls.name.value in fw.HOOK_CLASS_NAMES:
             return fw.HOOK_CLASS_NAMES[cls.name.value]
         for base in cls.bases:
             # Resolving names costs several parses: only bases spelled like a hook base are resolved.
-            qualified_names = self.qualified_names(base.value) if terminal_name(base.value) in _HOOK_BASE_NAMES else ()
+            qualified_names = self.qualified_names(base.value) if terminal_name(base.value) in fw.HOOK_BASE_NAMES else ()
             for qualified in qualified_names:
                 if qualified in fw.HOOK_BASES:
                     return fw.HOOK_BASES[qualified]

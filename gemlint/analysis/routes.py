@@ -492,14 +492,13 @@ def is_health_path(path: str, health_paths: Iterable[str]) -> bool:
 
 
 # -- what module.py needs for inference context ------------------------------------------------------
-_BARE_DECORATOR_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in fw.BARE_ROUTE_DECORATORS)
 
 
 def is_route_decorator(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
     """``@app.get(...)``, ``@router.route(...)``, ``@get(...)`` (Litestar) in a module that imports a web framework."""
     target = expression.func if isinstance(expression, cst.Call) else expression
     # Resolving names costs several parses of the file: only names spelled like a bare route decorator.
-    if terminal_name(target) in _BARE_DECORATOR_NAMES and analysis.qualified_names(target) & fw.BARE_ROUTE_DECORATORS.keys():
+    if terminal_name(target) in fw.BARE_ROUTE_DECORATOR_NAMES and analysis.qualified_names(target) & fw.BARE_ROUTE_DECORATORS.keys():
         return True
     return isinstance(target, cst.Attribute) and target.attr.value in fw.ROUTE_DECORATORS and analysis.imports_any(fw.WEB_FRAMEWORKS)
 

@@ -87,12 +87,12 @@ def collect(tree: ast.Module) -> SyntaxFacts:
                 _add_targets(target, assigned)
         elif kind is ast.Import:
             for alias in node.names:
-                _add_module(facts.imports, alias.name)
+                add_module(facts.imports, alias.name)
                 if alias.asname:
                     aliases[alias.asname] = alias.name.rsplit(".", 1)[-1]
         elif kind is ast.ImportFrom:
             if node.module and not node.level:
-                _add_module(facts.imports, node.module)
+                add_module(facts.imports, node.module)
             for alias in node.names:
                 if alias.asname:
                     aliases[alias.asname] = alias.name
@@ -138,9 +138,11 @@ def _add_targets(target: ast.AST, into: set[str]) -> None:
             into.add(name)
 
 
-def _add_module(into: set[str], name: str) -> None:
-    parts = name.split(".")
-    into.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+def add_module(into: set[str], name: str | None) -> None:
+    """Add module ``a.b.c`` to ``into`` with the packages above it (``a``, ``a.b``)."""
+    if name:
+        parts = name.split(".")
+        into.update(".".join(parts[: i + 1]) for i in range(len(parts)))
 
 
 def _is_main_test(test: ast.AST) -> bool:
@@ -193,7 +195,7 @@ class Triage:
             return True
         if not facts.decorators.isdisjoint(_CONTEXT_DECORATORS):
             return True
-        if not facts.classes.isdisjoint(fw.HOOK_CLASS_NAMES) or not facts.bases.isdisjoint(_HOOK_BASE_NAMES):
+        if not facts.classes.isdisjoint(fw.HOOK_CLASS_NAMES) or not facts.bases.isdisjoint(fw.HOOK_BASE_NAMES):
             return True
         return any(
             name in fw.LIGHTNING_INFERENCE_HOOKS or has_inference_prefix(name) for name in facts.functions
@@ -235,13 +237,6 @@ def has_inference_prefix(name: str) -> bool:
     return False
 
 
-def _last_parts(names) -> frozenset[str]:
-    return frozenset(name.rsplit(".", 1)[-1] for name in names)
-
-
-_HOOK_BASE_NAMES = _last_parts(fw.HOOK_BASES)
 # Decorators that make a function or class a request handler: serving APIs and deployments,
 # and bare route decorators (Litestar's ``@get``).
-_CONTEXT_DECORATORS = (
-    _last_parts(fw.API_DECORATORS) | _last_parts(fw.DEPLOYMENT_DECORATORS) | _last_parts(fw.BARE_ROUTE_DECORATORS)
-)
+_CONTEXT_DECORATORS = fw.API_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES
