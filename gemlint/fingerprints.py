@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
@@ -20,7 +19,7 @@ from typing import Iterable
 from gemlint.diagnostics import Diagnostic
 from gemlint.languages import language_of
 from gemlint.repository import repository_path
-from gemlint.text import SourceError, decoder_for, split_lines
+from gemlint.text import SourceError, decoder_for, read_regular_file, split_lines
 
 #: The key under SARIF ``partialFingerprints`` (SARIF wants versioned names, §3.27.17). Change the
 #: version whenever the computation changes, so that old baselines stop matching instead of matching wrongly.
@@ -38,10 +37,8 @@ def normalized_line(lines: list[str], line: int) -> str:
 def _source_lines(path: str) -> list[str]:
     """The file's lines decoded as the engine decodes them; empty when it cannot be read."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return []  # a FIFO or device: reading could block forever
-        data = Path(path).read_bytes()
-    except OSError:
+        data = read_regular_file(path)  # never a FIFO or device, whose reading could block forever
+    except SourceError:
         return []
     decoder = decoder_for(language_of(Path(path)))
     try:

@@ -93,9 +93,7 @@ def detect_newline(text: str) -> str:
 
 def decode_python(data: bytes) -> DecodedSource:
     """Decode Python source as the interpreter would: BOM, then PEP 263 coding cookie, then UTF-8."""
-    if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise SourceError("file contains NUL bytes; it is not Python source", line)
+    _refuse_nul(data, "Python source")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
@@ -105,9 +103,7 @@ def decode_python(data: bytes) -> DecodedSource:
 
 def decode_text(data: bytes) -> DecodedSource:
     """Decode non-Python text (YAML, C/C++/CUDA, Dockerfiles): UTF-8 with an optional BOM."""
-    if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise SourceError("file contains NUL bytes; it is not a text file", line)
+    _refuse_nul(data, "a text file")
     return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
 
 
@@ -118,13 +114,17 @@ def decode_lenient(data: bytes) -> DecodedSource:
     vendor headers, Dockerfiles with a maintainer's name) carry Latin-1; such a file is still source.
     Bytes that are not text (NUL) are refused as for every other language.
     """
-    if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise SourceError("file contains NUL bytes; it is not a text file", line)
+    _refuse_nul(data, "a text file")
     try:
         return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
     except SourceError:
         return DecodedSource(data.decode("latin-1"), "latin-1")
+
+
+def _refuse_nul(data: bytes, what: str) -> None:
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise SourceError(f"file contains NUL bytes; it is not {what}", line)
 
 
 def decoder_for(language: Language | None):
