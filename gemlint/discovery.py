@@ -58,10 +58,7 @@ class Discovery:
         # A pattern such as "build" also excludes "build/" given on the command line as "./build".
         if self._excluded.match_file(candidates[0]):
             return True
-        # os.path.isfile, unlike Path.is_file, answers False when the folder cannot be searched.
-        if is_dir and os.path.isfile(path / "pyvenv.cfg"):  # a virtualenv under any name
-            return True
-        return False
+        return is_dir and _is_virtualenv(path)
 
     def files(self, paths: list[Path]) -> Iterator[SourceFile]:
         seen: set[str] = set()
@@ -104,17 +101,14 @@ class Discovery:
             dirnames[:] = sorted(
                 name
                 for name in dirnames
-                if not excluded(f"{prefix}{name}/") and not os.path.isfile(os.path.join(directory, name, "pyvenv.cfg"))
+                if not excluded(f"{prefix}{name}/") and not _is_virtualenv(os.path.join(directory, name))
             )
             for name in sorted(filenames):
                 path = base / name
                 language = language_of(path)
                 if language is None or excluded(prefix + name):
                     continue
-                key = os.path.join(os.path.abspath(directory), name)
-                if key not in seen:
-                    seen.add(key)
-                    yield SourceFile(path, language, shown + name, prefix + name)
+                yield from self._emit(path, language, seen, shown + name, prefix + name)
 
     def _unlistable(self, error: OSError) -> None:
         path = Path(error.filename) if error.filename is not None else None
@@ -123,9 +117,20 @@ class Discovery:
         reason = error.strerror or type(error).__name__
         self.unreadable.append(UnreadableDirectory(display_path(path, self.cwd), reason))
 
-    def _emit(self, path: Path, language: Language, seen: set[str]) -> Iterator[SourceFile]:
+    def _emit(
+        self, path: Path, language: Language, seen: set[str], display: str | None = None, relative: str | None = None
+    ) -> Iterator[SourceFile]:
+        """``path`` once per run (given twice, or inside two given folders, it is still linted once)."""
         key = os.path.abspath(path)
         if key in seen:
             return
         seen.add(key)
-        yield SourceFile(path, language, display_path(path, self.cwd), root_relative(path, self.config.root))
+        display = display if display is not None else display_path(path, self.cwd)
+        relative = relative if relative is not None else root_relative(path, self.config.root)
+        yield SourceFile(path, language, display, relative)
+
+
+def _is_virtualenv(folder: os.PathLike | str) -> bool:
+    """A virtualenv under any name. os.path.isfile, unlike Path.is_file, answers False when the
+    folder cannot be searched."""
+    return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
