@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from gemlint import __version__
+from gemlint.version import __version__
 from gemlint.baseline import BaselineError, load_baseline, new_findings
 from gemlint.cache import Cache
 from gemlint.config import Config, ConfigError, default_config, find_config_file, load_config, validate_codes

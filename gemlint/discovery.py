@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from functools import lru_cache
 from typing import Iterator
 
 from gemlint.config import Config
 from gemlint.languages import Language, language_of
-from gemlint.selection import compile_globs
+from gemlint.globs import compile_globs
 
 
 @dataclass(frozen=True)
@@ -134,3 +135,27 @@ def _is_virtualenv(folder: os.PathLike | str) -> bool:
     """A virtualenv under any name. os.path.isfile, unlike Path.is_file, answers False when the
     folder cannot be searched."""
     return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
+
+
+#: Folders that never hold the project's own modules.
+SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", "site-packages"})
+
+
+@lru_cache(maxsize=8)
+def local_top_level_modules(root: Path) -> frozenset[str]:
+    """Names importable from the project itself: top-level modules and packages under the root and ``src/``."""
+    names: set[str] = set()
+    for directory in (root, root / "src"):
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in SKIP_DIRS:
+                continue
+            if name.endswith(".py") and entry.is_file():
+                names.add(name[:-3])
+            elif entry.is_dir() and name.isidentifier():
+                names.add(name)
+    return frozenset(names)

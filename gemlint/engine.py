@@ -13,6 +13,7 @@ from typing import Sequence
 
 import libcst as cst
 
+from gemlint.analysis.source import PythonSource
 from gemlint.analysis.triage import Triage, collect
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
@@ -30,32 +31,10 @@ INTERNAL_ERROR_PREFIX = "internal error in "
 
 
 @dataclass
-class PythonFileContext:
-    """What a Python rule sees of the file it checks."""
+class PythonFileContext(PythonSource):
+    """What a Python rule sees of the file it checks: the analysed file, and where its findings go."""
 
-    source: SourceFile
-    text: str
-    module: cst.Module
-    wrapper: cst.MetadataWrapper
-    config: Config
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: What the file's ``ast`` showed (None when only LibCST could parse it).
-    triage: Triage | None = None
-
-    @property
-    def display_path(self) -> str:
-        return self.source.display
-
-    @property
-    def relative_path(self) -> str:
-        return self.source.relative
-
-    @cached_property
-    def analysis(self):
-        """The shared semantic facts of this module, computed once for all rules that ask."""
-        from gemlint.analysis.module import ModuleAnalysis
-
-        return ModuleAnalysis(self)
 
     def add(self, diagnostic: Diagnostic) -> None:
         self.diagnostics.append(diagnostic)

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
-from gemlint import __version__
+from gemlint.version import __version__
 
 if TYPE_CHECKING:
     from gemlint.discovery import Discovery

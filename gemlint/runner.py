@@ -14,7 +14,7 @@ from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile
 from gemlint.engine import input_error, lint_file, lint_text
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
-from gemlint.project import forget_projects
+from gemlint.project.files import forget_projects, keep_index_in
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, read_regular_file

@@ -10,6 +10,7 @@ import pathspec
 
 from gemlint.config import Config
 from gemlint.diagnostics import Severity
+from gemlint.globs import compile_globs
 from gemlint.rule import Rule
 
 
@@ -66,9 +67,3 @@ def _enabled(code: str, config: Config) -> bool:
 @lru_cache(maxsize=64)
 def _per_file_specs(table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[pathspec.PathSpec, tuple[str, ...]], ...]:
     return tuple((pathspec.PathSpec.from_lines("gitignore", [pattern]), codes) for pattern, codes in table)
-
-
-@lru_cache(maxsize=64)
-def compile_globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
-    """Gitignore-style globs (``**/train*.py``, ``tests/``, ``*.egg-info``) anchored at the config root."""
-    return pathspec.PathSpec.from_lines("gitignore", patterns)

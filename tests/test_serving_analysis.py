@@ -9,11 +9,11 @@ from pathlib import Path
 from astroid.manager import AstroidManager
 from click.testing import CliRunner
 
-from gemlint.analysis.reach import MAX_DEPTH
+from gemlint.project.reach import MAX_DEPTH
 from gemlint.analysis.routes import is_health_path, path_matches
 from gemlint.cli import main
 from gemlint.config import default_config
-from gemlint.project import Project, module_name
+from gemlint.project.files import Project, module_name
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

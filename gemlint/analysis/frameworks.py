@@ -53,6 +53,9 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     # LitServe
     "litserve.LitAPI": frozenset({"predict", "decode_request", "encode_response", "batch", "unbatch"}),
     "litserve.api.LitAPI": frozenset({"predict", "decode_request", "encode_response", "batch", "unbatch"}),
+    # Cog
+    "cog.BasePredictor": frozenset({"predict"}),
+    "cog.predictor.BasePredictor": frozenset({"predict"}),
     # MLServer
     "mlserver.MLModel": frozenset({"predict", "predict_stream"}),
     "mlserver.model.MLModel": frozenset({"predict", "predict_stream"}),
@@ -62,6 +65,9 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     "django.views.generic.View": frozenset({"get", "post", "put", "patch", "delete"}),
     "aiohttp.web.View": frozenset({"get", "post", "put", "patch", "delete"}),
 }
+# TorchServe's custom service: a class with ``initialize(self, context)`` and ``handle(self, data, context)``
+# and no base class; TorchServe calls ``handle`` per request.
+TORCHSERVE_SERVICE_HOOKS = frozenset({"handle", "inference", "preprocess", "postprocess"})
 # Hook classes recognised by name alone (the framework does not ship an importable base).
 HOOK_CLASS_NAMES: dict[str, frozenset[str]] = {
     "TritonPythonModel": frozenset({"execute"}),

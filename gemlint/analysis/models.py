@@ -27,6 +27,8 @@ never by spelling alone.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import enum
 import re
 from dataclasses import dataclass
@@ -37,17 +39,11 @@ import libcst as cst
 from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.module import (
-    NOT_LITERAL,
-    ModuleAnalysis,
-    argument,
-    assignment_value,
-    dotted_name,
-    literal_value,
-    terminal_name,
-)
-from gemlint.analysis.syntax import is_member, is_name
-from gemlint.project import local_top_level_modules
+from gemlint.analysis.syntax import NOT_LITERAL, argument, assignment_value, dotted_name, is_member, is_name, literal_value, terminal_name
+from gemlint.discovery import local_top_level_modules
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.module import ModuleAnalysis
 
 _MAX_DEPTH = 12
 _HF_MODEL_NAME = re.compile(r"Model|For[A-Z]|^Autoencoder|^PriorTransformer$|Adapter$|^SentenceTransformer$|^CrossEncoder$")

@@ -21,6 +21,8 @@ another module, or an anonymous object (a list literal, a ``Mount`` call).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from dataclasses import dataclass, field
 from typing import Hashable, Iterable
@@ -28,7 +30,10 @@ from typing import Hashable, Iterable
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.module import ModuleAnalysis, dotted_name, keyword_arg, literal_value, positional_arg, terminal_name
+from gemlint.analysis.syntax import dotted_name, keyword_arg, literal_value, positional_arg, terminal_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.module import ModuleAnalysis
 
 # ("local", name) | ("qual", dotted name) | ("anon", id)
 Ref = tuple[str, str]

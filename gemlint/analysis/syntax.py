@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import libcst as cst
 
 
@@ -49,3 +51,74 @@ def is_main_test(test: cst.CSTNode) -> bool:
         and isinstance(test.comparisons[0].operator, cst.Equal)
         and isinstance(test.comparisons[0].comparator, cst.SimpleString)
     )
+
+
+SCOPE_NODES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def iter_subtree(node: cst.CSTNode, *, into_scopes: bool = False) -> Iterator[cst.CSTNode]:
+    """Depth-first nodes below ``node`` (iteratively: deep files must not exhaust the stack).
+
+    Unless ``into_scopes``, nested functions, classes and lambdas are not entered,
+    since their bodies run at another time than the code around them.
+    """
+    stack = list(reversed(node.children))
+    while stack:
+        current = stack.pop()
+        yield current
+        if into_scopes or not isinstance(current, SCOPE_NODES):
+            stack.extend(reversed(current.children))
+
+
+def literal_value(expression: cst.BaseExpression) -> object:
+    """The Python value of a literal (str, int, float, bool, None), else a sentinel ``NOT_LITERAL``."""
+    if isinstance(expression, cst.Name) and expression.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expression.value]
+    if isinstance(expression, (cst.SimpleString, cst.ConcatenatedString)):
+        value = expression.evaluated_value
+        return value if value is not None else NOT_LITERAL
+    if isinstance(expression, cst.Integer):
+        return expression.evaluated_value
+    if isinstance(expression, cst.Float):
+        return expression.evaluated_value
+    if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
+        inner = literal_value(expression.expression)
+        return -inner if isinstance(inner, (int, float)) and not isinstance(inner, bool) else NOT_LITERAL
+    return NOT_LITERAL
+
+
+class _NotLiteral:
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+NOT_LITERAL = _NotLiteral()
+
+
+def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+
+
+def positional_arg(call: cst.Call, index: int) -> cst.Arg | None:
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[index] if index < len(positional) else None
+
+
+def argument(call: cst.Call, index: int, name: str) -> cst.Arg | None:
+    """The argument bound to parameter ``name`` at position ``index`` (keyword wins)."""
+    return keyword_arg(call, name) or positional_arg(call, index)
+
+
+def assignment_value(analysis, target: cst.CSTNode) -> cst.BaseExpression | None:
+    parent = analysis.parent(target)
+    if isinstance(parent, cst.AssignTarget):
+        statement = analysis.parent(parent)
+        return statement.value if isinstance(statement, cst.Assign) else None
+    if isinstance(parent, cst.AnnAssign) and parent.target is target:
+        return parent.value
+    if isinstance(parent, cst.AsName):
+        item = analysis.parent(parent)
+        return item.item if isinstance(item, cst.WithItem) else None
+    if isinstance(parent, cst.NamedExpr) and parent.target is target:
+        return parent.value
+    return None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gemlint.analysis import frameworks as fw
-from gemlint.selection import compile_globs
+from gemlint.globs import compile_globs
 
 if TYPE_CHECKING:
     from gemlint.config import Config

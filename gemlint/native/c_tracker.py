@@ -6,19 +6,27 @@ acquisition failed (its status says so, its handle is null, a check macro wrappi
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Hashable
+from typing import TYPE_CHECKING, Hashable, Protocol
 
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import condition_parts
-from gemlint.native.c_units import StepFacts, Target
-from gemlint.native.c_uses import Use, delete_operand, is_array_delete, released_argument
+from gemlint.native.c_units import Acquisition, StepFacts, Target, Unit
+from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, released_argument
 from gemlint.native.paths import Effect, Outcome, Step
-from gemlint.native.resources import CHECK_WRAPPERS, MEMORY_KINDS, NULL_VALUES, SUCCESS_VALUES, Kind, Release, releases_by_name
+from gemlint.native.resources import CHECK_WRAPPERS, MEMORY_KINDS, NULL_VALUES, SUCCESS_VALUES, Acquire, Kind, Release, releases_by_name
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from gemlint.native.c_pairing import Acquisition, FileAnalysis
+
+class FileAnalysis(Protocol):
+    """What a tracker needs of the file it runs in (:class:`gemlint.native.c_pairing.FileAnalysis`)."""
+
+    uses: Uses
+
+    def report_mismatch(self, release_node: Node, release: Release, acquired: Acquire, variable: str) -> None: ...
+
+    def step_acquisitions(self, unit: Unit, step: Step) -> list[Acquisition]: ...
 
 _LAST_ERROR = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
 _SUCCESS = re.compile(r"(?i)success|^k?ok$")

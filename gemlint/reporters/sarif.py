@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import attr
 import sarif_om as om
 
-from gemlint import __version__
+from gemlint.version import __version__
 from gemlint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
 from gemlint.docs import PROJECT_URL, rule_markdown, rule_text, rule_url
 from gemlint.engine import INTERNAL_ERROR_PREFIX

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
-from gemlint.native.rule import PairingRule
+from gemlint.rules.native_base import PairingRule
 
 
 class MismatchedRelease(PairingRule):

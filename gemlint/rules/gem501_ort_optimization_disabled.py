@@ -7,8 +7,8 @@ from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.languages import Language
 from gemlint.native import ort
-from gemlint.native.rule import CrossLanguageRule
-from gemlint.project import optimized_model_paths
+from gemlint.rules.native_base import CrossLanguageRule
+from gemlint.project.files import optimized_model_paths
 
 _LEVEL = "GraphOptimizationLevel"
 _PREFIXES = ("onnxruntime.", "onnxruntime.capi.onnxruntime_pybind11_state.", "onnxruntime.capi._pybind_state.")

@@ -76,8 +76,8 @@ spec:
 
     def check(self) -> None:
         from gemlint.analysis.deployment import health_checks
-        from gemlint.analysis.health_checks import cost, forward_of
-        from gemlint.project import project_for
+        from gemlint.project.health_checks import cost, forward_of
+        from gemlint.project.files import project_for
 
         checks = [check for check in health_checks(self.context.document) if check.restarts_on_failure]
         if not checks:

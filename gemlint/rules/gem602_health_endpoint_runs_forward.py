@@ -87,7 +87,7 @@ def healthz():
         web = self.analysis.imports_any(fw.WEB_FRAMEWORKS) and not self.analysis.routes.routes
         if not handlers and not web:
             return
-        from gemlint.project import project_for
+        from gemlint.project.files import project_for
 
         project = project_for(self.context.config)
         current = project.adopt(self.analysis)

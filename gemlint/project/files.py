@@ -9,7 +9,7 @@ are linted (pre-commit), this context still comes from the whole project root
 
 Files are scanned as bytes for cheap markers first; only candidates are parsed,
 with LibCST (routes, model objects) and astroid (cross-module calls, see
-:mod:`gemlint.analysis.reach`). Nothing is imported or run.
+:mod:`gemlint.project.reach`). Nothing is imported or run.
 """
 
 from __future__ import annotations
@@ -26,10 +26,14 @@ from typing import Hashable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from gemlint.analysis.source import PythonSource
 from gemlint.config import Config
+from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
+from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
+from gemlint.languages import Language
+from gemlint.project.summary import module_name
 
 _MARKER = b"optimized_model_filepath"
-_SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", "site-packages"})
 _MAX_FILES = 20_000
 _MAX_FILE_BYTES = 2_000_000
 # A module that declares routes or mounts routers mentions a web framework and uses one of the declaring
@@ -89,17 +93,6 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
 
 
 # -- the project's Python modules ------------------------------------------------------------------
-def module_name(path: Path) -> str:
-    """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``."""
-    path = Path(os.path.abspath(path))
-    parts = [] if path.name == "__init__.py" else [path.stem]
-    directory = path.parent
-    while os.path.isfile(directory / "__init__.py") and directory.parent != directory:
-        parts.append(directory.name)
-        directory = directory.parent
-    return ".".join(reversed(parts))
-
-
 @dataclass(eq=False)
 class ParsedFile:
     """One Python file of the project, parsed on demand (LibCST for the analyses, astroid for calls)."""
@@ -110,6 +103,7 @@ class ParsedFile:
     display: str
     relative: str
     config: Config
+    outside: object = None  # the project model, handed to the file's analysis
     _analysis: object = None
     _astroid: object = None
     failed: bool = False
@@ -118,10 +112,6 @@ class ParsedFile:
     def analysis(self):
         """The file's :class:`~gemlint.analysis.module.ModuleAnalysis`, or None when it does not parse."""
         if self._analysis is None and not self.failed:
-            from gemlint.discovery import SourceFile
-            from gemlint.engine import PythonFileContext
-            from gemlint.languages import Language
-
             try:
                 module = cst.parse_module(self.text)
             except Exception:
@@ -129,8 +119,7 @@ class ParsedFile:
                 return None
             wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
             source = SourceFile(self.path, Language.PYTHON, self.display, self.relative)
-            context = PythonFileContext(source, self.text, module, wrapper, self.config)
-            self._analysis = context.analysis
+            self._analysis = PythonSource(source, self.text, module, wrapper, self.config, outside=self.outside).analysis
         return self._analysis
 
     def adopt(self, analysis) -> None:
@@ -141,7 +130,7 @@ class ParsedFile:
     @property
     def astroid(self):
         if self._astroid is None and not self.failed:
-            from gemlint.analysis.reach import build_astroid
+            from gemlint.project.reach import build_astroid
 
             self._astroid = build_astroid(self.text, self.modname, str(self.path))
             if self._astroid is None:
@@ -197,9 +186,6 @@ class Project:
     # -- files and modules ------------------------------------------------------------------
     @cached_property
     def python_files(self) -> list[Path]:
-        from gemlint.discovery import Discovery
-        from gemlint.languages import Language
-
         discovery = Discovery(self.config, cwd=Path.cwd())
         files = []
         for source in discovery.files([self.root]):
@@ -241,12 +227,12 @@ class Project:
             except (OSError, ValueError, UnicodeDecodeError):
                 self._parsed[key] = None
                 return None
-        from gemlint.discovery import display_path, root_relative
-
         existing = self._parsed.get(key)
         if existing is not None and existing.text == text:
             return existing
-        parsed = ParsedFile(Path(key), text, module_name(Path(key)), display_path(Path(key), Path.cwd()), root_relative(Path(key), self.root), self.config)
+        parsed = ParsedFile(
+            Path(key), text, module_name(Path(key)), display_path(Path(key), Path.cwd()), root_relative(Path(key), self.root), self.config, self.model
+        )
         self._parsed[key] = parsed
         return parsed
 
@@ -379,8 +365,15 @@ class Project:
         return self.parsed(best[2]) if best else None
 
     @cached_property
+    def model(self):
+        """The project model: every module summarised, names resolved across modules."""
+        from gemlint.project.model import ProjectModel
+
+        return ProjectModel(self, _INDEX_CACHE.get(self.root))
+
+    @cached_property
     def reach(self):
-        from gemlint.analysis.reach import Reachability
+        from gemlint.project.reach import Reachability
 
         return Reachability(self)
 
@@ -404,6 +397,16 @@ def _shared_depth(a: Path, b: Path) -> int:
 
 
 _PROJECTS: dict[Hashable, Project] = {}
+#: Where the runs of this process keep the project index on disk, per project root (none: not kept).
+_INDEX_CACHE: dict[Path, Path] = {}
+
+
+def keep_index_in(root: Path, directory: Path | None) -> None:
+    """Keep the project index of ``root`` in ``directory`` (the run's cache folder), or nowhere."""
+    if directory is None:
+        _INDEX_CACHE.pop(root, None)
+    else:
+        _INDEX_CACHE[root] = directory
 
 
 def forget_projects() -> None:
@@ -422,23 +425,3 @@ def project_for(config: Config) -> Project:
             _PROJECTS.clear()
         project = _PROJECTS[key] = Project(config)
     return project
-
-
-@lru_cache(maxsize=8)
-def local_top_level_modules(root: Path) -> frozenset[str]:
-    """Names importable from the project itself: top-level modules and packages under the root and ``src/``."""
-    names: set[str] = set()
-    for directory in (root, root / "src"):
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith(".") or name in _SKIP_DIRS:
-                continue
-            if name.endswith(".py") and entry.is_file():
-                names.add(name[:-3])
-            elif entry.is_dir() and name.isidentifier():
-                names.add(name)
-    return frozenset(names)

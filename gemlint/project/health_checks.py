@@ -4,7 +4,7 @@ An HTTP probe (``httpGet``, or a command that requests a local URL) reaches the
 handler mounted on that path anywhere in the project; a command that runs a
 Python script or module runs that file's top-level code (and any local URL it
 requests). Each is then searched for a forward pass through the project's
-call graph (:mod:`gemlint.analysis.reach`).
+call graph (:mod:`gemlint.project.reach`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from gemlint.analysis.deployment import HealthCheck
 from gemlint.analysis.probe_commands import HttpTarget, local_urls
-from gemlint.analysis.reach import ForwardPath
-from gemlint.project import ParsedFile, Project
+from gemlint.project.reach import ForwardPath
+from gemlint.project.files import ParsedFile, Project
 
 
 @dataclass(frozen=True)

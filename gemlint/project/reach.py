@@ -2,7 +2,7 @@
 
 The call graph is resolved with astroid trees of the project's files: names are
 looked up through astroid's scopes, imports are mapped onto the project's own
-files (:class:`gemlint.project.Project`), and methods are found on ``self``,
+files (:class:`gemlint.project.files.Project`), and methods are found on ``self``,
 on instances bound to project classes (``engine = Engine()``, ``self.engine =
 Engine()``, parameters annotated with a project class) and on project base
 classes. astroid is never asked to import anything: its module manager denies
@@ -31,7 +31,7 @@ from gemlint.analysis.forward import forward_calls, module_model_names
 from gemlint.diagnostics import Position
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gemlint.project import ParsedFile, Project
+    from gemlint.project.files import ParsedFile, Project
 
 MAX_DEPTH = 6
 MAX_FUNCTIONS = 300

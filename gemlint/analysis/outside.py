@@ -1,0 +1,34 @@
+"""What the per-file analyses may ask of the rest of the project.
+
+The project model (:mod:`gemlint.project.model`) sits a layer above the per-file analysis and implements
+this protocol; the engine hands it to each file's analysis. A file analysed alone (the flake8 plugin, a
+snippet) has no outside and keeps its single-file answers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.module import ModuleAnalysis, Verdict
+
+
+class OutsideFacts(Protocol):
+    def class_hooks(self, analysis: "ModuleAnalysis", cls: cst.ClassDef) -> frozenset[str] | None:
+        """The per-request hooks of ``cls`` through bases in other modules or a framework protocol
+        (an empty set: every public method), or None when it is not a serving class."""
+
+    def caller_verdicts(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> list["Verdict"]:
+        """The contexts of the calls of ``function`` made in other modules of the project."""
+
+    def callers_guarded(self, analysis: "ModuleAnalysis", function: cst.FunctionDef, depth: int) -> list[bool]:
+        """For each call of ``function`` from inference code in another module, whether it is grad-free."""
+
+    def model_producer(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> tuple[str, str] | None:
+        """``("constructed" | "evaluated", description)`` when ``func`` names a project nn.Module class or a
+        project factory whose returns are models (``evaluated``: the factory already calls ``.eval()``)."""
+
+    def inherited_attribute(self, analysis: "ModuleAnalysis", cls: cst.ClassDef, name: str) -> str | None:
+        """Why ``self.<name>`` of ``cls`` holds a model when a project base class in another module binds it."""

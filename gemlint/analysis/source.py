@@ -1,0 +1,46 @@
+"""A parsed Python file as the analyses see it (the engine's rule context extends it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from gemlint.config import Config
+from gemlint.discovery import SourceFile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.outside import OutsideFacts
+    from gemlint.analysis.triage import Triage
+
+
+@dataclass
+class PythonSource:
+    """One Python file: its text, LibCST tree and metadata wrapper, and what the rest of the project says
+    about it (``outside``: the project model, injected from above; None when a file is analysed alone)."""
+
+    source: SourceFile
+    text: str
+    module: cst.Module
+    wrapper: cst.MetadataWrapper
+    config: Config
+    #: What the file's ``ast`` showed (None when only LibCST could parse it).
+    triage: "Triage | None" = None
+    outside: "OutsideFacts | None" = None
+
+    @property
+    def display_path(self) -> str:
+        return self.source.display
+
+    @property
+    def relative_path(self) -> str:
+        return self.source.relative
+
+    @cached_property
+    def analysis(self):
+        """The shared semantic facts of this module, computed once for all analyses and rules that ask."""
+        from gemlint.analysis.module import ModuleAnalysis
+
+        return ModuleAnalysis(self)

@@ -1,0 +1,540 @@
+"""The project model: one index of every Python module under the project root, and the cross-module
+answers the per-file analyses ask of it (:class:`gemlint.analysis.outside.OutsideFacts`).
+
+Each module is summarised once (:mod:`gemlint.project.summary`); summaries are cached on disk keyed on the
+file's content and module name, so a run over an unchanged project reads them back instead of parsing.
+Names are resolved through the project's own imports (relative and absolute, ``__init__`` re-exports),
+classes through their bases across modules, calls through ``self``/``cls``, instance attributes
+(``self.engine = Engine()``) and local instances. Nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import pickle
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from gemlint.analysis import frameworks as fw
+from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
+from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
+from gemlint.version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.project.files import Project
+
+#: Calls followed from a caller to its callers, across modules (each hop may open another file).
+MAX_HOPS = 4
+_MAX_RESOLVE = 12
+_INDEX_FORMAT = f"1|{__version__}"
+_TORCHSERVE_PACKAGE = "ts.torch_handler."
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str  # "class", "function", "module" or "external"
+    module: str  # the project module (or, for "external", the absolute dotted name)
+    qualname: str = ""
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.module}.{self.qualname}" if self.qualname else self.module
+
+
+@dataclass
+class _Entry:
+    path: str
+    summary: ModuleSummary
+
+
+def summarise_file(path: str, module: str) -> ModuleSummary | None:
+    """The summary of one file, or None when it cannot be read or parsed (the engine reports that)."""
+    try:
+        data = Path(path).read_bytes()
+        tree = ast.parse(data)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return summarise(tree, module, os.path.basename(path) == "__init__.py")
+
+
+class IndexCache:
+    """Summaries on disk, keyed on (module name, content digest): one pickle per project root."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.file = directory / "project-index.pickle" if directory is not None else None
+        self.entries: dict[tuple[str, str], ModuleSummary] = {}
+        self.dirty = False
+        if self.file is not None:
+            try:
+                with open(self.file, "rb") as handle:
+                    stored = pickle.load(handle)
+                if stored.get("format") == _INDEX_FORMAT:
+                    self.entries = stored["entries"]
+            except Exception:  # a missing, corrupt or foreign cache is rebuilt
+                self.entries = {}
+
+    def save(self, used: set[tuple[str, str]]) -> None:
+        if self.file is None or not self.dirty:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            kept = {key: value for key, value in self.entries.items() if key in used}
+            fd, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".index-")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump({"format": _INDEX_FORMAT, "entries": kept}, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self.file)
+        except OSError:
+            pass  # an unwritable cache costs speed only
+
+
+class ProjectModel:
+    """Cross-module facts of one project root (see the module docstring)."""
+
+    def __init__(self, project: "Project", cache_dir: Path | None = None) -> None:
+        self.project = project
+        self._cache_dir = cache_dir
+        self._entries: dict[str, list[_Entry]] | None = None
+        self._by_path: dict[str, _Entry] = {}
+        self._callers: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] | None = None
+        self._hops = 0
+        self._memo: dict[tuple, object] = {}
+
+    # -- building ----------------------------------------------------------------------------
+    def build(self, summaries: dict[str, ModuleSummary | None] | None = None) -> None:
+        """Summarise every project module (``summaries``: some already computed, by path)."""
+        if self._entries is not None:
+            return
+        cache = IndexCache(self._cache_dir)
+        used: set[tuple[str, str]] = set()
+        entries: dict[str, list[_Entry]] = {}
+        for path in self.project.python_files:
+            key_path = os.path.abspath(path)
+            name = module_name(path)
+            summary = (summaries or {}).get(key_path)
+            if summary is None:
+                try:
+                    digest = hashlib.sha256(Path(key_path).read_bytes()).hexdigest()
+                except OSError:
+                    continue
+                key = (name, digest)
+                used.add(key)
+                summary = cache.entries.get(key)
+                if summary is None:
+                    summary = summarise_file(key_path, name)
+                    if summary is None:
+                        continue
+                    cache.entries[key] = summary
+                    cache.dirty = True
+            entry = _Entry(key_path, summary)
+            entries.setdefault(name, []).append(entry)
+            self._by_path[key_path] = entry
+        cache.save(used)
+        self._entries = entries
+
+    @property
+    def modules(self) -> dict[str, list[_Entry]]:
+        if self._entries is None:
+            self.build()
+        assert self._entries is not None
+        return self._entries
+
+    def entry(self, module: str, near: str | None = None) -> _Entry | None:
+        found = self.modules.get(module)
+        if not found:
+            return None
+        if len(found) > 1 and near is not None:
+            return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
+        return found[0]
+
+    def entry_of_path(self, path: str) -> _Entry | None:
+        self.modules  # noqa: B018 -- builds the index
+        return self._by_path.get(os.path.abspath(path))
+
+    # -- resolution ------------------------------------------------------------------------------
+    def resolve(self, entry: _Entry, spelled: str, _depth: int = 0) -> Target | None:
+        """What the dotted ``spelled`` names in the module of ``entry``: a project class, function or module,
+        or an external dotted name. Calls in the chain (``make().run``) are not followed."""
+        if "()" in spelled or _depth > _MAX_RESOLVE:
+            return None
+        first, _, rest = spelled.partition(".")
+        summary = entry.summary
+        if first in summary.classes or first in summary.functions:
+            base = Target("class" if first in summary.classes else "function", summary.name, first)
+        elif first in summary.imports:
+            base = self.resolve_absolute(summary.imports[first], entry.path, _depth + 1)
+        elif first in summary.bindings:
+            return None  # an instance, not a declaration
+        else:
+            for star in summary.star_imports:
+                target = self.resolve_absolute(f"{star}.{first}", entry.path, _depth + 1)
+                if target is not None and target.kind != "external":
+                    base = target
+                    break
+            else:
+                return None
+        if base is None or not rest:
+            return base
+        return self._member(base, rest, entry.path, _depth + 1)
+
+    def _member(self, base: Target, rest: str, near: str, depth: int) -> Target | None:
+        if base.kind == "external":
+            return Target("external", f"{base.module}.{rest}")
+        if base.kind == "module":
+            return self.resolve_absolute(f"{base.module}.{rest}", near, depth)
+        if base.kind == "class":
+            owner = self.entry(base.module, near)
+            if owner is None:
+                return None
+            head, _, tail = rest.partition(".")
+            qual = f"{base.qualname}.{head}"
+            if qual in owner.summary.classes:
+                target = Target("class", base.module, qual)
+                return self._member(target, tail, near, depth + 1) if tail else target
+            if not tail:
+                method = self.find_method(base, head)
+                return method
+        return None
+
+    def resolve_absolute(self, dotted: str, near: str | None = None, _depth: int = 0) -> Target | None:
+        """A project module, or a class/function of one (re-exports followed), else an external name."""
+        if _depth > _MAX_RESOLVE:
+            return None
+        parts = dotted.split(".")
+        for split in range(len(parts), 0, -1):
+            module = ".".join(parts[:split])
+            entry = self.entry(module, near)
+            if entry is None:
+                continue
+            rest = parts[split:]
+            if not rest:
+                return Target("module", module)
+            first = rest[0]
+            summary = entry.summary
+            if first in summary.classes or first in summary.functions:
+                base = Target("class" if first in summary.classes else "function", module, first)
+            elif first in summary.imports and summary.imports[first] != dotted:
+                base = self.resolve_absolute(summary.imports[first], entry.path, _depth + 1)
+            else:
+                # A submodule not in the index, or a name bound at run time: a project name we cannot see.
+                return None
+            if base is None or len(rest) == 1:
+                return base
+            return self._member(base, ".".join(rest[1:]), entry.path, _depth + 1)
+        return Target("external", dotted)
+
+    # -- classes --------------------------------------------------------------------------------
+    def class_summary(self, target: Target, near: str | None = None) -> tuple[_Entry, ClassSummary] | None:
+        entry = self.entry(target.module, near)
+        if entry is None or target.qualname not in entry.summary.classes:
+            return None
+        return entry, entry.summary.classes[target.qualname]
+
+    def lineage(self, target: Target, near: str | None = None) -> tuple[list[tuple[_Entry, ClassSummary]], set[str]]:
+        """The project classes of ``target``'s MRO (itself first) and the external bases they name."""
+        key = ("lineage", target, near)
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached  # type: ignore[return-value]
+        chain: list[tuple[_Entry, ClassSummary]] = []
+        external: set[str] = set()
+        todo, seen = [target], set()
+        while todo and len(chain) < _MAX_RESOLVE:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            found = self.class_summary(current, near)
+            if found is None:
+                continue
+            chain.append(found)
+            entry, cls = found
+            for base in cls.bases:
+                resolved = self.resolve(entry, base)
+                if resolved is None:
+                    continue
+                if resolved.kind == "class":
+                    todo.append(resolved)
+                elif resolved.kind == "external":
+                    external.add(resolved.module)
+        result = (chain, external)
+        self._memo[key] = result
+        return result
+
+    def find_method(self, cls: Target, name: str) -> Target | None:
+        for entry, summary in self.lineage(cls)[0]:
+            if name in summary.methods:
+                return Target("function", entry.summary.name, f"{summary.name}.{name}")
+        return None
+
+    def hooks(self, target: Target, near: str | None = None) -> frozenset[str] | None:
+        """Per-request hooks of a project class through its bases (any module), decorators or protocol."""
+        chain, external = self.lineage(target, near)
+        if not chain:
+            return None
+        for name in sorted(external):
+            if name in fw.HOOK_BASES:
+                return fw.HOOK_BASES[name]
+            if name.startswith(_TORCHSERVE_PACKAGE):
+                return fw.HOOK_BASES["ts.torch_handler.base_handler.BaseHandler"]
+        for entry, cls in chain:
+            if cls.name.rsplit(".", 1)[-1] in fw.HOOK_CLASS_NAMES:
+                return fw.HOOK_CLASS_NAMES[cls.name.rsplit(".", 1)[-1]]
+            for decorator in cls.decorators:
+                resolved = self.resolve(entry, decorator)
+                if resolved is not None and resolved.kind == "external" and resolved.module in fw.DEPLOYMENT_DECORATORS:
+                    return frozenset()
+        methods = {name: method for _, cls in reversed(chain) for name, method in cls.methods.items()}
+        if _torchserve_protocol(methods):
+            return fw.TORCHSERVE_SERVICE_HOOKS
+        return None
+
+    def is_model_class(self, target: Target, near: str | None = None) -> bool:
+        chain, external = self.lineage(target, near)
+        return bool(chain) and any(_is_module_base(name) for name in external)
+
+    # -- factories ----------------------------------------------------------------------------------
+    def factory(self, target: Target, near: str | None = None, _depth: int = 0) -> str | None:
+        """``"evaluated"`` / ``"constructed"`` when the project function ``target`` returns a model (already
+        in eval mode or not), else None."""
+        key = ("factory", target)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        self._memo[key] = None  # recursion
+        result = None
+        entry = self.entry(target.module, near)
+        function = entry.summary.functions.get(target.qualname) if entry is not None else None
+        if function is not None and _depth < 4:
+            for returned in function.returns:
+                callee = function.locals.get(returned, returned) if "." not in returned else returned
+                if callee == returned and returned in function.params:
+                    continue
+                kind = self._produces_model(entry, callee, near, _depth)
+                if kind is None:
+                    continue
+                if kind == "evaluated" or returned in function.evaluated:
+                    result = "evaluated"
+                else:
+                    result = result or "constructed"
+        self._memo[key] = result
+        return result
+
+    def _produces_model(self, entry: _Entry, callee: str, near: str | None, depth: int) -> str | None:
+        target = self.resolve(entry, callee)
+        if target is None:
+            return None
+        if target.kind == "class" and self.is_model_class(target, near):
+            return "constructed"
+        if target.kind == "function":
+            return self.factory(target, near, depth + 1)
+        if target.kind == "external":
+            name = target.module
+            if name in fw.MODEL_LOADERS:
+                return "loaded"
+            if name.startswith(fw.PRETRAINED_PACKAGES) and name.endswith(".from_pretrained"):
+                return "evaluated"
+        return None
+
+    # -- calls ---------------------------------------------------------------------------------------
+    def _caller_index(self) -> dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]]:
+        if self._callers is None:
+            index: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] = {}
+            for entries in self.modules.values():
+                for entry in entries:
+                    for function in entry.summary.callables():
+                        for site in function.calls:
+                            index.setdefault(site.callee.rsplit(".", 1)[-1], []).append((entry, function, site))
+                    for site in entry.summary.module_calls:
+                        index.setdefault(site.callee.rsplit(".", 1)[-1], []).append((entry, None, site))
+            self._callers = index
+        return self._callers
+
+    def resolve_call(self, entry: _Entry, function: FunctionSummary | None, callee: str) -> Target | None:
+        """The project function or class a call spelled ``callee`` reaches from ``function``."""
+        parts = callee.split(".")
+        if len(parts) >= 2 and parts[0] in ("self", "cls") and function is not None and "." in function.qualname:
+            owner = self.resolve(entry, function.qualname.rsplit(".", 1)[0])
+            if owner is None or owner.kind != "class":
+                return None
+            if len(parts) == 2:
+                return self.find_method(owner, parts[1])
+            if len(parts) == 3:
+                for held in self._attribute_producers(owner, parts[1]):
+                    cls = self.resolve(held[0], held[1])
+                    if cls is not None and cls.kind == "class":
+                        return self.find_method(cls, parts[2])
+            return None
+        if len(parts) == 2:
+            produced = None
+            if function is not None and parts[0] in function.locals:
+                produced = function.locals[parts[0]]
+            elif parts[0] in entry.summary.bindings:
+                produced = entry.summary.bindings[parts[0]][-1]
+            if produced is not None:
+                cls = self.resolve(entry, produced)
+                return self.find_method(cls, parts[1]) if cls is not None and cls.kind == "class" else None
+        target = self.resolve(entry, callee)
+        if target is not None and target.kind == "class":
+            return self.find_method(target, "__init__")
+        return target
+
+    def _attribute_producers(self, owner: Target, attribute: str) -> Iterator[tuple[_Entry, str]]:
+        for entry, cls in self.lineage(owner)[0]:
+            for callee in cls.attributes.get(attribute, ()):
+                yield entry, callee
+
+    def callers(self, entry: _Entry, qualname: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
+        """Calls of the project function ``qualname`` of ``entry``'s module made in other files."""
+        wanted = Target("function", entry.summary.name, qualname)
+        found = []
+        for caller in self._caller_index().get(qualname.rsplit(".", 1)[-1], ()):
+            caller_entry, function, site = caller
+            if caller_entry.path == entry.path:
+                continue  # same-file callers are the per-file analysis's own business
+            if self.resolve_call(caller_entry, function, site.callee) == wanted:
+                found.append(caller)
+        return found
+
+    # -- OutsideFacts ------------------------------------------------------------------------------------
+    def _entry_for(self, analysis: ModuleAnalysis) -> _Entry | None:
+        return self.entry_of_path(str(analysis.context.source.path))
+
+    def class_hooks(self, analysis: ModuleAnalysis, cls: cst.ClassDef) -> frozenset[str] | None:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return None
+        qual = _class_qualname(analysis, cls)
+        return self.hooks(Target("class", entry.summary.name, qual), entry.path) if qual else None
+
+    def _function_target(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple[_Entry, str] | None:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return None
+        if analysis.enclosing_function(function) is not None:
+            return None  # nested functions are not called by name from elsewhere
+        owner = analysis.enclosing_class(function)
+        if owner is None:
+            return entry, function.name.value
+        qual = _class_qualname(analysis, owner)
+        return (entry, f"{qual}.{function.name.value}") if qual else None
+
+    @contextmanager
+    def _hop(self) -> Iterator[bool]:
+        self._hops += 1
+        try:
+            yield self._hops <= MAX_HOPS
+        finally:
+            self._hops -= 1
+
+    def _caller_calls(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]]:
+        located = self._function_target(analysis, function)
+        if located is None:
+            return []
+        found = []
+        for caller_entry, _, site in self.callers(*located):
+            parsed = self.project.parsed(Path(caller_entry.path))
+            caller = parsed.analysis if parsed is not None else None
+            call = _call_at(caller, site) if caller is not None else None
+            if call is not None:
+                found.append((caller, call))
+        return found
+
+    def caller_verdicts(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[Verdict]:
+        with self._hop() as allowed:
+            if not allowed:
+                return []
+            return [caller.context_of(call) for caller, call in self._caller_calls(analysis, function)]
+
+    def callers_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int) -> list[bool]:
+        with self._hop() as allowed:
+            if not allowed:
+                return []
+            results = []
+            for caller, call in self._caller_calls(analysis, function):
+                verdict = caller.context_of(call)
+                if verdict.context is Context.TRAINING:
+                    continue
+                results.append(caller.grad_free_guard(call, depth + 1) is not None)
+            return results
+
+    def model_producer(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> tuple[str, str] | None:
+        entry = self._entry_for(analysis)
+        spelled = _spelled(func)
+        if entry is None or spelled is None:
+            return None
+        target = self.resolve(entry, spelled)
+        if target is None or target.module == entry.summary.name:
+            return None  # same-file classes and functions are the per-file tracker's
+        if target.kind == "class" and self.is_model_class(target, entry.path):
+            return "constructed", f"`{spelled}(...)`, an nn.Module subclass defined in `{target.module}`"
+        if target.kind == "function":
+            kind = self.factory(target, entry.path)
+            if kind == "evaluated":
+                return kind, f"`{spelled}(...)`, a model built by the factory `{target.dotted}`, which puts it in eval mode"
+            if kind in ("constructed", "loaded"):
+                return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
+        return None
+
+    def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:
+        entry = self._entry_for(analysis)
+        qual = _class_qualname(analysis, cls) if entry is not None else None
+        if entry is None or qual is None:
+            return None
+        chain, _ = self.lineage(Target("class", entry.summary.name, qual), entry.path)
+        for owner_entry, owner in chain[1:]:
+            if owner_entry.path == entry.path:
+                continue
+            for callee in owner.attributes.get(name, ()):
+                if self._produces_model(owner_entry, callee, entry.path, 0) is not None:
+                    return f"`self.{name}`, a model that the base class `{owner.name}` of `{owner_entry.summary.name}` builds"
+        return None
+
+
+def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:
+    """TorchServe's custom service without its base class: ``initialize(self, context)`` and
+    ``handle(self, data, context)``."""
+    initialize, handle = methods.get("initialize"), methods.get("handle")
+    return initialize is not None and handle is not None and len(initialize.params) == 2 and len(handle.params) == 3
+
+
+def _is_module_base(name: str) -> bool:
+    if name in fw.MODULE_BASES:
+        return True
+    if name.startswith("torch.nn.") and name.rsplit(".", 1)[-1] not in fw.TORCH_NN_NON_MODULES and name[9:10].isupper():
+        return True
+    return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
+
+
+def _spelled(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _spelled(node.value)
+        return f"{inner}.{node.attr.value}" if inner else None
+    return None
+
+
+def _class_qualname(analysis: ModuleAnalysis, cls: cst.ClassDef) -> str | None:
+    names = [cls.name.value]
+    for ancestor in analysis.ancestors(cls):
+        if isinstance(ancestor, cst.ClassDef):
+            names.append(ancestor.name.value)
+        elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return None
+    return ".".join(reversed(names))
+
+
+def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
+    """The LibCST call that ``ast`` saw at ``site`` (same line, same callee, same order on the line)."""
+    terminal = site.callee.rsplit(".", 1)[-1]
+    positions = analysis.context.wrapper.resolve(PositionProvider)
+    on_line = [s.call for s in analysis.index.sites(terminal) if positions[s.call].start.line == site.line]
+    on_line.sort(key=lambda call: positions[call].start.column)
+    return on_line[site.ordinal] if site.ordinal < len(on_line) else None

@@ -1,0 +1,279 @@
+"""What one module declares, for the project index: imports, classes and their bases, functions with their
+call sites, and what module-level names and ``self.<attr>`` are bound to.
+
+Summaries are read from Python's own ``ast`` (the tree astroid builds its nodes from, at a tenth of a
+LibCST parse): the index needs declarations and call spellings of every project file, not the
+concrete syntax the rules report on. A summary holds only strings and numbers, so it pickles into the
+on-disk cache and travels to worker processes.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
+_EVAL_METHODS = frozenset({"eval"})
+
+
+@dataclass
+class CallSite:
+    callee: str  # the dotted spelling of the called expression: "helper", "self.engine.generate", "mod.f"
+    line: int
+    column: int  # byte offset, as ``ast`` gives it
+    ordinal: int  # among the calls with the same terminal name on the same line, in column order
+
+
+@dataclass
+class FunctionSummary:
+    qualname: str  # "helper", "Handler.handle"
+    line: int
+    params: tuple[str, ...]
+    decorators: tuple[str, ...]
+    calls: list[CallSite] = field(default_factory=list)
+    #: Local names bound to a call: ``engine = Engine(cfg)`` -> {"engine": "Engine"} (last binding wins).
+    locals: dict[str, str] = field(default_factory=dict)
+    #: Spellings of what the function returns: a call's callee ("Net", "build") or a name ("model").
+    returns: list[str] = field(default_factory=list)
+    #: Names and attributes put in eval mode in the body ("model", "self.net").
+    evaluated: set[str] = field(default_factory=set)
+    #: Names and attributes whose ``load_state_dict`` is called in the body (weights loaded into a model).
+    loads_state: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    line: int
+    bases: tuple[str, ...]
+    decorators: tuple[str, ...]
+    methods: dict[str, FunctionSummary] = field(default_factory=dict)
+    #: ``self.<attr> = <call>`` in any method, and class attributes bound to calls: attr -> callee spellings.
+    attributes: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    is_package: bool
+    #: Local name -> the absolute dotted name it imports (``from .models import build`` in ``svc.app``
+    #: gives {"build": "svc.models.build"}); star imports are kept as "<module>.*".
+    imports: dict[str, str] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    #: Module-level names bound to a call: name -> callee spellings.
+    bindings: dict[str, list[str]] = field(default_factory=dict)
+    #: The calls made by module-level statements (a script's body).
+    module_calls: list[CallSite] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)
+
+    def callables(self):
+        """Every function and method summary of the module."""
+        yield from self.functions.values()
+        for cls in self.classes.values():
+            yield from cls.methods.values()
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of names and attributes (a call in the chain keeps its callee: ``a().b`` ->
+    ``a().b``), else None."""
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Name):
+            parts.append(node.id)
+            return ".".join(reversed(parts))
+        elif isinstance(node, ast.Call):
+            inner = dotted(node.func)
+            if inner is None:
+                return None
+            parts.append(inner + "()")
+            return ".".join(reversed(parts))
+        else:
+            return None
+
+
+def _absolute(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if not level:
+        return target or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    if level > 1:
+        package = package[: len(package) - (level - 1)]
+    return ".".join([*package, *([target] if target else [])])
+
+
+class _Summariser(ast.NodeVisitor):
+    def __init__(self, summary: ModuleSummary) -> None:
+        self.summary = summary
+        self.classes: list[ClassSummary] = []
+        self.functions: list[FunctionSummary] = []
+        self._seen: dict[tuple[int, str], int] = {}
+
+    # -- imports -------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.summary.imports[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                self.summary.imports.setdefault(top, top)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = _absolute(self.summary.name, self.summary.is_package, node.level, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                self.summary.star_imports.append(base)
+                continue
+            self.summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+    # -- declarations --------------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if self.functions:  # a class local to a function: its methods are not reachable by name
+            self.generic_visit(node)
+            return
+        qual = ".".join([*(c.name for c in self.classes), node.name])
+        summary = ClassSummary(
+            qual,
+            node.lineno,
+            tuple(filter(None, (dotted(b) for b in node.bases))),
+            tuple(filter(None, (dotted(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list))),
+        )
+        self.summary.classes[qual] = summary
+        self.classes.append(summary)
+        for statement in node.body:
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                callee = dotted(statement.value.func)
+                for target in statement.targets:
+                    if isinstance(target, ast.Name) and callee:
+                        summary.attributes.setdefault(target.id, []).append(callee)
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node) -> None:
+        owner = self.classes[-1] if self.classes and not self.functions else None
+        qual = f"{owner.name}.{node.name}" if owner is not None else node.name
+        if self.functions:
+            qual = f"{self.functions[-1].qualname}.<locals>.{node.name}"
+        args = node.args
+        params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        decorators = tuple(filter(None, (dotted(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list)))
+        function = FunctionSummary(qual, node.lineno, params, decorators)
+        if owner is not None:
+            owner.methods[node.name] = function
+        elif not self.functions:
+            self.summary.functions[node.name] = function
+        self.functions.append(function)
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for statement in node.body:
+            self.visit(statement)
+        self.functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.generic_visit(node)
+
+    # -- bindings and calls -----------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._bind(node.targets, node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind([node.target], node.value)
+        self.generic_visit(node)
+
+    def _bind(self, targets, value: ast.AST) -> None:
+        callee = _produced_by(value)
+        if callee is None:
+            return
+        for target in targets:
+            if self.functions:
+                function = self.functions[-1]
+                if isinstance(target, ast.Name):
+                    function.locals[target.id] = callee
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and self.classes:
+                    self.classes[-1].attributes.setdefault(target.attr, []).append(callee)
+            elif not self.classes and isinstance(target, ast.Name):
+                self.summary.bindings.setdefault(target.id, []).append(callee)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if self.functions and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _EVAL_METHODS:
+                # ``return model.eval()``: returns the model, in eval mode.
+                inner = dotted(value.func.value)
+                if inner:
+                    self.functions[-1].evaluated.add(inner)
+                    self.functions[-1].returns.append(inner)
+            else:
+                spelled = _produced_by(value) or dotted(value)
+                if spelled:
+                    self.functions[-1].returns.append(spelled)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        callee = dotted(node.func)
+        if callee is not None:
+            terminal = callee.rsplit(".", 1)[-1]
+            key = (node.lineno, terminal)
+            ordinal = self._seen.get(key, 0)
+            self._seen[key] = ordinal + 1
+            site = CallSite(callee, node.lineno, node.col_offset, ordinal)
+            if self.functions:
+                function = self.functions[-1]
+                function.calls.append(site)
+                if isinstance(node.func, ast.Attribute):
+                    receiver = dotted(node.func.value)
+                    if receiver and (node.func.attr in _EVAL_METHODS and not node.args or _train_false(node)):
+                        function.evaluated.add(receiver)
+                    if receiver and node.func.attr == "load_state_dict":
+                        function.loads_state.add(receiver)
+            elif not self.classes:
+                self.summary.module_calls.append(site)
+        self.generic_visit(node)
+
+
+def _train_false(node: ast.Call) -> bool:
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "train"):
+        return False
+    values = [*node.args, *(k.value for k in node.keywords if k.arg == "mode")]
+    return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
+
+
+def _produced_by(value: ast.AST) -> str | None:
+    """The callee that produces ``value``: ``Net(cfg)`` -> "Net"; ``Net(cfg).to(device)`` -> "Net" (module
+    methods that return the module itself keep the producer); ``await make()`` -> "make"."""
+    while True:
+        if isinstance(value, ast.Await):
+            value = value.value
+            continue
+        if not isinstance(value, ast.Call):
+            return None
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "cpu", "half", "float", "bfloat16", "eval", "train") and isinstance(func.value, ast.Call):
+            value = func.value
+            continue
+        return dotted(func)
+
+
+def summarise(tree: ast.Module, name: str, is_package: bool) -> ModuleSummary:
+    summary = ModuleSummary(name, is_package)
+    _Summariser(summary).visit(tree)
+    return summary
+
+
+def module_name(path: Path) -> str:
+    """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``."""
+    path = Path(os.path.abspath(path))
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    directory = path.parent
+    while os.path.isfile(directory / "__init__.py") and directory.parent != directory:
+        parts.append(directory.name)
+        directory = directory.parent
+    return ".".join(reversed(parts))

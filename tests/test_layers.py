@@ -1,0 +1,138 @@
+"""The package's layers: text and front-ends, per-file analysis, project model, rules, engine, entry points.
+
+An import never goes from a lower layer to a higher one and no modules import each other in a loop.
+Imports under ``if TYPE_CHECKING:`` are annotations only (never executed) and do not count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gemlint"
+
+# Bottom to top; the first matching prefix names a module's layer.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "text and front-ends",
+        (
+            "gemlint.version",
+            "gemlint.diagnostics",
+            "gemlint.languages",
+            "gemlint.globs",
+            "gemlint.text",
+            "gemlint.config",
+            "gemlint.repository",
+            "gemlint.discovery",
+            "gemlint.suppression",
+            "gemlint.frontends",
+        ),
+    ),
+    ("per-file analysis", ("gemlint.analysis", "gemlint.native")),
+    ("project model", ("gemlint.project",)),
+    ("rules", ("gemlint.rule", "gemlint.rules", "gemlint.registry", "gemlint.selection")),
+    ("engine and runner", ("gemlint.engine", "gemlint.fixes", "gemlint.fingerprints", "gemlint.cache", "gemlint.baseline", "gemlint.runner", "gemlint.api")),
+    ("reporters and entry points", ("gemlint.reporters", "gemlint.docs", "gemlint.bench", "gemlint.cli", "gemlint.flake8_plugin", "gemlint.__main__", "gemlint")),
+]
+
+
+def _module_names() -> dict[str, Path]:
+    names = {}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        if "pairs" in relative.parts:  # benchmark programs, run as scripts
+            continue
+        name = ".".join(relative.parts)
+        names[name.removesuffix(".__init__")] = path
+    return names
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    todo: list[ast.AST] = [ast.parse(path.read_text())]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            todo.extend(node.orelse)
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+            continue
+        found.update(c for c in candidates if c in known and c != name)
+    return found
+
+
+def _layer(name: str) -> int:
+    best = None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if name == prefix or name.startswith(prefix + "."):
+                if best is None or len(prefix) > best[0]:
+                    best = (len(prefix), index)
+    assert best is not None, f"{name} belongs to no layer: add it to LAYERS"
+    return best[1]
+
+
+GRAPH = {name: _runtime_imports(name, path, _module_names()) for name, path in _module_names().items()}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH))
+def test_imports_never_go_up_a_layer(name: str) -> None:
+    upward = sorted(target for target in GRAPH[name] if _layer(target) > _layer(name))
+    assert not upward, f"{name} ({LAYERS[_layer(name)][0]}) imports from higher layers: {upward}"
+
+
+def test_no_import_cycles() -> None:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in GRAPH[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(GRAPH):
+        if node not in index:
+            visit(node)
+    assert not cycles, f"modules importing each other in a loop: {cycles}"
+
+
+def test_the_checker_sees_a_loop_and_an_upward_import() -> None:
+    # The checks above would pass on an empty graph: make sure they read real edges.
+    assert "gemlint.analysis.module" in GRAPH["gemlint.engine"] or "gemlint.analysis.source" in GRAPH["gemlint.engine"]
+    assert _layer("gemlint.project.model") > _layer("gemlint.analysis.module") > _layer("gemlint.frontends.helm")
