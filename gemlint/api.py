@@ -41,4 +41,4 @@ def lint_source(
     lang = language or language_of(path) or Language.PYTHON
     relative = path.as_posix()
     source_file = SourceFile(path, lang, relative, relative)
-    return lint_text(source_file, source, Selection.from_config(effective, all_rules()))
+    return lint_text(source_file, source, Selection.from_config(effective, all_rules()), project=False)

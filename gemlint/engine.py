@@ -4,6 +4,7 @@ then apply severity overrides and suppressions."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 import traceback
 from contextlib import ExitStack
@@ -20,6 +21,7 @@ from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import SourceFile
 from gemlint.frontends import frontend_for
 from gemlint.languages import Language
+from gemlint.project.files import project_for
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
@@ -88,9 +90,18 @@ def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
 
 
 def lint_text(
-    source: SourceFile, text: str, selection: Selection, *, line_noqa: bool = True, tree: ast.Module | None = None
+    source: SourceFile,
+    text: str,
+    selection: Selection,
+    *,
+    line_noqa: bool = True,
+    tree: ast.Module | None = None,
+    project: bool = True,
 ) -> list[Diagnostic]:
     """Lint already-decoded text; never raises for any input.
+
+    ``project=False`` analyses the file alone, without the project model (the flake8 plugin: flake8
+    hands over one file at a time, and its findings must not depend on files it does not show).
 
     ``line_noqa=False`` leaves line-level ``# noqa`` comments to the caller (flake8 applies
     its own, identical ones); file-level ``# gemlint: noqa`` directives always apply.
@@ -107,7 +118,7 @@ def lint_text(
         # No rule can match, so LibCST is skipped; a broken file must still be reported.
         return _python_syntax_check(source, text) if source.language is Language.PYTHON else []
     if source.language is Language.PYTHON:
-        diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection, tree)
+        diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection, tree, project)
     else:
         diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
     return finalize(diagnostics, suppressions, selection, line_noqa=line_noqa)
@@ -254,7 +265,12 @@ def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic]:
 
 
 def _lint_python(
-    source: SourceFile, text: str, rules: Sequence[type[PythonRule]], selection: Selection, tree: ast.Module | None = None
+    source: SourceFile,
+    text: str,
+    rules: Sequence[type[PythonRule]],
+    selection: Selection,
+    tree: ast.Module | None = None,
+    project: bool = True,
 ) -> list[Diagnostic]:
     if not rules:
         return []
@@ -265,6 +281,8 @@ def _lint_python(
     triage = None
     if tree is not None:
         triage = Triage.of(collect(tree), text, selection.config, source.relative)
+        if project and os.path.abspath(source.path) in project_for(selection.config).model.context_paths:
+            triage = replace(triage, project_context=True)
         rules = [rule for rule in rules if rule.may_match_syntax(triage)]
         if not rules:
             return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped
@@ -275,7 +293,8 @@ def _lint_python(
     except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
         return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage)
+    outside = project_for(selection.config).model if project else None
+    context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage, outside=outside)
     try:
         _run_rules(context, rules)
         return context.diagnostics
@@ -285,7 +304,7 @@ def _lint_python(
         # Isolate the failing rule so one bug never hides the findings of the others.
         diagnostics: list[Diagnostic] = []
         for rule in rules:
-            single = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage)
+            single = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage, outside=outside)
             try:
                 _run_rules(single, [rule])
                 diagnostics.extend(single.diagnostics)

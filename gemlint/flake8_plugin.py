@@ -112,5 +112,5 @@ class Flake8Plugin:
         if not any(rule.may_match(text) for rule in checking_rules(selection, source)):
             return  # nothing selected can match: never parse
         tree = self.tree if isinstance(self.tree, ast.Module) else None
-        for d in lint_text(source, text, selection, line_noqa=False, tree=tree):
+        for d in lint_text(source, text, selection, line_noqa=False, tree=tree, project=False):
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)

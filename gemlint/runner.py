@@ -14,7 +14,8 @@ from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile
 from gemlint.engine import input_error, lint_file, lint_text
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
-from gemlint.project.files import forget_projects, keep_index_in
+from gemlint.languages import Language
+from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, read_regular_file
@@ -167,6 +168,10 @@ def run(
         else:
             work.append(source)
     total = len(files)
+    if any(source.language is Language.PYTHON for source in work):
+        # Index the project once, here, so that the worker processes start with it.
+        keep_index_in(config.root, cache.directory if cache is not None else None)
+        project_for(config).model.prepare()
     if progress and done:
         progress(len(done), total)
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:

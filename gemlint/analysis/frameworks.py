@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Top-level modules whose import makes `@x.get(...)`-style decorators HTTP routes.
 WEB_FRAMEWORKS = frozenset(
     {
@@ -78,6 +80,10 @@ DEPLOYMENT_DECORATORS = frozenset({"ray.serve.deployment", "ray.serve.api.deploy
 API_DECORATORS = frozenset({"bentoml.api", "bentoml.task"})
 
 # Function name prefixes of SPEC §2 (matched after leading underscores, case-insensitively).
+# Classes whose name says they perform inference (``Inference``, ``SamPredictor``, ``ImageInferencer``): their
+# methods that run a model are per-prediction code; set-up methods are not.
+INFERENCE_CLASS_NAME = re.compile(r"(?:Inference|Inferencer|Predictor)(?![a-z])")
+INFERENCE_CLASS_SETUP_PREFIXES = ("__init__", "setup", "load", "initialize", "init_", "build", "from_", "to", "_")
 INFERENCE_NAME_PREFIXES = ("predict", "infer", "inference", "serve", "generate", "evaluate")
 
 # Lightning hooks that already run under no_grad; predict_step serves predictions.

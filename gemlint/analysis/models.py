@@ -321,6 +321,12 @@ class ModelTracker:
                 return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
             if method == "load_from_checkpoint" and self._is_lightning_class(owner):
                 return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a Lightning module restored from a checkpoint")
+        outside = self.analysis.outside
+        found = outside.model_producer(self.analysis, func) if outside is not None else None
+        if found is not None:
+            kind, description = found
+            origin = {"constructed": Origin.CONSTRUCTED, "evaluated": Origin.PRETRAINED, "loaded": Origin.LOADED}[kind]
+            return ModelOrigin(origin, call, description)
         if self._is_project_class(func) and self._bound_and_used_as_module(call):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module")
         return None
@@ -428,6 +434,10 @@ class ModelTracker:
                 for qualified in self.analysis.qualified_names(base.value):
                     if name in fw.FRAMEWORK_MODEL_ATTRIBUTES.get(qualified, ()):
                         return [ModelOrigin(Origin.FRAMEWORK, cls, f"`self.{name}`, the model `{qualified.rsplit('.', 1)[-1]}` loads")]
+        outside = self.analysis.outside
+        inherited = outside.inherited_attribute(self.analysis, owner, name) if outside is not None and not found else None
+        if inherited is not None:
+            return [ModelOrigin(Origin.EVIDENT, owner, inherited)]
         if unknown and self._nodes_used_as_module(self._member_nodes(owner, name)):
             return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
         return []

@@ -63,6 +63,8 @@ class ModuleAnalysis:
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
+        #: The project model (None when the file is analysed alone): callers, bases and models in other modules.
+        self.outside = getattr(context, "outside", None)
 
     # -- tree navigation -------------------------------------------------------------
     @property
@@ -365,6 +367,8 @@ class ModuleAnalysis:
             return False
         if self.is_inference_file:
             return True
+        if self.outside is not None and self.outside.gives_context(self):
+            return True
         if not self.is_test_file and any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body):
             return True
         return any(self._inference_reason(function) for function in self.nodes_of(cst.FunctionDef))
@@ -418,7 +422,21 @@ class ModuleAnalysis:
             return f"`{name}` is a Lightning prediction hook"
         if has_inference_prefix(name):
             return f"`{name}` is named as an inference function"
+        if owner is not None and fw.INFERENCE_CLASS_NAME.search(owner.name.value) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
+            return f"`{owner.name.value}.{name}` is a method of a class named for inference"
+        if name != "__init__" and self._evaluates(function):
+            return f"`{name}` puts a model in eval mode and runs it without training (evaluation code)"
         return None
+
+    def _evaluates(self, function: cst.FunctionDef) -> bool:
+        """The function calls ``.eval()`` on a model (it does not train: training is decided first)."""
+        if self.is_test_file:
+            return False
+        for site in self.index.sites("eval"):
+            if function in site.owners and not site.call.args and isinstance(site.call.func, cst.Attribute):
+                if self.enclosing_function(site.call) is function and self.models.origins(site.call.func.value):
+                    return True
+        return False
 
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
         """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
@@ -440,6 +458,9 @@ class ModuleAnalysis:
                 inherited = self.class_hooks(local, _depth + 1)
                 if inherited is not None:
                     return inherited
+        if _depth == 0 and self.outside is not None:
+            # Bases in other project modules, framework protocols followed without inheriting.
+            return self.outside.class_hooks(self, cls)
         return None
 
     @cached_property
@@ -492,6 +513,8 @@ class ModuleAnalysis:
         self._caller_verdicts_in_progress.add(function)
         try:
             verdicts = [self.context_of(call) for call in self.callers_of(function)]
+            if self.outside is not None:
+                verdicts += self.outside.caller_verdicts(self, function)
         finally:
             self._caller_verdicts_in_progress.discard(function)
         if any(v.context is Context.TRAINING for v in verdicts):
@@ -624,7 +647,7 @@ class ModuleAnalysis:
                 if mode == "off":
                     return "`torch.set_grad_enabled(False)` runs earlier in the same block"
             if isinstance(ancestor, cst.FunctionDef):
-                modes = [self.grad_mode(d.decorator) for d in ancestor.decorators]
+                modes = [self.grad_mode(d.decorator) for d in self.wrapping_decorators(ancestor)]
                 if "on" in modes:
                     return None
                 if ("off" in modes or "switch" in modes) and ancestor.asynchronous is None:
@@ -642,9 +665,25 @@ class ModuleAnalysis:
                 if self.own_verdict(function).context is Context.UNKNOWN:
                     # A helper is inference code only through its inference callers: those are the paths to guard.
                     callers = [call for call in callers if self.context_of(call).is_inference]
-                if callers and all(self.grad_free_guard(call, _depth + 1) for call in callers):
+                guarded = [self.grad_free_guard(call, _depth + 1) is not None for call in callers]
+                elsewhere = self.outside.callers_guarded(self, function, _depth) if self.outside is not None else []
+                if guarded and not elsewhere and all(guarded):
                     return f"every caller of `{function.name.value}` in this file disables gradients"
+                if elsewhere and all(guarded) and all(elsewhere):
+                    return f"every caller of `{function.name.value}` (in this and other modules) disables gradients"
         return None
+
+    def wrapping_decorators(self, function: cst.FunctionDef) -> list[cst.Decorator]:
+        """The decorators that wrap what runs when ``function`` is called as registered: decorators apply
+        bottom-up, and a route decorator registers the function as decorated so far, so a guard written
+        above ``@app.post(...)`` wraps only the name, not the route FastAPI calls."""
+        from gemlint.analysis.routes import is_route_decorator
+
+        decorators = list(function.decorators)
+        for index in range(len(decorators) - 1, -1, -1):
+            if is_route_decorator(self, decorators[index].decorator):
+                return decorators[index + 1 :]
+        return decorators
 
     def grad_enabled_within(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
         """Whether something between ``function`` and ``node`` turns gradients back on (``with

@@ -16,6 +16,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class OutsideFacts(Protocol):
+    def gives_context(self, analysis: "ModuleAnalysis") -> bool:
+        """Whether code of the module may run per request because of other modules (its callers, its bases)."""
+
     def class_hooks(self, analysis: "ModuleAnalysis", cls: cst.ClassDef) -> frozenset[str] | None:
         """The per-request hooks of ``cls`` through bases in other modules or a framework protocol
         (an empty set: every public method), or None when it is not a serving class."""

@@ -164,6 +164,8 @@ class Triage:
     training_file: bool
     inference_file: bool
     test_file: bool = False
+    #: The project model says some code of the file runs per request (a caller or base in another module).
+    project_context: bool = False
 
     @classmethod
     def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str) -> "Triage":
@@ -187,9 +189,13 @@ class Triage:
         :meth:`ModuleAnalysis.may_have_inference_context`, which confirms it with resolved names."""
         if self.training_file:
             return False
-        if self.inference_file or (self.facts.main_block and not self.test_file):
+        if self.inference_file or self.project_context or (self.facts.main_block and not self.test_file):
             return True
         facts = self.facts
+        if any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):
+            return True
+        if "eval" in facts.calls and not self.test_file:
+            return True  # an evaluation function (a model put in eval mode, then run)
         # Route decorators on attributes and handler registrations count only in web-framework modules.
         if facts.imports_any(fw.WEB_FRAMEWORKS):
             return True

@@ -25,6 +25,7 @@ from libcst.metadata import PositionProvider
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
+from gemlint.analysis.triage import has_inference_prefix
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import __version__
 
@@ -36,6 +37,7 @@ MAX_HOPS = 4
 _MAX_RESOLVE = 12
 _INDEX_FORMAT = f"1|{__version__}"
 _TORCHSERVE_PACKAGE = "ts.torch_handler."
+_ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ class ProjectModel:
         self._callers: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] | None = None
         self._hops = 0
         self._memo: dict[tuple, object] = {}
+        self._context_paths: frozenset[str] | None = None
 
     # -- building ----------------------------------------------------------------------------
     def build(self, summaries: dict[str, ModuleSummary | None] | None = None) -> None:
@@ -401,6 +404,76 @@ class ProjectModel:
             if self.resolve_call(caller_entry, function, site.callee) == wanted:
                 found.append(caller)
         return found
+
+    # -- where inference code may be --------------------------------------------------------------------
+    def _function(self, target: Target) -> tuple[_Entry, FunctionSummary] | None:
+        entry = self.entry(target.module)
+        if entry is None:
+            return None
+        owner, _, name = target.qualname.rpartition(".")
+        if not owner:
+            function = entry.summary.functions.get(name)
+        else:
+            cls = entry.summary.classes.get(owner)
+            function = cls.methods.get(name) if cls is not None else None
+        return (entry, function) if function is not None else None
+
+    def _is_entry(self, entry: _Entry, function: FunctionSummary) -> bool:
+        """An inference entry point by what the summary shows: a name, a decorator, a serving hook."""
+        owner, _, name = function.qualname.rpartition(".")
+        if has_inference_prefix(name) or name in fw.LIGHTNING_INFERENCE_HOOKS:
+            return True
+        if any(d.rsplit(".", 1)[-1] in _ENTRY_DECORATORS for d in function.decorators):
+            return True
+        if owner and "<locals>" not in owner:
+            if fw.INFERENCE_CLASS_NAME.search(owner) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
+                return True
+            hooks = self.hooks(Target("class", entry.summary.name, owner), entry.path)
+            if hooks is not None and (name in hooks or (not hooks and not name.startswith("_"))):
+                return True
+        return False
+
+    @property
+    def context_paths(self) -> frozenset[str]:
+        """Files with code that may run per request only because of other modules: functions reached from
+        entry points in other files (through at most ``MAX_HOPS`` calls), and serving classes whose framework
+        base is reached through a project base in another file."""
+        if self._context_paths is None:
+            found: set[str] = set()
+            frontier: list[tuple[_Entry, FunctionSummary]] = []
+            for entries in self.modules.values():
+                for entry in entries:
+                    for function in entry.summary.callables():
+                        if self._is_entry(entry, function):
+                            frontier.append((entry, function))
+                            owner = function.qualname.rpartition(".")[0]
+                            if owner in entry.summary.classes:
+                                chain = self.lineage(Target("class", entry.summary.name, owner), entry.path)[0]
+                                if any(other.path != entry.path for other, _ in chain):
+                                    found.add(entry.path)  # the hook may come from a project base elsewhere
+            seen = {(entry.path, function.qualname) for entry, function in frontier}
+            for _ in range(MAX_HOPS):
+                following = []
+                for entry, function in frontier:
+                    for site in function.calls:
+                        target = self.resolve_call(entry, function, site.callee)
+                        located = self._function(target) if target is not None and target.kind == "function" else None
+                        if located is None or (located[0].path, located[1].qualname) in seen:
+                            continue
+                        seen.add((located[0].path, located[1].qualname))
+                        following.append(located)
+                        if located[0].path != entry.path:
+                            found.add(located[0].path)
+                frontier = following
+            self._context_paths = frozenset(found)
+        return self._context_paths
+
+    def prepare(self) -> None:
+        """Compute what every file's analysis may ask first (before worker processes fork)."""
+        self.context_paths  # noqa: B018
+
+    def gives_context(self, analysis: ModuleAnalysis) -> bool:
+        return os.path.abspath(str(analysis.context.source.path)) in self.context_paths
 
     # -- OutsideFacts ------------------------------------------------------------------------------------
     def _entry_for(self, analysis: ModuleAnalysis) -> _Entry | None:
