@@ -113,7 +113,10 @@ def lint_text(
     suppressions = Suppressions(text, source.language)
     if suppressions.file_suppresses_all():
         return []
-    rules = [rule for rule in rules if rule.may_match(text, source.language)]
+    admitted = project and source.language is Language.PYTHON and any(rule.sees_project for rule in rules)
+    if admitted:  # the project model may show what the text does not (a model or a caller elsewhere)
+        admitted = project_for(selection.config).model.admits(str(source.path))
+    rules = [rule for rule in rules if rule.may_match(text, source.language) or (admitted and rule.sees_project)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported.
         return _python_syntax_check(source, text) if source.language is Language.PYTHON else []

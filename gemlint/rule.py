@@ -62,6 +62,9 @@ class Rule:
     #: Findings depend on other files of the project too (GEM601: a manifest and the handler it probes),
     #: so the per-file result cache never reuses them.
     cross_file: ClassVar[bool] = False
+    #: Findings may come from what other modules say (a caller's context, a model built elsewhere): the text
+    #: markers alone do not rule a file out when the project model admits it.
+    sees_project: ClassVar[bool] = False
 
     @classmethod
     def examples_language(cls) -> Language:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -116,7 +117,7 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
 def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> bool:
     """Results of cross-file rules change when other files do: they are cached under the project's state."""
     return any(
-        rule.cross_file and source.language in rule.languages and rule.may_match(text)
+        (rule.cross_file or rule.sees_project) and source.language in rule.languages
         for rule in selection.rules_for(source.relative)
     )
 
@@ -211,16 +212,16 @@ def _cache_settings(config: Config, selection: Selection, paths: list[Path], fil
     return CacheSettings(settings_fingerprint(config, [rule.code for rule in selection.rules]), config, files if whole else None)
 
 
-def project_state(config: Config, files: list[SourceFile] | None = None) -> list[tuple[str, int, int]]:
-    """Every file of the project root with its size and modification time (nanoseconds): when any
-    changes, the findings of cross-file rules are computed afresh. Stat only, no reads."""
+def project_state(config: Config, files: list[SourceFile] | None = None) -> list[tuple[str, str]]:
+    """Every file of the project root with a digest of its content: when any changes, the findings that
+    depend on other files are computed afresh (a touched but unchanged file changes nothing)."""
     state = []
     for source in files if files is not None else Discovery(config).files([config.root]):
         try:
-            info = source.path.stat()
-        except OSError:
+            data = read_regular_file(source.path)
+        except SourceError:
             continue
-        state.append((source.relative, info.st_size, info.st_mtime_ns))
+        state.append((source.relative, hashlib.blake2b(data, digest_size=16).hexdigest()))
     return sorted(state)
 
 

@@ -44,14 +44,54 @@ def test_second_run_is_served_from_the_cache_and_equal(tmp_path, monkeypatch):
     assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
 
 
-def test_an_edit_invalidates_only_that_file(tmp_path):
+def single_file_rules(tmp_path, cache):
+    config = default_config(tmp_path).with_overrides(select=("GEM2", "GEM4"))
+    return run([tmp_path / "src"], config, jobs=1, cache=cache)
+
+
+def test_an_edit_invalidates_only_that_file_for_single_file_rules(tmp_path):
     setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    single_file_rules(tmp_path, Cache(cache_dir))
+    (tmp_path / "src" / "a.py").write_text(BLOCKING.replace('"1"', '"0"'))
+    result = single_file_rules(tmp_path, Cache(cache_dir))
+    assert [d.code for d in result.diagnostics] == ["GEM201"]
+    assert len(entries(cache_dir)) == 3
+
+
+def test_an_edit_elsewhere_relints_files_that_see_the_project(tmp_path, monkeypatch):
+    # GEM101 sees callers in other modules: b.py's findings depend on a.py, so editing a.py re-lints b.py.
+    setup(tmp_path)
+    (tmp_path / "src" / "b.py").write_text("def helper(model, x):\n    model.eval()\n    return model(x)\n")
     cache_dir = tmp_path / "cache"
     lint(tmp_path, Cache(cache_dir))
     (tmp_path / "src" / "a.py").write_text(BLOCKING.replace('"1"', '"0"'))
-    result = lint(tmp_path, Cache(cache_dir))
-    assert [d.code for d in result.diagnostics] == ["GEM201"]
-    assert len(entries(cache_dir)) == 3
+    import gemlint.runner as runner
+
+    linted = []
+    original = runner.lint_file
+
+    def recording(source, selection):
+        linted.append(source.path.name)
+        return original(source, selection)
+
+    monkeypatch.setattr(runner, "lint_file", recording)
+    lint(tmp_path, Cache(cache_dir))
+    assert sorted(linted) == ["a.py", "b.py"]
+
+
+def test_touching_a_file_without_changing_it_keeps_the_cache(tmp_path, monkeypatch):
+    setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    os.utime(tmp_path / "src" / "a.py", ns=(1, 1))  # the project state is the files' content, not their times
+    import gemlint.runner as runner
+
+    def no_linting(*args, **kwargs):
+        raise AssertionError("a cached file was linted again")
+
+    monkeypatch.setattr(runner, "lint_file", no_linting)
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
 
 
 def test_settings_are_part_of_the_key(tmp_path):

@@ -468,6 +468,33 @@ class ProjectModel:
             self._context_paths = frozenset(found)
         return self._context_paths
 
+    def holds_project_models(self, path: str) -> bool:
+        """The module imports a project nn.Module class or model factory from another module: it may run a
+        model without naming torch at all."""
+        entry = self.entry_of_path(path)
+        if entry is None:
+            return False
+        key = ("holds", entry.path)
+        if key not in self._memo:
+            found = False
+            for imported in entry.summary.imports.values():
+                target = self.resolve_absolute(imported, entry.path)
+                if target is None or target.module == entry.summary.name:
+                    continue
+                if (target.kind == "class" and self.is_model_class(target, entry.path)) or (
+                    target.kind == "function" and self.factory(target, entry.path) is not None
+                ):
+                    found = True
+                    break
+            self._memo[key] = found
+        return bool(self._memo[key])
+
+    def admits(self, path: str) -> bool:
+        """Whether the project gives the file something its own text does not show: per-request context
+        from other modules, or models built elsewhere."""
+        path = os.path.abspath(path)
+        return path in self.context_paths or self.holds_project_models(path)
+
     def prepare(self) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork)."""
         self.context_paths  # noqa: B018

@@ -81,6 +81,7 @@ def score(batch: dict):
     benchmark = "Bytes saved for backward (saved_tensors_hooks), peak memory and latency of a forward pass with and without inference_mode."
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
+    sees_project = True
 
     @classmethod
     def may_match_syntax(cls, triage: Triage) -> bool:

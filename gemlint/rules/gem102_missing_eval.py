@@ -85,6 +85,7 @@ def classify(features: list[float]):
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "performance", "pytorch")
     prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
+    sees_project = True
 
     @classmethod
     def may_match_syntax(cls, triage: Triage) -> bool:

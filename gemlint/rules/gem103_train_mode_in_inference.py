@@ -56,6 +56,7 @@ def predict(x: list[float]):
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "pytorch")
     prefilter = (".train(",)
+    sees_project = True
 
     @classmethod
     def may_match_syntax(cls, triage: Triage) -> bool:
