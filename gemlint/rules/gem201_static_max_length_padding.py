@@ -33,6 +33,7 @@ _TOKENIZER_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_enco
 _TEXT_ENCODER_CALLS = frozenset({"encode_text", "get_text_features"})
 _CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast"})
 _TRITON_MODEL = "TritonPythonModel"
+_TRITON_TENSOR = frozenset({"triton_python_backend_utils.Tensor"})
 
 
 class StaticMaxLengthPadding(AnalysisRule):
@@ -170,7 +171,7 @@ def embed(text: str):
     def _is_clip_tokenizer(self, tokenizer: cst.BaseExpression) -> bool:
         for value in self.analysis.bound_values(tokenizer):
             target = value.func if isinstance(value, cst.Call) else value
-            while isinstance(target, cst.Attribute) and target.attr.value in ("from_pretrained",):
+            if isinstance(target, cst.Attribute) and target.attr.value == "from_pretrained":
                 target = target.value
             if terminal_name(target) in _CLIP_TOKENIZERS:
                 return True
@@ -204,7 +205,7 @@ def embed(text: str):
         derived = self._derived_names(node, scope)
         fed: list[str | None] = []
         for child in self.analysis.subtree(scope):
-            if isinstance(child, cst.Call) and terminal_name(child.func) == "Tensor":
+            if isinstance(child, cst.Call) and terminal_name(child.func) == "Tensor" and self.analysis.resolves_to(child.func, _TRITON_TENSOR):
                 name, value = positional_arg(child, 0), positional_arg(child, 1)
                 if value is not None and self._mentions(value.value, node, derived):
                     literal = literal_value(name.value) if name is not None else None
