@@ -9,7 +9,6 @@ import re
 import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Sequence
 
 import libcst as cst

@@ -14,6 +14,7 @@ from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile
 from gemlint.engine import input_error, lint_file, lint_text
+from gemlint.frontends import triton_config
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
 from gemlint.languages import Language
 from gemlint.project.files import forget_projects, keep_index_in, project_for
@@ -89,7 +90,7 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
     if keys is not None and data is not None and decoded is not None:
         settings = keys.project if _depends_on_project(source, selection, decoded.text) else keys.settings
         if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
-            report.cache_key = entry_key(settings, source.display, source.relative, data)
+            report.cache_key = entry_key(settings, source.display, source.relative, _key_data(source, data))
     if not mode.active or decoded is None or data is None:
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
@@ -112,6 +113,13 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
         report.warning = f"{source.display}: fixes not written: {error}"
         report.diagnostics = diagnostics
     return report
+
+
+def _key_data(source: SourceFile, data: bytes) -> bytes:
+    """What a file's cached findings depend on: its bytes, and for a Triton Python model the model's
+    ``config.pbtxt`` (GEM201 reads its tensor shapes), which is not a linted file of the project."""
+    config = triton_config.read_bytes(source.path) if source.language is Language.PYTHON else None
+    return data if config is None else data + b"\0" + triton_config.CONFIG_NAME.encode() + b"\0" + config
 
 
 def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> bool:
@@ -232,6 +240,7 @@ def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile)
         data = read_regular_file(source.path)
     except SourceError:
         return None
+    data = _key_data(source, data)
     diagnostics = cache.get(entry_key(keys.settings, source.display, source.relative, data))
     if diagnostics is None:  # perhaps a cross-file result, stored under the project's state
         diagnostics = cache.get(entry_key(keys.project, source.display, source.relative, data))

@@ -10,7 +10,6 @@ import pathspec
 
 from gemlint.config import Config
 from gemlint.diagnostics import Severity
-from gemlint.globs import compile_globs
 from gemlint.rule import Rule
 
 

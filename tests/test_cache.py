@@ -220,3 +220,18 @@ def test_a_parse_that_ran_out_of_time_is_not_cached(tmp_path, monkeypatch):
     assert [d.code for d in result.diagnostics] == ["GEM000"]
     assert "took longer" in result.diagnostics[0].message
     assert entries(cache_dir) == []  # a faster machine (or a later run) gets to try again
+
+
+def test_a_triton_models_config_is_part_of_its_key(tmp_path):
+    model = tmp_path / "src" / "tokenizer" / "1" / "model.py"
+    model.parent.mkdir(parents=True)
+    model.write_text(
+        "class TritonPythonModel:\n    def execute(self, requests):\n"
+        '        return self.tok(requests, padding="max_length", max_length=32)\n'
+    )
+    config = model.parent.parent / "config.pbtxt"
+    config.write_text('output [ { name: "input_ids" dims: [ 32 ] } ]\n')
+    cache_dir = tmp_path / "cache"
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == []  # fixed-length output: padding is required
+    config.write_text('output [ { name: "input_ids" dims: [ -1 ] } ]\n')
+    assert [d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics] == ["GEM201"]

@@ -53,7 +53,7 @@ def test_text_report_and_exit_code(project):
         "launch synchronous; remove it or put it behind a flag"
     )
     assert lines[1].startswith("src/service.py:12:12: GEM201 [static-max-length-padding] padding to max_length (2048 tokens)")
-    assert lines[-1] == "Found 2 problems (1 fixable with --fix)."
+    assert lines[-2:] == ["Found 2 problems.", "1 hidden fix can be enabled with --unsafe-fixes."]
     assert "\x1b[" not in result.output  # no colors when not a terminal
 
 
@@ -76,7 +76,7 @@ def test_json_has_exactly_the_pinned_keys(project):
         12,
     )
     assert (padding["end_line"], padding["end_column"]) == (12, 66)
-    assert padding["fix"]["applicability"] == "safe"
+    assert padding["fix"]["applicability"] == "unsafe"  # the tensor shapes change
     assert padding["fix"]["edits"] == [{"line": 12, "column": 36, "end_line": 12, "end_column": 48, "content": '"longest"'}]
     assert findings[0]["fix"] is None
 
@@ -98,7 +98,8 @@ def test_bad_output_format_is_a_usage_error(project):
 
 def test_statistics_and_show_source(project):
     result = invoke("src", "--statistics")
-    assert result.output.splitlines()[:2] == ["    1\tGEM201\t[*] static-max-length-padding", "    1\tGEM404\t    cuda-launch-blocking"]
+    # Only safe fixes earn the [*] mark, as in ruff; GEM201's fix is unsafe.
+    assert result.output.splitlines()[:2] == ["    1\tGEM201\t    static-max-length-padding", "    1\tGEM404\t    cuda-launch-blocking"]
     result = invoke("src", "--show-source", "--select", "GEM404")
     assert result.output.splitlines()[1:3] == [
         '    7 | os.environ["CUDA_LAUNCH_BLOCKING"] = "1"',
@@ -113,16 +114,18 @@ def test_quiet_prints_findings_only(project):
 
 def test_diff_does_not_write_and_fix_does(project):
     before = Path("src/service.py").read_text()
-    result = invoke("src", "--diff")
+    assert invoke("src", "--fix").output.splitlines()[-2] == "Found 2 problems."  # the fix is unsafe: not applied
+    assert Path("src/service.py").read_text() == before
+    result = invoke("src", "--diff", "--unsafe-fixes")
     assert result.exit_code == 1
     assert '-    return tokenizer(text, padding="max_length", max_length=2048)' in result.output
     assert '+    return tokenizer(text, padding="longest", max_length=2048)' in result.output
     assert Path("src/service.py").read_text() == before
-    result = invoke("src", "--fix")
+    result = invoke("src", "--fix", "--unsafe-fixes")
     assert result.exit_code == 1  # GEM404 has no fix and remains
     assert result.output.splitlines()[-1] == "Fixed 1 problem; 1 remaining."
     assert 'padding="longest"' in Path("src/service.py").read_text()
-    again = invoke("src", "--fix")
+    again = invoke("src", "--fix", "--unsafe-fixes")
     assert again.output.splitlines()[-1] == "Found 1 problem."
 
 

@@ -29,12 +29,12 @@ def fix_file(path: Path, unsafe: bool = False):
     return run([path], default_config(path.parent), FixMode(apply=True, unsafe=unsafe), jobs=1)
 
 
-def test_safe_fix_keeps_bom_crlf_encoding_and_mode(tmp_path):
+def test_fix_keeps_bom_crlf_encoding_and_mode(tmp_path):
     path = tmp_path / "svc.py"
     data = ("\ufeff# é\n" + PADDING).replace("\n", "\r\n").encode("utf-8")
     path.write_bytes(data)
     os.chmod(path, 0o750)
-    result = fix_file(path)
+    result = fix_file(path, unsafe=True)
     assert result.fixed == 1 and result.diagnostics == []
     after = path.read_bytes()
     assert after == data.replace(b'"max_length"', b'"longest"')
@@ -45,7 +45,7 @@ def test_safe_fix_keeps_bom_crlf_encoding_and_mode(tmp_path):
 def test_latin1_cookie_file_is_written_back_in_latin1(tmp_path):
     path = tmp_path / "svc.py"
     path.write_bytes(("# -*- coding: latin-1 -*-\n# café\n" + PADDING).encode("latin-1"))
-    fix_file(path)
+    fix_file(path, unsafe=True)
     assert "café".encode("latin-1") in path.read_bytes() and b'"longest"' in path.read_bytes()
 
 
@@ -64,6 +64,22 @@ def test_fix_is_idempotent(tmp_path):
     once = path.read_bytes()
     second = fix_file(path, unsafe=True)
     assert second.fixed == 0 and path.read_bytes() == once
+
+
+def test_pad_to_max_length_fix_parses_and_clears_the_finding(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from gemlint.cli import main
+
+    legacy = PADDING.replace('padding="max_length", max_length=64', "pad_to_max_length=True,  max_length=64")
+    (tmp_path / "svc.py").write_text(legacy)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["svc.py", "--fix", "--unsafe-fixes", "--no-cache"], catch_exceptions=False)
+    fixed = (tmp_path / "svc.py").read_text()
+    cst.parse_module(fixed)
+    # Only `keyword=value` is rewritten: the comma and spacing after it stay as written.
+    assert fixed == legacy.replace("pad_to_max_length=True,", 'padding="longest",')
+    assert result.exit_code == 0 and lint_source(fixed, "svc.py") == []
 
 
 def test_a_fix_that_breaks_the_syntax_is_refused():

@@ -1,15 +1,39 @@
 from __future__ import annotations
 
+from functools import cached_property
+from pathlib import Path
+
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value, terminal_name
+from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value, positional_arg, terminal_name
 from gemlint.analysis.triage import Triage
-from gemlint.diagnostics import Applicability, Severity
+from gemlint.diagnostics import Applicability, Edit, Fix, Severity
+from gemlint.frontends import triton_config
 from gemlint.rule import AnalysisRule
 
 LARGE_MAX_LENGTH = 1024
 _MAX_LENGTH_STRATEGY_SUFFIX = "PaddingStrategy.MAX_LENGTH"
 _TENSORRT_PROVIDER = "TensorrtExecutionProvider"
+# Calls that take example inputs to fix a model's shapes: tracing, ONNX export, TensorRT compilation.
+_EXPORTS = frozenset(
+    {
+        "torch.jit.trace",
+        "torch.jit.trace_module",
+        "torch.onnx.export",
+        "torch.onnx.dynamo_export",
+        "torch.export.export",
+        "torch_tensorrt.compile",
+        "torch_tensorrt.dynamo.compile",
+        "torch2trt.torch2trt",
+    }
+)
+_EXPORT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _EXPORTS)
+# Tokenizer methods called on the tokenizer object (``tok.encode_plus(...)``); anything else is the tokenizer itself.
+_TOKENIZER_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "prepare_for_model"})
+_TEXT_ENCODER_CALLS = frozenset({"encode_text", "get_text_features"})
+_CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast"})
+_TRITON_MODEL = "TritonPythonModel"
+_TRITON_TENSOR = frozenset({"triton_python_backend_utils.Tensor"})
 
 
 class StaticMaxLengthPadding(AnalysisRule):
@@ -29,6 +53,17 @@ class StaticMaxLengthPadding(AnalysisRule):
         "Modules that target a static-shape backend that needs fixed shapes: imports of `torch_xla`, `jax`, "
         "`habana_frameworks` or `tensorrt`, the ONNX Runtime TensorRT provider, or any module listed in "
         "`static-shape-backends`.",
+        "Text encoders that need the fixed length by design (CLIP-style tokenizers of diffusion pipelines): the "
+        "call pads to the tokenizer's own `model_max_length` (`max_length=tokenizer.model_max_length`, or no "
+        "`max_length`) and the code feeds a text encoder: the same function (or, in a method, its class) calls a "
+        "`text_encoder*` model, `encode_text` or `get_text_features`, or the tokenizer is a `CLIPTokenizer`.",
+        "Example inputs for an export: the tokenized output flows (through assignments) into `torch.jit.trace`, "
+        "`torch.onnx.export`, `torch.export.export`, `torch_tensorrt.compile` or `torch2trt` in the same function "
+        "or script, or the function is an export function (named `*export*`, or calling one of those).",
+        "Triton Python models (`class TritonPythonModel` in `<model>/<version>/model.py`) whose `<model>/config.pbtxt` "
+        "declares the tensor the tokenized output is put into (`pb_utils.Tensor(\"name\", ...)` in the same method) "
+        "with fixed dims (no -1); where that tensor cannot be told, when every output of the configuration has "
+        "fixed dims.",
         "`padding=True` and `padding=\"longest\"`.",
     )
     bad = """\
@@ -53,10 +88,13 @@ tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
 def embed(text: str):
     return tokenizer(text, padding="longest", truncation=True, max_length=512, return_tensors="pt")
 """
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     fix_note = (
-        "The fix sets `padding=\"longest\"` and keeps `truncation` and `max_length`, so no input is cut "
-        "differently; outputs keep their meaning with the attention mask the tokenizer returns."
+        "The fix sets `padding=\"longest\"` (or `PaddingStrategy.LONGEST`; `pad_to_max_length=True` becomes "
+        "`padding=\"longest\"`) and keeps `truncation` and `max_length`, so no input is cut differently. It is "
+        "unsafe because the tensor shapes change: the sequence length now varies from request to request, so code "
+        "that relies on the fixed length (a traced or compiled graph with static shapes, preallocated buffers, "
+        "reshapes or concatenations to the full length, a model that ignores the attention mask) must be checked."
     )
     benchmark = "Tokens computed and latency of a small transformer, padding to max_length vs to the longest input."
     tags = ("performance", "tokenization", "transformers")
@@ -76,18 +114,21 @@ def embed(text: str):
             offending = legacy
         else:
             return
-        if not self.analysis.context_of(node).is_inference:
+        verdict = self.analysis.context_of(node)
+        if not verdict.is_inference:
             return
         if self.analysis.data_pipeline_reason(node) or self._static_shape_backend():
             return
         max_length = keyword_arg(node, "max_length")
+        if self._text_encoder_input(node, max_length) or self._export_input(node) or self._triton_fixed_shape(node):
+            return
         length = literal_value(max_length.value) if max_length is not None else NOT_LITERAL
         large = isinstance(length, int) and not isinstance(length, bool) and length >= LARGE_MAX_LENGTH
         shown = f" ({length} tokens)" if isinstance(length, int) and not isinstance(length, bool) else ""
         self.report(
             node,
-            f"padding to max_length{shown} in inference code computes the padding of every request; "
-            'use padding="longest"',
+            f"padding to max_length{shown} in inference code ({verdict.reason}) computes the padding of every "
+            'request; use padding="longest"',
             severity=Severity.ERROR if large else None,
             fix=self._fix(offending),
         )
@@ -105,13 +146,133 @@ def embed(text: str):
         text = self.context.text
         return any(f"{quote}{_TENSORRT_PROVIDER}{quote}" in text for quote in ("'", '"'))
 
-    def _fix(self, offending: cst.Arg):
+    # -- fixed length by design ---------------------------------------------------------------
+    def _text_encoder_input(self, node: cst.Call, max_length: cst.Arg | None) -> bool:
+        """CLIP-style text encoders (diffusion pipelines) read every position of a fixed-length sequence:
+        padding to the tokenizer's own ``model_max_length`` is what they were trained with."""
+        tokenizer = _tokenizer_of(node)
+        if max_length is not None:
+            value = max_length.value
+            if not (isinstance(value, cst.Attribute) and value.attr.value == "model_max_length"):
+                return False
+            if self.context.module.code_for_node(value.value) != self.context.module.code_for_node(tokenizer):
+                return False  # another tokenizer's length
+        if self._is_clip_tokenizer(tokenizer):
+            return True
+        function = self.analysis.enclosing_function(node)
+        owner = self.analysis.method_owner(node)
+        scope = owner or function or self.context.module
+        return any(
+            isinstance(child, cst.Call)
+            and ((terminal_name(child.func) or "").startswith("text_encoder") or terminal_name(child.func) in _TEXT_ENCODER_CALLS)
+            for child in self.analysis.subtree(scope, into_scopes=owner is not None)
+        )
+
+    def _is_clip_tokenizer(self, tokenizer: cst.BaseExpression) -> bool:
+        for value in self.analysis.bound_values(tokenizer):
+            target = value.func if isinstance(value, cst.Call) else value
+            if isinstance(target, cst.Attribute) and target.attr.value == "from_pretrained":
+                target = target.value
+            if terminal_name(target) in _CLIP_TOKENIZERS:
+                return True
+        return False
+
+    def _export_input(self, node: cst.Call) -> bool:
+        """Example inputs built for tracing or export: their fixed shape is baked into the exported graph."""
+        function = self.analysis.enclosing_function(node)
+        if function is not None and "export" in function.name.value.lower() and not self.analysis.own_verdict(function).is_inference:
+            return True  # named for exporting, and not itself a route or serving hook
+        scope = function or self.context.module
+        exports = [
+            child
+            for child in self.analysis.subtree(scope)
+            if isinstance(child, cst.Call)
+            and terminal_name(child.func) in _EXPORT_NAMES
+            and self.analysis.resolves_to(child.func, _EXPORTS)
+        ]
+        if function is not None and exports:
+            return True  # a function that exports a model builds its example inputs
+        derived = self._derived_names(node, scope)
+        return any(self._mentions(arg.value, node, derived) for export in exports for arg in export.args)
+
+    def _triton_fixed_shape(self, node: cst.Call) -> bool:
+        """A Triton Python model whose configuration declares the tokenized tensor with fixed dims must pad to them."""
+        owner = self.analysis.method_owner(node)
+        if owner is None or owner.name.value != _TRITON_MODEL or self._triton_shapes is None:
+            return False
+        shapes = self._triton_shapes
+        scope = self.analysis.enclosing_function(node) or owner
+        derived = self._derived_names(node, scope)
+        fed: list[str | None] = []
+        for child in self.analysis.subtree(scope):
+            if isinstance(child, cst.Call) and terminal_name(child.func) == "Tensor" and self.analysis.resolves_to(child.func, _TRITON_TENSOR):
+                name, value = positional_arg(child, 0), positional_arg(child, 1)
+                if value is not None and self._mentions(value.value, node, derived):
+                    literal = literal_value(name.value) if name is not None else None
+                    fed.append(literal if isinstance(literal, str) else None)
+        if fed and None not in fed:
+            return all(shapes.fixed(name) for name in fed)
+        return shapes.outputs_fixed  # where the output goes cannot be told: every output must be fixed
+
+    @cached_property
+    def _triton_shapes(self) -> triton_config.TensorShapes | None:
+        return triton_config.tensor_shapes(Path(self.context.source.path))
+
+    # -- data flow within one function ------------------------------------------------------------
+    def _derived_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
+        """Names bound (in ``scope``, not in nested functions) to ``node``'s result or to values computed from it."""
+        assignments = [child for child in self.analysis.subtree(scope) if isinstance(child, (cst.Assign, cst.AnnAssign))]
+        names: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for assignment in assignments:
+                if assignment.value is None or not self._mentions(assignment.value, node, names):
+                    continue
+                targets = [t.target for t in assignment.targets] if isinstance(assignment, cst.Assign) else [assignment.target]
+                for target in targets:
+                    for name in _bound_names(target):
+                        if name not in names:
+                            names.add(name)
+                            changed = True
+        return frozenset(names)
+
+    def _mentions(self, expression: cst.CSTNode, node: cst.Call, names: frozenset[str] | set[str]) -> bool:
+        """``expression`` contains ``node`` itself or reads one of ``names``."""
+        if expression is node or (isinstance(expression, cst.Name) and expression.value in names):
+            return True
+        return any(
+            child is node or (isinstance(child, cst.Name) and child.value in names)
+            for child in self.analysis.subtree(expression, into_scopes=True)
+        )
+
+    # -- fix --------------------------------------------------------------------------------------------
+    def _fix(self, offending: cst.Arg) -> Fix:
         value = offending.value
+        unsafe = Applicability.UNSAFE  # the sequence length stops being constant: see fix_note
         if isinstance(value, cst.Attribute):  # PaddingStrategy.MAX_LENGTH -> PaddingStrategy.LONGEST
-            return self.replace_fix(value, value.with_changes(attr=cst.Name("LONGEST")), "pad to the longest sequence", Applicability.SAFE)
+            return self.replace_fix(value, value.with_changes(attr=cst.Name("LONGEST")), "pad to the longest sequence", unsafe)
         if offending.keyword is not None and offending.keyword.value == "pad_to_max_length":
-            replacement = offending.with_changes(keyword=cst.Name("padding"), value=cst.SimpleString('"longest"'))
-            return self.replace_fix(offending, replacement, 'use padding="longest"', Applicability.SAFE)
+            # Only `keyword=value` is rewritten: the argument's comma and spacing stay as written.
+            start, _ = self.range_of(offending.keyword)
+            _, end = self.range_of(value)
+            return Fix((Edit(start, end, 'padding="longest"'),), unsafe, 'use padding="longest"')
         if isinstance(value, cst.SimpleString):  # keep the quote style
-            return self.replace_fix(value, f"{value.prefix}{value.quote}longest{value.quote}", 'use padding="longest"', Applicability.SAFE)
-        return self.replace_fix(value, '"longest"', 'use padding="longest"', Applicability.SAFE)
+            return self.replace_fix(value, f"{value.prefix}{value.quote}longest{value.quote}", 'use padding="longest"', unsafe)
+        return self.replace_fix(value, '"longest"', 'use padding="longest"', unsafe)
+
+
+def _tokenizer_of(call: cst.Call) -> cst.BaseExpression:
+    """The tokenizer object of a tokenizer call: ``tok`` in ``tok(...)`` and in ``tok.encode_plus(...)``."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _TOKENIZER_METHODS:
+        return func.value
+    return func
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    return []

@@ -25,6 +25,19 @@ _PROFILERS = frozenset(
         "profile.runctx",
     }
 )
+# Those of them that build a profiler object (a context manager) without starting it: a factory may return one.
+_PROFILER_CONTEXTS = frozenset(
+    {
+        "torch.profiler.profile",
+        "torch.profiler.profiler.profile",
+        "torch.autograd.profiler.profile",
+        "torch.autograd.profiler_legacy.profile",
+        "torch.autograd.profiler.emit_nvtx",
+        "torch.cuda.profiler.profile",
+        "jax.profiler.trace",
+    }
+)
+_STARTS = frozenset({"start", "__enter__"})
 _PROFILE_OBJECTS = frozenset({"cProfile.Profile", "profile.Profile"})
 _PROFILE_OBJECT_STARTS = frozenset({"enable", "runcall", "runctx", "run"})
 _CANDIDATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROFILERS) | _PROFILE_OBJECT_STARTS
@@ -49,6 +62,9 @@ class LeftoverProfiler(AnalysisRule):
         "`torch.profiler.record_function` and NVTX ranges: annotations that cost nothing without a profiler.",
         "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
         "(`bench*`, `profil*` in the path).",
+        "Factories that build a profiler object and return it for their caller to enter "
+        "(`return torch.profiler.profile(...)`, or assigned to a name that is returned and neither entered with "
+        "`with` nor started in the function): whether it runs is the caller's decision.",
     )
     bad = """\
 import torch
@@ -85,6 +101,8 @@ def predict(model, batch):
             enabled = keyword_arg(node, "enabled")
             if enabled is not None and literal_value(enabled.value) is not True:
                 return  # enabled=False, or enabled=<flag>
+            if names & _PROFILER_CONTEXTS and self._returned_unstarted(node):
+                return
             profiler = sorted(names & _PROFILERS)[0]
             self._report(node, f"`{profiler}` profiles every call in production code; put it behind a flag")
             return
@@ -96,6 +114,31 @@ def predict(model, batch):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if isinstance(node.item, cst.Call) and terminal_name(node.item.func) == "Profile" and self._is_profile_object(node.item):
             self._report(node.item, "a `cProfile.Profile` profiles this block in production code; put it behind a flag")
+
+    def _returned_unstarted(self, node: cst.Call) -> bool:
+        """A factory: the function returns the profiler it builds without entering or starting it."""
+        if self.analysis.enclosing_function(node) is None:
+            return False
+        parent = self.analysis.parent(node)
+        if isinstance(parent, cst.Return):
+            return True
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+        elif isinstance(parent, cst.AnnAssign):
+            target = parent.target
+        else:
+            return False
+        if not isinstance(target, cst.Name):
+            return False
+        returned = False
+        for assignment in self.analysis.assignments_of(target):
+            for access in assignment.references:
+                use = self.analysis.parent(access.node)
+                if isinstance(use, cst.Return):
+                    returned = True
+                elif isinstance(use, cst.WithItem) or (isinstance(use, cst.Attribute) and use.attr.value in _STARTS):
+                    return False  # started here: profiling runs in this function
+        return returned
 
     def _is_profile_object(self, expression: cst.BaseExpression) -> bool:
         return isinstance(expression, cst.Call) and self.analysis.resolves_to(expression.func, _PROFILE_OBJECTS)

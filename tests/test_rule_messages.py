@@ -1,0 +1,41 @@
+"""Messages say why: the inference context a finding was found in, and what a setting gives up."""
+
+from __future__ import annotations
+
+from gemlint.api import lint_source
+
+ROUTE = '''\
+from fastapi import FastAPI
+app = FastAPI()
+
+@app.post("/embed")
+def embed(text: str):
+    return tok(text, padding="max_length", max_length=64)
+'''
+BASIC_PY = '''\
+import onnxruntime as ort
+options = ort.SessionOptions()
+options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+session = ort.InferenceSession("model.onnx", options)
+'''
+BASIC_CPP = '''\
+#include <onnxruntime_cxx_api.h>
+Ort::Session open(Ort::Env& env) {
+    Ort::SessionOptions options;
+    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_BASIC);
+    return Ort::Session(env, "model.onnx", options);
+}
+'''
+
+
+def test_gem201_names_the_inference_context():
+    [finding] = lint_source(ROUTE, "svc.py")
+    assert "(`embed` is an HTTP route handler)" in finding.message
+
+
+def test_gem501_basic_says_what_it_keeps_and_loses_in_python_and_cpp():
+    for source, path in ((BASIC_PY, "svc.py"), (BASIC_CPP, "session.cpp")):
+        [finding] = [d for d in lint_source(source, path) if d.code == "GEM501"]
+        assert finding.severity.value == "note"
+        assert "constant folding, redundant-node eliminations and simple fusions" in finding.message
+        assert "loses the extended fusions" in finding.message and "layout optimizations" in finding.message
