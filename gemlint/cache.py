@@ -15,14 +15,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gemlint.version import __version__
+from gemlint.version import code_digest
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity, Span
 
 FORMAT = 1
 
 
 def settings_fingerprint(*parts: object) -> str:
-    digest = hashlib.sha256(f"{__version__}|{FORMAT}".encode())
+    digest = hashlib.sha256(f"{code_digest()}|{FORMAT}".encode())
     for part in parts:
         digest.update(repr(part).encode("utf-8", "backslashreplace"))
     return digest.hexdigest()

@@ -235,3 +235,12 @@ def test_a_triton_models_config_is_part_of_its_key(tmp_path):
     assert lint(tmp_path, Cache(cache_dir)).diagnostics == []  # fixed-length output: padding is required
     config.write_text('output [ { name: "input_ids" dims: [ -1 ] } ]\n')
     assert [d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics] == ["GEM201"]
+
+
+def test_the_key_follows_gemlints_own_code(monkeypatch):
+    # An edited rule must never be served results its previous code computed.
+    from gemlint import cache as cache_module
+
+    before = cache_module.settings_fingerprint("settings")
+    monkeypatch.setattr(cache_module, "code_digest", lambda: "an edited rule")
+    assert cache_module.settings_fingerprint("settings") != before

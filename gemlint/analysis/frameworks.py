@@ -232,6 +232,14 @@ MODULE_BASES = frozenset(
         "diffusers.models.modeling_utils.ModelMixin",
     }
 )
+# torch.nn modules without parameters or mode (activations, losses, pooling, padding, reshaping): running one
+# builds no graph of its own, so they are not models (SPEC: parameter-free modules).
+TORCH_NN_PARAMETER_FREE = re.compile(
+    r"Loss$|Pool[123]d$|Pad[123]d$|^(?:ReLU6?|LeakyReLU|RReLU|ELU|SELU|CELU|GELU|SiLU|Mish|Sigmoid|LogSigmoid|Tanh|Softmax2?d?|"
+    r"LogSoftmax|Softmin|Softplus|Softsign|Softshrink|Hardshrink|Tanhshrink|Hardtanh|Hardswish|Hardsigmoid|Threshold|GLU|"
+    r"Identity|Flatten|Unflatten|Upsample|UpsamplingNearest2d|UpsamplingBilinear2d|PixelShuffle|PixelUnshuffle|"
+    r"ChannelShuffle|CosineSimilarity|PairwiseDistance|Fold|Unfold)$"
+)
 # torch.nn names that are not modules.
 TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
 # torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers

@@ -116,6 +116,23 @@ class ModelTracker:
             return None  # model.encoder(x), model.get_text_features(x): methods or submodules, not the forward
         return receiver if self.origins(receiver) else None
 
+    def forward_guard(self, receiver: cst.BaseExpression) -> str | None:
+        """Why the forward of every model ``receiver`` may hold runs without gradients by itself: its class's
+        ``forward`` (here or in another project module) carries a grad-free decorator."""
+        reasons = []
+        for origin in self.origins(receiver):
+            reason = None
+            cls = self._constructed_class(origin) if origin.kind is Origin.CONSTRUCTED else None
+            forward = self._method_of(cls, "forward") if cls is not None else None
+            if forward is not None and any(self.analysis.grad_mode(d.decorator) == "off" for d in forward.decorators):
+                reason = f"`{cls.name.value}.forward` is decorated with a grad-free guard"
+            elif isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
+                reason = self.analysis.outside.forward_without_grad(self.analysis, origin.node.func)
+            if reason is None:
+                return None
+            reasons.append(reason)
+        return reasons[0] if reasons else None
+
     def forward_call(self, call: cst.Call) -> bool:
         return self.forward_receiver(call) is not None
 
@@ -304,6 +321,8 @@ class ModelTracker:
             return ModelOrigin(Origin.PRETRAINED, call, f"`{text}(...)`, a pretrained model")
         if any(self._is_vision_constructor(name) for name in names):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model constructor")
+        if any(fw.TORCH_NN_PARAMETER_FREE.search(_torch_nn_class(name) or "-") for name in names):
+            return None  # nn.Softmax(...), nn.CrossEntropyLoss(...): no parameters, no mode, not a model
         if any(_torch_nn_class(name) for name in names):
             kind = Origin.CONSTRUCTED if any(_torch_nn_class(name) in fw.TORCH_NN_MODE_DEPENDENT for name in names) else Origin.EVIDENT
             return ModelOrigin(kind, call, f"`{text}(...)`, a torch.nn module")

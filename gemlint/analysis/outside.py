@@ -33,5 +33,9 @@ class OutsideFacts(Protocol):
         """``("constructed" | "evaluated", description)`` when ``func`` names a project nn.Module class or a
         project factory whose returns are models (``evaluated``: the factory already calls ``.eval()``)."""
 
+    def forward_without_grad(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
+        """Why instances of the project class ``func`` names run their ``forward`` without gradients (a
+        grad-free decorator on it, in another module), or None."""
+
     def inherited_attribute(self, analysis: "ModuleAnalysis", cls: cst.ClassDef, name: str) -> str | None:
         """Why ``self.<name>`` of ``cls`` holds a model when a project base class in another module binds it."""

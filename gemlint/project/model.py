@@ -27,7 +27,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.triage import has_inference_prefix
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
-from gemlint.version import __version__
+from gemlint.version import code_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Calls followed from a caller to its callers, across modules (each hop may open another file).
 MAX_HOPS = 4
 _MAX_RESOLVE = 12
-_INDEX_FORMAT = f"1|{__version__}"
+_INDEX_FORMAT = f"1|{code_digest()}"
 _TORCHSERVE_PACKAGE = "ts.torch_handler."
 _ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
 
@@ -580,6 +580,23 @@ class ProjectModel:
                 return kind, f"`{spelled}(...)`, a model built by the factory `{target.dotted}`, which puts it in eval mode"
             if kind in ("constructed", "loaded"):
                 return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
+        return None
+
+    def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
+        entry = self._entry_for(analysis)
+        spelled = _spelled(func)
+        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
+        if target is None or target.kind != "class":
+            return None
+        forward = self.find_method(target, "forward")
+        located = self._function(forward) if forward is not None else None
+        if located is None:
+            return None
+        owner_entry, function = located
+        for decorator in function.decorators:
+            resolved = self.resolve(owner_entry, decorator)
+            if resolved is not None and resolved.kind == "external" and resolved.module in fw.NO_GRAD_GUARDS:
+                return f"`{forward.qualname}` (in `{forward.module}`) is decorated with a grad-free guard"
         return None
 
     def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:

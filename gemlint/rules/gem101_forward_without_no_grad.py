@@ -99,6 +99,8 @@ def score(batch: dict):
             return
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
             return
+        if models.forward_guard(receiver):
+            return
         model = shown(receiver)
         async_guard = self.analysis.async_decorator_guard(node)
         if async_guard is not None:
