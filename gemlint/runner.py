@@ -180,7 +180,12 @@ def run(
     if any(source.language is Language.PYTHON for source in work):
         # Index the project once, here, so that the worker processes start with it.
         keep_index_in(config.root, cache.directory if cache is not None else None)
-        project_for(config).model.prepare()
+        model = project_for(config).model
+        if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                model.prepare(lambda function, *columns: pool.map(function, *columns, chunksize=16))
+        else:
+            model.prepare()
     if progress and done:
         progress(len(done), total)
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:

@@ -194,8 +194,6 @@ class Triage:
         facts = self.facts
         if any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):
             return True
-        if "eval" in facts.calls and not self.test_file:
-            return True  # an evaluation function (a model put in eval mode, then run)
         # Route decorators on attributes and handler registrations count only in web-framework modules.
         if facts.imports_any(fw.WEB_FRAMEWORKS):
             return True

@@ -25,6 +25,7 @@ from libcst.metadata import PositionProvider
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
+from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import has_inference_prefix
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import code_digest
@@ -109,37 +110,39 @@ class ProjectModel:
         self._hops = 0
         self._memo: dict[tuple, object] = {}
         self._context_paths: frozenset[str] | None = None
+        self._reached: frozenset[tuple[str, str]] = frozenset()
+        self._entry_points: frozenset[tuple[str, str]] = frozenset()
 
     # -- building ----------------------------------------------------------------------------
-    def build(self, summaries: dict[str, ModuleSummary | None] | None = None) -> None:
-        """Summarise every project module (``summaries``: some already computed, by path)."""
+    def build(self, mapper=map) -> None:
+        """Summarise every project module; ``mapper`` (a process pool's ``map``) summarises the modules the
+        on-disk index does not hold."""
         if self._entries is not None:
             return
         cache = IndexCache(self._cache_dir)
-        used: set[tuple[str, str]] = set()
-        entries: dict[str, list[_Entry]] = {}
+        files: list[tuple[str, str, tuple[str, str]]] = []
         for path in self.project.python_files:
             key_path = os.path.abspath(path)
+            try:
+                digest = hashlib.sha256(Path(key_path).read_bytes()).hexdigest()
+            except OSError:
+                continue
             name = module_name(path)
-            summary = (summaries or {}).get(key_path)
+            files.append((key_path, name, (name, digest)))
+        missing = [(path, name, key) for path, name, key in files if key not in cache.entries]
+        for (_, _, key), summary in zip(missing, mapper(summarise_file, [m[0] for m in missing], [m[1] for m in missing])):
+            if summary is not None:
+                cache.entries[key] = summary
+                cache.dirty = True
+        entries: dict[str, list[_Entry]] = {}
+        for path, name, key in files:
+            summary = cache.entries.get(key)
             if summary is None:
-                try:
-                    digest = hashlib.sha256(Path(key_path).read_bytes()).hexdigest()
-                except OSError:
-                    continue
-                key = (name, digest)
-                used.add(key)
-                summary = cache.entries.get(key)
-                if summary is None:
-                    summary = summarise_file(key_path, name)
-                    if summary is None:
-                        continue
-                    cache.entries[key] = summary
-                    cache.dirty = True
-            entry = _Entry(key_path, summary)
+                continue  # unreadable or not Python: the engine reports it
+            entry = _Entry(path, summary)
             entries.setdefault(name, []).append(entry)
-            self._by_path[key_path] = entry
-        cache.save(used)
+            self._by_path[path] = entry
+        cache.save({key for _, _, key in files})
         self._entries = entries
 
     @property
@@ -421,7 +424,7 @@ class ProjectModel:
     def _is_entry(self, entry: _Entry, function: FunctionSummary) -> bool:
         """An inference entry point by what the summary shows: a name, a decorator, a serving hook."""
         owner, _, name = function.qualname.rpartition(".")
-        if has_inference_prefix(name) or name in fw.LIGHTNING_INFERENCE_HOOKS:
+        if has_inference_prefix(name) or name in fw.LIGHTNING_INFERENCE_HOOKS or _evaluates(function):
             return True
         if any(d.rsplit(".", 1)[-1] in _ENTRY_DECORATORS for d in function.decorators):
             return True
@@ -446,12 +449,13 @@ class ProjectModel:
                     for function in entry.summary.callables():
                         if self._is_entry(entry, function):
                             frontier.append((entry, function))
+                            if _evaluates(function):
+                                found.add(entry.path)  # evaluation code: its file is admitted by this alone
                             owner = function.qualname.rpartition(".")[0]
-                            if owner in entry.summary.classes:
-                                chain = self.lineage(Target("class", entry.summary.name, owner), entry.path)[0]
-                                if any(other.path != entry.path for other, _ in chain):
-                                    found.add(entry.path)  # the hook may come from a project base elsewhere
+                            if owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None:
+                                found.add(entry.path)  # a hook through a project base elsewhere, or a protocol
             seen = {(entry.path, function.qualname) for entry, function in frontier}
+            self._entry_points = frozenset(seen)
             for _ in range(MAX_HOPS):
                 following = []
                 for entry, function in frontier:
@@ -465,8 +469,14 @@ class ProjectModel:
                         if located[0].path != entry.path:
                             found.add(located[0].path)
                 frontier = following
+            self._reached = frozenset(seen)
             self._context_paths = frozenset(found)
         return self._context_paths
+
+    def on_inference_path(self, path: str, qualname: str) -> bool:
+        """The function is an entry point or reached from one (through at most ``MAX_HOPS`` calls)."""
+        self.context_paths  # noqa: B018 -- computes the reached set
+        return (path, qualname) in self._reached
 
     def holds_project_models(self, path: str) -> bool:
         """The module imports a project nn.Module class or model factory from another module: it may run a
@@ -495,8 +505,9 @@ class ProjectModel:
         path = os.path.abspath(path)
         return path in self.context_paths or self.holds_project_models(path)
 
-    def prepare(self) -> None:
+    def prepare(self, mapper=map) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork)."""
+        self.build(mapper)
         self.context_paths  # noqa: B018
 
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
@@ -534,11 +545,15 @@ class ProjectModel:
             self._hops -= 1
 
     def _caller_calls(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]]:
+        """Calls of ``function`` from other modules that lie on a path from an inference entry point: only
+        those decide its context and its guards, and only their files are parsed."""
         located = self._function_target(analysis, function)
-        if located is None:
+        if located is None or not self.on_inference_path(located[0].path, located[1]):
             return []
         found = []
-        for caller_entry, _, site in self.callers(*located):
+        for caller_entry, caller, site in self.callers(*located):
+            if caller is None or not self.on_inference_path(caller_entry.path, caller.qualname):
+                continue  # a test, a script or unreached code calling it is not a path from a request
             parsed = self.project.parsed(Path(caller_entry.path))
             caller = parsed.analysis if parsed is not None else None
             call = _call_at(caller, site) if caller is not None else None
@@ -612,6 +627,15 @@ class ProjectModel:
                 if self._produces_model(owner_entry, callee, entry.path, 0) is not None:
                     return f"`self.{name}`, a model that the base class `{owner.name}` of `{owner_entry.summary.name}` builds"
         return None
+
+
+def _evaluates(function: FunctionSummary) -> bool:
+    """Evaluation code by its summary: something put in eval mode is then called, and nothing trains."""
+    if function.qualname.endswith("__init__") or not function.evaluated:
+        return False
+    if any(site.callee.rsplit(".", 1)[-1] in TRAINING_CANDIDATES for site in function.calls):
+        return False
+    return bool({site.callee for site in function.calls} & function.evaluated)
 
 
 def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:
