@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterator
 
 from gemlint.config import Config
@@ -44,6 +44,21 @@ class UnreadableDirectory:
 
     display: str
     reason: str
+
+
+
+class OnSourceFile:
+    """The paths of something about one discovered file (a rule's context, a parsed source) held as ``source``."""
+
+    source: SourceFile
+
+    @property
+    def display_path(self) -> str:
+        return self.source.display
+
+    @property
+    def relative_path(self) -> str:
+        return self.source.relative
 
 
 class Discovery:

@@ -17,7 +17,7 @@ from gemlint.analysis.source import PythonSource
 from gemlint.analysis.triage import Triage, collect
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
-from gemlint.discovery import SourceFile
+from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
 from gemlint.languages import Language
 from gemlint.project.files import project_for
@@ -42,7 +42,7 @@ class PythonFileContext(PythonSource):
 
 
 @dataclass
-class DocumentContext:
+class DocumentContext(OnSourceFile):
     """What a :class:`DocumentRule` sees: the file and its front-end's parsed document."""
 
     source: SourceFile
@@ -50,14 +50,6 @@ class DocumentContext:
     document: object
     config: Config
     diagnostics: list[Diagnostic] = field(default_factory=list)
-
-    @property
-    def display_path(self) -> str:
-        return self.source.display
-
-    @property
-    def relative_path(self) -> str:
-        return self.source.relative
 
     def add(self, diagnostic: Diagnostic) -> None:
         self.diagnostics.append(diagnostic)

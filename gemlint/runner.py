@@ -88,7 +88,7 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
     diagnostics, data, decoded = lint_file(source, selection)
     report = FileReport(source.display, diagnostics)
     if keys is not None and data is not None and decoded is not None:
-        settings = keys.project if _depends_on_project(source, selection, decoded.text) else keys.settings
+        settings = keys.project if _depends_on_project(source, selection) else keys.settings
         if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
             report.cache_key = entry_key(settings, source.display, source.relative, _key_data(source, data))
     if not mode.active or decoded is None or data is None:
@@ -122,7 +122,7 @@ def _key_data(source: SourceFile, data: bytes) -> bytes:
     return data if config is None else data + b"\0" + triton_config.CONFIG_NAME.encode() + b"\0" + config
 
 
-def _depends_on_project(source: SourceFile, selection: Selection, text: str) -> bool:
+def _depends_on_project(source: SourceFile, selection: Selection) -> bool:
     """Results of cross-file rules change when other files do: they are cached under the project's state."""
     return any(
         (rule.cross_file or rule.sees_project) and source.language in rule.languages

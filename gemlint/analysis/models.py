@@ -27,13 +27,11 @@ never by spelling alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import enum
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 from libcst.metadata import Assignment

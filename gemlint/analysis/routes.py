@@ -21,11 +21,9 @@ another module, or an anonymous object (a list literal, a ``Mount`` call).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import re
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable
+from typing import TYPE_CHECKING, Hashable, Iterable
 
 import libcst as cst
 

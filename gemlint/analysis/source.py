@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from gemlint.config import Config
-from gemlint.discovery import SourceFile
+from gemlint.discovery import OnSourceFile, SourceFile
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.analysis.outside import OutsideFacts
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass
-class PythonSource:
+class PythonSource(OnSourceFile):
     """One Python file: its text, LibCST tree and metadata wrapper, and what the rest of the project says
     about it (``outside``: the project model, injected from above; None when a file is analysed alone)."""
 
@@ -29,14 +29,6 @@ class PythonSource:
     #: What the file's ``ast`` showed (None when only LibCST could parse it).
     triage: "Triage | None" = None
     outside: "OutsideFacts | None" = None
-
-    @property
-    def display_path(self) -> str:
-        return self.source.display
-
-    @property
-    def relative_path(self) -> str:
-        return self.source.relative
 
     @cached_property
     def analysis(self):

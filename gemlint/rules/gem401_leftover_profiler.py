@@ -7,25 +7,7 @@ from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
-# Profilers that start when constructed and entered, or when called.
-_PROFILERS = frozenset(
-    {
-        "torch.profiler.profile",
-        "torch.profiler.profiler.profile",
-        "torch.autograd.profiler.profile",
-        "torch.autograd.profiler_legacy.profile",
-        "torch.autograd.profiler.emit_nvtx",
-        "torch.cuda.profiler.profile",
-        "torch.cuda.profiler.start",
-        "jax.profiler.start_trace",
-        "jax.profiler.trace",
-        "cProfile.run",
-        "cProfile.runctx",
-        "profile.run",
-        "profile.runctx",
-    }
-)
-# Those of them that build a profiler object (a context manager) without starting it: a factory may return one.
+# Profilers that build a profiler object (a context manager) without starting it: a factory may return one.
 _PROFILER_CONTEXTS = frozenset(
     {
         "torch.profiler.profile",
@@ -35,6 +17,17 @@ _PROFILER_CONTEXTS = frozenset(
         "torch.autograd.profiler.emit_nvtx",
         "torch.cuda.profiler.profile",
         "jax.profiler.trace",
+    }
+)
+# Every profiler: those above start when entered, these when called.
+_PROFILERS = _PROFILER_CONTEXTS | frozenset(
+    {
+        "torch.cuda.profiler.start",
+        "jax.profiler.start_trace",
+        "cProfile.run",
+        "cProfile.runctx",
+        "profile.run",
+        "profile.runctx",
     }
 )
 _STARTS = frozenset({"start", "__enter__"})
