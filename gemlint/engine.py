@@ -14,7 +14,7 @@ from typing import Sequence
 import libcst as cst
 
 from gemlint.analysis.source import PythonSource
-from gemlint.analysis.triage import Triage, collect
+from gemlint.analysis.triage import SyntaxFacts, Triage, collect
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
@@ -88,6 +88,7 @@ def lint_text(
     line_noqa: bool = True,
     tree: ast.Module | None = None,
     project: bool = True,
+    facts: SyntaxFacts | None = None,
 ) -> list[Diagnostic]:
     """Lint already-decoded text; never raises for any input.
 
@@ -96,7 +97,8 @@ def lint_text(
 
     ``line_noqa=False`` leaves line-level ``# noqa`` comments to the caller (flake8 applies
     its own, identical ones); file-level ``# gemlint: noqa`` directives always apply.
-    ``tree`` is the text's ``ast`` tree when the caller has parsed it already (flake8 has).
+    ``tree`` is the text's ``ast`` tree when the caller has parsed it already (flake8 has); ``facts`` are its
+    triage facts when the project index has them (the file parsed when it was summarised).
     """
     rules = checking_rules(selection, source)
     if not rules:
@@ -110,9 +112,12 @@ def lint_text(
     rules = [rule for rule in rules if rule.may_match(text, source.language) or (admitted and rule.sees_project)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported.
-        return _python_syntax_check(source, text) if source.language is Language.PYTHON else []
+        if source.language is not Language.PYTHON or facts is not None:
+            return []
+        return _python_syntax_check(source, text)
     if source.language is Language.PYTHON:
-        diagnostics = _lint_python(source, text, [rule for rule in rules if issubclass(rule, PythonRule)], selection, tree, project)
+        python_rules = [rule for rule in rules if issubclass(rule, PythonRule)]
+        diagnostics = _lint_python(source, text, python_rules, selection, tree, project, facts)
     else:
         diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
     return finalize(diagnostics, suppressions, selection, line_noqa=line_noqa)
@@ -145,7 +150,10 @@ def lint_file(source: SourceFile, selection: Selection) -> tuple[list[Diagnostic
         data, decoded = read_source(source)
     except SourceError as error:
         return [parse_error(source, str(error), error.line, error.column)], None, None
-    return lint_text(source, decoded.text, selection), data, decoded
+    facts = None
+    if source.language is Language.PYTHON:  # the index parsed the file already when it was summarised
+        facts = project_for(selection.config).model.syntax_facts(str(source.path), data)
+    return lint_text(source, decoded.text, selection, facts=facts), data, decoded
 
 
 def _lint_document(
@@ -265,21 +273,27 @@ def _lint_python(
     selection: Selection,
     tree: ast.Module | None = None,
     project: bool = True,
+    facts: SyntaxFacts | None = None,
 ) -> list[Diagnostic]:
     if not rules:
         return []
-    if tree is None:
+    if tree is None and facts is None:
         blocked, tree = _python_gate(source, text)
         if blocked is not None:
             return [blocked]
     triage = None
-    if tree is not None:
-        triage = Triage.of(collect(tree), text, selection.config, source.relative)
+    if tree is not None or facts is not None:
+        triage = Triage.of(facts or collect(tree), text, selection.config, source.relative)
         if project and os.path.abspath(source.path) in project_for(selection.config).model.context_paths:
             triage = replace(triage, project_context=True)
         rules = [rule for rule in rules if rule.may_match_syntax(triage)]
         if not rules:
             return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped
+        if tree is None:  # the facts came from the index; the depth check below needs the tree
+            blocked, tree = _python_gate(source, text)
+            if blocked is not None:
+                return [blocked]
+    if tree is not None:
         if _tree_depth(tree) > MAX_TREE_DEPTH:
             return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
     try:

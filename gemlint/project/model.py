@@ -26,7 +26,7 @@ from libcst.metadata import PositionProvider
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.index import TRAINING_CANDIDATES
-from gemlint.analysis.triage import has_inference_prefix
+from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import code_digest
 
@@ -56,16 +56,24 @@ class Target:
 class _Entry:
     path: str
     summary: ModuleSummary
+    digest: str  # sha256 of the file's bytes, as summarised
 
 
-def summarise_file(path: str, module: str) -> ModuleSummary | None:
-    """The summary of one file, or None when it cannot be read or parsed (the engine reports that)."""
+def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None]:
+    """The digest of the bytes read and their summary, which is None when the file cannot be read or parsed
+    (the engine reports that)."""
     try:
         data = Path(path).read_bytes()
+    except OSError:
+        return "", None
+    digest = hashlib.sha256(data).hexdigest()
+    try:
         tree = ast.parse(data)
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return summarise(tree, module, os.path.basename(path) == "__init__.py")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return digest, None
+    summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
+    summary.syntax = collect(tree)
+    return digest, summary
 
 
 class IndexCache:
@@ -129,17 +137,20 @@ class ProjectModel:
                 continue
             name = module_name(path)
             files.append((key_path, name, (name, digest)))
-        missing = [(path, name, key) for path, name, key in files if key not in cache.entries]
-        for (_, _, key), summary in zip(missing, mapper(summarise_file, [m[0] for m in missing], [m[1] for m in missing])):
+        missing = [index for index, (_, _, key) in enumerate(files) if key not in cache.entries]
+        summaries = mapper(summarise_file, [files[i][0] for i in missing], [files[i][1] for i in missing])
+        for index, (digest, summary) in zip(missing, summaries):
+            path, name, _ = files[index]
+            files[index] = (path, name, (name, digest))  # what was parsed, should the file have changed since
             if summary is not None:
-                cache.entries[key] = summary
+                cache.entries[(name, digest)] = summary
                 cache.dirty = True
         entries: dict[str, list[_Entry]] = {}
         for path, name, key in files:
             summary = cache.entries.get(key)
             if summary is None:
                 continue  # unreadable or not Python: the engine reports it
-            entry = _Entry(path, summary)
+            entry = _Entry(path, summary, key[1])
             entries.setdefault(name, []).append(entry)
             self._by_path[path] = entry
         cache.save({key for _, _, key in files})
@@ -159,6 +170,16 @@ class ProjectModel:
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
+
+    def syntax_facts(self, path: str, data: bytes) -> SyntaxFacts | None:
+        """The triage facts of the file as indexed, when ``data`` is the content that was indexed: the
+        engine then needs no ``ast`` parse of its own unless a rule wants the file."""
+        if self._entries is None:
+            return None
+        entry = self._by_path.get(os.path.abspath(path))
+        if entry is None or entry.summary.syntax is None or entry.digest != hashlib.sha256(data).hexdigest():
+            return None
+        return entry.summary.syntax
 
     def entry_of_path(self, path: str) -> _Entry | None:
         self.modules  # noqa: B018 -- builds the index

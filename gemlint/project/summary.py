@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gemlint.analysis.triage import SyntaxFacts
+
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
 _EVAL_METHODS = frozenset({"eval"})
 
@@ -68,6 +70,8 @@ class ModuleSummary:
     #: The calls made by module-level statements (a script's body).
     module_calls: list[CallSite] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
+    #: The triage facts of the same tree, so that linting the file needs no second ``ast`` parse.
+    syntax: SyntaxFacts | None = None
 
     def callables(self):
         """Every function and method summary of the module."""
@@ -106,15 +110,54 @@ def _absolute(module: str, is_package: bool, level: int, target: str | None) -> 
     return ".".join([*package, *([target] if target else [])])
 
 
-class _Summariser(ast.NodeVisitor):
+class _Summariser:
+    """One recursive walk with a handler per node type. ``ast.NodeVisitor`` looks its method up by name
+    and lists every field of every node; dispatching on the type and skipping the fields that never hold
+    a statement or an expression (a third of all nodes are Load/Store contexts) halves the walk."""
+
     def __init__(self, summary: ModuleSummary) -> None:
         self.summary = summary
         self.classes: list[ClassSummary] = []
         self.functions: list[FunctionSummary] = []
         self._seen: dict[tuple[int, str], int] = {}
+        self._handlers = {
+            ast.Import: self._import,
+            ast.ImportFrom: self._import_from,
+            ast.ClassDef: self._class,
+            ast.FunctionDef: self._function,
+            ast.AsyncFunctionDef: self._function,
+            ast.Assign: self._assign,
+            ast.AnnAssign: self._ann_assign,
+            ast.Return: self._return,
+            ast.Call: self._call,
+            ast.Name: _nothing,
+            ast.Constant: _nothing,
+        }
+
+    def visit(self, node: ast.AST) -> None:
+        handler = self._handlers.get(type(node))
+        if handler is None:
+            self.children(node)
+        else:
+            handler(node)
+
+    def children(self, node: ast.AST) -> None:
+        kind = type(node)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
+        visit = self.visit
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        visit(item)
+            elif isinstance(value, ast.AST):
+                visit(value)
 
     # -- imports -------------------------------------------------------------------
-    def visit_Import(self, node: ast.Import) -> None:
+    def _import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.asname:
                 self.summary.imports[alias.asname] = alias.name
@@ -122,7 +165,7 @@ class _Summariser(ast.NodeVisitor):
                 top = alias.name.split(".")[0]
                 self.summary.imports.setdefault(top, top)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+    def _import_from(self, node: ast.ImportFrom) -> None:
         base = _absolute(self.summary.name, self.summary.is_package, node.level, node.module)
         for alias in node.names:
             if alias.name == "*":
@@ -131,9 +174,9 @@ class _Summariser(ast.NodeVisitor):
             self.summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
     # -- declarations --------------------------------------------------------------------
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+    def _class(self, node: ast.ClassDef) -> None:
         if self.functions:  # a class local to a function: its methods are not reachable by name
-            self.generic_visit(node)
+            self.children(node)
             return
         qual = ".".join([*(c.name for c in self.classes), node.name])
         summary = ClassSummary(
@@ -150,10 +193,10 @@ class _Summariser(ast.NodeVisitor):
                 for target in statement.targets:
                     if isinstance(target, ast.Name) and callee:
                         summary.attributes.setdefault(target.id, []).append(callee)
-        self.generic_visit(node)
+        self.children(node)
         self.classes.pop()
 
-    def visit_FunctionDef(self, node) -> None:
+    def _function(self, node) -> None:
         owner = self.classes[-1] if self.classes and not self.functions else None
         qual = f"{owner.name}.{node.name}" if owner is not None else node.name
         if self.functions:
@@ -173,20 +216,15 @@ class _Summariser(ast.NodeVisitor):
             self.visit(statement)
         self.functions.pop()
 
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self.generic_visit(node)
-
     # -- bindings and calls -----------------------------------------------------------------
-    def visit_Assign(self, node: ast.Assign) -> None:
+    def _assign(self, node: ast.Assign) -> None:
         self._bind(node.targets, node.value)
-        self.generic_visit(node)
+        self.children(node)
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+    def _ann_assign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self._bind([node.target], node.value)
-        self.generic_visit(node)
+        self.children(node)
 
     def _bind(self, targets, value: ast.AST) -> None:
         callee = _produced_by(value)
@@ -202,7 +240,7 @@ class _Summariser(ast.NodeVisitor):
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
 
-    def visit_Return(self, node: ast.Return) -> None:
+    def _return(self, node: ast.Return) -> None:
         if self.functions and node.value is not None:
             value = node.value
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _EVAL_METHODS:
@@ -215,9 +253,9 @@ class _Summariser(ast.NodeVisitor):
                 spelled = _produced_by(value) or dotted(value)
                 if spelled:
                     self.functions[-1].returns.append(spelled)
-        self.generic_visit(node)
+        self.children(node)
 
-    def visit_Call(self, node: ast.Call) -> None:
+    def _call(self, node: ast.Call) -> None:
         callee = dotted(node.func)
         if callee is not None:
             terminal = callee.rsplit(".", 1)[-1]
@@ -236,7 +274,19 @@ class _Summariser(ast.NodeVisitor):
                         function.loads_state.add(receiver)
             elif not self.classes:
                 self.summary.module_calls.append(site)
-        self.generic_visit(node)
+        self.children(node)
+
+
+def _nothing(node: ast.AST) -> None:
+    """Names and constants hold nothing the index records."""
+
+
+# Fields that never hold a statement or an expression: the walk skips them.
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async"}
+    | {"type_comment"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _train_false(node: ast.Call) -> bool:

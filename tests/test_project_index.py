@@ -1,0 +1,95 @@
+"""The project index: each module parsed once per run, its triage facts reused by the engine only while
+the file's content is what was indexed, and summaries that survive the on-disk cache."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+
+import gemlint.engine as engine
+from gemlint.analysis.triage import collect
+from gemlint.config import default_config
+from gemlint.project.files import forget_projects, project_for
+from gemlint.project.model import IndexCache, summarise_file
+from gemlint.runner import run
+
+SERVICE = """\
+import torch
+from fastapi import FastAPI
+
+app = FastAPI()
+model = torch.nn.Linear(4, 2)
+
+
+@app.post("/predict")
+def predict(x):
+    return model(torch.tensor(x))
+"""
+HELPER = "def double(values):\n    return [v * 2 for v in values]\n"
+
+
+def project(tmp_path):
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "__init__.py").write_text("")
+    (tmp_path / "svc" / "app.py").write_text(SERVICE)
+    (tmp_path / "svc" / "util.py").write_text(HELPER)
+    forget_projects()
+    return default_config(tmp_path)
+
+
+def test_facts_are_served_for_the_indexed_content_only(tmp_path):
+    config = project(tmp_path)
+    model = project_for(config).model
+    path = tmp_path / "svc" / "app.py"
+    assert model.syntax_facts(str(path), path.read_bytes()) is None  # nothing indexed yet
+    model.build()
+    facts = model.syntax_facts(str(path), path.read_bytes())
+    assert facts == collect(ast.parse(SERVICE))
+    assert model.syntax_facts(str(path), SERVICE.replace("4, 2", "8, 2").encode()) is None
+
+
+def test_a_file_no_rule_wants_is_parsed_once_per_run(tmp_path, monkeypatch):
+    config = project(tmp_path)
+    gated: list[str] = []
+    gate = engine._python_gate
+
+    def counting_gate(source, text):
+        gated.append(source.path.name)
+        return gate(source, text)
+
+    monkeypatch.setattr(engine, "_python_gate", counting_gate)
+    result = run([tmp_path / "svc"], config, jobs=1)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("GEM101", 10)]
+    # The helper and the empty package file are parsed by the index alone; the service is parsed again
+    # only because a rule needs its tree.
+    assert gated == ["app.py"]
+
+
+def test_a_file_changed_after_indexing_is_parsed_afresh(tmp_path, monkeypatch):
+    config = project(tmp_path)
+    project_for(config).model.build()
+    broken = tmp_path / "svc" / "util.py"
+    broken.write_text("def double(values:\n")
+    monkeypatch.setattr("gemlint.runner.forget_projects", lambda: None)  # keep the stale index
+    result = run([broken], config, jobs=1)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("GEM000", 1)]
+
+
+def test_summaries_with_their_facts_round_trip_through_the_index_cache(tmp_path):
+    path = tmp_path / "app.py"
+    path.write_text(SERVICE)
+    digest, summary = summarise_file(str(path), "app")
+    assert summary is not None and summary.syntax is not None and "predict" in summary.functions
+    cache = IndexCache(tmp_path / "cache")
+    cache.entries[("app", digest)] = summary
+    cache.dirty = True
+    cache.save({("app", digest)})
+    stored = IndexCache(tmp_path / "cache").entries[("app", digest)]
+    assert pickle.dumps(stored) == pickle.dumps(summary)
+
+
+def test_an_unparsable_file_has_a_digest_and_no_summary(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text("def f(:\n")
+    digest, summary = summarise_file(str(path), "broken")
+    assert len(digest) == 64 and summary is None
