@@ -284,8 +284,10 @@ def _lint_python(
     triage = None
     if tree is not None or facts is not None:
         triage = Triage.of(facts or collect(tree), text, selection.config, source.relative)
-        if project and os.path.abspath(source.path) in project_for(selection.config).model.context_paths:
-            triage = replace(triage, project_context=True)
+        if project:
+            model = project_for(selection.config).model
+            in_context = os.path.abspath(source.path) in model.context_paths
+            triage = replace(triage, project_context=in_context, project_loaders=model.loading_classes)
         rules = [rule for rule in rules if rule.may_match_syntax(triage)]
         if not rules:
             return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped

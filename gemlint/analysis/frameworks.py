@@ -58,6 +58,9 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     # Cog
     "cog.BasePredictor": frozenset({"predict"}),
     "cog.predictor.BasePredictor": frozenset({"predict"}),
+    # Cog's current API: ``run`` per prediction (``predict`` still accepted)
+    "cog.BaseRunner": frozenset({"run", "predict"}),
+    "cog.predictor.BaseRunner": frozenset({"run", "predict"}),
     # MLServer
     "mlserver.MLModel": frozenset({"predict", "predict_stream"}),
     "mlserver.model.MLModel": frozenset({"predict", "predict_stream"}),
@@ -454,7 +457,7 @@ OFFLOAD_METHODS = {"run_in_executor": 1, "submit": 0}
 TOKENIZER_LOADERS = frozenset({"tokenizers.Tokenizer.from_file", "tokenizers.Tokenizer.from_pretrained", "sentencepiece.SentencePieceProcessor"})
 
 # Text markers of a module that serves requests: it imports a web or serving framework (prefilters of GEM502/GEM602).
-SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("ts", "kserve", "litserve", "mlserver", "ray", "triton_python_backend_utils")
+SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "ts", "kserve", "litserve", "mlserver", "ray", "triton_python_backend_utils")
 SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
     "TritonPythonModel",
     "check_health",

@@ -166,6 +166,8 @@ class Triage:
     test_file: bool = False
     #: The project model says some code of the file runs per request (a caller or base in another module).
     project_context: bool = False
+    #: Names of project classes whose construction loads weights (their ``__init__`` calls ``torch.load``, ...).
+    project_loaders: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str) -> "Triage":

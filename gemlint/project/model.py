@@ -120,6 +120,7 @@ class ProjectModel:
         self._context_paths: frozenset[str] | None = None
         self._reached: frozenset[tuple[str, str]] = frozenset()
         self._entry_points: frozenset[tuple[str, str]] = frozenset()
+        self._loading_classes: frozenset[str] | None = None
 
     # -- building ----------------------------------------------------------------------------
     def build(self, mapper=map) -> None:
@@ -526,10 +527,24 @@ class ProjectModel:
         path = os.path.abspath(path)
         return path in self.context_paths or self.holds_project_models(path)
 
+    @property
+    def loading_classes(self) -> frozenset[str]:
+        """The names of the project classes whose construction loads weights (for the rules' triage)."""
+        if self._loading_classes is None:
+            found = set()
+            for entries in self.modules.values():
+                for entry in entries:
+                    for qualname, cls in entry.summary.classes.items():
+                        if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
+                            found.add(cls.name.rsplit(".", 1)[-1])
+            self._loading_classes = frozenset(found)
+        return self._loading_classes
+
     def prepare(self, mapper=map) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork)."""
         self.build(mapper)
         self.context_paths  # noqa: B018
+        self.loading_classes  # noqa: B018
 
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
         return os.path.abspath(str(analysis.context.source.path)) in self.context_paths
@@ -633,6 +648,52 @@ class ProjectModel:
             resolved = self.resolve(owner_entry, decorator)
             if resolved is not None and resolved.kind == "external" and resolved.module in fw.NO_GRAD_GUARDS:
                 return f"`{forward.qualname}` (in `{forward.module}`) is decorated with a grad-free guard"
+        return None
+
+    def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
+        entry = self._entry_for(analysis)
+        spelled = _spelled(func)
+        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
+        if target is None or target.kind != "class" or target.module == entry.summary.name:
+            return None
+        key = ("loads", target)
+        if key not in self._memo:
+            self._memo[key] = self._initialiser_loads(target, entry.path)
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _initialiser_loads(self, target: Target, near: str) -> str | None:
+        """Follow ``__init__`` up the project bases while it defers to ``super().__init__``."""
+        chain = self.lineage(target, near)[0]
+        target_cls = chain[0][1] if chain else None
+        for owner_entry, owner in chain:
+            init = owner.methods.get("__init__")
+            if init is None:
+                continue
+            loader = self._loading_call(owner_entry, owner, init, 0)
+            if loader is not None:
+                return f"its `__init__`, in `{owner_entry.summary.name}`, calls `{loader}(...)`" if owner is target_cls else (
+                    f"the `__init__` of its base `{owner.name}`, in `{owner_entry.summary.name}`, calls `{loader}(...)`"
+                )
+            if not any(site.callee.startswith("super().") for site in init.calls):
+                return None
+        return None
+
+    def _loading_call(self, entry: _Entry, owner: ClassSummary, function: FunctionSummary, depth: int) -> str | None:
+        for site in function.calls:
+            if site.callee.startswith("self.") and site.callee.count(".") == 1 and depth < 2:
+                helper = owner.methods.get(site.callee[5:])
+                found = self._loading_call(entry, owner, helper, depth + 1) if helper is not None else None
+                if found is not None:
+                    return found
+                continue
+            resolved = self.resolve(entry, site.callee)
+            if resolved is None or resolved.kind != "external":
+                continue
+            name = resolved.module
+            if name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS:
+                return site.callee
+            if name.rsplit(".", 1)[-1] in ("from_pretrained", "from_single_file") and name.startswith(fw.FROM_PRETRAINED_LIBRARIES):
+                return site.callee
         return None
 
     def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:

@@ -34,6 +34,7 @@ class ModelLoadedPerRequest(AnalysisRule):
         "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru), and lazy loading into a global "
         "or attribute guarded by `if ... is None:`.",
         "Functions that are not request handlers, hooks, or helpers called only from them.",
+        "Project classes whose construction loads nothing (their `__init__` only builds layers).",
     )
     bad = """\
 from fastapi import FastAPI
@@ -65,14 +66,24 @@ def classify(text: str):
     # Only code that serves requests can load per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
 
+    # A project class whose ``__init__`` (in another module) loads weights makes its construction a load.
+    sees_project = True
+
     @classmethod
     def may_match_syntax(cls, triage: Triage) -> bool:
-        return bool(triage.facts.functions) and not triage.facts.calls.isdisjoint(_LOADER_NAMES)
+        calls = triage.facts.calls
+        return bool(triage.facts.functions) and not (calls.isdisjoint(_LOADER_NAMES) and calls.isdisjoint(triage.project_loaders))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if terminal_name(node.func) not in _LOADER_NAMES:
+        name = terminal_name(node.func)
+        how = ""
+        if name in _LOADER_NAMES:
+            what = self._load_kind(node)
+        elif self.analysis.outside is not None and name is not None and name[:1].isupper():
+            loads = self.analysis.outside.construction_loads(self.analysis, node.func)
+            what, how = ("a model", f": {loads}") if loads is not None else (None, "")
+        else:
             return  # cheap syntactic gate before resolving names
-        what = self._load_kind(node)
         if what is None:
             return
         function = self.analysis.enclosing_function(node)
@@ -84,7 +95,7 @@ def classify(text: str):
         text = self.analysis.module.code_for_node(node.func)
         self.report(
             node,
-            f"`{text}(...)` loads {what} on every request ({reason}); load it once at startup "
+            f"`{text}(...)` loads {what} on every request ({reason}){how}; load it once at startup "
             "(module level, `__init__`, a setup hook or a cached helper) and reuse it",
         )
 
