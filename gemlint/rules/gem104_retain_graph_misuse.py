@@ -4,9 +4,10 @@ from functools import cached_property
 
 import libcst as cst
 
-from gemlint.analysis.autograd import BackwardCall, GraphFlow, backward_call
+from gemlint.analysis.autograd import backward_call
+from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.triage import Triage
-from gemlint.diagnostics import Severity
+from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -59,58 +60,53 @@ def train_epoch(model, loader, optimizer, criterion):
     def may_match_syntax(cls, triage: Triage) -> bool:
         return "retain_graph" in triage.facts.keywords
 
-
     @cached_property
-    def flow(self) -> GraphFlow:
-        return GraphFlow(self.analysis)
+    def graphs(self) -> AutogradGraphs:
+        return AutogradGraphs(self.analysis)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.analysis.is_production:
             return  # a benchmark times backward through one graph again and again; a test's memory does not matter
         backward = backward_call(self.analysis, node)
-        if backward is None or backward.retain_graph is not True or backward.create_graph is True:
+        if backward is None or backward.retain_graph is not True or backward.create_graph not in (None, False):
             return
-        loop = self.flow.innermost_loop(node)
-        if isinstance(loop, _COMPREHENSIONS):
+        if any(isinstance(a, _COMPREHENSIONS) for a in self.analysis.ancestors(node)):
             return
-        if loop is not None and (backward.root is None or self.flow.graph_from_outside(backward.root, loop)):
+        flow = self.graphs.function(self.graphs.scope_of(node))
+        event = flow.backwards.get(node)
+        if event is None:
             return
-        if loop is None and backward.root is not None and self.flow.graph_from_enclosing_scope(backward.root, self.flow.scope_of(node)):
+        verdict, evidence = flow.reuses(event)
+        if verdict != "free":
             return
-        if self._reused_later(backward, loop):
-            return
-        if loop is not None:
-            message = (
-                "`retain_graph=True` inside a loop that builds a fresh graph every iteration, and nothing in the "
-                "iteration backpropagates through it again: each graph's saved tensors stay alive for nothing. "
-                "Drop it, or sum the losses and call backward once"
+        loop = flow.innermost_loop(node)
+        if loop is not None and evidence is None or loop is not None and not self.graphs.within(evidence.node, loop):
+            self.report(
+                node,
+                "`retain_graph=True` but the graph is rebuilt every iteration and nothing later in the iteration "
+                "backpropagates through this one: its saved tensors stay alive for nothing. Drop it, or sum the "
+                "losses and call backward once",
+                related=self._related(loop, "the loop that rebuilds the graph"),
             )
-        else:
-            message = (
-                "`retain_graph=True` but no later backward in this scope goes through the same graph: its saved "
-                "tensors stay alive for nothing. Drop it, or sum the losses and call backward once"
+            return
+        if evidence is None:
+            self.report(
+                node,
+                "`retain_graph=True` but no later backward in this step uses this graph: it is the last backward "
+                "pass here and its saved tensors stay alive for nothing. Drop it",
+                severity=Severity.NOTE,
             )
-        self.report(node, message)
+            return
+        self.report(
+            node,
+            "`retain_graph=True` but no later backward in this step uses this graph: the next backward goes "
+            "through a graph of its own, so this one's saved tensors stay alive for nothing. Drop it, or sum the "
+            "losses and call backward once",
+            related=self._related(evidence.node, "the next backward, through a separate graph"),
+        )
 
-    def _reused_later(self, backward: BackwardCall, loop: cst.CSTNode | None) -> bool:
-        start = self.range_of(backward.call)[1]
-        scope = self.flow.scope_of(backward.call)
-        later = [
-            other
-            for other in self.flow.backward_calls(scope)
-            if other.call is not backward.call
-            and self.range_of(other.call)[0] >= start
-            and (loop is None or self.flow.within(other.call, loop))
-        ]
-        if not later:
-            return False
-        if backward.root is None:
-            return True
-        mine = self.flow.upstream(backward.root)
-        for other in later:
-            if other.root is None:
-                return True
-            theirs = self.flow.upstream(other.root)
-            if not mine or not theirs or mine & theirs:
-                return True
-        return False
+    def _related(self, node: cst.CSTNode, message: str) -> tuple[RelatedLocation, ...]:
+        start, end = self.range_of(node)
+        if isinstance(node, (cst.For, cst.While)):
+            end = self.range_of(node.iter if isinstance(node, cst.For) else node.test)[1]  # the loop's header
+        return (RelatedLocation(Span(self.context.display_path, start.line, start.column, end.line, end.column), message),)
