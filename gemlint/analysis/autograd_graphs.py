@@ -192,18 +192,23 @@ class FunctionGraphs:
         * ``"unknown"``: its root carries no graph this function builds (a caller's, one stored on ``self``);
         * ``"free"``: nothing traverses it again; the evidence is the next backward, if there is one.
         """
-        mine = retained.origins
-        if not any(o.kind == FORWARD for o in mine) or any(o.kind == OUTSIDE for o in mine):
+        if not any(o.kind == FORWARD for o in retained.origins) or any(o.kind == OUTSIDE for o in retained.origins):
             return "unknown", None
-        aged = {o.aged() for o in mine}
+        # The items of a loader are data, new every iteration: sharing one is not sharing a graph.
+        mine = {o for o in retained.origins if o.kind != ITEM}
+        # What leaves the function matters for the graph this function builds; the caller has its own already.
+        built = {o for o in mine if o.kind != CALLER}
+        built |= {o.aged() for o in built}
         for escape in self.escapes.values():
-            if escape.origins & (mine | aged):
+            if escape.origins & built:
                 return "reused", escape
         loops = self._loops_around(retained.node)
+        following = self._aged_in(mine, loops)
         next_backward = None
         for other in self.backwards.values():
+            again = any(self.graphs.within(other.node, loop) for loop in loops)
             if other.backward is not None and other.backward.root is None:
-                if self._later(retained.node, other.node) or any(self.graphs.within(other.node, loop) for loop in loops):
+                if self._later(retained.node, other.node) or again:
                     return "reused", other
                 continue
             if self._later(retained.node, other.node):
@@ -211,7 +216,7 @@ class FunctionGraphs:
                     return "reused", other
                 if next_backward is None or self.graphs.order(other.node) < self.graphs.order(next_backward.node):
                     next_backward = other
-            if any(self.graphs.within(other.node, loop) for loop in loops) and other.origins & self._aged_in(mine, loops):
+            if again and other.origins & following:
                 return "reused", other
         return "free", next_backward
 
@@ -655,6 +660,8 @@ class FunctionGraphs:
         for assignment in assignments:
             if isinstance(assignment.node, cst.ClassDef):
                 continue
+            if isinstance(assignment.node, (cst.Import, cst.ImportFrom)):
+                return func.value[:1].isupper()
             values = self.analysis.assigned_values(func)
             return bool(values) and all(self._names_tensor_type(value) for value in values)
         return True
@@ -732,10 +739,27 @@ class AutogradGraphs:
                 if isinstance(assignment.node, cst.FunctionDef):
                     return assignment.node
             return None
-        if isinstance(func, cst.Attribute) and is_name(func.value, "self", "cls") and isinstance(scope, cst.FunctionDef):
+        if not isinstance(func, cst.Attribute):
+            return None
+        if is_name(func.value, "self", "cls") and isinstance(scope, cst.FunctionDef):
             cls = self.owner(scope)
-            if cls is not None:
-                return self._method(cls, func.attr.value)
+            return self._method(cls, func.attr.value) if cls is not None else None
+        instance_of = self._instance_class(scope, func.value)
+        return self._method(instance_of, func.attr.value) if instance_of is not None else None
+
+    def _instance_class(self, scope: cst.CSTNode, receiver: cst.BaseExpression) -> cst.ClassDef | None:
+        """The same-file class whose instance ``receiver`` holds: ``self.buffer = ReplayBuffer(...)``,
+        ``memory = Memory()``."""
+        if isinstance(receiver, cst.Attribute) and is_name(receiver.value, "self") and isinstance(scope, cst.FunctionDef):
+            cls = self.owner(scope)
+            values = self.analysis.attribute_values(cls, receiver.attr.value) if cls is not None else []
+        elif isinstance(receiver, cst.Name):
+            values = self.analysis.assigned_values(receiver)
+        else:
+            return None
+        classes = {self.analysis.local_classes.get(terminal_name(v.func) or "") for v in values if isinstance(v, cst.Call)}
+        if len(classes) == 1 and len(values) == 1:
+            return classes.pop()
         return None
 
     def _method(self, cls: cst.ClassDef, name: str, depth: int = 0) -> cst.FunctionDef | None:
