@@ -23,16 +23,25 @@ class RetainGraphMisuse(AnalysisRule):
         "them (every activation of the forward pass) for another backward through the same graph. When none "
         "comes, that memory stays held until the loss is dropped, and in a loop that builds a fresh graph every "
         "iteration it is pure overhead that raises peak memory. Summing the losses and calling backward once "
-        "computes the same gradients."
+        "computes the same gradients. Whether a later backward can go through the retained graph is decided by "
+        "data flow: which forward computations each tensor's graph comes from, what shares them and what breaks "
+        "the link (`.detach()`, `torch.no_grad()`, `.item()`, `.numpy()`, recomputing the forward). A retain "
+        "followed by a backward through a separate graph, or repeated in a loop that rebuilds the graph, is a "
+        "warning (it overlaps the next forward and raises peak memory); the last backward of a function that "
+        "runs once is a note."
     )
     not_flagged = (
-        "A retain followed, in the same scope, by another backward or `torch.autograd.grad` through the same graph "
-        "(a tensor computed from the same values), and a retain in a loop whose graph was built before the loop "
-        "(per-output gradients, `for loss in losses`, a hidden state carried across iterations).",
-        "`create_graph=True` (higher-order gradients), and `retain_graph=<run-time value>`.",
+        "A later backward or `torch.autograd.grad` on some path (later in the step, after the loop, or in the next "
+        "iteration) whose root shares a tensor with the retained one: a generator loss built on the "
+        "discriminator's output for non-detached fakes, a policy loss times a non-detached advantage, a hidden "
+        "state or running sum carried across iterations, one forward before a loop of per-output gradients.",
+        "A graph that leaves the function: returned, yielded, stored on `self`, a parameter or a global, captured "
+        "by a nested function, or handed to a call whose result is dropped (it may keep or backpropagate it; "
+        "logging calls such as `add_scalar` excepted). A graph the function did not build (a loss passed in, a "
+        "tensor stored on `self` by another method, a closure's variable) is left alone for the same reason.",
+        "`create_graph=True` (gradient penalties, Hessian-vector products, higher-order gradients), and "
+        "`retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
-        "A retain on a tensor of an enclosing scope (a closure that a benchmark timer calls again and again): "
-        "its graph was built once, outside, and every call backpropagates through it.",
         "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `bench*`, `profil*` in the path), which "
         "time backward through one graph again and again by design.",
     )
