@@ -61,7 +61,10 @@ def train_epoch(model, loader, optimizer, criterion):
         loss.backward()
         optimizer.step()
 """
-    benchmark = "Bytes held by saved tensors after each iteration of a training loop, with and without retain_graph=True."
+    benchmark = (
+        "Peak bytes saved for backward over a training loop, with and without `retain_graph=True`: the retained "
+        "graph is still alive while the next step's forward saves its own."
+    )
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("retain_graph",)
 
