@@ -65,7 +65,12 @@ _BREAKING_METHODS = frozenset(
 )
 #: Tensor methods whose arguments are devices, dtypes or shapes: the result carries the receiver's graph only.
 _SHAPING_METHODS = frozenset(
-    {"to", "cuda", "cpu", "type", "type_as", "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "permute", "transpose", "squeeze", "unsqueeze", "repeat", "flatten", "float", "double", "half", "contiguous", "narrow", "chunk", "split", "sum", "mean", "std", "var", "norm", "max", "min", "softmax", "log_softmax"}
+    {
+        "to", "cuda", "cpu", "type", "type_as", "view", "view_as", "reshape", "reshape_as", "expand", "expand_as",
+        "permute", "transpose", "squeeze", "unsqueeze", "repeat", "flatten", "float", "double", "half",
+        "contiguous", "narrow", "chunk", "split", "sum", "mean", "std", "var", "norm", "max", "min", "softmax",
+        "log_softmax",
+    }
 )
 #: Keyword arguments that carry devices, dtypes, dimensions and options rather than tensors.
 _OPTION_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "dim", "reduction", "keepdim", "ignore_index", "label_smoothing", "requires_grad"})
@@ -83,7 +88,11 @@ _LOGGING_METHODS = frozenset(
 )
 #: Builtins whose result carries none of their arguments' graphs.
 _DATA_BUILTINS = frozenset(
-    {"float", "int", "bool", "str", "len", "print", "isinstance", "issubclass", "range", "round", "repr", "type", "id", "hash", "format", "callable", "hasattr", "getattr", "setattr", "open", "super", "vars", "locals", "globals"}
+    {
+        "float", "int", "bool", "str", "len", "print", "isinstance", "issubclass", "range", "round", "repr", "type",
+        "id", "hash", "format", "callable", "hasattr", "getattr", "setattr", "open", "super", "vars", "locals",
+        "globals",
+    }
 )
 _BUILTINS = frozenset(dir(builtins))
 #: Libraries whose functions compute on tensors: results carry their tensor arguments' graphs.
