@@ -132,7 +132,6 @@ class Origin:
         return Origin(self.kind, self.node, 1)
 
 
-Origins = frozenset  # of Origin
 _NONE: frozenset = frozenset()
 
 
@@ -191,9 +190,6 @@ class FunctionGraphs:
             self._statements(scope.body, env)
 
     # -- questions -------------------------------------------------------------------------------------
-    def events(self) -> list[BackwardEvent]:
-        return list(self.backwards.values())
-
     def reuses(self, retained: BackwardEvent) -> tuple[str, BackwardEvent | Escape | None]:
         """Whether the graph ``retained`` keeps may be traversed again, as ``(verdict, evidence)``:
 
