@@ -594,7 +594,9 @@ class FunctionGraphs:
             library = self._library_call(qualified, arguments | receiver_value)
             if library is not None:
                 return library
-        if receiver is not None and self._is_value(receiver, env):
+        # `policy.sample(s)` on a parameter may be a module's reparameterised sample, not Distribution.sample.
+        module_method = method == "sample" and _base_name(receiver) in self._params if receiver is not None else False
+        if receiver is not None and not module_method and self._is_value(receiver, env):
             # A method of a tensor, a distribution, a list, a batch built here.
             if method in _BREAKING_METHODS:
                 return _NONE
