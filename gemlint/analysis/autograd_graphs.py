@@ -31,7 +31,6 @@ iteration) carries one of its origins, or when it leaves the function.
 
 from __future__ import annotations
 
-import builtins
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Iterator
@@ -39,7 +38,24 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import libcst as cst
 
 from gemlint.analysis.autograd import BackwardCall, backward_call
-from gemlint.analysis.syntax import NOT_LITERAL, dotted_name, is_name, literal_value, terminal_name
+from gemlint.analysis.graph_calls import (
+    BREAKING_ATTRIBUTES,
+    BREAKING_METHODS,
+    BUILTINS,
+    DATA_BUILTINS,
+    GRAD_CONTEXTS,
+    GRAD_FREE_CONTEXTS,
+    LOGGING_METHODS,
+    OPTION_KEYWORDS,
+    SETUP_METHODS,
+    SET_GRAD_ENABLED,
+    SHAPING_METHODS,
+    STORING_METHODS,
+    TENSOR_CONSTRUCTORS,
+    library_result,
+    may_carry_graph,
+)
+from gemlint.analysis.syntax import dotted_name, is_name, literal_value, terminal_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.analysis.module import ModuleAnalysis
@@ -53,69 +69,6 @@ _LOOPS = (cst.For, cst.While)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _FIXPOINT_PASSES = 4
 _SUMMARY_DEPTH = 3
-
-#: Tensor methods whose result carries no graph.
-_BREAKING_METHODS = frozenset(
-    {
-        "detach", "detach_", "item", "tolist", "numpy", "sample", "argmax", "argmin", "argsort", "long", "int",
-        "bool", "byte", "char", "short", "size", "dim", "numel", "nelement", "eq", "ne", "lt", "le", "gt", "ge",
-        "isnan", "isinf", "isfinite", "nonzero", "requires_grad_", "zero_", "fill_", "__len__", "keys",
-        "data_ptr", "element_size", "stride", "is_contiguous", "get_device", "zero_grad", "step",
-    }
-)
-#: Tensor methods whose arguments are devices, dtypes or shapes: the result carries the receiver's graph only.
-_SHAPING_METHODS = frozenset(
-    {
-        "to", "cuda", "cpu", "type", "type_as", "view", "view_as", "reshape", "reshape_as", "expand", "expand_as",
-        "permute", "transpose", "squeeze", "unsqueeze", "repeat", "flatten", "float", "double", "half",
-        "contiguous", "narrow", "chunk", "split", "sum", "mean", "std", "var", "norm", "max", "min", "softmax",
-        "log_softmax",
-    }
-)
-#: Keyword arguments that carry devices, dtypes, dimensions and options rather than tensors.
-_OPTION_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "dim", "reduction", "keepdim", "ignore_index", "label_smoothing", "requires_grad"})
-#: Attributes of a tensor that carry no graph.
-_BREAKING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
-#: Methods that put a value into their receiver.
-_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "put", "put_nowait", "setdefault", "push"})
-#: Calls that only record a value (loggers, progress bars, metric meters): neither keep nor backpropagate it.
-_LOGGING_METHODS = frozenset(
-    {
-        "add_scalar", "add_scalars", "add_histogram", "add_image", "add_text", "log", "log_dict", "log_metrics",
-        "info", "debug", "warning", "warn", "error", "print", "write", "set_postfix", "set_description", "record",
-        "store", "format",
-    }
-)
-#: Builtins whose result carries none of their arguments' graphs.
-_DATA_BUILTINS = frozenset(
-    {
-        "float", "int", "bool", "str", "len", "print", "isinstance", "issubclass", "range", "round", "repr", "type",
-        "id", "hash", "format", "callable", "hasattr", "getattr", "setattr", "open", "super", "vars", "locals",
-        "globals",
-    }
-)
-_BUILTINS = frozenset(dir(builtins))
-#: Libraries whose functions compute on tensors: results carry their tensor arguments' graphs.
-_TENSOR_LIBRARIES = ("torch.", "torchvision.", "functorch.", "einops.")
-#: Libraries whose results never carry a graph.
-_DATA_LIBRARIES = ("numpy.", "math.", "random.", "scipy.", "pandas.", "time.", "copy.", "logging.", "os.", "json.")
-#: ``torch`` functions that create tensors from data (no graph), by their last dotted part.
-_TENSOR_CONSTRUCTORS = frozenset(
-    {
-        "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
-        "randperm", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like",
-        "full_like", "rand_like", "randn_like", "randint_like", "Tensor", "FloatTensor", "LongTensor",
-        "DoubleTensor", "HalfTensor", "IntTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor", "normal",
-        "bernoulli", "multinomial", "poisson", "argmax", "argmin", "argsort", "no_grad", "enable_grad",
-        "inference_mode", "set_grad_enabled", "device", "manual_seed", "is_tensor", "numel", "get_default_dtype",
-        "Generator", "Size", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose",
-    }
-)
-_GRAD_FREE_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
-_GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
-_SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
-#: Methods run when a class is set up, whose stores hold modules and settings rather than computed tensors.
-_SETUP_METHODS = frozenset({"__init__", "__post_init__", "setup", "build", "reset_parameters", "_init_weights"})
 
 
 @dataclass(frozen=True)
@@ -444,13 +397,13 @@ class FunctionGraphs:
         """True for a context that disables gradients, False for one that enables them, else None."""
         call = expression if isinstance(expression, cst.Call) else None
         target = call.func if call is not None else expression
-        if self.analysis.resolves_to(target, _GRAD_FREE_CONTEXTS):
+        if self.analysis.resolves_to(target, GRAD_FREE_CONTEXTS):
             if call is not None and call.args and literal_value(call.args[0].value) is False:
                 return None  # inference_mode(False)
             return True
-        if self.analysis.resolves_to(target, _GRAD_CONTEXTS):
+        if self.analysis.resolves_to(target, GRAD_CONTEXTS):
             return False
-        if call is not None and self.analysis.resolves_to(target, _SET_GRAD_ENABLED) and call.args:
+        if call is not None and self.analysis.resolves_to(target, SET_GRAD_ENABLED) and call.args:
             enabled = literal_value(call.args[0].value)
             if enabled is False:
                 return True
@@ -554,7 +507,7 @@ class FunctionGraphs:
         return _NONE
 
     def _attribute(self, attribute: cst.Attribute, env: dict) -> frozenset:
-        if attribute.attr.value in _BREAKING_ATTRIBUTES:
+        if attribute.attr.value in BREAKING_ATTRIBUTES:
             return _NONE
         if is_name(attribute.value, "self", "cls"):
             if self.graphs.holds_graph(self.scope, attribute.attr.value):
@@ -579,7 +532,7 @@ class FunctionGraphs:
         func = call.func
         receiver = func.value if isinstance(func, cst.Attribute) else None
         receiver_value = self._eval(receiver, env) if receiver is not None and not is_name(receiver, "self", "cls") else _NONE
-        values = [self._eval(arg.value, env) for arg in call.args if arg.keyword is None or arg.keyword.value not in _OPTION_KEYWORDS]
+        values = [self._eval(arg.value, env) for arg in call.args if arg.keyword is None or arg.keyword.value not in OPTION_KEYWORDS]
         arguments = frozenset().union(*values) if values else _NONE
         backward = backward_call(self.analysis, call)
         if backward is not None:
@@ -591,32 +544,32 @@ class FunctionGraphs:
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         qualified = self.analysis.qualified_names(func)
         if qualified:
-            library = self._library_call(qualified, arguments | receiver_value)
+            library = library_result(qualified, arguments | receiver_value)
             if library is not None:
                 return library
         # `policy.sample(s)` on a parameter may be a module's reparameterised sample, not Distribution.sample.
         module_method = method == "sample" and _base_name(receiver) in self._params if receiver is not None else False
         if receiver is not None and not module_method and self._is_value(receiver, env):
             # A method of a tensor, a distribution, a list, a batch built here.
-            if method in _BREAKING_METHODS:
+            if method in BREAKING_METHODS:
                 return _NONE
-            if method in _SHAPING_METHODS:
+            if method in SHAPING_METHODS:
                 return receiver_value
-            if method in _STORING_METHODS:
+            if method in STORING_METHODS:
                 owner = _base_name(receiver)
                 if self._local(owner, env):
                     env[owner] = env[owner] | arguments
                 else:
                     self._escape(call, "stored outside the function", arguments)
                 return _NONE
-            if method in _LOGGING_METHODS:
+            if method in LOGGING_METHODS:
                 return _NONE
             return receiver_value | arguments
-        if method in _LOGGING_METHODS or (isinstance(func, cst.Name) and func.value in _DATA_BUILTINS and func.value not in env):
+        if method in LOGGING_METHODS or (isinstance(func, cst.Name) and func.value in DATA_BUILTINS and func.value not in env):
             return _NONE
-        if isinstance(func, cst.Name) and func.value in _BUILTINS and func.value not in env and not self._defined_here(func):
+        if isinstance(func, cst.Name) and func.value in BUILTINS and func.value not in env and not self._defined_here(func):
             return arguments  # list(...), sum(...), max(...), zip(...)
-        if method in _STORING_METHODS and receiver is not None:
+        if method in STORING_METHODS and receiver is not None:
             self._escape(call, "stored outside the function", arguments)
             return _NONE
         definition = self.graphs.callee(self.scope, call)
@@ -629,16 +582,6 @@ class FunctionGraphs:
         if dropped:
             self._escape(call, "passed to a call that may keep or backpropagate it", arguments | receiver_value)
         return frozenset({Origin(FORWARD, call)}) | arguments | receiver_value
-
-    def _library_call(self, qualified: frozenset[str], arguments: frozenset) -> frozenset | None:
-        names = sorted(qualified)
-        if any(name.startswith(_DATA_LIBRARIES) for name in names):
-            return _NONE
-        if any(name.startswith(_TENSOR_LIBRARIES) or name in ("torch",) for name in names):
-            if any(name.rsplit(".", 1)[-1] in _TENSOR_CONSTRUCTORS for name in names):
-                return _NONE
-            return arguments
-        return None
 
     def _is_value(self, receiver: cst.BaseExpression, env: dict) -> bool:
         """Whether ``receiver`` holds a value of this function (a tensor, a list, a distribution) rather
@@ -676,7 +619,7 @@ class FunctionGraphs:
     def _names_tensor_type(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, cst.IfExp):
             return self._names_tensor_type(value.body) and self._names_tensor_type(value.orelse)
-        return any(name.rsplit(".", 1)[-1] in _TENSOR_CONSTRUCTORS for name in self.analysis.qualified_names(value))
+        return any(name.rsplit(".", 1)[-1] in TENSOR_CONSTRUCTORS for name in self.analysis.qualified_names(value))
 
     def _local(self, owner: str | None, env: dict) -> bool:
         """``owner`` is a variable of this function (not a parameter, ``self`` or a global)."""
@@ -815,10 +758,10 @@ class AutogradGraphs:
                     if member is None:
                         continue
                     function = self.analysis.enclosing_function(node)
-                    if function is None or function.name.value in _SETUP_METHODS:
+                    if function is None or function.name.value in SETUP_METHODS:
                         continue
                     cls = self.owner(function)
-                    if cls is not None and _may_carry_graph(value):
+                    if cls is not None and may_carry_graph(value):
                         index.setdefault(cls, set()).add(member.attr.value)
         return {cls: frozenset(names) for cls, names in index.items()}
 
@@ -841,7 +784,7 @@ class AutogradGraphs:
 
     def grad_free_function(self, function: cst.FunctionDef) -> bool:
         """``@torch.no_grad()`` / ``@torch.inference_mode()`` on ``function``."""
-        return any(self.analysis.call_resolves_to(decorator.decorator, _GRAD_FREE_CONTEXTS) for decorator in function.decorators)
+        return any(self.analysis.call_resolves_to(decorator.decorator, GRAD_FREE_CONTEXTS) for decorator in function.decorators)
 
     def note_global(self, scope: cst.CSTNode, name: str) -> None:
         self._globals.setdefault(scope, set()).add(name)
@@ -920,21 +863,3 @@ def _flatten(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield from _flatten(target.value)
     else:
         yield target
-
-
-def _may_carry_graph(value: cst.BaseExpression) -> bool:
-    """A stored value that may be a computed tensor: not a literal, a construction (``Net(...)``,
-    ``torch.zeros(...)``), a detached copy or a number."""
-    if literal_value(value) is not NOT_LITERAL:
-        return False
-    if isinstance(value, (cst.BaseString, cst.Lambda, cst.Comparison)):
-        return False
-    if isinstance(value, cst.Call):
-        name = terminal_name(value.func) or ""
-        if name[:1].isupper() or name in _BREAKING_METHODS or name in _TENSOR_CONSTRUCTORS or name in _DATA_BUILTINS:
-            return False
-        if name == "cpu" or name == "to":
-            return _may_carry_graph(value.func.value) if isinstance(value.func, cst.Attribute) else True
-    if isinstance(value, cst.Attribute) and value.attr.value in _BREAKING_ATTRIBUTES:
-        return False
-    return True
