@@ -1,14 +1,16 @@
 """Which autograd graphs each tensor of a function carries, and which backward passes go through them.
 
-A function body is interpreted once, statement by statement, over an abstract value per name: the set of
+A function body is interpreted statement by statement, over an abstract value per name: the set of
 graph *origins* the tensor may carry. An origin is
 
 * a forward computation of this function (a model or module call, a call of something this file cannot
   see, a same-file function whose result carries a graph), one per call site;
-* a parameter (``caller``): a graph the caller may have built;
+* a parameter (``caller``): a graph the caller may have built. Two backward passes that both reach it may
+  share that graph; a retained graph that reaches only parameters is the caller's to reuse and is not judged;
 * ``outside``: a tensor read from ``self`` (an attribute that some method stores a computed tensor in)
   or from an enclosing function (a closure's free variable): a graph another call built and may reuse;
-* an ``item`` of a loop over a parameter (``for x, y in loader``): fresh data every iteration.
+* an ``item`` of a loop over a parameter (``for x, y in loader``): data, new every iteration, never a
+  graph two backward passes share.
 
 Operations on tensors (operators, tensor methods, ``torch.*`` functions) carry the union of their operands'
 origins, so a loss built from ``a`` and ``b`` shares both their graphs. ``.detach()``, ``.item()``,
