@@ -4,9 +4,10 @@ from functools import cached_property
 
 import libcst as cst
 
-from gemlint.analysis.autograd import BackwardCall, GraphFlow, backward_call
+from gemlint.analysis.autograd import backward_call
+from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.triage import Triage
-from gemlint.diagnostics import Severity
+from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -22,16 +23,25 @@ class RetainGraphMisuse(AnalysisRule):
         "them (every activation of the forward pass) for another backward through the same graph. When none "
         "comes, that memory stays held until the loss is dropped, and in a loop that builds a fresh graph every "
         "iteration it is pure overhead that raises peak memory. Summing the losses and calling backward once "
-        "computes the same gradients."
+        "computes the same gradients. Whether a later backward can go through the retained graph is decided by "
+        "data flow: which forward computations each tensor's graph comes from, what shares them and what breaks "
+        "the link (`.detach()`, `torch.no_grad()`, `.item()`, `.numpy()`, recomputing the forward). A retain "
+        "followed by a backward through a separate graph, or repeated in a loop that rebuilds the graph, is a "
+        "warning (it overlaps the next forward and raises peak memory); the last backward of a function that "
+        "runs once is a note."
     )
     not_flagged = (
-        "A retain followed, in the same scope, by another backward or `torch.autograd.grad` through the same graph "
-        "(a tensor computed from the same values), and a retain in a loop whose graph was built before the loop "
-        "(per-output gradients, `for loss in losses`, a hidden state carried across iterations).",
-        "`create_graph=True` (higher-order gradients), and `retain_graph=<run-time value>`.",
+        "A later backward or `torch.autograd.grad` on some path (later in the step, after the loop, or in the next "
+        "iteration) whose root shares a tensor with the retained one: a generator loss built on the "
+        "discriminator's output for non-detached fakes, a policy loss times a non-detached advantage, a hidden "
+        "state or running sum carried across iterations, one forward before a loop of per-output gradients.",
+        "A graph that leaves the function: returned, yielded, stored on `self`, a parameter or a global, captured "
+        "by a nested function, or handed to a call whose result is dropped (it may keep or backpropagate it; "
+        "logging calls such as `add_scalar` excepted). A graph the function did not build (a loss passed in, a "
+        "tensor stored on `self` by another method, a closure's variable) is left alone for the same reason.",
+        "`create_graph=True` (gradient penalties, Hessian-vector products, higher-order gradients), and "
+        "`retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
-        "A retain on a tensor of an enclosing scope (a closure that a benchmark timer calls again and again): "
-        "its graph was built once, outside, and every call backpropagates through it.",
         "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `bench*`, `profil*` in the path), which "
         "time backward through one graph again and again by design.",
     )
@@ -51,7 +61,10 @@ def train_epoch(model, loader, optimizer, criterion):
         loss.backward()
         optimizer.step()
 """
-    benchmark = "Bytes held by saved tensors after each iteration of a training loop, with and without retain_graph=True."
+    benchmark = (
+        "Peak bytes saved for backward over a training loop, with and without `retain_graph=True`: the retained "
+        "graph is still alive while the next step's forward saves its own."
+    )
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("retain_graph",)
 
@@ -59,58 +72,53 @@ def train_epoch(model, loader, optimizer, criterion):
     def may_match_syntax(cls, triage: Triage) -> bool:
         return "retain_graph" in triage.facts.keywords
 
-
     @cached_property
-    def flow(self) -> GraphFlow:
-        return GraphFlow(self.analysis)
+    def graphs(self) -> AutogradGraphs:
+        return AutogradGraphs(self.analysis)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.analysis.is_production:
             return  # a benchmark times backward through one graph again and again; a test's memory does not matter
         backward = backward_call(self.analysis, node)
-        if backward is None or backward.retain_graph is not True or backward.create_graph is True:
+        if backward is None or backward.retain_graph is not True or backward.create_graph not in (None, False):
             return
-        loop = self.flow.innermost_loop(node)
-        if isinstance(loop, _COMPREHENSIONS):
+        if any(isinstance(a, _COMPREHENSIONS) for a in self.analysis.ancestors(node)):
             return
-        if loop is not None and (backward.root is None or self.flow.graph_from_outside(backward.root, loop)):
+        flow = self.graphs.function(self.graphs.scope_of(node))
+        event = flow.backwards.get(node)
+        if event is None:
             return
-        if loop is None and backward.root is not None and self.flow.graph_from_enclosing_scope(backward.root, self.flow.scope_of(node)):
+        verdict, evidence = flow.reuses(event)
+        if verdict != "free":
             return
-        if self._reused_later(backward, loop):
-            return
-        if loop is not None:
-            message = (
-                "`retain_graph=True` inside a loop that builds a fresh graph every iteration, and nothing in the "
-                "iteration backpropagates through it again: each graph's saved tensors stay alive for nothing. "
-                "Drop it, or sum the losses and call backward once"
+        loop = flow.innermost_loop(node)
+        if loop is not None and evidence is None or loop is not None and not self.graphs.within(evidence.node, loop):
+            self.report(
+                node,
+                "`retain_graph=True` but the graph is rebuilt every iteration and nothing later in the iteration "
+                "backpropagates through this one: its saved tensors stay alive for nothing. Drop it, or sum the "
+                "losses and call backward once",
+                related=self._related(loop, "the loop that rebuilds the graph"),
             )
-        else:
-            message = (
-                "`retain_graph=True` but no later backward in this scope goes through the same graph: its saved "
-                "tensors stay alive for nothing. Drop it, or sum the losses and call backward once"
+            return
+        if evidence is None:
+            self.report(
+                node,
+                "`retain_graph=True` but no later backward in this step uses this graph: it is the last backward "
+                "pass here and its saved tensors stay alive for nothing. Drop it",
+                severity=Severity.NOTE,
             )
-        self.report(node, message)
+            return
+        self.report(
+            node,
+            "`retain_graph=True` but no later backward in this step uses this graph: the next backward goes "
+            "through a graph of its own, so this one's saved tensors stay alive for nothing. Drop it, or sum the "
+            "losses and call backward once",
+            related=self._related(evidence.node, "the next backward, through a separate graph"),
+        )
 
-    def _reused_later(self, backward: BackwardCall, loop: cst.CSTNode | None) -> bool:
-        start = self.range_of(backward.call)[1]
-        scope = self.flow.scope_of(backward.call)
-        later = [
-            other
-            for other in self.flow.backward_calls(scope)
-            if other.call is not backward.call
-            and self.range_of(other.call)[0] >= start
-            and (loop is None or self.flow.within(other.call, loop))
-        ]
-        if not later:
-            return False
-        if backward.root is None:
-            return True
-        mine = self.flow.upstream(backward.root)
-        for other in later:
-            if other.root is None:
-                return True
-            theirs = self.flow.upstream(other.root)
-            if not mine or not theirs or mine & theirs:
-                return True
-        return False
+    def _related(self, node: cst.CSTNode, message: str) -> tuple[RelatedLocation, ...]:
+        start, end = self.range_of(node)
+        if isinstance(node, (cst.For, cst.While)):
+            end = self.range_of(node.iter if isinstance(node, cst.For) else node.test)[1]  # the loop's header
+        return (RelatedLocation(Span(self.context.display_path, start.line, start.column, end.line, end.column), message),)

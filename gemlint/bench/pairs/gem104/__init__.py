@@ -1,4 +1,4 @@
-"""GEM104 retain-graph-misuse: bytes kept alive growing with the number of training steps."""
+"""GEM104 retain-graph-misuse: a retained graph still alive while the next step builds its own doubles the peak of saved bytes."""
 
 from gemlint.bench.pair import Pair
 

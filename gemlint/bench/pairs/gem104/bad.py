@@ -1,4 +1,4 @@
-"""A fine-tuning loop that retains every step's graph, and keeps each loss for a report."""
+"""A fine-tuning loop that retains every step's graph although no later backward goes through it."""
 
 
 def fine_tune(model, optimizer, batches):
@@ -8,5 +8,5 @@ def fine_tune(model, optimizer, batches):
         loss = model(batch).pow(2).mean()
         loss.backward(retain_graph=True)
         optimizer.step()
-        history.append(loss)
+        history.append(loss.item())
     return history

@@ -1,4 +1,4 @@
-"""A fine-tuning loop that keeps each loss for a report; each graph is freed by its backward."""
+"""The same loop; each step's graph is freed by its backward."""
 
 
 def fine_tune(model, optimizer, batches):
@@ -8,5 +8,5 @@ def fine_tune(model, optimizer, batches):
         loss = model(batch).pow(2).mean()
         loss.backward()
         optimizer.step()
-        history.append(loss)
+        history.append(loss.item())
     return history
