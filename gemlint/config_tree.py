@@ -1,6 +1,7 @@
 """Which configuration applies to which file, as ruff does it: each file uses the nearest
-``pyproject.toml`` with ``[tool.gemlint]``, ``gemlint.toml`` or ``.gemlint.toml`` above it;
-``--config FILE`` and ``--isolated`` apply one configuration to every file.
+``pyproject.toml`` with ``[tool.gemlint]``, ``gemlint.toml`` or ``.gemlint.toml`` above it inside
+the project (files with none above them use the defaults); ``--config FILE`` and ``--isolated``
+apply one configuration to every file.
 
 The project root (cross-file context, the result cache) is one folder for the whole run: the
 root of the git work tree holding the files, whatever paths were given and in whichever
@@ -20,8 +21,8 @@ from gemlint.config import PROJECT_KEYS, Config, ConfigError, config_file_in, de
 
 def project_root_for(paths: Iterable[Path], cwd: Path | None = None) -> Path:
     """The project root for a run over ``paths``: the git work tree that holds them; outside one,
-    the current directory when it holds them all, else the folder of the nearest config file above
-    them, else their common folder."""
+    the folder of the nearest config file above them, else the current directory when it holds them
+    all, else their common folder. Outside git, ``--project-root`` makes it independent of the paths."""
     cwd = Path(os.path.abspath(cwd or Path.cwd()))
     absolute = [os.path.abspath(path) for path in paths] or [str(cwd)]
     try:
@@ -33,10 +34,10 @@ def project_root_for(paths: Iterable[Path], cwd: Path | None = None) -> Path:
     for candidate in (common, *common.parents):
         if os.path.exists(candidate / ".git"):  # a directory, or a file in worktrees and submodules
             return candidate
-    if common == cwd or cwd in common.parents:
-        return cwd
     found = find_config_file(common)
-    return found.parent if found is not None else common
+    if found is not None:
+        return found.parent
+    return cwd if common == cwd or cwd in common.parents else common
 
 
 class ConfigTree:
@@ -69,7 +70,7 @@ class ConfigTree:
         if self.fixed is not None:
             self.project = self.fixed
         else:
-            found = find_config_file(self.root)
+            found = config_file_in(self.root)  # configs above the project root are not the project's
             loaded = load_config(found, known_codes) if found else default_config(self.root)
             self.project = adjust(replace(loaded, root=self.root))
             if found is not None:
@@ -106,7 +107,7 @@ class ConfigTree:
             else:
                 parent = os.path.dirname(folder)
                 root = str(self.root)
-                # Above the project root only the project's own config counts.
+                # The search ends at the project root: configs above it are not the project's.
                 config = self.project if parent == folder or folder == root else self.config_of_folder(parent)
             self._by_folder[folder] = config
         return config

@@ -75,10 +75,20 @@ class Discovery:
         self.config = self.tree.project
         self.cwd = cwd or Path.cwd()
         self.unreadable: list[UnreadableDirectory] = []
+        self._specs: dict[tuple[Config, tuple[str, ...]], pathspec.PathSpec] = {}
 
-    def _excluded_in(self, folder: str) -> tuple[Config, "pathspec.PathSpec"]:
+    def _excluded_in(self, folder: str, named: tuple[str, ...] = ()) -> tuple[Config, "pathspec.PathSpec"]:
+        """The config of ``folder`` and its compiled excludes; without the patterns that match the
+        ``named`` folders (a folder named explicitly, and those above it: linted although excluded)."""
         config = self.tree.config_of_folder(folder)
-        return config, compile_globs(tuple(config.exclude) + tuple(config.extend_exclude))
+        spec = self._specs.get((config, named))
+        if spec is None:
+            patterns = tuple(config.exclude) + tuple(config.extend_exclude)
+            if named:
+                folders = [root_relative(Path(name), config.glob_root) + "/" for name in named]
+                patterns = tuple(p for p in patterns if not any(compile_globs((p,)).match_file(f) for f in folders))
+            spec = self._specs[(config, named)] = compile_globs(patterns)
+        return config, spec
 
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
         """Whether the config of ``path``'s folder excludes ``path``."""
@@ -94,7 +104,11 @@ class Discovery:
         seen: set[str] = set()
         for given in paths:
             if os.path.isdir(given):  # Path.is_dir raises where a folder above cannot be searched
-                if self.tree.config_for(given).force_exclude and (self.is_excluded(given, True) or self._excluded_parent(given)):
+                if self.is_excluded(given, True) or self._excluded_parent(given):
+                    if self.tree.config_for(given).force_exclude:
+                        continue
+                    # A folder named explicitly is linted although excluded, as a file named explicitly is.
+                    yield from self._walk(given, seen, self._folders_up_from(given))
                     continue
                 yield from self._walk(given, seen)
             else:
@@ -124,13 +138,21 @@ class Discovery:
             folder = folder.parent
         return False
 
-    def _walk(self, top: Path, seen: set[str]) -> Iterator[SourceFile]:
+    def _folders_up_from(self, folder: Path) -> tuple[str, ...]:
+        current = Path(os.path.abspath(folder))
+        folders = []
+        while current != current.parent and (current == self.tree.root or self.tree.root in current.parents):
+            folders.append(str(current))
+            current = current.parent
+        return tuple(folders)
+
+    def _walk(self, top: Path, seen: set[str], named: tuple[str, ...] = ()) -> Iterator[SourceFile]:
         # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
         # Paths are joined as strings, relative to the folder: a walk over thousands of files would
         # otherwise spend most of its time making the same folder relative again for each.
         for directory, dirnames, filenames in os.walk(top, onerror=self._unlistable):
             base = Path(directory)
-            config, excluded_spec = self._excluded_in(os.path.abspath(directory))
+            config, excluded_spec = self._excluded_in(os.path.abspath(directory), named)
             excluded = excluded_spec.match_file
             relative = root_relative(base, config.glob_root)
             prefix = "" if relative in ("", ".") else relative + "/"
