@@ -151,3 +151,16 @@ def test_bench_prints_progress_lines_when_not_on_a_terminal(tmp_path):
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
     assert "gemlint bench: GEM404..." in completed.stderr.splitlines()
+
+
+def test_a_message_does_not_change_when_a_fix_is_applied_in_the_same_run(tmp_path, monkeypatch):
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    text = (examples / "serving" / "classifier.py").read_text(encoding="utf-8")
+    text = text.replace('    model(torch.zeros(1, 512))  # "make sure the model still works"', "    model.train()\n    model(torch.zeros(1, 512))")
+    (tmp_path / "classifier.py").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["classifier.py", "--project-root", ".", "--no-cache", "--select", "GEM602,GEM103", "--format", "json"]
+    before = {f["code"]: f["message"] for f in json.loads(invoke(*args).stdout)}
+    after = {f["code"]: f["message"] for f in json.loads(invoke(*args, "--fix").stdout)}
+    assert "GEM103" in before and "GEM103" not in after  # the fix was applied
+    assert after["GEM602"] == before["GEM602"] and "on line 32" in after["GEM602"]
