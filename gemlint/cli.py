@@ -77,7 +77,7 @@ class DefaultCommandGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
             raise
         except Exception as error:
-            # A bug in gemlint, not in the input: exit 2 (SPEC §3) with one line, the traceback kept in a file.
+            # A bug in gemlint, not in the input: exit 2 with one line, the traceback kept in a file.
             click.echo(f"gemlint: internal error: {type(error).__name__}: {error}; {_save_traceback()} please report it", err=True)
             ctx.exit(2)
 
@@ -435,7 +435,7 @@ def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Pa
     """Run each rule's bad and good variant and measure what the rule's claim is about.
 
     Rules whose device, library or toolchain is missing are reported as skipped, with the reason.
-    The measuring libraries come with the `bench` extra: pip install 'gemlint[bench]'.
+    The measuring libraries come with the `bench` extra: `pip install -e '.[bench]'` in a checkout (see the README for the CPU build of torch).
     """
     from gemlint.bench.render import render_table
     from gemlint.bench.result import Status

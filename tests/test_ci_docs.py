@@ -58,7 +58,7 @@ def test_the_ruff_advice_is_there():
 
 def test_action_metadata():
     assert ACTION["runs"]["using"] == "composite"
-    assert {"paths", "args", "sarif-file", "category", "fail-on-findings", "version"} <= set(ACTION["inputs"])
+    assert {"paths", "args", "sarif-file", "category", "fail-on-findings", "package"} <= set(ACTION["inputs"])
     assert set(ACTION["outputs"]) == {"sarif-file", "exit-code"}
     # Inputs reach the scripts through environment variables, never pasted into shell code.
     for step in ACTION["runs"]["steps"]:
