@@ -164,3 +164,16 @@ def test_a_message_does_not_change_when_a_fix_is_applied_in_the_same_run(tmp_pat
     after = {f["code"]: f["message"] for f in json.loads(invoke(*args, "--fix").stdout)}
     assert "GEM103" in before and "GEM103" not in after  # the fix was applied
     assert after["GEM602"] == before["GEM602"] and "on line 32" in after["GEM602"]
+
+
+def test_the_readmes_json_key_list_matches_the_output(project):
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    sentence = readme[readme.index("`--format json` prints") :].split(").\n", 1)[0]
+    top_level = re.sub(r"\([^()]*\)", "", sentence.removeprefix("`--format json` prints"))
+    listed = set(re.findall(r"`(\w+)`", top_level))
+    (finding, *_) = json.loads(invoke("src", "--ignore-noqa", "--format", "json").stdout)
+    assert listed == set(finding)
+    nested = re.search(r"`related`\s*\(([^()]*)\)", sentence).group(1)
+    assert set(re.findall(r"`(\w+)`", nested)) == {"path", "line", "column", "message"}

@@ -102,3 +102,19 @@ def test_wheel_and_sdist_build_pass_twine_and_the_wheel_runs_in_a_fresh_virtuale
         capture_output=True, text=True, timeout=60, env=env,
     )
     assert data.stdout.split() == ["True", "True"], data.stderr
+
+
+def test_without_a_project_url_the_sarif_log_has_no_links_and_stays_valid(monkeypatch):
+    from gemlint import docs
+    from gemlint.diagnostics import Diagnostic, Severity
+    from gemlint.registry import all_rules
+    from gemlint.reporters.sarif import render_sarif
+    from sarif_validation import schema_errors
+
+    monkeypatch.setattr(docs, "project_url", lambda: None)
+    monkeypatch.setattr("gemlint.reporters.sarif.project_url", lambda: None)
+    finding = Diagnostic(code="GEM404", name="cuda-launch-blocking", severity=Severity.WARNING, path="a.py", line=1, column=1, end_line=1, end_column=2, message="m")
+    log = json.loads(render_sarif([finding], rules=all_rules(), root=ROOT))
+    driver = log["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver and all("helpUri" not in rule for rule in driver["rules"])
+    assert not schema_errors(log)
