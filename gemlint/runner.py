@@ -254,9 +254,12 @@ def run(
 
 
 def _cache_settings(tree: ConfigTree, paths: list[Path], files: list[SourceFile]) -> CacheSettings:
-    # A run over the project root with one configuration has found the project's files already.
+    # A run over the project root has found the project's files already, unless a nested config
+    # excludes differently from the project's (the project state follows the project's config).
     config = tree.project
-    whole = tree.fixed is not None and any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths)
+    whole = any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths) and all(
+        other is config or not ({"exclude", "extend-exclude"} & (other.declared | config.declared)) for other in tree.configs()
+    )
     return CacheSettings(config, files if whole else None)
 
 
