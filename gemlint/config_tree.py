@@ -101,14 +101,15 @@ class ConfigTree:
             return self.fixed
         config = self._by_folder.get(folder)
         if config is None:
-            found = config_file_in(Path(folder))
+            root = str(self.root)
+            inside = folder == root or folder.startswith(root.rstrip(os.sep) + os.sep)
+            found = config_file_in(Path(folder)) if inside else None
             if found is not None:
                 config = self._config_of_file(found)
+            elif not inside or folder == root:
+                config = self.project  # configs above the project root are not the project's
             else:
-                parent = os.path.dirname(folder)
-                root = str(self.root)
-                # The search ends at the project root: configs above it are not the project's.
-                config = self.project if parent == folder or folder == root else self.config_of_folder(parent)
+                config = self.config_of_folder(os.path.dirname(folder))
             self._by_folder[folder] = config
         return config
 

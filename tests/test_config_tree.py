@@ -276,3 +276,12 @@ def test_rebased_globs_match_the_same_files():
     assert rebase_globs(("services/",), old, new) == ("**", "**/services/")  # a folder above: everything
     assert rebase_globs(("legacy/**", "gen"), new, old) == ("/services/a/legacy/**", "/services/a/**/gen")
     assert rebase_globs(("legacy/**",), Path("/r/x"), Path("/r/y")) == ()
+
+
+def test_configs_above_the_project_root_are_not_used(tmp_path):
+    write(tmp_path / "gemlint.toml", 'ignore = ["GEM4"]\n')  # e.g. in a home directory
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write(project / "app.py", SERVICE)
+    assert {code for _, _, code in cli(project, ".")[0]} == {"GEM404", "GEM402", "GEM501"}
+    assert {code for _, _, code in cli(project, "app.py")[0]} == {"GEM404", "GEM402", "GEM501"}

@@ -1,4 +1,4 @@
-"""SARIF 2.1.0 for GitHub code scanning (SPEC §6), built on sarif-om's object model.
+"""SARIF 2.1.0 for GitHub code scanning, built on sarif-om's object model.
 
 One run per log. Every rule is described in ``tool.driver.rules`` (help text and
 markdown from :mod:`gemlint.docs`); GEM000 input problems are not results but
