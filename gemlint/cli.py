@@ -67,7 +67,9 @@ class DefaultCommandGroup(click.Group):
         super().format_help(ctx, formatter)
         command = self.commands[self.default_command]
         with click.Context(command, info_name=self.default_command, parent=ctx) as inner:
-            records = [record for param in command.get_params(inner) if (record := param.get_help_record(inner))]
+            records = [
+                record for param in command.get_params(inner) if isinstance(param, click.Option) and (record := param.get_help_record(inner))
+            ]
         with formatter.section("Lint options (gemlint [OPTIONS] [PATH]... is gemlint check [OPTIONS] [PATH]...)"):
             formatter.write_dl(records)
 
@@ -183,7 +185,8 @@ def _write(path: Path, content: str) -> None:
 def main() -> None:
     """gemlint: static analysis for ML inference code.
 
-    Run `gemlint [PATH]...` to lint (the same as `gemlint check`).
+    Run `gemlint [PATH]...` to lint (the same as `gemlint check [PATH]...`). To lint a folder
+    named like a command (rules, bench, explain), write `gemlint check rules` or `gemlint rules/`.
     """
 
 
