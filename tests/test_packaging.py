@@ -28,8 +28,6 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 REPOSITORY = PYPROJECT["project"]["urls"][URL_KEY]
 DOCUMENTS = [ROOT / "README.md", ROOT / "action.yml", ROOT / ".pre-commit-hooks.yaml", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "benchmarks").glob("*.md"))]
 
-pytestmark = pytest.mark.packaging
-
 
 def test_the_url_comes_from_project_urls():
     assert project_url() == REPOSITORY.rstrip("/")
@@ -69,6 +67,7 @@ def _have(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+@pytest.mark.packaging
 @pytest.mark.skipif(not (_have("build") and _have("twine")), reason="needs build and twine (the test extra installs them)")
 def test_wheel_and_sdist_build_pass_twine_and_the_wheel_runs_in_a_fresh_virtualenv(tmp_path):
     """About 30 s: builds the sdist, then the wheel from it (as `python -m build` does), and installs
