@@ -1,4 +1,4 @@
-"""Side-by-side speed and memory of gemlint and its peers on one corpus (SPEC §9).
+"""Side-by-side speed and memory of gemlint and its peers on one corpus.
 
     python benchmarks/compare.py [--corpus DIR] [--runs N] [--only NAME,...]
 
@@ -6,7 +6,7 @@ Every tool is a whole process timed from outside (start-up included); tools are
 run alternately (A B C ... A B C ...) so that machine noise spreads evenly, and
 medians are reported with ratios to LibCST parse-only in one process. Peak RSS is
 the largest single process of a run (the tool or one of its workers), read from
-wait4() rusage. The corpus comes from ../shared/perf/corpus.sh; peer tools from
+wait4() rusage. The corpus comes from benchmarks/corpus.sh; peer tools from
 benchmarks/setup_peers.sh. Nothing third-party is committed.
 """
 

@@ -1,10 +1,10 @@
-"""Real-corpus smoke run (SPEC §10): lint real packages and report crashes, GEM000s, findings, time and memory.
+"""Real-corpus smoke run: lint real packages and report crashes, GEM000s, findings, time and memory.
 
     python benchmarks/smoke_corpus.py [TARGET ...] [--jobs N] [--json FILE] [--show N]
 
 A TARGET is a package directory (an unpacked wheel or sdist) or an archive (.whl, .zip, .tar.gz,
 .tgz, .tar.bz2, .tar.xz), which is unpacked into a scratch directory outside the repository.
-Default: every package of ../shared/perf/corpus.sh (``$GEMLINT_CORPUS``, else
+Default: every package of benchmarks/corpus.sh (``$GEMLINT_CORPUS``, else
 ~/.cache/gemlint-corpus). Each target is linted as its own project, the way a user runs gemlint
 in a checkout (``cd TARGET && gemlint .``), so cross-file rules take their context from that package.
 

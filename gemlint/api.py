@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from gemlint.config import Config, default_config, find_config_file, load_config
+from gemlint.config import Config, default_config
+from gemlint.config_tree import ConfigTree, project_root_for
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import SourceFile
 from gemlint.engine import lint_text
@@ -15,21 +16,17 @@ from gemlint.runner import run
 from gemlint.selection import Selection
 
 
-def _config_for(start: Path, config: Config | None) -> Config:
-    if config is not None:
-        return config
-    found = find_config_file(start)
-    return load_config(found, known_codes()) if found else default_config(Path.cwd())
-
-
 def lint_paths(paths: Iterable[str | Path], *, config: Config | None = None, jobs: int | None = 1, **overrides) -> list[Diagnostic]:
     """Lint files and directories as the CLI does (without fixing); returns the findings sorted by location.
 
-    ``overrides`` are :class:`~gemlint.config.Config` fields, e.g. ``select=("GEM2",)``.
+    Each file uses its nearest config file, as on the command line, unless ``config`` is given (then
+    every file uses it). ``overrides`` are :class:`~gemlint.config.Config` fields, e.g. ``select=("GEM2",)``.
     """
     targets = [Path(p) for p in paths] or [Path(".")]
-    effective = _config_for(Path(targets[0]).absolute(), config).with_overrides(**overrides)
-    return run(targets, effective, jobs=jobs).diagnostics
+    if config is not None:
+        return run(targets, config.with_overrides(**overrides), jobs=jobs).diagnostics
+    tree = ConfigTree(project_root_for(targets), known_codes(), adjust=lambda found: found.with_overrides(**overrides))
+    return run(targets, tree, jobs=jobs).diagnostics
 
 
 def lint_source(

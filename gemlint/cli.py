@@ -1,10 +1,11 @@
-"""The ``gemlint`` command line (SPEC §3)."""
+"""The ``gemlint`` command line."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,19 +14,23 @@ import click
 from gemlint.version import __version__
 from gemlint.baseline import BaselineError, load_baseline, new_findings
 from gemlint.cache import Cache
-from gemlint.config import Config, ConfigError, default_config, find_config_file, load_config, validate_codes
-from gemlint.diagnostics import Diagnostic
+from gemlint.config import Config, ConfigError, validate_codes
+from gemlint.config_tree import ConfigTree, project_root_for
+from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
 from gemlint.fingerprints import fingerprint_diagnostics
-from gemlint.registry import all_rules, known_codes, rule_by_code
+from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name
 from gemlint.reporters.github import render_github
 from gemlint.reporters.json import render_json
 from gemlint.reporters.sarif import render_sarif
-from gemlint.reporters.text import render_text
+from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
-from gemlint.runner import FixMode, RunResult, run
+from gemlint.runner import FixMode, RunResult, lint_stdin, run
+from gemlint.selection import Selection
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+FAIL_LEVELS = ("error", "warning", "note")
+_LEVEL_RANK = {Severity.NOTE: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 #: Formats that carry each finding's fingerprint (and so can serve as a --baseline).
 _FINGERPRINTED = ("json", "sarif")
 PROGRESS_MIN_FILES = 200
@@ -34,18 +39,39 @@ PROGRESS_MIN_FILES = 200
 def progress_wanted(quiet: bool, fmt: str, stream, environ) -> bool:
     """Only for a person watching a terminal: never in CI logs, pipes, or machine-readable output."""
     return not quiet and fmt == "text" and stream.isatty() and not environ.get("CI")
+
+
 CACHE_DIRNAME = ".gemlint_cache"
 
 
 class DefaultCommandGroup(click.Group):
-    """``gemlint src/`` means ``gemlint check src/``; ``gemlint rules`` and ``gemlint explain`` are subcommands."""
+    """``gemlint src/`` means ``gemlint check src/``; ``gemlint rules`` and ``gemlint explain`` are subcommands.
+
+    ``gemlint --help`` shows the lint options too, since linting is what a bare ``gemlint`` does.
+    """
 
     default_command = "check"
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] in self.commands and args[0] != self.default_command and os.path.exists(args[0]):
+            click.echo(
+                f"gemlint: note: running the `{args[0]}` command; to lint the path {args[0]}, "
+                f"run `gemlint check {args[0]}` (or `gemlint ./{args[0]}`)",
+                err=True,
+            )
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        command = self.commands[self.default_command]
+        with click.Context(command, info_name=self.default_command, parent=ctx) as inner:
+            records = [
+                record for param in command.get_params(inner) if isinstance(param, click.Option) and (record := param.get_help_record(inner))
+            ]
+        with formatter.section("Lint options (gemlint [OPTIONS] [PATH]... is gemlint check [OPTIONS] [PATH]...)"):
+            formatter.write_dl(records)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -53,7 +79,7 @@ class DefaultCommandGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
             raise
         except Exception as error:
-            # A bug in gemlint, not in the input: exit 2 (SPEC §3) with one line, the traceback kept in a file.
+            # A bug in gemlint, not in the input: exit 2 with one line, the traceback kept in a file.
             click.echo(f"gemlint: internal error: {type(error).__name__}: {error}; {_save_traceback()} please report it", err=True)
             ctx.exit(2)
 
@@ -87,27 +113,31 @@ def resolve_config(
     ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
     force_exclude: bool,
-) -> Config:
-    """Config file first, then command-line options on top of it (the command line wins)."""
-    codes = known_codes()
-    if isolated:
-        config = default_config(project_root or Path.cwd())
-    elif config_file is not None:
-        config = load_config(config_file, codes)
-    else:
-        start = Path(os.path.abspath(paths[0])) if paths else Path.cwd()
-        found = find_config_file(start if os.path.exists(start) else Path.cwd())
-        config = load_config(found, codes) if found else default_config(Path.cwd())
+    ignore_noqa: bool = False,
+) -> ConfigTree:
+    """Each file's config (the nearest config file above it, or ``--config``/``--isolated`` for all),
+    with the command-line options on top (the command line wins)."""
     cli_select = _codes("--select", select)
     cli_ignore = _codes("--ignore", ignore)
     cli_extend = _codes("--extend-select", extend_select)
-    return config.with_overrides(
-        select=cli_select,
-        ignore=config.ignore + cli_ignore if cli_ignore else None,
-        extend_select=config.extend_select + cli_extend if cli_extend else None,
-        force_exclude=True if force_exclude else None,
-        root=project_root.resolve() if project_root else None,
-    )
+
+    def adjust(config: Config) -> Config:
+        return config.with_overrides(
+            select=cli_select,
+            ignore=config.ignore + cli_ignore if cli_ignore else None,
+            extend_select=config.extend_select + cli_extend if cli_extend else None,
+            force_exclude=True if force_exclude else None,
+            respect_noqa=False if ignore_noqa else None,
+        )
+
+    root = project_root if project_root is not None else project_root_for(paths)
+    return ConfigTree(root, known_codes(), config_file=config_file, isolated=isolated, adjust=adjust)
+
+
+def fails(diagnostics: list[Diagnostic], level: str) -> bool:
+    """Whether a finding at or above ``level`` remains (``--fail-level``)."""
+    threshold = _LEVEL_RANK[Severity(level)]
+    return any(_LEVEL_RANK[d.severity] >= threshold for d in diagnostics)
 
 
 @dataclass
@@ -155,7 +185,8 @@ def _write(path: Path, content: str) -> None:
 def main() -> None:
     """gemlint: static analysis for ML inference code.
 
-    Run `gemlint [PATH]...` to lint (the same as `gemlint check`).
+    Run `gemlint [PATH]...` to lint (the same as `gemlint check [PATH]...`). To lint a folder
+    named like a command (rules, bench, explain), write `gemlint check rules` or `gemlint rules/`.
     """
 
 
@@ -178,14 +209,17 @@ def main() -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel worker processes (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="GEMLINT_CACHE_DIR", help="Cache directory (default: .gemlint_cache/ in the project root).")
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this config file.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this config file for every file (instead of each file's nearest config).")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
-@click.option("--project-root", type=click.Path(path_type=Path, file_okay=False), help="Root for globs and cross-file context.")
+@click.option("--project-root", type=click.Path(path_type=Path, file_okay=False), help="Root for cross-file context and the cache (default: the git work tree of the paths).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when problems are found.")
-@click.option("--statistics", is_flag=True, help="Print a count per rule instead of each finding.")
-@click.option("--show-source", is_flag=True, help="Show the source line of each finding.")
+@click.option("--fail-level", type=click.Choice(FAIL_LEVELS), default="note", show_default=True, help="Exit 1 only when a finding at or above this severity remains.")
+@click.option("--ignore-noqa", "--disable-noqa", "ignore_noqa", is_flag=True, help="Report findings that a `# noqa` comment suppresses.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path, dir_okay=False), help="Lint standard input as this file (its name decides the language and config); `-` as PATH does too.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule (to stderr when the format is machine-readable).")
+@click.option("--show-source", is_flag=True, help="Show the source line of each finding (text format).")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
-@click.option("--verbose", "-v", is_flag=True, help="Print what gemlint reads and decides.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the config used per folder, rule counts and the time of each phase.")
 def check(
     paths: tuple[Path, ...],
     select: tuple[str, ...],
@@ -208,13 +242,20 @@ def check(
     isolated: bool,
     project_root: Path | None,
     exit_zero: bool,
+    fail_level: str,
+    ignore_noqa: bool,
+    stdin_filename: Path | None,
     statistics: bool,
     show_source: bool,
     quiet: bool,
     verbose: bool,
 ) -> None:
-    """Lint PATHS (default: the current directory)."""
-    targets = list(paths) or [Path(".")]
+    """Lint PATHS (default: the current directory; `-` reads standard input)."""
+    started = time.perf_counter()
+    stdin = stdin_filename is not None or Path("-") in paths
+    if stdin and any(path != Path("-") for path in paths):
+        raise click.UsageError("standard input (`-` or --stdin-filename) cannot be linted together with other paths")
+    targets = [stdin_filename or Path("stdin.py")] if stdin else (list(paths) or [Path(".")])
     outputs: list[tuple[str, Path]] = []
     for spec in extra_outputs:
         name, sep, file = spec.partition(":")
@@ -229,12 +270,20 @@ def check(
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
     try:
-        config = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude)
+        tree = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa)
     except ConfigError as error:
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
+    config = tree.project
+    for name, given in (("--sarif-category", sarif_category is not None), ("--show-source", show_source)):
+        wanted = "sarif" if name == "--sarif-category" else "text"
+        if given and fmt != wanted and all(extra != wanted for extra, _ in outputs):
+            click.echo(f"gemlint: note: {name} has no effect without --format {wanted}", err=True)
     if verbose:
-        click.echo(f"gemlint {__version__}: config {config.source or '(defaults)'}, root {config.root}", err=True)
+        click.echo(f"gemlint {__version__}: project root {config.root} (config {config.source or 'defaults'})", err=True)
+
+    if stdin:
+        _check_stdin(tree, targets[0], fix=fix, unsafe=unsafe_fixes, diff=diff, fmt=fmt, quiet=quiet, exit_zero=exit_zero, fail_level=fail_level)
 
     show_progress = progress_wanted(quiet, fmt, sys.stderr, os.environ)
 
@@ -244,9 +293,15 @@ def check(
 
     mode = FixMode(apply=fix and not diff, diff=diff, unsafe=unsafe_fixes)
     cache = None if no_cache else Cache(cache_dir or config.root / CACHE_DIRNAME)
-    result = run(targets, config, mode, jobs=jobs, progress=progress, cache=cache)
+    try:
+        result = run(targets, tree, mode, jobs=jobs, progress=progress, cache=cache)
+    except ConfigError as error:  # a nested config file found while walking
+        click.echo(f"gemlint: error: {error}", err=True)
+        sys.exit(2)
     for warning in result.warnings:
         click.echo(f"gemlint: warning: {warning}", err=True)
+    if verbose:
+        _describe_run(result)
 
     unsafe = unsafe_fixes
     if diff:
@@ -257,6 +312,8 @@ def check(
         if not quiet:
             click.echo(f"Would fix {would} problem{'s' if would != 1 else ''}." if would else "No fixes available.", err=True)
         sys.exit(0 if exit_zero or not would else 1)
+
+    report_started = time.perf_counter()
 
     diagnostics = result.diagnostics
     root = find_repository_root()
@@ -282,9 +339,49 @@ def check(
         _write(output, primary)
     else:
         click.echo(primary, nl=False, color=stdout_color)
+    if statistics and fmt != "text" and diagnostics:
+        # Machine output stays parseable: the counts go to stderr.
+        click.echo(statistics_table(diagnostics, unsafe), err=True)
     for name, file in outputs:
         _write(file, render(name, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
-    sys.exit(0 if exit_zero or not diagnostics else 1)
+    if verbose:
+        click.echo(f"gemlint: report {time.perf_counter() - report_started:.2f}s; total {time.perf_counter() - started:.2f}s", err=True)
+    sys.exit(0 if exit_zero or not fails(diagnostics, fail_level) else 1)
+
+
+def _describe_run(result: RunResult) -> None:
+    """``--verbose``: which config governed how many files with how many rules, and each phase's time."""
+    cwd = Path.cwd()
+    for config, count in result.configs:
+        source = config.source
+        where = os.path.relpath(source, cwd) if source is not None else "defaults"
+        folder = os.path.relpath(config.glob_root, cwd)
+        rules = len(Selection.from_config(config, all_rules()).rules)
+        click.echo(f"gemlint: {folder}/: config {where}; {count} file{'s' if count != 1 else ''}, {rules} rules selected", err=True)
+    phases = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in result.timings.items())
+    click.echo(f"gemlint: {phases}", err=True)
+
+
+def _check_stdin(tree: ConfigTree, path: Path, *, fix: bool, unsafe: bool, diff: bool, fmt: str, quiet: bool, exit_zero: bool, fail_level: str) -> None:
+    """Lint standard input as ``path`` (editors); with --fix the fixed text goes to stdout, the
+    findings that remain to stderr."""
+    data = sys.stdin.buffer.read()
+    outcome = lint_stdin(data, path, tree, FixMode(apply=fix and not diff, diff=diff, unsafe=unsafe))
+    for warning in outcome.warnings:
+        click.echo(f"gemlint: warning: {warning}", err=True)
+    if fix and not diff:
+        sys.stdout.buffer.write(outcome.fixed if outcome.fixed is not None else data)
+        sys.stdout.flush()
+        if outcome.diagnostics and not quiet:
+            click.echo(render_text(outcome.diagnostics, color=False, show_source=False, show_statistics=False, fixed=outcome.applied, unsafe=unsafe, quiet=True), err=True, nl=False)
+    elif diff:
+        click.echo(outcome.diff, nl=False)
+    else:
+        report = Report(RunResult(), outcome.diagnostics, find_repository_root())
+        if fmt in _FINGERPRINTED:
+            report.fingerprints = fingerprint_diagnostics(outcome.diagnostics, report.root)
+        click.echo(render(fmt, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=quiet), nl=False)
+    sys.exit(0 if exit_zero or not fails(outcome.diagnostics, fail_level) else 1)
 
 
 @main.command("rules")
@@ -314,18 +411,19 @@ def rules_command(fmt: str) -> None:
             )
         )
     else:
-        width = max(len(r.name) for r in rules)
-        for r in rules:
-            click.echo(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {fix_label(r):<6}  {languages_label(r):<10}  {r.summary}")
+        rows = [(r.code, r.name, r.severity.value, fix_label(r), languages_label(r), r.summary) for r in rules]
+        widths = [max(len(row[column]) for row in rows) for column in range(5)]
+        for row in rows:
+            click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[5])
 
 
 @main.command("explain")
 @click.argument("code")
 def explain(code: str) -> None:
-    """Show one rule's full documentation."""
-    rule = rule_by_code(code)
+    """Show one rule's full documentation (CODE is a rule's code or name: GEM201, static-max-length-padding)."""
+    rule = rule_by_code(code.upper()) or rule_by_name(code)
     if rule is None:
-        click.echo(f"gemlint: error: unknown rule code {code!r} (see `gemlint rules`)", err=True)
+        click.echo(f"gemlint: error: unknown rule {code!r} (see `gemlint rules`)", err=True)
         sys.exit(2)
     click.echo(rule_text(rule), nl=False)
 
@@ -340,7 +438,7 @@ def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Pa
     """Run each rule's bad and good variant and measure what the rule's claim is about.
 
     Rules whose device, library or toolchain is missing are reported as skipped, with the reason.
-    The measuring libraries come with the `bench` extra: pip install 'gemlint[bench]'.
+    The measuring libraries come with the `bench` extra: `pip install -e '.[bench]'` in a checkout (see the README for the CPU build of torch).
     """
     from gemlint.bench.render import render_table
     from gemlint.bench.result import Status
@@ -351,14 +449,17 @@ def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Pa
     except ValueError as error:
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
-    show_progress = sys.stderr.isatty()
+    terminal = sys.stderr.isatty()
 
     def progress(code: str) -> None:
-        if show_progress:
+        # A terminal gets one line rewritten in place; a CI log (or any pipe) a line per pair.
+        if terminal:
             click.echo(f"\rbenchmarking {code}...", err=True, nl=False)
+        else:
+            click.echo(f"gemlint bench: {code}...", err=True)
 
     results = run_benchmarks(codes, device=device, quick=quick, progress=progress)
-    if show_progress:
+    if terminal:
         click.echo("\r" + " " * 30 + "\r", err=True, nl=False)
     text = json.dumps([result.to_json() for result in results], indent=2) + "\n" if fmt == "json" else render_table(results)
     if output is not None:

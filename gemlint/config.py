@@ -1,15 +1,19 @@
 """Configuration: ``[tool.gemlint]`` in pyproject.toml, or gemlint.toml / .gemlint.toml.
 
 Every key is validated; an unknown key or a value of the wrong type raises
-:class:`ConfigError`, which names the key and the file (the CLI exits 2).
+:class:`ConfigError`, which names the key and the file (the CLI exits 2), with a
+"did you mean" for a misspelled key. ``extend = "<path>"`` inherits another
+config file; the globs of each file stay relative to the file that declares them.
+Which config applies to which file is decided in :mod:`gemlint.config_tree`.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import sys
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from gemlint.diagnostics import Severity
+from gemlint.globs import rebase_globs
 
 CONFIG_FILENAMES = (".gemlint.toml", "gemlint.toml", "pyproject.toml")
 
@@ -66,10 +71,17 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
-    """Effective settings for a run. ``root`` anchors every relative glob."""
+    """Settings for the files one config file governs.
+
+    ``root`` is the project root (cross-file context, cache); ``base`` the folder the globs are
+    relative to (the declaring file's folder; the project root when None). ``project`` is the
+    project root's config when this one is a nested config: the project model and the
+    project-wide keys (:data:`PROJECT_KEYS`) follow it.
+    """
 
     root: Path
     source: Path | None = None
+    base: Path | None = None
     select: tuple[str, ...] = ("GEM",)
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
@@ -82,6 +94,20 @@ class Config:
     health_paths: tuple[str, ...] = DEFAULT_HEALTH_PATHS
     static_shape_backends: tuple[str, ...] = DEFAULT_STATIC_SHAPE_BACKENDS
     severity: tuple[tuple[str, Severity], ...] = ()
+    #: False with ``--ignore-noqa``: findings that a ``# noqa`` comment suppresses are reported too.
+    respect_noqa: bool = True
+    project: "Config | None" = field(default=None, repr=False)
+    #: The keys the config file set itself (not defaults), as written in the file.
+    declared: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+
+    @property
+    def glob_root(self) -> Path:
+        """The folder every glob of this config is relative to."""
+        return self.base or self.root
+
+    @property
+    def project_config(self) -> "Config":
+        return self.project or self
 
     def with_overrides(self, **changes: Any) -> "Config":
         return replace(self, **{key: value for key, value in changes.items() if value is not None})
@@ -102,7 +128,14 @@ _SCHEMA: dict[str, tuple[str, str]] = {
     "static-shape-backends": ("static_shape_backends", "strings"),
     "severity": ("severity", "severity-table"),
 }
-assert {name for name, _ in _SCHEMA.values()} == {f.name for f in fields(Config)} - {"root", "source"}
+_EXTEND_KEY = "extend"
+assert {name for name, _ in _SCHEMA.values()} == {f.name for f in fields(Config)} - {"root", "source", "base", "project", "declared", "respect_noqa"}
+
+#: Keys that describe the whole project (what the cross-file rules compare against): they come from
+#: the project root's config; a nested config that sets another value gets a warning and is overruled.
+PROJECT_KEYS = ("health-paths",)
+#: Keys holding path globs, relative to the file that declares them.
+GLOB_KEYS = ("exclude", "extend-exclude", "per-file-ignores", "inference-paths", "training-paths")
 
 
 def find_config_file(start: Path) -> Path | None:
@@ -110,23 +143,33 @@ def find_config_file(start: Path) -> Path | None:
     # os.path answers False, where Path raises, for folders that cannot be searched.
     directory = start if os.path.isdir(start) else start.parent
     for candidate_dir in (directory, *directory.parents):
-        for filename in CONFIG_FILENAMES:
-            candidate = candidate_dir / filename
-            if not os.path.isfile(candidate):
-                continue
-            if filename != "pyproject.toml":
-                return candidate
-            try:
-                data = _read_toml(candidate)
-            except ConfigError:
-                raise
-            if "gemlint" in data.get("tool", {}):
-                return candidate
+        found = config_file_in(candidate_dir)
+        if found is not None:
+            return found
+    return None
+
+
+def config_file_in(directory: Path) -> Path | None:
+    """The config file of ``directory`` itself, if it has one (.gemlint.toml, then gemlint.toml, then
+    a pyproject.toml with a [tool.gemlint] table)."""
+    for filename in CONFIG_FILENAMES:
+        candidate = directory / filename
+        if not os.path.isfile(candidate):
+            continue
+        if filename != "pyproject.toml" or "gemlint" in _read_toml(candidate).get("tool", {}):
+            return candidate
     return None
 
 
 def load_config(path: Path, known_codes: frozenset[str]) -> Config:
-    """Load and validate one config file."""
+    """Load and validate one config file, and the files it extends."""
+    return _load(Path(os.path.abspath(path)), known_codes, ())
+
+
+def _load(path: Path, known_codes: frozenset[str], chain: tuple[Path, ...]) -> Config:
+    if path in chain:
+        cycle = " -> ".join(str(p) for p in (*chain, path))
+        raise ConfigError(f"{path}: 'extend' makes a cycle: {cycle}")
     data = _read_toml(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("gemlint", {})
@@ -136,18 +179,59 @@ def load_config(path: Path, known_codes: frozenset[str]) -> Config:
         prefix = ""
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: '{prefix.rstrip('.') or 'gemlint'}' must be a table")
+    directory = path.parent
+    inherited: Config | None = None
     values: dict[str, Any] = {}
     for key, value in table.items():
+        if key == _EXTEND_KEY:
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"{path}: '{prefix}{key}': expected the path of a config file, got {value!r}")
+            target = Path(os.path.abspath(directory / os.path.expanduser(value)))
+            if not os.path.isfile(target):
+                raise ConfigError(f"{path}: '{prefix}{key}': no such file: {target}")
+            inherited = _load(target, known_codes, (*chain, path))
+            continue
         if key not in _SCHEMA:
-            valid = ", ".join(sorted(_SCHEMA))
-            raise ConfigError(f"{path}: unknown key '{prefix}{key}' (valid keys: {valid})")
+            raise ConfigError(f"{path}: unknown key '{prefix}{key}'{_suggestion(key)}")
         field_name, kind = _SCHEMA[key]
         values[field_name] = _convert(path, prefix + key, kind, value, known_codes)
-    return Config(root=path.parent.resolve(), source=path.resolve(), **values)
+    declared = frozenset(key for key in table if key != _EXTEND_KEY)
+    if inherited is not None:
+        # The extended file's settings, with its globs made relative to this file's folder.
+        base = {
+            _SCHEMA[key][0]: _rebased(key, getattr(inherited, _SCHEMA[key][0]), inherited.glob_root, directory)
+            for key in inherited.declared
+            if _SCHEMA[key][0] not in values
+        }
+        values = {**base, **values}
+        declared |= inherited.declared
+    return Config(root=directory, source=path, base=directory, declared=declared, **values)
+
+
+def _rebased(key: str, value: Any, old: Path, new: Path) -> Any:
+    if key not in GLOB_KEYS or old == new:
+        return value
+    if key == "per-file-ignores":
+        rebased = []
+        for pattern, codes in value:
+            rebased.extend((moved, codes) for moved in rebase_globs((pattern,), old, new))
+        return tuple(rebased)
+    return rebase_globs(tuple(value), old, new)
+
+
+def _suggestion(key: str) -> str:
+    close = difflib.get_close_matches(key, [*_SCHEMA, _EXTEND_KEY], n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    return f" (valid keys: {', '.join(sorted([*_SCHEMA, _EXTEND_KEY]))})"
 
 
 def default_config(root: Path) -> Config:
     return Config(root=root.resolve())
+
+
+def declared_value(config: Config, key: str) -> Any:
+    return getattr(config, _SCHEMA[key][0])
 
 
 def validate_codes(where: str, codes: Any, known_codes: frozenset[str]) -> tuple[str, ...]:

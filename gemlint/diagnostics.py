@@ -100,7 +100,7 @@ class Diagnostic:
         return (self.path, self.line, self.column, self.code, self.message)
 
     def to_json(self) -> dict:
-        """The pinned JSON shape of SPEC §6 (keys may be added, never renamed)."""
+        """The pinned JSON shape (keys may be added, never renamed)."""
         return {
             "code": self.code,
             "name": self.name,

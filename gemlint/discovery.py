@@ -6,11 +6,15 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from gemlint.config import Config
+from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.languages import Language, language_of
 from gemlint.globs import compile_globs
+
+if TYPE_CHECKING:
+    import pathspec
 
 
 @dataclass(frozen=True)
@@ -18,7 +22,7 @@ class SourceFile:
     path: Path  # as given or found (not resolved, so symlinks keep their names)
     language: Language
     display: str  # relative to the current directory, '/'-separated
-    relative: str  # relative to the config root, '/'-separated, for globs
+    relative: str  # relative to the folder of the file's config (its globs' base), '/'-separated
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -62,17 +66,37 @@ class OnSourceFile:
 
 
 class Discovery:
-    def __init__(self, config: Config, cwd: Path | None = None) -> None:
-        self.config = config
+    """Walks the given paths with the configuration of each folder (:class:`~gemlint.config_tree.ConfigTree`):
+    a folder's files and subfolders are excluded by the config that governs that folder, with globs
+    relative to that config's file."""
+
+    def __init__(self, config: "Config | ConfigTree", cwd: Path | None = None) -> None:
+        self.tree = tree_for(config)
+        self.config = self.tree.project
         self.cwd = cwd or Path.cwd()
-        self._excluded = compile_globs(tuple(config.exclude) + tuple(config.extend_exclude))
         self.unreadable: list[UnreadableDirectory] = []
+        self._specs: dict[tuple[Config, tuple[str, ...]], pathspec.PathSpec] = {}
+
+    def _excluded_in(self, folder: str, named: tuple[str, ...] = ()) -> tuple[Config, "pathspec.PathSpec"]:
+        """The config of ``folder`` and its compiled excludes; without the patterns that match the
+        ``named`` folders (a folder named explicitly, and those above it: linted although excluded)."""
+        config = self.tree.config_of_folder(folder)
+        spec = self._specs.get((config, named))
+        if spec is None:
+            patterns = tuple(config.exclude) + tuple(config.extend_exclude)
+            if named:
+                folders = [root_relative(Path(name), config.glob_root) + "/" for name in named]
+                patterns = tuple(p for p in patterns if not any(compile_globs((p,)).match_file(f) for f in folders))
+            spec = self._specs[(config, named)] = compile_globs(patterns)
+        return config, spec
 
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
-        relative = root_relative(path, self.config.root)
-        candidates = [relative + "/" if is_dir else relative]
+        """Whether the config of ``path``'s folder excludes ``path``."""
+        absolute = os.path.abspath(path)
+        config, excluded = self._excluded_in(os.path.dirname(absolute))
+        relative = root_relative(Path(absolute), config.glob_root)
         # A pattern such as "build" also excludes "build/" given on the command line as "./build".
-        if self._excluded.match_file(candidates[0]):
+        if excluded.match_file(relative + "/" if is_dir else relative):
             return True
         return is_dir and _is_virtualenv(path)
 
@@ -80,12 +104,16 @@ class Discovery:
         seen: set[str] = set()
         for given in paths:
             if os.path.isdir(given):  # Path.is_dir raises where a folder above cannot be searched
-                if self.config.force_exclude and self.is_excluded(given, True):
+                if self.is_excluded(given, True) or self._excluded_parent(given):
+                    if self.tree.config_for(given).force_exclude:
+                        continue
+                    # A folder named explicitly is linted although excluded, as a file named explicitly is.
+                    yield from self._walk(given, seen, self._folders_up_from(given))
                     continue
                 yield from self._walk(given, seen)
             else:
                 # A file named explicitly is linted even when excluded, unless --force-exclude (pre-commit).
-                if self.config.force_exclude and self.is_excluded_file(given):
+                if self.tree.config_for(given).force_exclude and self.is_excluded_file(given):
                     continue
                 language = language_of(given)
                 if language is None:
@@ -95,22 +123,38 @@ class Discovery:
                 yield from self._emit(given, language, seen)
 
     def is_excluded_file(self, path: Path) -> bool:
-        """Whether a file is excluded by its own name or by any folder above it (up to the config root)."""
+        """Whether a file is excluded by its own name or by any folder above it (up to the project root),
+        each judged by the config that governs the folder it is in."""
         return self.is_excluded(path, False) or self._excluded_parent(path)
 
     def _excluded_parent(self, path: Path) -> bool:
-        relative = root_relative(path, self.config.root)
-        parts = relative.split("/")[:-1]
-        return any(self._excluded.match_file("/".join(parts[: i + 1]) + "/") for i in range(len(parts)))
+        folder = Path(os.path.dirname(os.path.abspath(path)))
+        root = self.tree.root
+        while folder != folder.parent and (folder == root or root in folder.parents):
+            if folder != root and self.is_excluded(folder, True):
+                return True
+            if folder == root:
+                break
+            folder = folder.parent
+        return False
 
-    def _walk(self, top: Path, seen: set[str]) -> Iterator[SourceFile]:
+    def _folders_up_from(self, folder: Path) -> tuple[str, ...]:
+        current = Path(os.path.abspath(folder))
+        folders = []
+        while current != current.parent and (current == self.tree.root or self.tree.root in current.parents):
+            folders.append(str(current))
+            current = current.parent
+        return tuple(folders)
+
+    def _walk(self, top: Path, seen: set[str], named: tuple[str, ...] = ()) -> Iterator[SourceFile]:
         # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
         # Paths are joined as strings, relative to the folder: a walk over thousands of files would
         # otherwise spend most of its time making the same folder relative again for each.
-        excluded = self._excluded.match_file
         for directory, dirnames, filenames in os.walk(top, onerror=self._unlistable):
             base = Path(directory)
-            relative = root_relative(base, self.config.root)
+            config, excluded_spec = self._excluded_in(os.path.abspath(directory), named)
+            excluded = excluded_spec.match_file
+            relative = root_relative(base, config.glob_root)
             prefix = "" if relative in ("", ".") else relative + "/"
             display = display_path(base, self.cwd)
             shown = "" if display == "." else display + "/"
@@ -142,7 +186,7 @@ class Discovery:
             return
         seen.add(key)
         display = display if display is not None else display_path(path, self.cwd)
-        relative = relative if relative is not None else root_relative(path, self.config.root)
+        relative = relative if relative is not None else root_relative(path, self.tree.config_for(path).glob_root)
         yield SourceFile(path, language, display, relative)
 
 

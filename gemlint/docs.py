@@ -2,16 +2,52 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import sys
+from functools import lru_cache
+from pathlib import Path
 from typing import Iterable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
 
 from gemlint.bench.published import measured_lines
 from gemlint.languages import Language
 from gemlint.rule import Rule
 
-#: The project's home and its generated rule reference; SARIF ``informationUri`` and each rule's
-#: ``helpUri`` (``RULES_DOC_URL#<anchor>``) point here, so GitHub code scanning links every alert to its rule.
-PROJECT_URL = "https://github.com/gemlint/gemlint"
-RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
+#: The key of ``[project.urls]`` in pyproject.toml that names the repository: the one place the
+#: project's URL is written. SARIF ``informationUri`` and each rule's ``helpUri`` derive from it (so
+#: GitHub code scanning links every alert to its rule); the tests hold the docs, the pre-commit
+#: manifest's comments and action.yml to it.
+URL_KEY = "Repository"
+
+
+@lru_cache(maxsize=1)
+def project_url() -> str | None:
+    """``[project.urls] Repository`` from the installed metadata, else from the source tree's
+    pyproject.toml; None when neither says (the SARIF log then carries no links)."""
+    try:
+        entries = importlib.metadata.metadata("gemlint").get_all("Project-URL") or []
+    except importlib.metadata.PackageNotFoundError:
+        entries = []
+    for entry in entries:
+        label, _, url = entry.partition(",")
+        if label.strip() == URL_KEY and url.strip():
+            return url.strip().rstrip("/")
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    try:
+        with pyproject.open("rb") as handle:
+            url = tomllib.load(handle).get("project", {}).get("urls", {}).get(URL_KEY)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    return url.rstrip("/") if isinstance(url, str) and url else None
+
+
+def rules_doc_url() -> str | None:
+    url = project_url()
+    return f"{url}/blob/main/docs/rules.md" if url else None
 
 _FAMILIES = {
     "0": "Input problems",
@@ -29,9 +65,10 @@ def anchor(rule: type[Rule]) -> str:
     return f"{rule.code.lower()}-{rule.name}"
 
 
-def rule_url(rule: type[Rule]) -> str:
-    """The rule's section in docs/rules.md (GitHub's heading anchor of ``### GEM201 static-max-length-padding``)."""
-    return f"{RULES_DOC_URL}#{anchor(rule)}"
+def rule_url(rule: type[Rule]) -> str | None:
+    """The rule's section of docs/rules.md in the repository named by ``[project.urls]``."""
+    base = rules_doc_url()
+    return f"{base}#{anchor(rule)}" if base else None
 
 
 def fix_label(rule: type[Rule]) -> str:

@@ -104,7 +104,7 @@ def lint_text(
     if not rules:
         return []
     suppressions = Suppressions(text, source.language)
-    if suppressions.file_suppresses_all():
+    if suppressions.file_suppresses_all() and selection.config.respect_noqa:
         return []
     admitted = project and source.language is Language.PYTHON and any(rule.sees_project for rule in rules)
     if admitted:  # the project model may show what the text does not (a model or a caller elsewhere)
@@ -133,7 +133,7 @@ def finalize(
         if rule is None:  # GEM000 is always reported and cannot be suppressed
             result.append(diagnostic)
             continue
-        if suppressions.is_suppressed(diagnostic.code, diagnostic.line, line_noqa=line_noqa):
+        if selection.config.respect_noqa and suppressions.is_suppressed(diagnostic.code, diagnostic.line, line_noqa=line_noqa):
             continue
         severity = selection.severity_of(rule, diagnostic.severity)
         if severity is not diagnostic.severity:

@@ -2,8 +2,8 @@
 
 flake8 gives each file's lines; the plugin parses them once with LibCST and
 runs every single-file Python rule through the same engine as the CLI, with the
-configuration the CLI would use for that file (``[tool.gemlint]`` /
-``gemlint.toml``, found from the file's folder upward, or ``--gemlint-config``):
+configuration the CLI would use for that file (the nearest ``[tool.gemlint]`` /
+``gemlint.toml`` above it, or ``--gemlint-config``; see :mod:`gemlint.config_tree`):
 its select/ignore, per-file-ignores and excludes. flake8 applies ``# noqa``
 itself, with the semantics gemlint copies, so the plugin leaves line-level
 ``# noqa`` to flake8 (``--disable-noqa`` works) and applies only the file-level
@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 from gemlint.version import __version__
 
 if TYPE_CHECKING:
+    from gemlint.config import Config
+    from gemlint.config_tree import ConfigTree
     from gemlint.discovery import Discovery
     from gemlint.selection import Selection
 
@@ -36,22 +38,36 @@ _NOT_A_PATH = frozenset({"stdin", "-"})
 
 
 @lru_cache(maxsize=256)
-def _settings(directory: str, config_file: str | None) -> "tuple[Selection, Discovery] | str":
-    """The selection and excludes for files in ``directory``, or the configuration error's text."""
-    from gemlint.config import ConfigError, default_config, find_config_file, load_config
+def _settings(directory: str, config_file: str | None, project_root: str | None = None) -> "tuple[Selection, Discovery] | str":
+    """The selection and excludes for files in ``directory``, or the configuration error's text.
+
+    The same resolution as the command line's: the nearest config above the folder (or
+    ``--gemlint-config`` for every file), project-wide keys from the project root's config."""
+    from gemlint.config import ConfigError
+    from gemlint.config_tree import project_root_for
     from gemlint.discovery import Discovery
-    from gemlint.registry import all_rules, known_codes
-    from gemlint.selection import Selection
 
     try:
-        if config_file:
-            config = load_config(Path(config_file), known_codes())
-        else:
-            found = find_config_file(Path(directory))
-            config = load_config(found, known_codes()) if found else default_config(Path.cwd())
+        tree = _tree(project_root or str(project_root_for([Path(directory)])), config_file)
+        return _selection(tree.config_of_folder(directory)), Discovery(tree)
     except ConfigError as error:
         return str(error)
-    return Selection.from_config(config, all_rules()), Discovery(config)
+
+
+@lru_cache(maxsize=16)
+def _tree(root: str, config_file: str | None) -> "ConfigTree":
+    from gemlint.config_tree import ConfigTree
+    from gemlint.registry import known_codes
+
+    return ConfigTree(Path(root), known_codes(), config_file=Path(config_file) if config_file else None)
+
+
+@lru_cache(maxsize=64)
+def _selection(config: "Config") -> "Selection":
+    from gemlint.registry import all_rules
+    from gemlint.selection import Selection
+
+    return Selection.from_config(config, all_rules())
 
 
 class Flake8Plugin:
@@ -60,6 +76,8 @@ class Flake8Plugin:
 
     #: From ``--gemlint-config`` (flake8 creates one instance per file, so options live on the class).
     config_file: ClassVar[str | None] = None
+    #: From ``--gemlint-project-root``.
+    project_root: ClassVar[str | None] = None
 
     def __init__(self, tree: Any, lines: list[str], filename: str) -> None:
         # flake8 picks the plugin type from the parameter names: ``tree`` makes this a per-file
@@ -78,11 +96,20 @@ class Flake8Plugin:
             help="gemlint configuration file (default: the nearest pyproject.toml with [tool.gemlint], "
             "gemlint.toml or .gemlint.toml above each file)",
         )
+        option_manager.add_option(
+            "--gemlint-project-root",
+            default=None,
+            parse_from_config=True,
+            normalize_paths=True,
+            help="gemlint's project root, as its --project-root (default: the git work tree holding each file)",
+        )
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
         value = getattr(options, "gemlint_config", None)
         cls.config_file = os.path.abspath(value) if value else None
+        root = getattr(options, "gemlint_project_root", None)
+        cls.project_root = os.path.abspath(root) if root else None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
@@ -98,7 +125,7 @@ class Flake8Plugin:
         path = Path(self.filename)
         named = self.filename not in _NOT_A_PATH
         directory = os.path.dirname(os.path.abspath(path)) if named else os.getcwd()
-        settings = _settings(directory, self.config_file)
+        settings = _settings(directory, self.config_file, self.project_root)
         if isinstance(settings, str):
             yield 1, 0, f"GEM000 gemlint configuration error: {settings}", type(self)
             return
@@ -106,7 +133,7 @@ class Flake8Plugin:
         config = selection.config
         if named and discovery.is_excluded_file(path):
             return
-        relative = root_relative(path, config.root) if named else self.filename
+        relative = root_relative(path, config.glob_root) if named else self.filename
         source = SourceFile(path, Language.PYTHON, self.filename, relative)
         text = "".join(self.lines)
         if not any(rule.may_match(text) for rule in checking_rules(selection, source)):

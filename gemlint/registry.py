@@ -35,6 +35,12 @@ def rule_by_code(code: str) -> type[Rule] | None:
     return next((rule for rule in all_rules() if rule.code == code.upper()), None)
 
 
+def rule_by_name(name: str) -> type[Rule] | None:
+    """The rule named ``name`` (``static-max-length-padding``; underscores and case do not matter)."""
+    wanted = name.strip().lower().replace("_", "-")
+    return next((rule for rule in all_rules() if rule.name == wanted), None)
+
+
 def known_codes() -> frozenset[str]:
     return frozenset(rule.code for rule in all_rules())
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,16 +12,17 @@ from typing import Callable, Iterable
 
 from gemlint.cache import Cache, entry_key, settings_fingerprint
 from gemlint.config import Config
+from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.diagnostics import Diagnostic
-from gemlint.discovery import Discovery, SourceFile
+from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.engine import input_error, lint_file, lint_text
 from gemlint.frontends import triton_config
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
-from gemlint.languages import Language
+from gemlint.languages import Language, language_of
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
-from gemlint.text import TIMED_OUT_PREFIX, SourceError, read_regular_file
+from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
 
 # Below this many files a process pool costs more than it saves (and pre-commit already runs hooks in parallel).
 PARALLEL_THRESHOLD = 32
@@ -60,35 +62,45 @@ class RunResult:
         return sum(f.fixed for f in self.files)
 
     cache_warnings: list[str] = field(default_factory=list)
+    config_warnings: list[str] = field(default_factory=list)
+    #: Seconds spent in each phase (discovery, project index, linting), for ``--verbose``.
+    timings: dict[str, float] = field(default_factory=dict)
+    #: How many files each configuration governed in this run.
+    configs: list[tuple[Config, int]] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
-        return [f.warning for f in self.files if f.warning] + self.cache_warnings
+        return self.config_warnings + [f.warning for f in self.files if f.warning] + self.cache_warnings
 
 
 @dataclass
 class CacheSettings:
-    """What cache keys hash besides a file's content: the configuration, and for files whose findings
-    depend on other files (cross-file rules), the state of every file of the project too."""
+    """What cache keys hash besides a file's content: the file's configuration, and for files whose
+    findings depend on other files (cross-file rules), the content of every file of the project too."""
 
-    settings: str
-    config: Config
+    config: Config  # the project's
     files: list[SourceFile] | None = None  # the project's files, when the run already found them
-    _project: str | None = None
+    _settings: dict[Config, str] = field(default_factory=dict)
+    _state: str | None = None
 
-    @property
-    def project(self) -> str:
-        if self._project is None:  # the first time a cross-file result is looked up or stored
-            self._project = settings_fingerprint(self.settings, project_state(self.config, self.files))
+    def settings(self, selection: Selection) -> str:
+        key = self._settings.get(selection.config)
+        if key is None:
+            key = self._settings[selection.config] = settings_fingerprint(selection.config, [rule.code for rule in selection.rules])
+        return key
+
+    def project(self, selection: Selection) -> str:
+        if self._state is None:  # the first time a cross-file result is looked up or stored
+            self._state = settings_fingerprint(project_state(self.config, self.files))
             self.files = None  # not needed by the workers
-        return self._project
+        return settings_fingerprint(self.settings(selection), self._state)
 
 
 def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: CacheSettings | None = None) -> FileReport:
     diagnostics, data, decoded = lint_file(source, selection)
     report = FileReport(source.display, diagnostics)
     if keys is not None and data is not None and decoded is not None:
-        settings = keys.project if _depends_on_project(source, selection) else keys.settings
+        settings = keys.project(selection) if _depends_on_project(source, selection) else keys.settings(selection)
         if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
             report.cache_key = entry_key(settings, source.display, source.relative, _key_data(source, data))
     if not mode.active or decoded is None or data is None:
@@ -130,18 +142,20 @@ def _depends_on_project(source: SourceFile, selection: Selection) -> bool:
     )
 
 
-# Each worker receives the run's selection, mode and settings once, not with every file.
-_WORKER_SETUP: tuple[Selection, FixMode, CacheSettings | None] | None = None
+# Each worker receives the run's selections (one per config), mode and settings once, not with every file.
+_WORKER_SETUP: tuple[list[Selection], FixMode, CacheSettings | None] | None = None
 
 
-def _init_worker(selection: Selection, mode: FixMode, keys: CacheSettings | None) -> None:
+def _init_worker(selections: list[Selection], mode: FixMode, keys: CacheSettings | None) -> None:
     global _WORKER_SETUP
-    _WORKER_SETUP = (selection, mode, keys)
+    _WORKER_SETUP = (selections, mode, keys)
 
 
-def _process_in_worker(source: SourceFile) -> FileReport:
+def _process_in_worker(job: tuple[SourceFile, int]) -> FileReport:
     assert _WORKER_SETUP is not None
-    return process_file(source, *_WORKER_SETUP)
+    selections, mode, keys = _WORKER_SETUP
+    source, index = job
+    return process_file(source, selections[index], mode, keys)
 
 
 def _size(source: SourceFile) -> int:
@@ -153,30 +167,46 @@ def _size(source: SourceFile) -> int:
 
 def run(
     paths: Iterable[Path],
-    config: Config,
+    config: Config | ConfigTree,
     mode: FixMode = FixMode(),
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     cache: Cache | None = None,
 ) -> RunResult:
+    """Lint ``paths``; ``config`` is one configuration for every file, or a :class:`ConfigTree` (each
+    file its nearest config). The result does not depend on the order of ``paths``."""
     forget_projects()
-    selection = Selection.from_config(config, all_rules())
-    discovery = Discovery(config)
+    started = time.perf_counter()
+    tree = tree_for(config)
+    config = tree.project
+    discovery = Discovery(tree)
     paths = list(paths)
     files = list(discovery.files(paths))
+    selections: list[Selection] = []
+    index_of: dict[Config, int] = {}
+    which: dict[str, int] = {}  # a file's path -> its selection's index
+    for source in files:
+        own = tree.config_for(source.path)
+        if own not in index_of:
+            index_of[own] = len(selections)
+            selections.append(Selection.from_config(own, all_rules()))
+        which[os.path.abspath(source.path)] = index_of[own]
+    result = RunResult(config_warnings=list(tree.warnings))
+    result.configs = [(own, sum(1 for i in which.values() if i == index)) for own, index in index_of.items()]
+    result.timings["discovery"] = time.perf_counter() - started
     jobs = jobs or os.cpu_count() or 1
-    result = RunResult()
     # Fixing rewrites files, so it always lints afresh.
-    keys = _cache_settings(config, selection, paths, files) if cache and not mode.active else None
+    keys = _cache_settings(tree, paths, files) if cache and not mode.active else None
     done: list[FileReport] = []
     work: list[SourceFile] = []
     for source in files:
-        cached = _cached(cache, keys, source)
+        cached = _cached(cache, keys, source, selections[which[os.path.abspath(source.path)]])
         if cached is not None:
             done.append(cached)
         else:
             work.append(source)
     total = len(files)
+    started = time.perf_counter()
     if any(source.language is Language.PYTHON for source in work):
         # Index the project once, here, so that the worker processes start with it.
         keep_index_in(config.root, cache.directory if cache is not None else None)
@@ -186,21 +216,24 @@ def run(
                 model.prepare(lambda function, *columns: pool.map(function, *columns, chunksize=16))
         else:
             model.prepare()
+    result.timings["project index"] = time.perf_counter() - started
+    started = time.perf_counter()
     if progress and done:
         progress(len(done), total)
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
         # Largest files first and small chunks: the costly files (the few that need LibCST and its
         # metadata) are spread over the workers instead of landing in one worker's last chunk.
         sources = sorted(work, key=_size, reverse=True)
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selection, mode, keys)) as pool:
-            reports = pool.map(_process_in_worker, sources, chunksize=max(1, min(8, len(sources) // (jobs * 32))))
+        jobs_list = [(source, which[os.path.abspath(source.path)]) for source in sources]
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selections, mode, keys)) as pool:
+            reports = pool.map(_process_in_worker, jobs_list, chunksize=max(1, min(8, len(sources) // (jobs * 32))))
             for report in reports:
                 done.append(report)
                 if progress:
                     progress(len(done), total)
     else:
         for source in work:
-            done.append(process_file(source, selection, mode, keys))
+            done.append(process_file(source, selections[which[os.path.abspath(source.path)]], mode, keys))
             if progress:
                 progress(len(done), total)
     if cache is not None and keys is not None:
@@ -216,13 +249,18 @@ def run(
         message = f"cannot list the directory ({folder.reason}); the files in it were not linted"
         done.append(FileReport(folder.display, [input_error(folder.display, message)]))
     result.files = done
+    result.timings["lint"] = time.perf_counter() - started
     return result
 
 
-def _cache_settings(config: Config, selection: Selection, paths: list[Path], files: list[SourceFile]) -> CacheSettings:
-    # A run over the project root has found the project's files already.
-    whole = any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths)
-    return CacheSettings(settings_fingerprint(config, [rule.code for rule in selection.rules]), config, files if whole else None)
+def _cache_settings(tree: ConfigTree, paths: list[Path], files: list[SourceFile]) -> CacheSettings:
+    # A run over the project root has found the project's files already, unless a nested config
+    # excludes differently from the project's (the project state follows the project's config).
+    config = tree.project
+    whole = any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths) and all(
+        other is config or not ({"exclude", "extend-exclude"} & (other.declared | config.declared)) for other in tree.configs()
+    )
+    return CacheSettings(config, files if whole else None)
 
 
 def project_state(config: Config, files: list[SourceFile] | None = None) -> list[tuple[str, str]]:
@@ -238,7 +276,7 @@ def project_state(config: Config, files: list[SourceFile] | None = None) -> list
     return sorted(state)
 
 
-def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile) -> FileReport | None:
+def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile, selection: Selection) -> FileReport | None:
     if cache is None or keys is None:
         return None
     try:
@@ -246,7 +284,41 @@ def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile)
     except SourceError:
         return None
     data = _key_data(source, data)
-    diagnostics = cache.get(entry_key(keys.settings, source.display, source.relative, data))
+    diagnostics = cache.get(entry_key(keys.settings(selection), source.display, source.relative, data))
     if diagnostics is None:  # perhaps a cross-file result, stored under the project's state
-        diagnostics = cache.get(entry_key(keys.project, source.display, source.relative, data))
+        diagnostics = cache.get(entry_key(keys.project(selection), source.display, source.relative, data))
     return FileReport(source.display, diagnostics) if diagnostics is not None else None
+
+
+@dataclass
+class StdinOutcome:
+    diagnostics: list[Diagnostic]
+    fixed: bytes | None = None  # the fixed text, encoded as the input was (with --fix)
+    applied: int = 0
+    diff: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMode = FixMode()) -> StdinOutcome:
+    """Lint ``data`` as if it were the file ``path`` (an editor's unsaved buffer): the same config,
+    per-file ignores and project context as a run over that file; nothing is written."""
+    forget_projects()
+    tree = tree_for(config)
+    own = tree.config_for(path)
+    language = language_of(path) or Language.PYTHON
+    source = SourceFile(path, language, display_path(path, Path.cwd()), root_relative(path, own.glob_root))
+    selection = Selection.from_config(own, all_rules())
+    warnings = list(tree.warnings)
+    try:
+        decoded = decoder_for(language)(data)
+    except SourceError as error:
+        return StdinOutcome([input_error(source.display, str(error), error.line, error.column)], warnings=warnings)
+    diagnostics = lint_text(source, decoded.text, selection)
+    if not mode.active or not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
+        return StdinOutcome(diagnostics, warnings=warnings)
+    outcome = fix_text(decoded.text, language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
+    if outcome.refused:
+        warnings.append(f"{source.display}: fixes not applied: {outcome.refused}")
+    if mode.diff:
+        return StdinOutcome(diagnostics, applied=outcome.applied, diff=unified_diff(source.display, decoded.text, outcome.text), warnings=warnings)
+    return StdinOutcome(outcome.diagnostics, outcome.text.encode(decoded.encoding), outcome.applied, warnings=warnings)

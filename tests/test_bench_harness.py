@@ -148,6 +148,21 @@ def test_table_shows_measured_rows_and_skip_reasons():
     assert format_value(1536, "bytes") == "1.5 KiB" and format_value(65, "nodes") == "65 nodes"
 
 
+def test_table_fits_120_columns_with_long_metric_names_and_reasons():
+    long_metric = "bytes of activations held for a backward pass that never comes, per request, at the largest batch size"
+    table = render_table(
+        [
+            Result("GEM101", long_metric, "bytes", 3 * 1024 * 1024, 0, None, "cuda:0 (NVIDIA H200)", Status.MEASURED),
+            Result("GEM201", "latency", "ms", 12.5, 2.5, 5.0, "cpu", Status.MEASURED),
+            Result.skipped("GEM404", "needs a CUDA device; " + "none is available here; " * 8),
+        ]
+    )
+    lines = table.splitlines()
+    assert max(len(line) for line in lines) <= 120
+    assert " ".join(" ".join(line.split()) for line in lines).count("per request, at the largest batch size") == 1
+    assert lines[1].split()[0] == "GEM101" and "3 MiB" in lines[1]  # the values stay on the metric's first line
+
+
 def test_select_codes_takes_codes_and_prefixes():
     assert select_codes(["gem201"]) == ["GEM201"]
     assert "GEM401" in select_codes(["GEM4"]) and all(code.startswith("GEM4") for code in select_codes(["GEM4"]))

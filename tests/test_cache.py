@@ -244,3 +244,26 @@ def test_the_key_follows_gemlints_own_code(monkeypatch):
     before = cache_module.settings_fingerprint("settings")
     monkeypatch.setattr(cache_module, "code_digest", lambda: "an edited rule")
     assert cache_module.settings_fingerprint("settings") != before
+
+
+def test_an_edit_that_keeps_size_and_modification_time_is_not_served_stale(tmp_path):
+    """The cross-file key follows the files' content: an edit that keeps a file's size and time (a
+    checkout, a formatter, a coarse filesystem clock) still recomputes GEM601 on the manifest."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    (tmp_path / "src" / "serving").mkdir(parents=True)
+    (tmp_path / "src" / "deploy").mkdir()
+    handler = tmp_path / "src" / "serving" / "classifier.py"
+    handler.write_text((examples / "serving" / "classifier.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "src" / "deploy" / "classifier.yaml").write_text((examples / "deploy" / "classifier.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    assert "GEM601" in {d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics}
+    before = handler.stat()
+    text = handler.read_text(encoding="utf-8")
+    edited = text.replace("    model(torch.zeros(1, 512))", "    print(torch.zeros(1, 512))")
+    assert edited != text and len(edited) == len(text)
+    handler.write_text(edited, encoding="utf-8")
+    os.utime(handler, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert handler.stat().st_size == before.st_size and handler.stat().st_mtime_ns == before.st_mtime_ns
+    assert "GEM601" not in {d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics}

@@ -58,7 +58,7 @@ def test_the_ruff_advice_is_there():
 
 def test_action_metadata():
     assert ACTION["runs"]["using"] == "composite"
-    assert {"paths", "args", "sarif-file", "category", "fail-on-findings", "version"} <= set(ACTION["inputs"])
+    assert {"paths", "args", "sarif-file", "category", "fail-on-findings", "package"} <= set(ACTION["inputs"])
     assert set(ACTION["outputs"]) == {"sarif-file", "exit-code"}
     # Inputs reach the scripts through environment variables, never pasted into shell code.
     for step in ACTION["runs"]["steps"]:
@@ -114,3 +114,12 @@ def test_action_fails_on_findings_only_when_asked_and_always_on_usage_errors(rep
     assert completed.returncode == 1 and outputs["exit-code"] == "1"
     completed, outputs = run_lint_step(repo.parent, paths="src", args="--select NOPE")
     assert completed.returncode == 2 and outputs["exit-code"] == "2"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_second_run_in_one_job_does_not_reprint_the_first_runs_annotations(repo):
+    run_lint_step(repo.parent, paths="src")
+    (repo / "src" / "service.py").write_text("x = 1\n", encoding="utf-8")
+    completed, outputs = run_lint_step(repo.parent, paths="src")
+    assert outputs["exit-code"] == "0"
+    assert "::error" not in completed.stdout and "::warning" not in completed.stdout

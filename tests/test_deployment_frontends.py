@@ -249,3 +249,18 @@ def test_a_latin1_dockerfile_is_read_as_docker_reads_it(tmp_path):
     found = {(Path(d.path).name, d.code) for d in lint_paths([tmp_path], jobs=1)}
     # Docker takes the bytes as they are (YAML, by its specification, must be UTF-8 and still is).
     assert ("Dockerfile", "GEM404") in found and ("Dockerfile", "GEM000") not in found
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("FROM x\nRUN a\nENV A\nEXPOSE 80\n", 3),
+        ("FROM x\nRUN <<EOF\necho ok\nEOF\nRUN b\nRUN <<END\necho never closed\n", 6),  # a closed heredoc before
+        ("ENV A\n", 1),
+    ],
+)
+def test_a_broken_dockerfile_is_reported_at_the_failing_line(text, line):
+    # The last line lets GEM404's text prefilter through, so that the file is parsed at all.
+    (finding,) = lint_source(text + "ENV CUDA_LAUNCH_BLOCKING=0\n", "Dockerfile")
+    assert (finding.code, finding.line) == ("GEM000", line)
+    assert finding.message.startswith("invalid Dockerfile: ")

@@ -25,7 +25,8 @@ Finding = tuple[str, int, int, str]
 
 def _start(cwd: Path, args: tuple[str, ...]) -> subprocess.Popen:
     # One process per run (a later --jobs wins): flake8's worker pool costs more than these few files.
-    command = [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", "--jobs", "1", f"--format={FORMAT}", *args]
+    # The fixture directory is its own project (not a part of the repository that holds it).
+    command = [sys.executable, "-m", "flake8", "--isolated", "--select", "GEM", "--jobs", "1", f"--format={FORMAT}", "--gemlint-project-root", ".", *args]
     return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -57,8 +58,10 @@ def flake8_on_fixtures() -> dict[str, set[Finding]]:
 
 
 def cli(cwd: Path, monkeypatch, *args: str) -> set[tuple[str, int, int, str]]:
+    """The CLI's findings with ``cwd`` as the project root (a fixture directory is a project of its own,
+    not a part of the repository it lies in)."""
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
+    result = CliRunner().invoke(main, [*args, "--project-root", ".", "--format", "json"], catch_exceptions=False)
     return {(f["path"], f["line"], f["column"], f["code"]) for f in json.loads(result.stdout)}
 
 

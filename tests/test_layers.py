@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.globs",
             "gemlint.text",
             "gemlint.config",
+            "gemlint.config_tree",
             "gemlint.repository",
             "gemlint.discovery",
             "gemlint.suppression",

@@ -48,7 +48,7 @@ def repo(tmp_path, monkeypatch):
 def test_sarif_of_every_fixture_directory_is_valid_and_complete(name, monkeypatch):
     root = FIXTURES / name
     monkeypatch.chdir(root)
-    log, exit_code = sarif_of(".")
+    log, exit_code = sarif_of(".", "--project-root", ".")  # a fixture directory is a project of its own
     assert_valid(log)
     run = log["runs"][0]
     prefix = root.relative_to(find_repository_root(root)).as_posix() + "/"

@@ -1,4 +1,4 @@
-"""Paired runtime-verification benchmarks (SPEC §8): ``gemlint bench``.
+"""Paired runtime-verification benchmarks: ``gemlint bench``.
 
 Each rule has a *pair*: a bad and a good variant of the same workload, kept as
 real code files in ``gemlint/bench/pairs/<code>/`` that the rule flags and

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Sequence
 
 from gemlint.bench.result import Result, Status
+
+
+#: The table fits a CI log or a terminal of this many columns.
+TABLE_WIDTH = 120
 
 
 def format_value(value: float | None, unit: str) -> str:
@@ -53,12 +58,19 @@ def render_table(results: Sequence[Result]) -> str:
     lines = []
     if rows:
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        # Long metric names wrap inside their column so that the table fits TABLE_WIDTH columns.
+        others = sum(width for i, width in enumerate(widths) if i != 1) + 2 * (len(header) - 1)
+        widths[1] = max(len(header[1]), min(widths[1], TABLE_WIDTH - others))
         for row in [header, *rows]:
-            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+            metric = textwrap.wrap(row[1], widths[1], break_on_hyphens=False) or [""]
+            for index, part in enumerate(metric):
+                cells = [part if i == 1 else (cell if index == 0 else "") for i, cell in enumerate(row)]
+                lines.append("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
     if notes:
         if lines:
             lines.append("")
-        lines += [f"{code}  {text}" for code, text in notes]
+        for code, text in notes:
+            lines += textwrap.wrap(f"{code}  {text}", TABLE_WIDTH, subsequent_indent=" " * (len(code) + 2), break_on_hyphens=False)
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,7 @@ from gemlint.bench.pair import Measurement, Pair, PairContext, SkipPair
 from gemlint.bench.registry import NO_PAIR_NEEDED, all_pairs
 from gemlint.bench.result import Result, Status, ratio
 
-INSTALL_HINT = "pip install 'gemlint[bench]'"
+INSTALL_HINT = "pip install -e '.[bench]' in a checkout of gemlint (for the CPU build of torch, first: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
 ISOLATED_TIMEOUT_S = 900
 
 

@@ -46,7 +46,7 @@ def parse(source, text: str) -> DockerfileDocument:
     except dockerfile.GoParseError as error:
         if "no instructions" in str(error):
             return DockerfileDocument(())
-        raise SourceError(f"invalid Dockerfile: {error}") from None
+        raise SourceError(f"invalid Dockerfile: {error}", _failing_line(text)) from None
     instructions = tuple(
         Instruction(
             command.cmd.upper(),
@@ -61,3 +61,24 @@ def parse(source, text: str) -> DockerfileDocument:
         if command.cmd
     )
     return DockerfileDocument(instructions)
+
+
+#: Beyond this many lines a broken Dockerfile is reported on line 1 rather than searched.
+_MAX_SEARCH_LINES = 2000
+
+
+def _failing_line(text: str) -> int:
+    """The line where the parse starts failing: BuildKit's messages carry no line, so the text is
+    parsed up to each line, from the end, until a prefix parses (a prefix cut inside a heredoc that
+    is closed later fails too, hence from the end)."""
+    lines = text.splitlines(keepends=True)
+    if len(lines) > _MAX_SEARCH_LINES:
+        return 1
+    for count in range(len(lines) - 1, 0, -1):
+        try:
+            dockerfile.parse_string("".join(lines[:count]))
+            return count + 1
+        except dockerfile.GoParseError as error:
+            if "no instructions" in str(error):
+                return count + 1
+    return 1

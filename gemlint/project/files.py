@@ -5,7 +5,7 @@ Kubernetes probe names a path that a handler in some Python module serves
 (GEM601), a health handler calls a helper in another module (GEM602), an ORT
 session loads a file that an export script wrote (GEM501). When only some files
 are linted (pre-commit), this context still comes from the whole project root
-(``--project-root``, else the configuration's directory).
+(``--project-root``, else the git work tree holding the files; see :mod:`gemlint.config_tree`).
 
 Files are scanned as bytes for cheap markers first; only candidates are parsed,
 with LibCST (routes, model objects) and astroid (cross-module calls, see
@@ -417,7 +417,9 @@ def forget_projects() -> None:
 
 
 def project_for(config: Config) -> Project:
-    """The project of ``config.root`` (one per process and configuration)."""
+    """The project of ``config.root`` (one per process and configuration): a nested config's files
+    share the project of the project root's config."""
+    config = config.project_config
     key = (config.root, config.exclude, config.extend_exclude)
     project = _PROJECTS.get(key)
     if project is None:

@@ -1,4 +1,4 @@
-"""SARIF 2.1.0 for GitHub code scanning (SPEC §6), built on sarif-om's object model.
+"""SARIF 2.1.0 for GitHub code scanning, built on sarif-om's object model.
 
 One run per log. Every rule is described in ``tool.driver.rules`` (help text and
 markdown from :mod:`gemlint.docs`); GEM000 input problems are not results but
@@ -32,7 +32,7 @@ import sarif_om as om
 
 from gemlint.version import __version__
 from gemlint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
-from gemlint.docs import PROJECT_URL, rule_markdown, rule_text, rule_url
+from gemlint.docs import project_url, rule_markdown, rule_text, rule_url
 from gemlint.engine import INTERNAL_ERROR_PREFIX
 from gemlint.fingerprints import FINGERPRINT_KEY
 from gemlint.registry import PARSE_ERROR_CODE
@@ -216,7 +216,7 @@ def build_log(
         name="gemlint",
         semantic_version=__version__,
         version=__version__,
-        information_uri=PROJECT_URL,
+        information_uri=project_url(),
         rules=[_descriptor(rule) for rule in result_rules],
         notifications=[_descriptor(rule) for rule in notification_rules] or None,
     )

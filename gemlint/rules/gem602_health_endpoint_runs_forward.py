@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
@@ -111,7 +113,9 @@ def healthz():
             via = ""
             if found.via:
                 via = " through " + " → ".join(f"`{step.name}`" for step in found.via)
-            where = f" at {found.file.display}:{found.start.line}" if found.file is not current else f" on line {found.start.line}"
+            # Compared by path: after a fix in the same run the file's parsed text is a new object.
+            elsewhere = os.path.abspath(found.file.path) != os.path.abspath(current.path)
+            where = f" at {found.file.display}:{found.start.line}" if elsewhere else f" on line {found.start.line}"
             owner = self.analysis.enclosing_class(function)
             label = f"{owner.name.value}.{function.name.value}" if owner is not None else function.name.value
             self.report(
