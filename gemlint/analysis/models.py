@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _MAX_DEPTH = 12
 _HF_MODEL_NAME = re.compile(r"Model|For[A-Z]|^Autoencoder|^PriorTransformer$|Adapter$|^SentenceTransformer$|^CrossEncoder$")
 
+_PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
 
 class Origin(enum.Enum):
     #: Built in code (project nn.Module subclass, torchvision/timm, torch.nn, ``from_config``,
@@ -226,6 +228,27 @@ class ModelTracker:
         defines_forward = any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for c in chain for s in c.body.body)
         return defines_forward and any(self._holds_submodule(current) for current in chain)
 
+    def _holds_nothing(self, cls: cst.ClassDef) -> bool:
+        """An nn.Module subclass of this file with no state: every class of its chain derives from
+        ``torch.nn.Module`` itself (or from each other), binds no ``self.<attr>`` and no class attribute, and
+        registers no parameter, buffer or submodule."""
+        chain = self._class_chain(cls)
+        for current in chain:
+            for base in current.bases:
+                if self._local_class(base.value) in chain:
+                    continue
+                if not self.analysis.qualified_names(base.value) & _PLAIN_MODULE:
+                    return False
+            if self._attribute_values_of.get(current):
+                return False
+            if any(isinstance(s, (cst.SimpleStatementLine)) and any(isinstance(small, (cst.Assign, cst.AnnAssign)) for small in s.body) for s in current.body.body):
+                return False
+        return not any(
+            self._member_owner(node) in chain
+            for member in ("register_buffer", "register_parameter", "register_module", "add_module", "__setattr__")
+            for node in self._attributes_named.get(member, ())
+        )
+
     def _holds_submodule(self, cls: cst.ClassDef) -> bool:
         """``self.x = nn.Linear(...)`` (or another module construction) in a method of ``cls``."""
         return any(self._builds_module(value) for value in self._attribute_values_of.get(cls, ()))
@@ -328,6 +351,8 @@ class ModelTracker:
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
         local = self._local_class(func)
         if local is not None and self.is_model_class(local):
+            if self._holds_nothing(local):
+                return None  # like nn.Softmax: no parameters, no mode-dependent layers, nothing to record
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, an nn.Module subclass defined in this file")
         if isinstance(func, cst.Attribute):
             method = func.attr.value
