@@ -15,7 +15,7 @@ from gemlint.baseline import BaselineError, load_baseline, new_findings
 from gemlint.cache import Cache
 from gemlint.config import Config, ConfigError, default_config, find_config_file, load_config, validate_codes
 from gemlint.diagnostics import Diagnostic
-from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
+from gemlint.docs import fix_label, languages_label, name_label, rule_text, rules_markdown
 from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.registry import all_rules, known_codes, rule_by_code
 from gemlint.reporters.github import render_github
@@ -87,6 +87,7 @@ def resolve_config(
     ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
     force_exclude: bool,
+    preview: bool = False,
 ) -> Config:
     """Config file first, then command-line options on top of it (the command line wins)."""
     codes = known_codes()
@@ -106,6 +107,7 @@ def resolve_config(
         ignore=config.ignore + cli_ignore if cli_ignore else None,
         extend_select=config.extend_select + cli_extend if cli_extend else None,
         force_exclude=True if force_exclude else None,
+        preview=True if preview else None,
         root=project_root.resolve() if project_root else None,
     )
 
@@ -165,6 +167,7 @@ def main() -> None:
 @click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable (replaces the config's select).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes to disable.")
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable on top of select.")
+@click.option("--preview", is_flag=True, help="Enable preview rules (not yet proven on real code).")
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="Output format.")
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. sarif:gemlint.sarif.")
@@ -191,6 +194,7 @@ def check(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
+    preview: bool,
     fmt: str,
     output: Path | None,
     extra_outputs: tuple[str, ...],
@@ -229,7 +233,7 @@ def check(
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
     try:
-        config = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude)
+        config = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, preview)
     except ConfigError as error:
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
@@ -306,7 +310,8 @@ def rules_command(fmt: str) -> None:
                         "summary": r.summary,
                         "fix": r.fix.value if r.fix else None,
                         "tags": list(r.tags),
-                        "precision": r.precision,
+                        "precision": r.reported_precision(),
+                        "preview": r.preview,
                     }
                     for r in rules
                 ],
@@ -314,9 +319,9 @@ def rules_command(fmt: str) -> None:
             )
         )
     else:
-        width = max(len(r.name) for r in rules)
+        width = max(len(name_label(r)) for r in rules)
         for r in rules:
-            click.echo(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {fix_label(r):<6}  {languages_label(r):<10}  {r.summary}")
+            click.echo(f"{r.code}  {name_label(r):<{width}}  {r.severity.value:<7}  {fix_label(r):<6}  {languages_label(r):<10}  {r.summary}")
 
 
 @main.command("explain")

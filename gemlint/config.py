@@ -81,6 +81,7 @@ class Config:
     training_paths: tuple[str, ...] = DEFAULT_TRAINING_PATHS
     health_paths: tuple[str, ...] = DEFAULT_HEALTH_PATHS
     static_shape_backends: tuple[str, ...] = DEFAULT_STATIC_SHAPE_BACKENDS
+    preview: bool = False
     severity: tuple[tuple[str, Severity], ...] = ()
 
     def with_overrides(self, **changes: Any) -> "Config":
@@ -100,6 +101,7 @@ _SCHEMA: dict[str, tuple[str, str]] = {
     "training-paths": ("training_paths", "strings"),
     "health-paths": ("health_paths", "strings"),
     "static-shape-backends": ("static_shape_backends", "strings"),
+    "preview": ("preview", "bool"),
     "severity": ("severity", "severity-table"),
 }
 assert {name for name, _ in _SCHEMA.values()} == {f.name for f in fields(Config)} - {"root", "source"}

@@ -4,7 +4,8 @@ flake8 gives each file's lines; the plugin parses them once with LibCST and
 runs every single-file Python rule through the same engine as the CLI, with the
 configuration the CLI would use for that file (``[tool.gemlint]`` /
 ``gemlint.toml``, found from the file's folder upward, or ``--gemlint-config``):
-its select/ignore, per-file-ignores and excludes. flake8 applies ``# noqa``
+its select/ignore, preview, per-file-ignores and excludes (a preview rule also runs when
+flake8's own ``--select``/``--extend-select`` names its exact code). flake8 applies ``# noqa``
 itself, with the semantics gemlint copies, so the plugin leaves line-level
 ``# noqa`` to flake8 (``--disable-noqa`` works) and applies only the file-level
 ``# gemlint: noqa`` that flake8 does not know.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
@@ -33,11 +35,16 @@ if TYPE_CHECKING:
 # and LibCST are imported on the first file instead of here.
 
 _NOT_A_PATH = frozenset({"stdin", "-"})
+_EXACT_CODE = re.compile(r"^GEM[0-9]{3}$")
 
 
 @lru_cache(maxsize=256)
-def _settings(directory: str, config_file: str | None) -> "tuple[Selection, Discovery] | str":
-    """The selection and excludes for files in ``directory``, or the configuration error's text."""
+def _settings(directory: str, config_file: str | None, named_codes: frozenset[str] = frozenset()) -> "tuple[Selection, Discovery] | str":
+    """The selection and excludes for files in ``directory``, or the configuration error's text.
+
+    ``named_codes`` are the exact codes flake8's own ``--select``/``--extend-select`` name: as in
+    gemlint, naming a preview rule's exact code enables it.
+    """
     from gemlint.config import ConfigError, default_config, find_config_file, load_config
     from gemlint.discovery import Discovery
     from gemlint.registry import all_rules, known_codes
@@ -51,6 +58,9 @@ def _settings(directory: str, config_file: str | None) -> "tuple[Selection, Disc
             config = load_config(found, known_codes()) if found else default_config(Path.cwd())
     except ConfigError as error:
         return str(error)
+    previews = tuple(sorted(rule.code for rule in all_rules() if rule.preview and rule.code in named_codes))
+    if previews:
+        config = config.with_overrides(extend_select=config.extend_select + previews)
     return Selection.from_config(config, all_rules()), Discovery(config)
 
 
@@ -60,6 +70,8 @@ class Flake8Plugin:
 
     #: From ``--gemlint-config`` (flake8 creates one instance per file, so options live on the class).
     config_file: ClassVar[str | None] = None
+    #: Exact GEM codes in flake8's ``--select``/``--extend-select`` (they enable preview rules).
+    named_codes: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, tree: Any, lines: list[str], filename: str) -> None:
         # flake8 picks the plugin type from the parameter names: ``tree`` makes this a per-file
@@ -83,6 +95,8 @@ class Flake8Plugin:
     def parse_options(cls, options: Any) -> None:
         value = getattr(options, "gemlint_config", None)
         cls.config_file = os.path.abspath(value) if value else None
+        named = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+        cls.named_codes = frozenset(code.strip().upper() for code in named if _EXACT_CODE.match(code.strip().upper()))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
@@ -98,7 +112,7 @@ class Flake8Plugin:
         path = Path(self.filename)
         named = self.filename not in _NOT_A_PATH
         directory = os.path.dirname(os.path.abspath(path)) if named else os.getcwd()
-        settings = _settings(directory, self.config_file)
+        settings = _settings(directory, self.config_file, self.named_codes)
         if isinstance(settings, str):
             yield 1, 0, f"GEM000 gemlint configuration error: {settings}", type(self)
             return
