@@ -251,6 +251,8 @@ def check(
     result = run(targets, config, mode, jobs=jobs, progress=progress, cache=cache)
     for warning in result.warnings:
         click.echo(f"gemlint: warning: {warning}", err=True)
+    if verbose:
+        _explain_unread_triton_configs(result)
 
     unsafe = unsafe_fixes
     if diff:
@@ -289,6 +291,21 @@ def check(
     for name, file in outputs:
         _write(file, render(name, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
     sys.exit(0 if exit_zero or not diagnostics else 1)
+
+
+def _explain_unread_triton_configs(result: RunResult) -> None:
+    """Without Triton's schema (an optional dependency) config.pbtxt files are skipped: say so, and why."""
+    from gemlint.frontends.triton_config import schema_problem
+    from gemlint.languages import TRITON_CONFIG_NAME
+
+    count = sum(1 for report in result.files if report.display.rsplit("/", 1)[-1] == TRITON_CONFIG_NAME)
+    problem = schema_problem() if count else None
+    if problem:
+        click.echo(
+            f"gemlint: {count} Triton model configuration{'s' if count != 1 else ''} ({TRITON_CONFIG_NAME}) not checked: "
+            f"{problem}; GEM603 did not run and GEM201 cannot see Triton models' declared output shapes",
+            err=True,
+        )
 
 
 @main.command("rules")

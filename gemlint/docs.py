@@ -22,7 +22,7 @@ _FAMILIES = {
     "5": "Runtime configuration",
     "6": "Deployment",
 }
-_FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile"}
+_FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile", Language.TRITON: "protobuf"}
 
 
 def anchor(rule: type[Rule]) -> str:
