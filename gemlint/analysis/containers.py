@@ -291,13 +291,15 @@ def compose_containers(file: YamlFile) -> list[Container]:
             record = Container(f"compose service {key.value}")
             _compose_gpus(service, record)
             _compose_memory(service, record)
-            shm = _compose_value(service.get("shm_size"))
+            shm_node = service.get("shm_size")
+            shm = _compose_value(shm_node)
             size = docker_bytes(shm) if shm is not None else None
             if _value(service.get("ipc")) == "host" or (size is not None and size >= 2**30):
                 record.shared_memory = True
-            elif shm is not None:
-                record.shm_note = f"`shm_size: {shm}`" if size is not None else None
-                record.shared_memory = size is None  # interpolated or unreadable: configuration, not flagged
+            elif shm_node is not None and size is None:
+                record.shared_memory = True  # interpolated or templated: configuration, not flagged
+            elif size is not None:
+                record.shm_note = f"`shm_size: {shm}`"
             record.parallel = parallel_arguments([service.get("command"), service.get("entrypoint")])
             found.append(record)
     return found
