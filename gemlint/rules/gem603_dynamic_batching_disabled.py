@@ -31,6 +31,8 @@ class DynamicBatchingDisabled(DocumentRule):
         "Models with `dynamic_batching` in any form (an empty block included) or `sequence_batching`.",
         "Decoupled models (`model_transaction_policy { decoupled: true }`): they batch, or stream, themselves.",
         "Models whose instance groups are all `KIND_CPU`, or `KIND_MODEL` (the backend places its instances).",
+        "Python backend models (`backend: \"python\"`): their `execute(requests)` decides how requests are "
+        "processed, and most loop over them one by one, so a batcher only groups calls unless the code batches.",
         "Configuration templates with `${...}` placeholders (filled in before Triton reads them).",
     )
     bad = """\
@@ -69,7 +71,7 @@ dynamic_batching { max_queue_delay_microseconds: 100 }
             return
         if message.WhichOneof("scheduling_choice") is not None:  # dynamic, sequence or ensemble scheduling
             return
-        if message.model_transaction_policy.decoupled:
+        if message.model_transaction_policy.decoupled or message.backend == "python":
             return
         kind_names = message.DESCRIPTOR.fields_by_name["instance_group"].message_type.enum_types_by_name["Kind"]
         kinds = [kind_names.values_by_number[group.kind].name for group in message.instance_group]
