@@ -17,7 +17,7 @@ from gemlint.cache import Cache
 from gemlint.config import Config, ConfigError, validate_codes
 from gemlint.config_tree import ConfigTree, project_root_for
 from gemlint.diagnostics import Diagnostic, Severity
-from gemlint.docs import fix_label, languages_label, rule_text, rules_markdown
+from gemlint.docs import fix_label, languages_label, name_label, rule_text, rules_markdown
 from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name
 from gemlint.reporters.github import render_github
@@ -114,6 +114,7 @@ def resolve_config(
     extend_select: tuple[str, ...],
     force_exclude: bool,
     ignore_noqa: bool = False,
+    preview: bool = False,
 ) -> ConfigTree:
     """Each file's config (the nearest config file above it, or ``--config``/``--isolated`` for all),
     with the command-line options on top (the command line wins)."""
@@ -128,6 +129,7 @@ def resolve_config(
             extend_select=config.extend_select + cli_extend if cli_extend else None,
             force_exclude=True if force_exclude else None,
             respect_noqa=False if ignore_noqa else None,
+            preview=True if preview else None,
         )
 
     root = project_root if project_root is not None else project_root_for(paths)
@@ -196,6 +198,7 @@ def main() -> None:
 @click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable (replaces the config's select).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes to disable.")
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable on top of select.")
+@click.option("--preview", is_flag=True, help="Enable preview rules (not yet proven on real code).")
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="Output format.")
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. sarif:gemlint.sarif.")
@@ -225,6 +228,7 @@ def check(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
+    preview: bool,
     fmt: str,
     output: Path | None,
     extra_outputs: tuple[str, ...],
@@ -270,7 +274,9 @@ def check(
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
     try:
-        tree = resolve_config(targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa)
+        tree = resolve_config(
+            targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa, preview
+        )
     except ConfigError as error:
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
@@ -302,6 +308,7 @@ def check(
         click.echo(f"gemlint: warning: {warning}", err=True)
     if verbose:
         _describe_run(result)
+        _explain_unread_triton_configs(result)
 
     unsafe = unsafe_fixes
     if diff:
@@ -384,6 +391,21 @@ def _check_stdin(tree: ConfigTree, path: Path, *, fix: bool, unsafe: bool, diff:
     sys.exit(0 if exit_zero or not fails(outcome.diagnostics, fail_level) else 1)
 
 
+def _explain_unread_triton_configs(result: RunResult) -> None:
+    """Without Triton's schema (an optional dependency) config.pbtxt files are skipped: say so, and why."""
+    from gemlint.frontends.triton_config import schema_problem
+    from gemlint.languages import TRITON_CONFIG_NAME
+
+    count = sum(1 for report in result.files if report.display.rsplit("/", 1)[-1] == TRITON_CONFIG_NAME)
+    problem = schema_problem() if count else None
+    if problem:
+        click.echo(
+            f"gemlint: {count} Triton model configuration{'s' if count != 1 else ''} ({TRITON_CONFIG_NAME}) not checked: "
+            f"{problem}; GEM603 did not run and GEM201 cannot see Triton models' declared output shapes",
+            err=True,
+        )
+
+
 @main.command("rules")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "markdown")), default="table", show_default=True)
 def rules_command(fmt: str) -> None:
@@ -403,7 +425,8 @@ def rules_command(fmt: str) -> None:
                         "summary": r.summary,
                         "fix": r.fix.value if r.fix else None,
                         "tags": list(r.tags),
-                        "precision": r.precision,
+                        "precision": r.reported_precision(),
+                        "preview": r.preview,
                     }
                     for r in rules
                 ],
@@ -411,7 +434,7 @@ def rules_command(fmt: str) -> None:
             )
         )
     else:
-        rows = [(r.code, r.name, r.severity.value, fix_label(r), languages_label(r), r.summary) for r in rules]
+        rows = [(r.code, name_label(r), r.severity.value, fix_label(r), languages_label(r), r.summary) for r in rules]
         widths = [max(len(row[column]) for row in rows) for column in range(5)]
         for row in rows:
             click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[5])

@@ -24,6 +24,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from gemlint.diagnostics import Severity
 from gemlint.globs import rebase_globs
+from gemlint.quantities import GI, kubernetes_bytes
 
 CONFIG_FILENAMES = (".gemlint.toml", "gemlint.toml", "pyproject.toml")
 
@@ -63,6 +64,8 @@ DEFAULT_EXCLUDE = (
 DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/training/**")
 DEFAULT_HEALTH_PATHS = ("/health", "/healthz", "/livez", "/live", "/ping")
 DEFAULT_STATIC_SHAPE_BACKENDS = ("torch_xla", "jax", "habana_frameworks", "tensorrt")
+#: GEM604: host memory a GPU container needs per GPU, since the weights are staged in host memory while loading.
+DEFAULT_GPU_HOST_MEMORY_PER_GPU = 16 * GI
 
 
 class ConfigError(Exception):
@@ -93,6 +96,8 @@ class Config:
     training_paths: tuple[str, ...] = DEFAULT_TRAINING_PATHS
     health_paths: tuple[str, ...] = DEFAULT_HEALTH_PATHS
     static_shape_backends: tuple[str, ...] = DEFAULT_STATIC_SHAPE_BACKENDS
+    preview: bool = False
+    gpu_host_memory_per_gpu: int = DEFAULT_GPU_HOST_MEMORY_PER_GPU  # bytes
     severity: tuple[tuple[str, Severity], ...] = ()
     #: False with ``--ignore-noqa``: findings that a ``# noqa`` comment suppresses are reported too.
     respect_noqa: bool = True
@@ -126,6 +131,8 @@ _SCHEMA: dict[str, tuple[str, str]] = {
     "training-paths": ("training_paths", "strings"),
     "health-paths": ("health_paths", "strings"),
     "static-shape-backends": ("static_shape_backends", "strings"),
+    "preview": ("preview", "bool"),
+    "gpu-host-memory-per-gpu": ("gpu_host_memory_per_gpu", "memory"),
     "severity": ("severity", "severity-table"),
 }
 _EXTEND_KEY = "extend"
@@ -268,6 +275,11 @@ def _convert(path: Path, key: str, kind: str, value: Any, known_codes: frozenset
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}")
         return value
+    if kind == "memory":
+        size = kubernetes_bytes(value) if isinstance(value, str) else None
+        if size is None or size <= 0:
+            raise ConfigError(f"{where}: expected a memory size such as \"16Gi\" or \"32G\", got {value!r}")
+        return size
     if kind == "code-table":
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a table of glob = [codes], got {value!r}")

@@ -58,7 +58,7 @@ _FAMILIES = {
     "5": "Runtime configuration",
     "6": "Deployment",
 }
-_FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile"}
+_FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile", Language.TRITON: "protobuf"}
 
 
 def anchor(rule: type[Rule]) -> str:
@@ -75,6 +75,18 @@ def fix_label(rule: type[Rule]) -> str:
     return rule.fix.value if rule.fix else "none"
 
 
+def name_label(rule: type[Rule]) -> str:
+    """The rule's name as listings show it: preview rules are marked."""
+    return f"{rule.name} (preview)" if rule.preview else rule.name
+
+
+PREVIEW_NOTE = (
+    "This rule is in **preview**: it is not selected by default. Enable it with `preview = true` in the "
+    "configuration, `--preview` on the command line, or by selecting its code exactly (`extend-select = [\"{code}\"]`). "
+    "It is promoted when a review on real code shows at least 95 % of its findings right."
+)
+
+
 def languages_label(rule: type[Rule]) -> str:
     if rule.languages == frozenset(Language):
         return "all"
@@ -87,8 +99,13 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
     lines = [
         f"{heading} {rule.code} {rule.name}",
         "",
-        f"Severity: **{rule.severity.value}** · Languages: {languages_label(rule)} · Fix: {fix_label(rule)}",
+        f"Severity: **{rule.severity.value}** · Languages: {languages_label(rule)} · Fix: {fix_label(rule)}"
+        + (" · **Preview**" if rule.preview else ""),
         "",
+    ]
+    if rule.preview:
+        lines += [PREVIEW_NOTE.format(code=rule.code), ""]
+    lines += [
         f"{heading}# What it does",
         "",
         rule.summary,
@@ -116,7 +133,10 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
 
 def rule_text(rule: type[Rule]) -> str:
     """Plain-text documentation, for terminals and SARIF help.text."""
-    parts = [f"{rule.code} {rule.name} ({rule.severity.value})", "", rule.summary, "", "Why is this bad?", rule.rationale]
+    parts = [f"{rule.code} {rule.name} ({rule.severity.value}{', preview' if rule.preview else ''})", "", rule.summary]
+    if rule.preview:
+        parts += ["", PREVIEW_NOTE.format(code=rule.code).replace("**", "")]
+    parts += ["", "Why is this bad?", rule.rationale]
     if rule.not_flagged:
         parts += ["", "What it does not flag:"] + [f"  - {item}" for item in rule.not_flagged]
     parts += ["", "Example:", _indent(rule.bad), "Use instead:", _indent(rule.good)]
@@ -141,7 +161,7 @@ def rules_markdown(rules: Iterable[type[Rule]]) -> str:
     ]
     for rule in rules:
         lines.append(
-            f"| [{rule.code}](#{anchor(rule)}) | {rule.name} | {rule.severity.value} | {languages_label(rule)} | "
+            f"| [{rule.code}](#{anchor(rule)}) | {name_label(rule)} | {rule.severity.value} | {languages_label(rule)} | "
             f"{fix_label(rule)} | {rule.summary} |"
         )
     lines.append("")

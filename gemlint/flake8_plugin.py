@@ -4,7 +4,8 @@ flake8 gives each file's lines; the plugin parses them once with LibCST and
 runs every single-file Python rule through the same engine as the CLI, with the
 configuration the CLI would use for that file (the nearest ``[tool.gemlint]`` /
 ``gemlint.toml`` above it, or ``--gemlint-config``; see :mod:`gemlint.config_tree`):
-its select/ignore, per-file-ignores and excludes. flake8 applies ``# noqa``
+its select/ignore, preview, per-file-ignores and excludes (a preview rule also runs when
+flake8's own ``--select``/``--extend-select`` names its exact code). flake8 applies ``# noqa``
 itself, with the semantics gemlint copies, so the plugin leaves line-level
 ``# noqa`` to flake8 (``--disable-noqa`` works) and applies only the file-level
 ``# gemlint: noqa`` that flake8 does not know.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
@@ -35,21 +37,26 @@ if TYPE_CHECKING:
 # and LibCST are imported on the first file instead of here.
 
 _NOT_A_PATH = frozenset({"stdin", "-"})
+_EXACT_CODE = re.compile(r"^GEM[0-9]{3}$")
 
 
 @lru_cache(maxsize=256)
-def _settings(directory: str, config_file: str | None, project_root: str | None = None) -> "tuple[Selection, Discovery] | str":
+def _settings(
+    directory: str, config_file: str | None, project_root: str | None = None, named_codes: frozenset[str] = frozenset()
+) -> "tuple[Selection, Discovery] | str":
     """The selection and excludes for files in ``directory``, or the configuration error's text.
 
     The same resolution as the command line's: the nearest config above the folder (or
-    ``--gemlint-config`` for every file), project-wide keys from the project root's config."""
+    ``--gemlint-config`` for every file), project-wide keys from the project root's config.
+    ``named_codes`` are the exact codes flake8's own ``--select``/``--extend-select`` name: as in
+    gemlint, naming a preview rule's exact code enables it."""
     from gemlint.config import ConfigError
     from gemlint.config_tree import project_root_for
     from gemlint.discovery import Discovery
 
     try:
         tree = _tree(project_root or str(project_root_for([Path(directory)])), config_file)
-        return _selection(tree.config_of_folder(directory)), Discovery(tree)
+        return _selection(tree.config_of_folder(directory), named_codes), Discovery(tree)
     except ConfigError as error:
         return str(error)
 
@@ -63,10 +70,13 @@ def _tree(root: str, config_file: str | None) -> "ConfigTree":
 
 
 @lru_cache(maxsize=64)
-def _selection(config: "Config") -> "Selection":
+def _selection(config: "Config", named_codes: frozenset[str] = frozenset()) -> "Selection":
     from gemlint.registry import all_rules
     from gemlint.selection import Selection
 
+    previews = tuple(sorted(rule.code for rule in all_rules() if rule.preview and rule.code in named_codes))
+    if previews:
+        config = config.with_overrides(extend_select=config.extend_select + previews)
     return Selection.from_config(config, all_rules())
 
 
@@ -78,6 +88,8 @@ class Flake8Plugin:
     config_file: ClassVar[str | None] = None
     #: From ``--gemlint-project-root``.
     project_root: ClassVar[str | None] = None
+    #: Exact GEM codes in flake8's ``--select``/``--extend-select`` (they enable preview rules).
+    named_codes: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, tree: Any, lines: list[str], filename: str) -> None:
         # flake8 picks the plugin type from the parameter names: ``tree`` makes this a per-file
@@ -110,6 +122,8 @@ class Flake8Plugin:
         cls.config_file = os.path.abspath(value) if value else None
         root = getattr(options, "gemlint_project_root", None)
         cls.project_root = os.path.abspath(root) if root else None
+        named = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+        cls.named_codes = frozenset(code.strip().upper() for code in named if _EXACT_CODE.match(code.strip().upper()))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
@@ -125,7 +139,7 @@ class Flake8Plugin:
         path = Path(self.filename)
         named = self.filename not in _NOT_A_PATH
         directory = os.path.dirname(os.path.abspath(path)) if named else os.getcwd()
-        settings = _settings(directory, self.config_file, self.project_root)
+        settings = _settings(directory, self.config_file, self.project_root, self.named_codes)
         if isinstance(settings, str):
             yield 1, 0, f"GEM000 gemlint configuration error: {settings}", type(self)
             return

@@ -11,6 +11,7 @@ class Language(str, enum.Enum):
     YAML = "yaml"  # Kubernetes manifests, Helm charts, docker-compose files
     NATIVE = "native"  # C, C++, CUDA
     DOCKERFILE = "dockerfile"
+    TRITON = "triton"  # Triton Inference Server model configurations (config.pbtxt)
 
     @property
     def comment_prefixes(self) -> tuple[str, ...]:
@@ -23,6 +24,8 @@ class Language(str, enum.Enum):
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh"})
+#: The name Triton gives a model's configuration in a model repository.
+TRITON_CONFIG_NAME = "config.pbtxt"
 
 
 def language_of(path: PurePath) -> Language | None:
@@ -35,6 +38,8 @@ def language_of(path: PurePath) -> Language | None:
         return Language.YAML
     if suffix in NATIVE_SUFFIXES:
         return Language.NATIVE
+    if name == TRITON_CONFIG_NAME:
+        return Language.TRITON
     lowered = name.lower()
     # Dockerfile, Dockerfile.gpu, serve.Dockerfile, Containerfile
     if lowered in ("dockerfile", "containerfile") or lowered.startswith("dockerfile.") or lowered.endswith(

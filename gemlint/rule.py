@@ -56,6 +56,10 @@ class Rule:
     tags: ClassVar[Sequence[str]] = ("performance",)
     #: SARIF precision: very-high, high, medium or low.
     precision: ClassVar[str] = "high"
+    #: A preview rule (ruff's model) is not selected by default: ``preview = true``, ``--preview`` or
+    #: selecting its exact code enables it. It is promoted when a review on real code shows at least
+    #: 95 % of its findings right.
+    preview: ClassVar[bool] = False
     #: Case-sensitive substrings; a file that contains none of them cannot match.
     #: Empty means the rule must always run.
     prefilter: ClassVar[Sequence[str]] = ()
@@ -65,6 +69,13 @@ class Rule:
     #: Findings may come from what other modules say (a caller's context, a model built elsewhere): the text
     #: markers alone do not rule a file out when the project model admits it.
     sees_project: ClassVar[bool] = False
+
+    @classmethod
+    def reported_precision(cls) -> str:
+        """The precision SARIF states: a preview rule's findings are not yet proven, so at most medium."""
+        if cls.preview and cls.precision in ("very-high", "high"):
+            return "medium"
+        return cls.precision
 
     @classmethod
     def examples_language(cls) -> Language:

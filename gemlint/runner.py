@@ -129,9 +129,14 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
 
 def _key_data(source: SourceFile, data: bytes) -> bytes:
     """What a file's cached findings depend on: its bytes, and for a Triton Python model the model's
-    ``config.pbtxt`` (GEM201 reads its tensor shapes), which is not a linted file of the project."""
+    ``config.pbtxt`` (GEM201 reads its tensor shapes), which is not a linted file of the project; for
+    both, whether Triton's schema (an optional dependency) could read the configuration."""
+    if source.language is Language.TRITON:
+        return data + b"\0" + triton_config.schema_state()
     config = triton_config.read_bytes(source.path) if source.language is Language.PYTHON else None
-    return data if config is None else data + b"\0" + triton_config.CONFIG_NAME.encode() + b"\0" + config
+    if config is None:
+        return data
+    return data + b"\0" + triton_config.CONFIG_NAME.encode() + b"\0" + config + b"\0" + triton_config.schema_state()
 
 
 def _depends_on_project(source: SourceFile, selection: Selection) -> bool:

@@ -23,7 +23,8 @@ class Selection:
 
     As in ruff, the most specific prefix wins: ``select = ["GEM"]`` with
     ``ignore = ["GEM4"]`` and ``extend-select = ["GEM401"]`` enables GEM401 and
-    no other GEM4xx rule; on a tie, ignore wins.
+    no other GEM4xx rule; on a tie, ignore wins. A preview rule is selected only
+    in preview mode or by its exact code.
     """
 
     rules: tuple[type[Rule], ...]
@@ -31,7 +32,7 @@ class Selection:
 
     @classmethod
     def from_config(cls, config: Config, all_rules: Iterable[type[Rule]]) -> "Selection":
-        chosen = tuple(rule for rule in all_rules if _enabled(rule.code, config))
+        chosen = tuple(rule for rule in all_rules if _enabled(rule, config))
         return cls(chosen, config)
 
     def rules_for(self, relative_path: str) -> tuple[type[Rule], ...]:
@@ -57,9 +58,12 @@ class Selection:
         return level or reported
 
 
-def _enabled(code: str, config: Config) -> bool:
+def _enabled(rule: type[Rule], config: Config) -> bool:
+    code = rule.code
     selected = max(_longest_prefix(code, config.select), _longest_prefix(code, config.extend_select))
     ignored = _longest_prefix(code, config.ignore)
+    if rule.preview and not config.preview and selected != len(code):
+        return False  # a preview rule runs with preview mode on, or when its exact code is selected
     return selected >= 0 and selected > ignored
 
 

@@ -118,7 +118,7 @@ def test_flake8_reports_what_the_cli_reports_on_every_fixture_directory(name, mo
         assert from_flake8 - expected == flake8_only
     else:
         assert from_flake8 == expected
-    if name != "GEM000":
+    if name != "GEM000" and any(root.rglob("*.py")):  # deployment-only and Triton fixture folders have none for flake8
         assert from_flake8, "the fixture directory should have findings"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 from identify.identify import tags_from_path
+
+from gemlint.languages import language_of
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
@@ -65,17 +68,26 @@ def test_manifest_is_valid():
         ("Dockerfile", True),
         ("docker/Dockerfile.gpu", True),
         ("serve.Dockerfile", True),
+        ("model_repository/bert/config.pbtxt", True),
+        ("config.pbtxt", True),
+        ("graphs/model.pbtxt", False),
+        ("src/APP.PY", True),
         ("README.md", False),
         ("setup.cfg", False),
         ("pyproject.toml", False),
     ],
 )
 def test_hook_selects_the_files_gemlint_reads(tmp_path, name, selected):
-    # pre-commit's rule: a file is passed when its identify tags meet any of the hook's types_or.
+    # pre-commit's rule: a file is passed when its path matches `files` and its identify tags meet any of
+    # the hook's `types_or` (each when given); the hook passes exactly the files gemlint has a front-end for.
     path = tmp_path / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("x\n", encoding="utf-8")
-    assert bool(tags_from_path(str(path)) & set(hook()["types_or"])) is selected
+    spec = hook()
+    matches_files = re.search(spec.get("files", ""), name) is not None
+    matches_types = "types_or" not in spec or bool(tags_from_path(str(path)) & set(spec["types_or"]))
+    assert (matches_files and matches_types) is selected
+    assert (language_of(Path(name)) is not None) is selected
 
 
 def test_try_repo_runs_the_hook_on_a_temporary_repository(tmp_path):

@@ -243,11 +243,21 @@ class ModelTracker:
                 return False
             if any(isinstance(s, (cst.SimpleStatementLine)) and any(isinstance(small, (cst.Assign, cst.AnnAssign)) for small in s.body) for s in current.body.body):
                 return False
-        return not any(
+        if any(
             self._member_owner(node) in chain
             for member in ("register_buffer", "register_parameter", "register_module", "add_module", "__setattr__")
             for node in self._attributes_named.get(member, ())
+        ):
+            return False
+        # ``setattr(self, name, layer)``: layers bound by name at run time
+        return not any(
+            site.call.args and is_name(site.call.args[0].value, "self") and self._method_owner(site.call) in chain
+            for site in self.analysis.index.sites("setattr")
         )
+
+    def _method_owner(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        function = self.analysis.enclosing_function(node)
+        return self.analysis.enclosing_class(function) if function is not None else None
 
     def _holds_submodule(self, cls: cst.ClassDef) -> bool:
         """``self.x = nn.Linear(...)`` (or another module construction) in a method of ``cls``."""

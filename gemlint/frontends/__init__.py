@@ -19,6 +19,7 @@ _FRONTENDS: dict[Language, str] = {
     Language.NATIVE: "gemlint.frontends.native:parse",
     Language.YAML: "gemlint.frontends.yaml_file:parse",
     Language.DOCKERFILE: "gemlint.frontends.dockerfile_file:parse",
+    Language.TRITON: "gemlint.frontends.triton_config:parse",
 }
 
 

@@ -1,32 +1,211 @@
-"""Triton model configurations (``config.pbtxt``) as far as the Python rules need them.
+"""The Triton model-configuration front-end: ``config.pbtxt`` parsed against Triton's own schema.
 
-A Triton Python backend model lives in ``<model>/<version>/model.py`` with its
-configuration in ``<model>/config.pbtxt``. GEM201 asks which input and output
-tensors the configuration declares with a fixed shape: the tokenizer of a model
-whose output tensor has fixed dims must pad to that length.
+A Triton model repository holds ``<model>/config.pbtxt``, a ``ModelConfig``
+message in protobuf text format. It is parsed by protobuf's own text-format
+parser (``google.protobuf.text_format``) into the ``inference.ModelConfig``
+message type that Triton's Python client package (``tritonclient``) ships, so
+field names, enum values and types are checked exactly as Triton checks them
+when it loads the model.
 
-The file is protobuf text format. It is read with a small generic tokenizer
-(fields, nested messages, ``[...]`` lists, strings, comments) rather than with
-Triton's schema, so any well-formed file is read and an unreadable one yields
-None, never an exception. Not registered as a front-end: gemlint does not lint
-these files, it only consults them.
+``tritonclient`` is an optional dependency (``pip install 'gemlint[triton]'``):
+its package ``tritonclient.grpc`` imports grpcio when imported, so the schema
+module is loaded from its file alone, which needs only protobuf. Without it,
+:func:`schema_problem` says why and configurations are not read (GEM603 does
+not run and GEM201 cannot see a Triton model's declared output shapes); nothing
+fails.
+
+Python's protobuf has no parse-location tree, so field positions come from a
+second pass over the same tokens with protobuf's own tokenizer.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
+from gemlint.diagnostics import Position
+from gemlint.languages import TRITON_CONFIG_NAME
 from gemlint.text import SourceError, read_regular_file
 
-CONFIG_NAME = "config.pbtxt"
+CONFIG_NAME = TRITON_CONFIG_NAME
+INSTALL_HINT = "pip install 'gemlint[triton]'"
 _MAX_BYTES = 1_000_000
-_TOKEN = re.compile(
-    r"""\s+|\#[^\n]*|(?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(?P<punct>[{}\[\]<>:,;])|(?P<word>[^\s{}\[\]<>:,;"'#]+)"""
-)
+#: ``${name}`` placeholders of configuration templates (TensorRT-LLM's fill_template.py, envsubst).
+_TEMPLATE_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+FieldPath = tuple[tuple[str, int], ...]
 
 
+@lru_cache(maxsize=1)
+def _schema() -> ModuleType | str:
+    """Triton's ``model_config_pb2`` module, or why it cannot be loaded."""
+    try:
+        spec = importlib.util.find_spec("tritonclient")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return f"tritonclient is not installed ({INSTALL_HINT})"
+    for folder in spec.submodule_search_locations:
+        path = os.path.join(folder, "grpc", "model_config_pb2.py")
+        if os.path.isfile(path):
+            break
+    else:
+        return "this tritonclient has no grpc/model_config_pb2.py"
+    # Loaded under a private name from its file: importing tritonclient.grpc would import grpcio.
+    module_spec = importlib.util.spec_from_file_location("gemlint._triton_model_config_pb2", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as error:  # protobuf missing or older than the generated code needs
+        return f"tritonclient's model_config_pb2 cannot be loaded ({type(error).__name__}: {error})"
+    return module
+
+
+def schema_problem() -> str | None:
+    """Why Triton configurations cannot be read here, or None when they can."""
+    schema = _schema()
+    return schema if isinstance(schema, str) else None
+
+
+def schema_state() -> bytes:
+    """What a cached result for a Triton configuration depends on besides the file: which schema read it."""
+    schema = _schema()
+    return (schema if isinstance(schema, str) else str(schema.__file__)).encode()
+
+
+def is_template(text: str) -> bool:
+    """A configuration template with ``${...}`` placeholders, not a configuration Triton loads."""
+    return _TEMPLATE_PLACEHOLDER.search(text) is not None
+
+
+@dataclass(frozen=True)
+class TritonConfig:
+    """A parsed ``config.pbtxt``: the ``inference.ModelConfig`` message and where its fields are written."""
+
+    path: Path
+    message: Any  # inference.ModelConfig
+    positions: dict[FieldPath, tuple[Position, Position]]
+
+    def span(self, *path: str | tuple[str, int]) -> tuple[Position, Position] | None:
+        """Where a field's name is written: ``span("max_batch_size")``, ``span(("instance_group", 1), "kind")``
+        (an index counts the field's occurrences in its parent message, list elements included)."""
+        key = tuple(step if isinstance(step, tuple) else (step, 0) for step in path)
+        return self.positions.get(key)
+
+
+def parse(source, text: str) -> TritonConfig | None:
+    """Front-end entry point (see :mod:`gemlint.frontends`); None when the schema is unavailable or the
+    file is a template. A file Triton would reject raises :class:`SourceError` (GEM000)."""
+    schema = _schema()
+    if isinstance(schema, str) or is_template(text):
+        return None
+    return parse_text(Path(source.path), text, schema)
+
+
+def parse_text(path: Path, text: str, schema: ModuleType | None = None) -> TritonConfig:
+    from google.protobuf import text_format
+
+    schema = schema if schema is not None else _schema()
+    if isinstance(schema, str):
+        raise SourceError(f"cannot read Triton model configurations: {schema}")
+    message = schema.ModelConfig()
+    try:
+        text_format.Parse(text, message)
+    except text_format.ParseError as error:
+        line, column = error.GetLine() or 1, error.GetColumn() or 1
+        reason = str(error)
+        reason = reason.split(" : ", 1)[-1] if re.match(r"^\d+:\d+ : ", reason) else reason
+        raise SourceError(f"invalid Triton model configuration: {reason}", line, column) from None
+    except RecursionError:
+        raise SourceError("the Triton model configuration is nested too deeply to parse") from None
+    return TritonConfig(path, message, _field_positions(text))
+
+
+# -- field positions -----------------------------------------------------------------------------------
+class _Tokens:
+    """Protobuf's own tokenizer (strings, numbers, comments as Triton reads them) with token positions."""
+
+    def __init__(self, text: str) -> None:
+        from google.protobuf import text_format
+
+        self.tokenizer = text_format.Tokenizer(text.splitlines())
+
+    @property
+    def token(self) -> str:
+        return self.tokenizer.token
+
+    def span(self) -> tuple[Position, Position]:
+        # The tokenizer reports where its current token is only through the errors it builds.
+        error = self.tokenizer.ParseError("")
+        start = Position(error.GetLine(), error.GetColumn())
+        return start, Position(start.line, start.column + len(self.token))
+
+    def next(self) -> str:
+        token = self.token
+        self.tokenizer.NextToken()
+        return token
+
+
+def _field_positions(text: str) -> dict[FieldPath, tuple[Position, Position]]:
+    """Where each field of the (already validated) message is written, by path; partial on odd input."""
+    positions: dict[FieldPath, tuple[Position, Position]] = {}
+    try:
+        tokens = _Tokens(text)
+        _message(tokens, (), None, positions)
+    except Exception:  # the parser accepted the file: an odd spelling here only costs positions
+        pass
+    return positions
+
+
+def _message(tokens: _Tokens, path: FieldPath, closing: str | None, positions: dict) -> None:
+    counts: dict[str, int] = {}
+    while tokens.token and tokens.token != closing:
+        if tokens.token in (",", ";"):
+            tokens.next()
+            continue
+        span = tokens.span()
+        name = tokens.next()
+        if name == "[":  # an extension or Any type URL: not used by Triton's schema
+            while tokens.token and tokens.next() != "]":
+                pass
+            name = "[...]"
+        tokens.tokenizer.TryConsume(":")
+        if tokens.token == "[":
+            tokens.next()
+            while tokens.token and tokens.token != "]":
+                if tokens.token == ",":
+                    tokens.next()
+                    continue
+                _value(tokens, path, name, counts, span, positions)
+            tokens.next()
+        else:
+            _value(tokens, path, name, counts, span, positions)
+    if closing is not None:
+        tokens.next()
+
+
+def _value(tokens: _Tokens, path: FieldPath, name: str, counts: dict[str, int], span, positions: dict) -> None:
+    index = counts.get(name, 0)
+    counts[name] = index + 1
+    field_path = path + ((name, index),)
+    positions.setdefault(field_path, span)
+    if tokens.token in ("{", "<"):
+        closing = "}" if tokens.next() == "{" else ">"
+        _message(tokens, field_path, closing, positions)
+        return
+    tokens.next()
+    while tokens.token[:1] in ("'", '"'):  # adjacent string literals are one value
+        tokens.next()
+
+
+# -- the configuration of a Triton Python model, for rules on its model.py ------------------------------
 @dataclass(frozen=True)
 class TensorShapes:
     """The declared dims of a Triton model's input and output tensors, by tensor name."""
@@ -65,90 +244,23 @@ def read_bytes(model_file: Path) -> bytes | None:
 
 
 def tensor_shapes(model_file: Path) -> TensorShapes | None:
-    """The tensor shapes declared by the configuration of ``model_file``'s Triton model, or None."""
+    """The tensor shapes declared by the configuration of ``model_file``'s Triton model; None when there is
+    none, it does not parse, or the schema is unavailable."""
     data = read_bytes(model_file)
-    if data is None:
+    if data is None or schema_problem() is not None:
         return None
-    message = parse(data.decode("utf-8", "replace"))
-    if message is None:
-        return None
-    found: dict[str, dict[str, tuple[int, ...]]] = {"input": {}, "output": {}}
-    for field, dims in found.items():
-        for tensor in message.get(field, ()):
-            if not isinstance(tensor, dict):
-                return None
-            names = tensor.get("name", ())
-            try:
-                shape = tuple(int(value) for value in tensor.get("dims", ()))
-            except (TypeError, ValueError):
-                return None
-            if len(names) == 1 and isinstance(names[0], str):
-                dims[names[0]] = shape
-    return TensorShapes(found["input"], found["output"])
-
-
-Message = dict  # field name -> list of values (str scalars or nested Messages)
-
-
-def parse(text: str) -> Message | None:
-    """A protobuf text-format message as ``{field: [values]}``; None when the text is not well formed."""
-    tokens = []
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:
-            return None
-        position = match.end()
-        if match.group("string") is not None:
-            tokens.append(("string", match.group("string")[1:-1]))
-        elif match.group("punct") is not None:
-            tokens.append(("punct", match.group("punct")))
-        elif match.group("word") is not None:
-            tokens.append(("word", match.group("word")))
     try:
-        message, end = _message(tokens, 0, None)
-    except (IndexError, ValueError):
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
-    return message if end == len(tokens) else None
-
-
-def _message(tokens: list, index: int, closing: str | None) -> tuple[Message, int]:
-    message: Message = {}
-    while index < len(tokens):
-        kind, value = tokens[index]
-        if kind == "punct" and value == closing:
-            return message, index + 1
-        if kind == "punct" and value in ",;":
-            index += 1
-            continue
-        if kind != "word":
-            raise ValueError(value)
-        field = value
-        index += 1
-        if tokens[index] == ("punct", ":"):
-            index += 1
-        values, index = _value(tokens, index)
-        message.setdefault(field, []).extend(values)
-    if closing is not None:
-        raise ValueError("unclosed message")
-    return message, index
-
-
-def _value(tokens: list, index: int) -> tuple[list, int]:
-    kind, value = tokens[index]
-    if kind == "punct" and value in "{<":
-        nested, index = _message(tokens, index + 1, "}" if value == "{" else ">")
-        return [nested], index
-    if kind == "punct" and value == "[":
-        values: list = []
-        index += 1
-        while tokens[index] != ("punct", "]"):
-            if tokens[index] == ("punct", ","):
-                index += 1
-                continue
-            items, index = _value(tokens, index)
-            values.extend(items)
-        return values, index + 1
-    if kind in ("word", "string"):
-        return [value], index + 1
-    raise ValueError(value)
+    if is_template(text):
+        return None
+    try:
+        config = parse_text(config_path(model_file), text)
+    except SourceError:
+        return None
+    message = config.message
+    return TensorShapes(
+        {tensor.name: tuple(tensor.dims) for tensor in message.input},
+        {tensor.name: tuple(tensor.dims) for tensor in message.output},
+    )

@@ -89,8 +89,9 @@ def _text(text: str, limit: int | None = None) -> om.MultiformatMessageString:
 
 def _descriptor(rule: type[Rule]) -> om.ReportingDescriptor:
     properties: dict[str, Any] = {
-        "tags": list(dict.fromkeys(rule.tags))[:MAX_TAGS],
-        "precision": rule.precision,
+        # A preview rule says so where code scanning shows tags, and is off in its default configuration.
+        "tags": list(dict.fromkeys((*rule.tags, "preview") if rule.preview else rule.tags))[:MAX_TAGS],
+        "precision": rule.reported_precision(),
         "problem.severity": _PROBLEM_SEVERITY[rule.severity],
     }
     if rule.fix is not None:
@@ -102,7 +103,7 @@ def _descriptor(rule: type[Rule]) -> om.ReportingDescriptor:
         full_description=_text(rule.rationale, MAX_DESCRIPTION),
         help=om.MultiformatMessageString(text=rule_text(rule), markdown=rule_markdown(rule)),
         help_uri=rule_url(rule),
-        default_configuration=om.ReportingConfiguration(level=rule.severity.value),
+        default_configuration=om.ReportingConfiguration(level=rule.severity.value, enabled=not rule.preview),
         properties=properties,
     )
 

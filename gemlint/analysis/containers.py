@@ -1,0 +1,312 @@
+"""What a deployment file gives each container: GPUs, a host memory limit, shared memory, its command.
+
+Kubernetes manifests (any workload kind; every ``containers``/``initContainers``
+list, with the pod spec that holds it; KServe predictors' ``model``), Helm
+templates as rendered with the chart's values.yaml, and docker-compose services
+all come out as the same :class:`Container` records, so the GEM604/GEM605 rules
+never care which format they read. Values a template hides (no default in
+values.yaml) or compose interpolates from the host are unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from gemlint.analysis.deployment import manifests
+from gemlint.diagnostics import Position
+from gemlint.frontends.helm import PLACEHOLDER
+from gemlint.frontends.yaml_file import YamlFile
+from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, Sequence
+from gemlint.quantities import docker_bytes, kubernetes_bytes
+
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+SHM_PATH = "/dev/shm"
+
+#: Flags whose value is a number of cooperating worker processes (vLLM, SGLang, TGI, torchrun, DeepSpeed).
+PARALLEL_FLAGS = {
+    "--tensor-parallel-size": "tensor parallelism",
+    "-tp": "tensor parallelism",
+    "--tp-size": "tensor parallelism",
+    "--tp": "tensor parallelism",
+    "--pipeline-parallel-size": "pipeline parallelism",
+    "-pp": "pipeline parallelism",
+    "--pp-size": "pipeline parallelism",
+    "--num-shard": "sharding",
+    "--nproc_per_node": "worker processes",
+    "--nproc-per-node": "worker processes",
+    "--num_gpus": "worker processes",
+    "--num-gpus": "worker processes",
+}
+_LAUNCHERS = {"--nproc_per_node", "--nproc-per-node", "--num_gpus", "--num-gpus"}
+_LAUNCHER_NAMES = re.compile(r"(^|/)(torchrun|deepspeed)$|torch\.distributed\.(run|launch)$")
+
+
+@dataclass(frozen=True)
+class Located:
+    value: str
+    start: Position
+    end: Position
+
+
+@dataclass(frozen=True)
+class ParallelArgument:
+    flag: str
+    count: int
+    what: str  # "tensor parallelism", ...
+    start: Position
+    end: Position
+
+
+@dataclass
+class Container:
+    where: str  # "Deployment llm, container server" / "compose service llm"
+    #: GPUs requested (limits, else requests; compose: the reservation's count or device_ids); None: unknown count
+    gpus: int | None = None
+    gpu_node: Located | None = None  # where the GPU count (or compose's reservation) is written
+    requests_gpus: bool = False
+    memory_limit: int | None = None  # bytes
+    memory_node: Located | None = None
+    #: /dev/shm is shared memory of adequate size (Memory emptyDir, hostIPC, compose shm_size >= 1g, ipc: host)
+    shared_memory: bool = False
+    #: what the container has at /dev/shm instead, for the message ("an emptyDir on disk", "shm_size 64m")
+    shm_note: str | None = None
+    parallel: list[ParallelArgument] = field(default_factory=list)
+
+
+def _value(node: Node | None) -> str | None:
+    """A value written here or taken from the chart's values.yaml defaults; None when a template hides it."""
+    if isinstance(node, Scalar) and PLACEHOLDER not in node.value:
+        return node.value
+    return None
+
+
+def _located(node: Node | None, value: str | None = None) -> Located | None:
+    text = value if value is not None else _value(node)
+    if node is None or text is None:
+        return None
+    start, end = node.span
+    return Located(text, start, end)
+
+
+def _count(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+# -- commands --------------------------------------------------------------------------------------
+def _words(node: Node) -> list[tuple[str, Node]]:
+    """The words of a command/args list (a shell string such as ``sh -c "..."`` split as a shell would)."""
+    words: list[tuple[str, Node]] = []
+    items = node.items if isinstance(node, Sequence) else [node]
+    for item in items:
+        text = _value(item)
+        if text is None:
+            continue
+        try:
+            parts = shlex.split(text) if any(c.isspace() for c in text) else [text]
+        except ValueError:
+            parts = text.split()
+        words.extend((part, item) for part in parts)
+    return words
+
+
+def parallel_arguments(nodes: list[Node]) -> list[ParallelArgument]:
+    """Parallelism flags with a literal count above 1 in a container's command and args."""
+    words = [word for node in nodes if node is not None for word in _words(node)]
+    launcher = any(_LAUNCHER_NAMES.search(word) for word, _ in words)
+    found = []
+    for index, (word, node) in enumerate(words):
+        flag, sep, inline = word.partition("=")
+        if flag not in PARALLEL_FLAGS or (flag in _LAUNCHERS and not launcher):
+            continue
+        value = inline if sep else (words[index + 1][0] if index + 1 < len(words) else None)
+        count = _count(value)
+        if count is not None and count > 1:
+            start, end = node.span
+            found.append(ParallelArgument(flag, count, PARALLEL_FLAGS[flag], start, end))
+    return found
+
+
+# -- Kubernetes ------------------------------------------------------------------------------------------
+def _pod_specs(manifest: Mapping) -> Iterator[tuple[Mapping, list[Mapping]]]:
+    """Every mapping holding a ``containers`` list (a pod spec, a KServe component), with its containers;
+    a KServe predictor's ``model`` (container fields, its component holds the pod fields) counts as one."""
+    stack: list[Node] = [manifest]
+    seen = 0
+    while stack and seen < 100_000:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, Mapping):
+            containers = [item for key in ("containers", "initContainers") for item in node.sequence(key) if isinstance(item, Mapping)]
+            model = node.mapping("model")
+            if model is not None and (model.get("resources") is not None or model.get("args") is not None):
+                containers.append(model)
+            if containers:
+                yield node, containers
+            stack.extend(value for _, value in reversed(node.pairs))
+        elif isinstance(node, Sequence):
+            stack.extend(reversed(node.items))
+
+
+def _resource(resources: Mapping | None, section: str, name: str) -> Node | None:
+    table = resources.mapping(section) if resources is not None else None
+    return table.get(name) if table is not None else None
+
+
+def _memory_volumes(pod: Mapping) -> dict[str, str | None]:
+    """Volume name -> None when it is shared memory, else what it is (for the message)."""
+    volumes: dict[str, str | None] = {}
+    for volume in pod.sequence("volumes"):
+        if not isinstance(volume, Mapping):
+            continue
+        name = _value(volume.get("name"))
+        if name is None:
+            continue
+        empty_dir = volume.get("emptyDir")
+        if isinstance(empty_dir, Mapping):
+            volumes[name] = None if _value(empty_dir.get("medium")) == "Memory" else "an emptyDir on the node's disk (no `medium: Memory`)"
+        elif empty_dir is not None:  # `emptyDir: {}` written as a flow mapping or null
+            volumes[name] = "an emptyDir on the node's disk (no `medium: Memory`)"
+        elif isinstance(volume.get("hostPath"), Mapping):
+            volumes[name] = None if _value(volume.mapping("hostPath").get("path")) == SHM_PATH else "a hostPath volume"
+        else:
+            volumes[name] = "a volume that is not shared memory"
+    return volumes
+
+
+def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Container:
+    record = Container(where)
+    resources = container.mapping("resources")
+    for name in GPU_RESOURCES:
+        node = _resource(resources, "limits", name) or _resource(resources, "requests", name)
+        if node is not None:
+            record.requests_gpus = True
+            record.gpus = _count(_value(node))
+            record.gpu_node = _located(node, _value(node) or "")
+            break
+    memory = _resource(resources, "limits", "memory")
+    text = _value(memory)
+    if text is not None:
+        record.memory_limit = kubernetes_bytes(text)
+        record.memory_node = _located(memory)
+    if _value(pod.get("hostIPC")) in ("true", "True"):
+        record.shared_memory = True
+    else:
+        volumes = _memory_volumes(pod)
+        for mount in container.sequence("volumeMounts"):
+            if isinstance(mount, Mapping) and _value(mount.get("mountPath")) in (SHM_PATH, SHM_PATH + "/"):
+                name = _value(mount.get("name"))
+                if name in volumes:
+                    record.shared_memory = volumes[name] is None
+                    record.shm_note = volumes[name]
+                else:
+                    record.shared_memory = True  # a volume this file does not show (a template, a patch): assume it is right
+    record.parallel = parallel_arguments([container.get("command"), container.get("args")])
+    return record
+
+
+def kubernetes_containers(file: YamlFile) -> list[Container]:
+    found = []
+    for manifest in manifests(file):
+        metadata = manifest.mapping("metadata")
+        name = _value(metadata.get("name")) if metadata is not None else None
+        kind = manifest.text("kind") or "object"
+        for pod, containers in _pod_specs(manifest):
+            for container in containers:
+                container_name = _value(container.get("name"))
+                where = f"{kind} {name}" if name else kind
+                if container_name:
+                    where += f", container {container_name}"
+                found.append(_kubernetes_container(container, pod, where))
+    return found
+
+
+# -- docker-compose -----------------------------------------------------------------------------------------
+def _compose_value(node: Node | None) -> str | None:
+    """Compose interpolates ``${VAR}`` from the host: such values are configuration."""
+    text = _value(node)
+    return None if text is None or "$" in text else text
+
+
+def _compose_gpus(service: Mapping, record: Container) -> None:
+    deploy = service.mapping("deploy")
+    resources = deploy.mapping("resources") if deploy is not None else None
+    reservations = resources.mapping("reservations") if resources is not None else None
+    for device in reservations.sequence("devices") if reservations is not None else ():
+        if not isinstance(device, Mapping):
+            continue
+        capabilities = [item.value for item in device.sequence("capabilities") if isinstance(item, Scalar)]
+        if "gpu" not in capabilities:
+            continue
+        record.requests_gpus = True
+        ids = device.sequence("device_ids")
+        count_node = device.get("count")
+        if ids:
+            record.gpus = len(ids)
+            record.gpu_node = _located(device.get("device_ids"), str(len(ids)))
+        elif count_node is not None:
+            text = _compose_value(count_node)
+            record.gpus = _count(text)  # "all": as many as the host has, unknown here
+            record.gpu_node = _located(count_node, text or "")
+        else:
+            record.gpus = None  # compose's default is every GPU of the host
+            key = next(key for key, value in reservations.pairs if key.value == "devices")
+            record.gpu_node = _located(key, "devices")
+        return
+    gpus = service.get("gpus")  # compose's short form: `gpus: all` or a device list
+    if gpus is not None:
+        record.requests_gpus = True
+        if isinstance(gpus, Sequence):
+            record.gpus = len(gpus.items)
+        record.gpu_node = _located(gpus, _value(gpus) or "")
+
+
+def _compose_memory(service: Mapping, record: Container) -> None:
+    deploy = service.mapping("deploy")
+    resources = deploy.mapping("resources") if deploy is not None else None
+    limits = resources.mapping("limits") if resources is not None else None
+    node = limits.get("memory") if limits is not None else None
+    if node is None:
+        node = service.get("mem_limit")
+    text = _compose_value(node)
+    if text is not None:
+        record.memory_limit = docker_bytes(text)
+        record.memory_node = _located(node, text)
+
+
+def compose_containers(file: YamlFile) -> list[Container]:
+    if not file.is_compose:
+        return []
+    found = []
+    for document in file.documents:
+        services = document.mapping("services") if isinstance(document, Mapping) and document.get("kind") is None else None
+        for key, service in services.pairs if services is not None else ():
+            if not isinstance(service, Mapping):
+                continue
+            record = Container(f"compose service {key.value}")
+            _compose_gpus(service, record)
+            _compose_memory(service, record)
+            shm_node = service.get("shm_size")
+            shm = _compose_value(shm_node)
+            size = docker_bytes(shm) if shm is not None else None
+            if _value(service.get("ipc")) == "host" or (size is not None and size >= 2**30):
+                record.shared_memory = True
+            elif shm_node is not None and size is None:
+                record.shared_memory = True  # interpolated or templated: configuration, not flagged
+            elif size is not None:
+                record.shm_note = f"`shm_size: {shm}`"
+            record.parallel = parallel_arguments([service.get("command"), service.get("entrypoint")])
+            found.append(record)
+    return found
+
+
+def containers(document: object) -> list[Container]:
+    """Every container of a Kubernetes manifest, Helm template or compose file."""
+    if isinstance(document, YamlFile):
+        return kubernetes_containers(document) + compose_containers(document)
+    return []

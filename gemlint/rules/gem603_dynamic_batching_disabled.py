@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from gemlint.diagnostics import Position, Severity
+from gemlint.languages import Language
+from gemlint.rule import DocumentRule
+
+# ModelInstanceGroup.Kind, by name (the numbers are Triton's schema).
+_GPU_KINDS = frozenset({"KIND_AUTO", "KIND_GPU"})
+
+
+class DynamicBatchingDisabled(DocumentRule):
+    code = "GEM603"
+    name = "dynamic-batching-disabled"
+    severity = Severity.WARNING
+    languages = frozenset({Language.TRITON})
+    summary = (
+        "A Triton model declares batching support (`max_batch_size` > 0) on a GPU instance group but has no "
+        "`dynamic_batching` or sequence batcher, so every request executes alone."
+    )
+    rationale = (
+        "`max_batch_size` only says that the model accepts a batch dimension; Triton forms batches across "
+        "requests only with a scheduler that batches. Without `dynamic_batching` (or `sequence_batching`) "
+        "each request is executed on its own: a GPU that could run 8 or 32 requests in one kernel launch "
+        "runs them one after another, and under concurrent load requests queue behind each other instead of "
+        "sharing a forward pass. An empty `dynamic_batching { }` block already batches whatever is queued "
+        "when an instance becomes free, without adding delay."
+    )
+    not_flagged = (
+        "`max_batch_size: 0` (or absent): the model does not batch.",
+        "Ensembles (`platform: \"ensemble\"`): their steps are scheduled, and batch, by their own configurations.",
+        "Models with `dynamic_batching` in any form (an empty block included) or `sequence_batching`.",
+        "Decoupled models (`model_transaction_policy { decoupled: true }`): they batch, or stream, themselves.",
+        "Models whose instance groups are all `KIND_CPU`, or `KIND_MODEL` (the backend places its instances).",
+        "Python backend models (`backend: \"python\"`): their `execute(requests)` decides how requests are "
+        "processed, and most loop over them one by one, so a batcher only groups calls unless the code batches.",
+        "Configuration templates with `${...}` placeholders (filled in before Triton reads them).",
+    )
+    bad = """\
+# model_repository/resnet50/config.pbtxt
+name: "resnet50"
+platform: "onnxruntime_onnx"
+max_batch_size: 32
+input [ { name: "input", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
+output [ { name: "logits", data_type: TYPE_FP32, dims: [ 1000 ] } ]
+instance_group [ { kind: KIND_GPU, count: 1 } ]
+"""
+    good = """\
+# model_repository/resnet50/config.pbtxt
+name: "resnet50"
+platform: "onnxruntime_onnx"
+max_batch_size: 32
+input [ { name: "input", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
+output [ { name: "logits", data_type: TYPE_FP32, dims: [ 1000 ] } ]
+instance_group [ { kind: KIND_GPU, count: 1 } ]
+dynamic_batching { max_queue_delay_microseconds: 100 }
+"""
+    benchmark = (
+        "Throughput of one small model under the same concurrent load on loopback, executed per request vs "
+        "through a dynamic batcher configured from each config.pbtxt."
+    )
+    tags = ("performance", "serving", "deployment", "triton")
+    precision = "high"
+    prefilter = ("max_batch_size",)
+
+    def check(self) -> None:
+        config = self.context.document
+        if config is None:  # the Triton schema is unavailable here, or the file is a template
+            return
+        message = config.message
+        if message.max_batch_size <= 0 or message.platform == "ensemble":
+            return
+        if message.WhichOneof("scheduling_choice") is not None:  # dynamic, sequence or ensemble scheduling
+            return
+        if message.model_transaction_policy.decoupled or message.backend == "python":
+            return
+        kind_names = message.DESCRIPTOR.fields_by_name["instance_group"].message_type.enum_types_by_name["Kind"]
+        kinds = [kind_names.values_by_number[group.kind].name for group in message.instance_group]
+        if kinds and not any(kind in _GPU_KINDS for kind in kinds):
+            return
+        where = "on a GPU instance group" if "KIND_GPU" in kinds else "on the GPU that Triton's default placement gives it"
+        span = config.span("max_batch_size") or (Position(1, 1), Position(1, 1))
+        self.report_at(
+            *span,
+            f"`max_batch_size: {message.max_batch_size}` declares batching, but with no `dynamic_batching` or "
+            f"sequence batcher Triton executes every request alone {where}; add `dynamic_batching {{ }}`",
+        )

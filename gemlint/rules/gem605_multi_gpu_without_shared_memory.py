@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from gemlint.diagnostics import Severity
+from gemlint.languages import Language
+from gemlint.rule import DocumentRule
+
+
+class MultiGpuWithoutSharedMemory(DocumentRule):
+    code = "GEM605"
+    name = "multi-gpu-without-shared-memory"
+    severity = Severity.ERROR
+    languages = frozenset({Language.YAML})
+    summary = (
+        "A container that uses several GPUs or several tensor-exchanging worker processes has no shared "
+        "memory at `/dev/shm` beyond the runtime's 64 MB default."
+    )
+    rationale = (
+        "Docker and containerd give every container a 64 MB `/dev/shm`. NCCL's intra-node transports, "
+        "PyTorch's `multiprocessing` tensor sharing and DataLoader workers, and the worker processes of "
+        "tensor- and pipeline-parallel servers (vLLM, TGI, SGLang, torchrun) exchange tensors through it: "
+        "with 64 MB they fail with `No space left on device`, die of SIGBUS, or hang in NCCL initialisation, "
+        "often only under load when the buffers grow. Kubernetes needs an `emptyDir` with `medium: Memory` "
+        "mounted at `/dev/shm` (or `hostIPC: true`); compose needs `shm_size` (1g or more) or `ipc: host`."
+    )
+    not_flagged = (
+        "Containers with `/dev/shm` mounted from an `emptyDir` of `medium: Memory` (or a host path), pods with "
+        "`hostIPC: true`, compose services with `shm_size` of at least 1g or `ipc: host`.",
+        "Single-GPU, single-process containers.",
+        "Counts and sizes that a template hides (a Helm value with no default, compose `${VAR}` interpolation).",
+        "Dockerfiles: the shared memory is given by the command that runs the image (`docker run --shm-size`).",
+    )
+    bad = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          args: ["--model", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4"]
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+"""
+    good = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          args: ["--model", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4"]
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+          volumeMounts:
+            - name: dshm
+              mountPath: /dev/shm
+      volumes:
+        - name: dshm
+          emptyDir:
+            medium: Memory
+            sizeLimit: 16Gi
+"""
+    benchmark = (
+        "Tensors passed between processes through shared memory (torch.multiprocessing) with a 64 MiB vs a "
+        "large /dev/shm, in a private mount namespace: transfers that fail, and throughput."
+    )
+    tags = ("reliability", "performance", "deployment", "kubernetes", "gpu")
+    precision = "high"
+    prefilter = ("gpu", "parallel", "shard", "nproc", "num_gpus", "num-gpus", "-tp", "-pp")
+
+    def check(self) -> None:
+        from gemlint.analysis.containers import containers
+
+        for container in containers(self.context.document):
+            if container.shared_memory:
+                continue
+            several = container.gpus is not None and container.gpus >= 2 and container.gpu_node is not None
+            if not several and not container.parallel:
+                continue
+            if several:
+                node = container.gpu_node
+                start, end, uses = node.start, node.end, f"{container.gpus} GPUs"
+            else:
+                argument = container.parallel[0]
+                start, end = argument.start, argument.end
+                uses = f"{argument.count} worker processes ({argument.what}, `{argument.flag} {argument.count}`)"
+            compose = container.where.startswith("compose ")
+            has = f" ({container.shm_note})" if container.shm_note else ""
+            remedy = (
+                "set `shm_size` (1g or more) or `ipc: host`"
+                if compose
+                else "mount an `emptyDir` with `medium: Memory` at /dev/shm (or set `hostIPC: true`)"
+            )
+            self.report_at(
+                start,
+                end,
+                f"{container.where} uses {uses} but has no shared memory at /dev/shm beyond the runtime's 64 MB{has}: NCCL and the "
+                f"worker processes exchange tensors there and fail or stall; {remedy}",
+            )
