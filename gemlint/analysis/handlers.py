@@ -67,7 +67,7 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
             return f"`{name}` runs before or after every request"
         if attribute in _STARTUP_DECORATORS:
             return None
-    if name in analysis.registered_handlers:
+    if analysis.is_registered_handler(function):
         return f"`{name}` is registered as a route handler"
     owner = analysis.enclosing_class(function)
     if owner is not None and name not in SETUP_HOOKS:

@@ -411,7 +411,7 @@ class ModuleAnalysis:
                 return f"`{name}` is an HTTP route handler"
             if terminal_name(target) in fw.API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
                 return f"`{name}` is a serving API"
-        if name in self.registered_handlers:
+        if self.is_registered_handler(function):
             return f"`{name}` is registered as a route handler"
         owner = self.enclosing_class(function)
         if owner is not None:
@@ -480,6 +480,15 @@ class ModuleAnalysis:
         from gemlint.analysis.routes import registered_handler_names
 
         return registered_handler_names(self)
+
+    def is_registered_handler(self, function: cst.FunctionDef) -> bool:
+        """``function`` is handed to a route registration of this file: a module-level function by its name,
+        a method as ``self.<name>`` or ``<Class>.<name>`` (a method named like a routed function is not one)."""
+        name = function.name.value
+        owner = self.enclosing_class(function)
+        if owner is None:
+            return name in self.registered_handlers
+        return not self.registered_handlers.isdisjoint((f"self.{name}", f"cls.{name}", f"{owner.name.value}.{name}"))
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``."""

@@ -507,5 +507,6 @@ def is_route_decorator(analysis: ModuleAnalysis, expression: cst.BaseExpression)
 
 
 def registered_handler_names(analysis: ModuleAnalysis) -> frozenset[str]:
-    """Names of the functions and classes this module hands to route registrations."""
-    return frozenset(route.handler.name.rsplit(".", 1)[-1] for route in analysis.routes.routes if route.handler is not None)
+    """How the functions and classes this module hands to route registrations are spelled there
+    (``predict``, ``self.predict``, ``Service.predict``)."""
+    return frozenset(route.handler.name for route in analysis.routes.routes if route.handler is not None)
