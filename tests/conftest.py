@@ -12,11 +12,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from availability import IN_CI  # noqa: E402 (needs the path above)
+
 # CI runs the same examples every time (a failure there is reproducible, not a roll of the dice); local runs
 # explore new ones. Neither keeps its example database in the repository.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.register_profile("dev", database=DirectoryBasedExampleDatabase(Path(tempfile.gettempdir()) / "gemlint-hypothesis"))
-settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
+settings.load_profile("ci" if IN_CI else "dev")
 
 # Written by the tools that run the suite, not by it.
 _TOOL_OUTPUT = {".git", "__pycache__", ".pytest_cache", ".hypothesis", "build", "dist", ".venv", ".ruff_cache", ".mypy_cache"}

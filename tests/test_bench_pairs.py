@@ -3,11 +3,11 @@ what it claims (bad above good for counts and bytes; timings are reported, never
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 
 import pytest
 
+from availability import require_modules, require_tools
 from gemlint.api import lint_paths, lint_source
 from gemlint.bench.registry import all_pairs
 from gemlint.bench.result import Status
@@ -62,14 +62,9 @@ _QUICK_RUNS: dict = {}
 
 def _run_quick(pair):
     """The pair's ``--quick`` results on the CPU, run once per test session."""
-    missing = [module for module in pair.requires if importlib.util.find_spec(module) is None]
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)} (the bench extra)")
-    for tool in NATIVE_TOOLS.get(pair.variant_path("bad").suffix, ()):
-        if shutil.which(tool) is None:
-            pytest.skip(f"needs {tool}")
-    if pair.variant_path("bad").suffix in NATIVE_TOOLS and shutil.which("valgrind") is None:
-        pytest.skip("needs valgrind")
+    require_modules(*pair.requires)
+    if pair.variant_path("bad").suffix in NATIVE_TOOLS:
+        require_tools(*NATIVE_TOOLS[pair.variant_path("bad").suffix], "valgrind")
     if pair.code not in _QUICK_RUNS:
         _QUICK_RUNS[pair.code] = run_pair(pair, device="cpu", quick=True)
     return _QUICK_RUNS[pair.code]
@@ -170,8 +165,7 @@ def test_native_pairs_fall_back_to_addresssanitizer_without_valgrind(monkeypatch
 
     pair = all_pairs()["GEM302"]
     compiler = NATIVE_TOOLS[pair.variant_path("bad").suffix][0]
-    if shutil.which(compiler) is None:
-        pytest.skip(f"needs {compiler}")
+    require_tools(compiler)
     real_which = shutil.which
     monkeypatch.setattr(native.shutil, "which", lambda name: None if name == "valgrind" else real_which(name))
     results = run_pair(pair, device="cpu", quick=True)
