@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from gemlint.bench.published import measured_lines
+from gemlint.bench.published import benchmark_text, measured_lines
 from gemlint.languages import Language
 from gemlint.rule import Rule
 
@@ -22,6 +22,10 @@ _FAMILIES = {
     "5": "Runtime configuration",
     "6": "Deployment",
 }
+MEASURED_INTRO = (
+    "Measured by `gemlint bench` (bad vs good variant). Counts and bytes are exact; a timing is the median of "
+    "several runs with the lowest and highest run, and a ratio is given only when the runs do not overlap:"
+)
 _FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile"}
 
 
@@ -69,11 +73,12 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
     lines += [f"{heading}# Use instead", "", f"```{fence}", rule.good.rstrip("\n"), "```", ""]
     if rule.fix:
         lines += [f"{heading}# Fix safety", "", f"This rule's fix is **{rule.fix.value}**. {rule.fix_note}".rstrip(), ""]
-    if rule.benchmark:
-        lines += [f"{heading}# Benchmark", "", rule.benchmark, ""]
+    benchmark = benchmark_text(rule.code, rule.benchmark)
+    if benchmark:
+        lines += [f"{heading}# Benchmark", "", benchmark, ""]
         measured = measured_lines(rule.code)
         if measured:
-            lines += ["Measured by `gemlint bench` (bad vs good variant):", ""] + [f"- {line}" for line in measured] + [""]
+            lines += [MEASURED_INTRO, ""] + [f"- {line}" for line in measured] + [""]
     return "\n".join(lines)
 
 
@@ -85,8 +90,9 @@ def rule_text(rule: type[Rule]) -> str:
     parts += ["", "Example:", _indent(rule.bad), "Use instead:", _indent(rule.good)]
     if rule.fix:
         parts += [f"Fix safety: {rule.fix.value}. {rule.fix_note}".rstrip()]
-    if rule.benchmark:
-        parts += ["", f"Benchmark: {rule.benchmark}"]
+    benchmark = benchmark_text(rule.code, rule.benchmark)
+    if benchmark:
+        parts += ["", f"Benchmark: {benchmark}"]
         parts += [f"  measured on {line}" for line in measured_lines(rule.code)]
     return "\n".join(parts).rstrip() + "\n"
 
