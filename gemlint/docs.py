@@ -23,8 +23,9 @@ _FAMILIES = {
     "6": "Deployment",
 }
 MEASURED_INTRO = (
-    "Measured by `gemlint bench` (bad vs good variant). Counts and bytes are exact; a timing is the median of "
-    "several runs with the lowest and highest run, and a ratio is given only when the runs do not overlap:"
+    "Measured by `gemlint bench` (bad vs good variant). A figure that depends on timing is the median of several "
+    "runs, given with the lowest and highest run, and a ratio only when the two variants' runs do not overlap; "
+    "the other figures are exact counts:"
 )
 _FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile"}
 

@@ -68,9 +68,15 @@ def render_table(results: Sequence[Result]) -> str:
 
 
 def format_range(value_range: tuple[float, float] | None, unit: str) -> str:
+    """``, 7.4 to 23 ms``: the lowest and highest run (the unit once where both share it)."""
     if value_range is None:
         return ""
+    if value_range[0] == value_range[1]:
+        return ", every run"
     low, high = (format_value(value, unit) for value in value_range)
+    low_number, _, low_unit = low.partition(" ")
+    if low_unit and high.endswith(" " + low_unit):
+        low = low_number
     return f", {low} to {high}"
 
 
