@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.configuration import set_hypothesis_home_dir
 
 # Make the shared test helpers (fixture_harness) importable without installing them.
 sys.path.insert(0, str(Path(__file__).parent))
@@ -15,13 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 from availability import IN_CI  # noqa: E402 (needs the path above)
 
 # CI runs the same examples every time (a failure there is reproducible, not a roll of the dice); local runs
-# explore new ones. Neither keeps its example database in the repository.
+# explore new ones. Hypothesis keeps its examples and caches outside the repository.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "gemlint-hypothesis")
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("dev", database=DirectoryBasedExampleDatabase(Path(tempfile.gettempdir()) / "gemlint-hypothesis"))
+settings.register_profile("dev")
 settings.load_profile("ci" if IN_CI else "dev")
 
 # Written by the tools that run the suite, not by it.
-_TOOL_OUTPUT = {".git", "__pycache__", ".pytest_cache", ".hypothesis", "build", "dist", ".venv", ".ruff_cache", ".mypy_cache"}
+_TOOL_OUTPUT = {".git", "__pycache__", ".pytest_cache", "build", "dist", ".venv", ".ruff_cache", ".mypy_cache"}
 
 
 def _tree(root: Path) -> dict[str, tuple[int, int]]:

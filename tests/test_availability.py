@@ -20,3 +20,10 @@ def test_what_is_installed_passes(monkeypatch):
     monkeypatch.setattr(availability, "IN_CI", True)
     availability.require_modules("json")
     availability.require_tools("sh")
+
+
+def test_hypothesis_is_derandomized_exactly_in_ci():
+    from hypothesis import settings
+
+    assert settings.get_profile("ci").derandomize is True and settings.get_profile("ci").database is None
+    assert settings.default.derandomize is availability.IN_CI
