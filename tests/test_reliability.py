@@ -273,10 +273,10 @@ def test_hostile_files_yield_findings_or_gem000_and_never_disturb_others(hostile
         assert codes == ["GEM000"] or "GEM000" not in codes, (name, found)
 
 
-def _run_cli(arguments: list[str], timeout: float = 300) -> tuple[int, bytes, bytes, int]:
+def _run_cli(arguments: list[str], timeout: float = 300, cwd: Path | None = None) -> tuple[int, bytes, bytes, int]:
     """Run the CLI; returns the exit code, stdout, stderr and the peak RSS (KiB) of it and its workers."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([sys.executable, "-m", "gemlint", *arguments], stdout=out, stderr=err)
+        process = subprocess.Popen([sys.executable, "-m", "gemlint", *arguments], stdout=out, stderr=err, cwd=cwd)
         deadline = time.monotonic() + timeout
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -293,12 +293,17 @@ def _run_cli(arguments: list[str], timeout: float = 300) -> tuple[int, bytes, by
         return process.returncode, out.read(), err.read(), usage.ru_maxrss
 
 
-def test_cli_exit_code_is_1_not_2_and_no_traceback_in_bounded_memory(hostile_tree):
-    code, stdout, stderr, peak_kib = _run_cli([str(hostile_tree), "--format", "json", "--no-cache", "--jobs", "2"])
+def test_cli_exit_code_is_1_not_2_and_no_traceback_in_bounded_memory(hostile_tree, monkeypatch):
+    code, stdout, stderr, peak_kib = _run_cli([".", "--format", "json", "--no-cache", "--jobs", "2"], cwd=hostile_tree)
     assert code == 1, stderr
     assert b"Traceback" not in stderr
     findings = json.loads(stdout.decode("utf-8", "replace"))
     assert {f["path"].rsplit("/", 1)[-1] for f in findings if f["code"] != "GEM000"} >= set(GOOD_FILES)
+    # Exactly what one process finds, file by file (two worker processes lose and add nothing).
+    monkeypatch.chdir(hostile_tree)
+    alone = run([Path(".")], default_config(hostile_tree), jobs=1).diagnostics
+    key = lambda path, line, code: (path.rsplit("/", 1)[-1], line, code)  # noqa: E731
+    assert sorted(key(f["path"], f["line"], f["code"]) for f in findings) == sorted(key(d.path, d.line, d.code) for d in alone)
     assert peak_kib < 1024 * 1024, f"peak RSS {peak_kib // 1024} MiB"
 
 
