@@ -35,7 +35,7 @@ def _calibrate(fn: Callable[[], object], target: float) -> int:
 
 def compare_latency(
     bad: Callable[[], object], good: Callable[[], object], *, quick: bool, sync: Callable[[], None] = lambda: None
-) -> tuple[float, float]:
+) -> tuple[Median, Median]:
     """Median milliseconds per call of ``bad`` and ``good``, each carrying its runs."""
     target = 0.01 if quick else 0.1
     samples = 3 if quick else 9
