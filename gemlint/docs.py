@@ -13,7 +13,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from gemlint.bench.published import measured_lines
+from gemlint.bench.published import benchmark_text, measured_lines
 from gemlint.languages import Language
 from gemlint.rule import Rule
 
@@ -58,6 +58,11 @@ _FAMILIES = {
     "5": "Runtime configuration",
     "6": "Deployment",
 }
+MEASURED_INTRO = (
+    "Measured by `gemlint bench` (bad vs good variant). A figure that depends on timing is the median of several "
+    "runs, given with the lowest and highest run, and a ratio only when the two variants' runs do not overlap; "
+    "the other figures are exact counts:"
+)
 _FENCE = {Language.PYTHON: "python", Language.YAML: "yaml", Language.NATIVE: "cpp", Language.DOCKERFILE: "dockerfile", Language.TRITON: "protobuf"}
 
 
@@ -123,11 +128,12 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
     lines += [f"{heading}# Use instead", "", f"```{fence}", rule.good.rstrip("\n"), "```", ""]
     if rule.fix:
         lines += [f"{heading}# Fix safety", "", f"This rule's fix is **{rule.fix.value}**. {rule.fix_note}".rstrip(), ""]
-    if rule.benchmark:
-        lines += [f"{heading}# Benchmark", "", rule.benchmark, ""]
+    benchmark = benchmark_text(rule.code, rule.benchmark)
+    if benchmark:
+        lines += [f"{heading}# Benchmark", "", benchmark, ""]
         measured = measured_lines(rule.code)
         if measured:
-            lines += ["Measured by `gemlint bench` (bad vs good variant):", ""] + [f"- {line}" for line in measured] + [""]
+            lines += [MEASURED_INTRO, ""] + [f"- {line}" for line in measured] + [""]
     return "\n".join(lines)
 
 
@@ -142,8 +148,9 @@ def rule_text(rule: type[Rule]) -> str:
     parts += ["", "Example:", _indent(rule.bad), "Use instead:", _indent(rule.good)]
     if rule.fix:
         parts += [f"Fix safety: {rule.fix.value}. {rule.fix_note}".rstrip()]
-    if rule.benchmark:
-        parts += ["", f"Benchmark: {rule.benchmark}"]
+    benchmark = benchmark_text(rule.code, rule.benchmark)
+    if benchmark:
+        parts += ["", f"Benchmark: {benchmark}"]
         parts += [f"  measured on {line}" for line in measured_lines(rule.code)]
     return "\n".join(parts).rstrip() + "\n"
 

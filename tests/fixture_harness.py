@@ -1,8 +1,18 @@
-"""Reads fixture expectations (SPEC §11) and lints fixtures exactly as the CLI would."""
+"""Reads fixture expectations (SPEC §11) and lints fixtures exactly as the CLI would.
+
+A marker comment lists the findings its line must produce, as a multiset: ``# expect: GEM101, GEM101``
+is two GEM101 findings on the line, and a third (or a duplicate of one) fails. An item may pin the
+finding's severity, its column, or both: ``# expect: GEM201[error]``, ``# expect: GEM101@12``,
+``# expect: GEM501[note]@5``. Columns are 1-based, counted in code points, as the CLI prints them
+(``path:line:column``). ``expect-next:`` marks the line below (where a trailing comment is impossible).
+"""
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from gemlint.config import default_config, load_config
@@ -14,7 +24,30 @@ from gemlint.registry import all_rules, known_codes
 from gemlint.selection import Selection
 
 FIXTURES = Path(__file__).parent / "fixtures"
-_MARKER = re.compile(r"(?:#|//|/\*)\s*expect(?P<next>-next)?:\s*(?P<codes>GEM\d{3}(?:\s*,\s*GEM\d{3})*)")
+_ITEM = r"GEM\d{3}(?:\[[A-Za-z]*\])?(?:@\d+)?"
+_MARKER = re.compile(rf"(?:#|//|/\*)\s*expect(?P<next>-next)?:\s*(?P<items>{_ITEM}(?:\s*,\s*{_ITEM})*)")
+_PARTS = re.compile(r"(?P<code>GEM\d{3})(?:\[(?P<severity>[A-Za-z]*)\])?(?:@(?P<column>\d+))?")
+SEVERITIES = ("error", "warning", "note")
+
+
+@dataclass(frozen=True, order=True)
+class Expected:
+    line: int
+    code: str
+    severity: str | None = None  # None: any severity
+    column: int | None = None  # 1-based; None: any column
+
+    def matches(self, diagnostic: Diagnostic) -> bool:
+        return (
+            diagnostic.line == self.line
+            and diagnostic.code == self.code
+            and (self.severity is None or diagnostic.severity.value == self.severity)
+            and (self.column is None or diagnostic.column == self.column)
+        )
+
+    def __str__(self) -> str:
+        pins = (f"[{self.severity}]" if self.severity else "") + (f"@{self.column}" if self.column else "")
+        return f"{self.line}: {self.code}{pins}"
 
 
 def fixture_files() -> list[Path]:
@@ -26,15 +59,48 @@ def fixture_root(path: Path) -> Path:
     return FIXTURES / path.relative_to(FIXTURES).parts[0]
 
 
-def expectations(path: Path) -> set[tuple[int, str]]:
-    # latin-1 never fails, so markers are found even in files that are not valid UTF-8.
-    lines = path.read_bytes().decode("latin-1").replace("\r\n", "\n").split("\n")
-    expected = set()
-    for number, line in enumerate(lines, 1):
+def parse_markers(text: str) -> list[Expected]:
+    """Every expectation the marker comments of ``text`` state, one entry per expected finding."""
+    expected = []
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         for match in _MARKER.finditer(line):
             target = number + 1 if match.group("next") else number
-            expected.update((target, code.strip()) for code in match.group("codes").split(","))
+            for item in match.group("items").split(","):
+                parts = _PARTS.fullmatch(item.strip())
+                severity = parts.group("severity")
+                if severity is not None and severity not in SEVERITIES:
+                    raise ValueError(f"line {number}: unknown severity {severity!r} in {item.strip()!r}")
+                column = parts.group("column")
+                expected.append(Expected(target, parts.group("code"), severity, int(column) if column else None))
     return expected
+
+
+def expectations(path: Path) -> list[Expected]:
+    # latin-1 never fails, so markers are found even in files that are not valid UTF-8.
+    return parse_markers(path.read_bytes().decode("latin-1"))
+
+
+def mismatches(expected: list[Expected], diagnostics: list[Diagnostic]) -> list[str]:
+    """What differs between the expectations and the findings; empty when every expected finding is
+    reported exactly as often as it is marked, with its pinned severity and column, and nothing else is."""
+    problems = []
+    wanted = Counter((e.line, e.code) for e in expected)
+    got = Counter((d.line, d.code) for d in diagnostics)
+    for line, code in sorted(wanted.keys() | got.keys()):
+        want, have = wanted[line, code], got[line, code]
+        if want != have:
+            found = [f"{d.severity.value}@{d.column}: {d.message}" for d in diagnostics if (d.line, d.code) == (line, code)]
+            problems.append(f"line {line}: {code} expected {want}x, reported {have}x {found}")
+            continue
+        pinned = [e for e in expected if (e.line, e.code) == (line, code)]
+        if all(e.severity is None and e.column is None for e in pinned):
+            continue
+        reported = [d for d in diagnostics if (d.line, d.code) == (line, code)]
+        # A line holds a handful of findings at most: try every pairing of expectations with findings.
+        if not any(all(e.matches(d) for e, d in zip(pinned, order)) for order in itertools.permutations(reported)):
+            actual = ", ".join(f"{d.code}[{d.severity.value}]@{d.column}" for d in reported)
+            problems.append(f"line {line}: expected {', '.join(str(e).split(': ', 1)[1] for e in pinned)}, reported {actual}")
+    return problems
 
 
 def lint_fixture(path: Path) -> list[Diagnostic]:

@@ -3,12 +3,10 @@ stream ordering, captures and object counts, which the pairs' CPU numbers rest o
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import textwrap
 
-import pytest
-
+from availability import require_tools
 from gemlint.bench.native import HOST_RUNTIME, host_source
 from gemlint.bench.pair import Pair, PairContext
 
@@ -117,8 +115,7 @@ def test_kernel_launches_are_rewritten_for_the_host_compiler(tmp_path):
 
 
 def test_stand_in_follows_the_runtime_rules_the_pairs_rely_on(tmp_path):
-    if shutil.which("g++") is None:
-        pytest.skip("needs g++")
+    require_tools("g++")
     from gemlint.bench.native import build
 
     source = tmp_path / "standin.cu"

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from gemlint.bench import published
 from gemlint.bench.pair import Pair
 from gemlint.bench.registry import NO_PAIR_NEEDED, all_pairs
-from gemlint.bench.render import format_value, render_table
+from gemlint.bench.render import format_range, format_value, render_table, summary
 from gemlint.bench.result import Result, Status, ratio
 from gemlint.bench.runner import INSTALL_HINT, bench_codes, choose_device, run_benchmarks, run_pair, select_codes
 from gemlint.cli import main
@@ -136,7 +136,9 @@ def test_table_shows_measured_rows_and_skip_reasons():
     table = render_table(
         [
             Result("GEM101", "bytes held", "bytes", 3 * 1024 * 1024, 0, None, "cpu", Status.MEASURED, deterministic=True),
-            Result("GEM201", "latency", "ms", 12.5, 2.5, 5.0, "cpu", Status.MEASURED),
+            Result("GEM201", "latency", "ms", 12.5, 2.5, 5.0, "cpu", Status.MEASURED, runs=5, bad_range=(12.0, 13.0), good_range=(2.4, 2.7)),
+            Result("GEM401", "latency", "ms", 2.6, 2.5, 1.04, "cpu", Status.MEASURED, runs=5, bad_range=(2.4, 2.9), good_range=(2.3, 2.7)),
+            Result("GEM601", "throughput", "req/s", 150, 160, 0.94, "cpu", Status.MEASURED),
             Result.skipped("GEM404", "needs a CUDA device; none is available here"),
         ]
     )
@@ -144,6 +146,8 @@ def test_table_shows_measured_rows_and_skip_reasons():
     assert lines[0].split() == ["RULE", "METRIC", "BAD", "GOOD", "RATIO", "DEVICE"]
     assert "3 MiB" in lines[1] and "good=0" in lines[1]
     assert "12.5 ms" in lines[2] and "5x" in lines[2]
+    assert "within noise" in lines[3] and "1.04x" not in lines[3]
+    assert "one run" in lines[4] and "0.94x" not in lines[4]
     assert lines[-1] == "GEM404  SKIPPED needs a CUDA device; none is available here"
     assert format_value(1536, "bytes") == "1.5 KiB" and format_value(65, "nodes") == "65 nodes"
 
@@ -208,3 +212,59 @@ def test_committed_results_cover_the_cpu_pairs_and_reach_the_docs():
         if rule is not None and rule.benchmark:
             assert published.measured_lines(code)[0] in rule_markdown(rule)
             assert published.measured_lines(code)[0] in rule_text(rule)
+
+
+def test_doc_summaries_claim_a_ratio_only_outside_the_noise():
+    counted = Result("GEM101", "bytes held", "bytes", 2048, 1024, 2.0, "cpu", Status.MEASURED, deterministic=True)
+    assert summary(counted) == "bytes held: 2 KiB (bad) vs 1 KiB (good), 2x"
+    apart = Result("GEM201", "latency", "ms", 12.5, 2.5, 5.0, "cpu", Status.MEASURED, runs=9, bad_range=(12.0, 13.0), good_range=(2.4, 2.7))
+    assert summary(apart) == "latency, median of 9 runs: 12.5 ms (bad, 12 to 13 ms) vs 2.5 ms (good, 2.4 to 2.7 ms), 5x"
+    overlapping = Result("GEM401", "latency", "ms", 2.6, 2.5, 1.04, "cpu", Status.MEASURED, runs=9, bad_range=(2.4, 2.9), good_range=(2.3, 2.7))
+    assert overlapping.within_noise
+    assert summary(overlapping).endswith(": no measurable difference") and "1.04x" not in summary(overlapping)
+    once = Result("GEM601", "throughput", "req/s", 150, 160, 0.94, "cpu", Status.MEASURED)
+    assert summary(once) == "throughput: 150 req/s (bad) vs 160 req/s (good), one run each: no difference claimed"
+    assert Result.from_json(json.loads(json.dumps(apart.to_json()))) == apart
+    probed = Result("GEM601", "forwards", "forwards", 98, 0, None, "cpu", Status.MEASURED, runs=5, bad_range=(92, 104), good_range=(0, 0))
+    assert summary(probed) == "forwards, median of 5 runs: 98 forwards (bad, 92 to 104 forwards) vs 0 forwards (good, every run)"
+    assert format_range((900, 2 * 1024 * 1024), "bytes") == ", 900 B to 2 MiB"
+
+
+def test_a_latency_comparison_reports_the_median_and_keeps_its_runs():
+    from gemlint.bench.pair import Measurement
+    from gemlint.bench.runner import to_result
+    from gemlint.bench.timing import Median, compare_latency
+
+    bad, good = compare_latency(lambda: sum(range(2000)), lambda: None, quick=True)
+    assert isinstance(bad, Median) and len(bad.runs) == 3 and bad == sorted(bad.runs)[1]
+    result = to_result("GEM999", "cpu", Measurement("latency", "ms", bad, good))
+    assert type(result.bad) is float and result.runs == 3
+    assert result.bad_range == (min(bad.runs), max(bad.runs)) and result.good_range == (min(good.runs), max(good.runs))
+    counted = to_result("GEM999", "cpu", Measurement("nodes", "nodes", 65, 12, deterministic=True))
+    assert (counted.bad, counted.runs, counted.bad_range) == (65, None, None) and type(counted.bad) is int
+
+
+CHECKERS = ("valgrind", "AddressSanitizer", "compute-sanitizer", "cudaMemGetInfo")
+
+
+@pytest.mark.parametrize("code", sorted(all_pairs()))
+def test_published_results_match_what_the_docs_say_the_pair_measures(code):
+    from gemlint.docs import rule_markdown
+    from gemlint.registry import rule_by_code
+
+    pair = all_pairs()[code]
+    description = pair.description()
+    rule = rule_by_code(code)
+    if rule is not None:
+        assert f"#### Benchmark\n\n{description}\n" in rule_markdown(rule, heading="###")
+    for result in published.published_results().get(code, []):
+        # A tool named in a measured metric is the one the description names.
+        for checker in CHECKERS:
+            if checker in result.metric:
+                assert checker in description, (checker, result.metric)
+        if result.deterministic:
+            assert result.unit not in ("ms", "s", "req/s") and " every " not in result.metric, result
+        else:  # a timing: a median of several runs, with their range
+            assert result.runs and result.runs >= 3, result
+            assert result.bad_range[0] <= result.bad <= result.bad_range[1], result
+            assert result.good_range[0] <= result.good <= result.good_range[1], result

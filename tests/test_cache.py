@@ -179,12 +179,29 @@ def test_serialisation_round_trips_fixes():
 def test_cli_no_cache_and_cache_dir(tmp_path, monkeypatch):
     setup(tmp_path)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GEMLINT_CACHE_DIR")
     CliRunner().invoke(main, ["src", "--no-cache"])
     assert not (tmp_path / ".gemlint_cache").exists()
     CliRunner().invoke(main, ["src"])
     assert entries(tmp_path / ".gemlint_cache")
     CliRunner().invoke(main, ["src", "--cache-dir", "elsewhere"])
     assert entries(tmp_path / "elsewhere")
+
+
+def test_cache_dir_environment_variable(tmp_path, monkeypatch):
+    setup(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GEMLINT_CACHE_DIR", str(tmp_path / "from-env"))
+    first = CliRunner().invoke(main, ["src", "--format", "json"])
+    assert len(entries(tmp_path / "from-env")) == 2 and not (tmp_path / ".gemlint_cache").exists()
+    # --cache-dir wins over the environment, and --no-cache over both.
+    CliRunner().invoke(main, ["src", "--cache-dir", "flag"])
+    assert len(entries(tmp_path / "flag")) == 2
+    (tmp_path / "src" / "c.py").write_text(BLOCKING)
+    CliRunner().invoke(main, ["src", "--no-cache"])
+    assert len(entries(tmp_path / "from-env")) == 2 and len(entries(tmp_path / "flag")) == 2
+    again = CliRunner().invoke(main, ["src", "--format", "json"])
+    assert len(json.loads(again.output)) == len(json.loads(first.output)) + 1
 
 
 def test_concurrent_runs_on_one_cache_do_not_corrupt_it(tmp_path):
@@ -267,3 +284,31 @@ def test_an_edit_that_keeps_size_and_modification_time_is_not_served_stale(tmp_p
     os.utime(handler, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert handler.stat().st_size == before.st_size and handler.stat().st_mtime_ns == before.st_mtime_ns
     assert "GEM601" not in {d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics}
+
+
+def test_an_edited_rule_never_serves_results_its_old_code_cached(tmp_path):
+    # A copy of gemlint whose GEM404 is edited between two runs on one cache, version string unchanged.
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gemlint
+
+    package = tmp_path / "site" / "gemlint"
+    shutil.copytree(Path(gemlint.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    setup(tmp_path)
+    command = [sys.executable, "-m", "gemlint", "src", "--select", "GEM404", "--format", "json", "--cache-dir", str(tmp_path / "cache")]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def codes() -> list[str]:
+        completed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        return [finding["code"] for finding in json.loads(completed.stdout)]
+
+    assert codes() == ["GEM404"]
+    assert codes() == ["GEM404"]  # served from the cache
+    rule = package / "rules" / "gem404_cuda_launch_blocking.py"
+    source = rule.read_text(encoding="utf-8")
+    assert "def is_blocking(value: object) -> bool:\n" in source
+    rule.write_text(source.replace("def is_blocking(value: object) -> bool:\n", "def is_blocking(value: object) -> bool:\n    return False\n"), encoding="utf-8")
+    assert codes() == []

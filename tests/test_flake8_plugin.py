@@ -11,7 +11,7 @@ import libcst
 import pytest
 from click.testing import CliRunner
 
-from fixture_harness import FIXTURES, fixture_files
+from fixture_harness import FIXTURES, expectations, fixture_files
 from gemlint.cli import main
 from gemlint.flake8_plugin import Flake8Plugin, _settings
 
@@ -61,7 +61,7 @@ def cli(cwd: Path, monkeypatch, *args: str) -> set[tuple[str, int, int, str]]:
     """The CLI's findings with ``cwd`` as the project root (a fixture directory is a project of its own,
     not a part of the repository it lies in)."""
     monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, [*args, "--project-root", ".", "--format", "json"], catch_exceptions=False)
+    result = CliRunner().invoke(main, [*args, "--project-root", ".", "--format", "json", "--no-cache"], catch_exceptions=False)
     return {(f["path"], f["line"], f["column"], f["code"]) for f in json.loads(result.stdout)}
 
 
@@ -100,24 +100,42 @@ NEEDS_THE_PROJECT = {
 }
 
 
+def marked(root: Path) -> tuple[set[tuple[str, int, str]], dict[tuple[str, int, str], int]]:
+    """What the fixture markers under ``root`` say a Python file must report, and the pinned columns."""
+    lines, columns = set(), {}
+    for path in fixture_files():
+        relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else None
+        if relative is None or not relative.endswith((".py", ".pyi")):
+            continue
+        for expected in expectations(path):
+            lines.add((relative, expected.line, expected.code))
+            if expected.column is not None:
+                columns[relative, expected.line, expected.code] = expected.column
+    return lines, columns
+
+
 @pytest.mark.parametrize("name", FIXTURE_ROOTS)
-def test_flake8_reports_what_the_cli_reports_on_every_fixture_directory(name, monkeypatch, flake8_on_fixtures):
+def test_flake8_reports_what_the_fixture_markers_say_on_every_fixture_directory(name, flake8_on_fixtures):
     root = FIXTURES / name
     from_flake8 = flake8_on_fixtures[name]
-    from_cli = cli(root, monkeypatch, ".")
-    # flake8 reads files itself: an undecodable file is its E902, and a syntax error its E999,
-    # so GEM000 for unreadable input is the CLI's alone. Every rule finding must be identical,
-    # columns included (flake8 prints the plugin's 0-based column plus one). flake8 sees Python
-    # files only; C/C++/CUDA and deployment files are the CLI's alone.
-    expected = {finding for finding in from_cli if finding[3] != "GEM000" and finding[0].endswith((".py", ".pyi"))}
+    found = {(path, line, code) for path, line, _, code in from_flake8}
+    assert len(found) == len(from_flake8), "two findings of one code on one line"
+    # flake8 reads files itself: an undecodable file is its E902, and a syntax error its E999, so GEM000
+    # for unreadable input is the CLI's alone. flake8 sees Python files only; C/C++/CUDA and deployment
+    # files are the CLI's alone.
+    expected, columns = marked(root)
+    expected = {finding for finding in expected if finding[2] != "GEM000"}
     if name in NEEDS_THE_PROJECT:
         # flake8 shows one file at a time: what only other modules explain (a caller's context, a guard at
         # every caller) differs, and exactly that.
-        cli_only, flake8_only = NEEDS_THE_PROJECT[name]
-        assert expected - from_flake8 == cli_only
-        assert from_flake8 - expected == flake8_only
+        cli_only, flake8_only = ({(path, line, code) for path, line, _, code in part} for part in NEEDS_THE_PROJECT[name])
+        assert expected - found == cli_only
+        assert found - expected == flake8_only
     else:
-        assert from_flake8 == expected
+        assert found == expected
+    # flake8 prints the plugin's 0-based column plus one: the 1-based column the markers pin.
+    pinned = {(path, line, code): column for path, line, column, code in from_flake8 if (path, line, code) in columns}
+    assert pinned == {key: column for key, column in columns.items() if key in found}
     if name != "GEM000" and any(root.rglob("*.py")):  # deployment-only and Triton fixture folders have none for flake8
         assert from_flake8, "the fixture directory should have findings"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -111,13 +112,17 @@ def test_constructs_the_grammar_does_not_know_do_not_hide_the_rest():
     assert [(d.code, d.line) for d in found] == [("GEM301", 6)]
 
 
-def test_deeply_nested_code_never_crashes():
+def test_deeply_nested_code_is_reported_never_passed_as_clean():
     depth = 3000
     body = "if (x) {" * depth + "cudaMalloc(&d, n);" + "}" * depth
-    found = lint_source(f"void f(int x, int n) {{ float* d; {body} }}\n", "deep.cu")
-    assert all(d.code in ("GEM301", "GEM000") for d in found)
+    (found,) = lint_source(f"void f(int x, int n) {{ float* d; {body} }}\n", "deep.cu")
+    # Too deep to follow: a GEM000 names the function (once, though every GEM3xx rule runs the analysis).
+    assert (found.code, found.line, found.column) == ("GEM000", 1, 1)
+    assert found.message == "`f` is nested too deeply to follow; its resources were not checked"
+    # A deep expression is no obstacle: the leak beside it is found.
     parens = "(" * 20000 + "0" + ")" * 20000
-    assert all(d.code == "GEM000" for d in lint_source(f"int g() {{ return {parens}; }}\n", "parens.cu"))
+    found = lint_source(f"int g(int n) {{ float* d; cudaMalloc(&d, n); return {parens}; }}\n", "parens.cu")
+    assert [(d.code, d.line) for d in found] == [("GEM301", 1)]
 
 
 def test_columns_count_code_points_not_bytes():
@@ -158,3 +163,18 @@ def test_rules_span_both_languages_with_one_class():
     for code in ("GEM301", "GEM302", "GEM303", "GEM304", "GEM305", "GEM306", "GEM501"):
         assert rule_by_code(code).languages == {Language.NATIVE, Language.PYTHON}
     assert rule_by_code("GEM307").languages == {Language.NATIVE}
+
+
+def test_deep_nesting_is_reported_in_a_fresh_interpreter_not_a_crash(tmp_path):
+    # A fresh interpreter has the whole stack to recurse into: unguarded, the graph builder overflowed the C
+    # stack (a segfault) before Python's recursion limit was reached.
+    source = tmp_path / "deep.cu"
+    source.write_text("void f(int x, int n) { float* d; " + "if (x) {" * 4000 + "cudaMalloc(&d, n);" + "}" * 4000 + " }\n")
+    code = (
+        "import json, sys\nfrom pathlib import Path\nfrom gemlint.config import default_config\nfrom gemlint.runner import run\n"
+        "found = run([Path(sys.argv[1])], default_config(Path(sys.argv[1]).parent), jobs=1).diagnostics\n"
+        "print(json.dumps([[d.code, d.line, d.message] for d in found]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(source)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [["GEM000", 1, "`f` is nested too deeply to follow; its resources were not checked"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import shlex
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from identify.identify import tags_from_path
+from packaging.version import Version
 
 from gemlint.languages import language_of
 
@@ -29,6 +31,19 @@ SERVICE = 'import os\n\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
+INSTALLED = Version(importlib.metadata.version("pre-commit"))
+# A hook that runs whatever `entry` names: `system` until pre-commit 4.4 renamed it `unsupported`.
+RUN_ENTRY_AS_IS = "unsupported" if INSTALLED >= Version("4.4") else "system"
+# The pre-commit release that introduced each manifest feature gemlint's hook may use.
+FEATURE_SINCE = {
+    "types_or": Version("2.9.0"),
+    "require_serial": Version("1.13.0"),
+    "minimum_pre_commit_version": Version("1.15.0"),
+    "language: python": Version("0.1.0"),
+    "language: system": Version("0.1.0"),
+    "language: unsupported": Version("4.4.0"),
+}
+
 
 def hook() -> dict:
     (only,) = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
@@ -41,6 +56,15 @@ def pre_commit(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 def git(*args: str, cwd: Path, env: dict) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def test_manifest_uses_only_what_its_minimum_pre_commit_version_supports():
+    spec = hook()
+    used = {key for key in spec if key in FEATURE_SINCE} | {f"language: {spec['language']}"}
+    assert used <= FEATURE_SINCE.keys(), f"add the release that introduced {used - FEATURE_SINCE.keys()}"
+    minimum = Version(spec["minimum_pre_commit_version"])
+    too_new = {feature: str(FEATURE_SINCE[feature]) for feature in used if FEATURE_SINCE[feature] > minimum}
+    assert not too_new, f"the manifest declares pre-commit >= {minimum} but uses {too_new}"
 
 
 def test_manifest_is_valid():
@@ -93,15 +117,15 @@ def test_hook_selects_the_files_gemlint_reads(tmp_path, name, selected):
 def test_try_repo_runs_the_hook_on_a_temporary_repository(tmp_path):
     """`pre-commit try-repo` against a temporary git repository, with the manifest as shipped except
     `language`: `python` would pip-install gemlint from an index into a fresh virtualenv (network,
-    ~15 s); `unsupported` runs the gemlint under test instead. Everything else — types_or, entry
-    arguments, require_serial, pass_filenames — is the shipped manifest's."""
+    ~15 s); `unsupported` (`system` before pre-commit 4.4) runs the gemlint under test instead.
+    Everything else — types_or, entry arguments, require_serial, pass_filenames — is the shipped manifest's."""
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PRE_COMMIT_COLOR": "never"}
     executable = shutil.which("gemlint", path=str(Path(sys.executable).parent)) or shutil.which("gemlint")
     command = [executable] if executable else [sys.executable, "-m", "gemlint"]
     hooks_repo = tmp_path / "hooks"
     hooks_repo.mkdir()
     spec = hook()
-    spec["language"] = "unsupported"
+    spec["language"] = RUN_ENTRY_AS_IS
     spec["entry"] = " ".join(shlex.quote(part) for part in command) + " " + spec["entry"].split(" ", 1)[1]
     (hooks_repo / ".pre-commit-hooks.yaml").write_text(yaml.safe_dump([spec]), encoding="utf-8")
     git("init", "-q", cwd=hooks_repo, env=env)

@@ -199,7 +199,18 @@ MUST_BE_CLEAN = (
     "chart/values.yaml", "chart/Chart.yaml", "chart/templates/broken.yaml",
     "latin1.cc", "macro_soup.h", "empty.cu", "many_lines.c", "deep_templates.cpp", "huge_line.cu",
     "Dockerfile.continuation", "Dockerfile.only_continuations", "Dockerfile.onbuild", "Dockerfile.many_continuations",
+    "deep_parens.c", "Dockerfile.unknown", "chart/templates/_helpers.tpl",
 )  # fmt: skip
+# Extreme input with an exact outcome: too deep to follow is said (a GEM000), never passed as clean.
+MUST_BE_EXACTLY = {
+    "deep_blocks.cu": [("GEM000", 1)],
+    "deep_flow.yaml": [("GEM000", 1)],
+    "long_chain.py": [("GEM000", 1)],
+    "Dockerfile.heredoc": [("GEM000", 1)],
+    "Dockerfile.huge_line": [("GEM000", 1)],
+    "Dockerfile.json": [("GEM000", 1)],
+    "crlf_bom.cuh": [("GEM301", 2)],
+}
 # Broken or extreme input that a tolerant parser may read in part: a lone GEM000, or ordinary findings.
 # (deep_block.yaml: PyYAML 6.0.4 refuses mappings nested 1,000 deep, which 6.0.3 reads.)
 
@@ -255,16 +266,17 @@ def test_hostile_files_yield_findings_or_gem000_and_never_disturb_others(hostile
         assert [d.code for d in by_file.get(name, [])] == ["GEM000"], (name, by_file.get(name))
     for name in MUST_BE_CLEAN:
         assert name not in by_file, (name, by_file.get(name))
+    for name, expected in MUST_BE_EXACTLY.items():
+        assert [(d.code, d.line) for d in by_file.get(name, [])] == expected, (name, by_file.get(name))
     for name, found in by_file.items():
         codes = [d.code for d in found]
         assert codes == ["GEM000"] or "GEM000" not in codes, (name, found)
-    assert [(d.code, d.line) for d in by_file["crlf_bom.cuh"]] == [("GEM301", 2)]
 
 
-def _run_cli(arguments: list[str], timeout: float = 300) -> tuple[int, bytes, bytes, int]:
+def _run_cli(arguments: list[str], timeout: float = 300, cwd: Path | None = None) -> tuple[int, bytes, bytes, int]:
     """Run the CLI; returns the exit code, stdout, stderr and the peak RSS (KiB) of it and its workers."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([sys.executable, "-m", "gemlint", *arguments], stdout=out, stderr=err)
+        process = subprocess.Popen([sys.executable, "-m", "gemlint", *arguments], stdout=out, stderr=err, cwd=cwd)
         deadline = time.monotonic() + timeout
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -281,12 +293,17 @@ def _run_cli(arguments: list[str], timeout: float = 300) -> tuple[int, bytes, by
         return process.returncode, out.read(), err.read(), usage.ru_maxrss
 
 
-def test_cli_exit_code_is_1_not_2_and_no_traceback_in_bounded_memory(hostile_tree):
-    code, stdout, stderr, peak_kib = _run_cli([str(hostile_tree), "--format", "json", "--no-cache", "--jobs", "2"])
+def test_cli_exit_code_is_1_not_2_and_no_traceback_in_bounded_memory(hostile_tree, monkeypatch):
+    code, stdout, stderr, peak_kib = _run_cli([".", "--format", "json", "--no-cache", "--jobs", "2"], cwd=hostile_tree)
     assert code == 1, stderr
     assert b"Traceback" not in stderr
     findings = json.loads(stdout.decode("utf-8", "replace"))
     assert {f["path"].rsplit("/", 1)[-1] for f in findings if f["code"] != "GEM000"} >= set(GOOD_FILES)
+    # Exactly what one process finds, file by file (two worker processes lose and add nothing).
+    monkeypatch.chdir(hostile_tree)
+    alone = run([Path(".")], default_config(hostile_tree), jobs=1).diagnostics
+    key = lambda path, line, code: (path.rsplit("/", 1)[-1], line, code)  # noqa: E731
+    assert sorted(key(f["path"], f["line"], f["code"]) for f in findings) == sorted(key(d.path, d.line, d.code) for d in alone)
     assert peak_kib < 1024 * 1024, f"peak RSS {peak_kib // 1024} MiB"
 
 

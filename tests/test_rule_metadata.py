@@ -77,3 +77,94 @@ def test_docs_rules_md_is_generated_from_metadata():
     assert DOCS.read_text(encoding="utf-8") == rules_markdown(RULES), (
         "docs/rules.md is stale: run `gemlint rules --format markdown > docs/rules.md`"
     )
+
+
+# Written by hand from the rule table of the specification, not from the rule classes: docs/rules.md must
+# say what each rule is, how severe it is, what it runs on and how safe its fix is.
+DOCUMENTED = {
+    "GEM000": ("parse-error", "error", "all", "none"),
+    "GEM101": ("forward-without-no-grad", "warning", "python", "unsafe"),
+    "GEM102": ("missing-eval", "warning", "python", "unsafe"),
+    "GEM103": ("train-mode-in-inference", "error", "python", "safe"),
+    "GEM104": ("retain-graph-misuse", "warning", "python", "none"),
+    "GEM201": ("static-max-length-padding", "warning", "python", "unsafe"),
+    "GEM301": ("device-memory-leak", "error", "native, python", "none"),
+    "GEM302": ("host-memory-leak", "warning", "native, python", "none"),
+    "GEM303": ("mismatched-release", "error", "native, python", "none"),
+    "GEM304": ("cuda-graph-leak", "warning", "native, python", "none"),
+    "GEM305": ("unterminated-stream-capture", "error", "native, python", "none"),
+    "GEM306": ("cuda-handle-leak", "warning", "native, python", "none"),
+    "GEM307": ("default-stream-async-copy", "warning", "native", "none"),
+    "GEM401": ("leftover-profiler", "warning", "python", "none"),
+    "GEM402": ("anomaly-detection-enabled", "warning", "python", "none"),
+    "GEM403": ("verbose-framework-logging", "warning", "python", "none"),
+    "GEM404": ("cuda-launch-blocking", "error", "dockerfile, python, yaml", "none"),
+    "GEM501": ("ort-optimization-disabled", "error", "native, python", "unsafe"),
+    "GEM502": ("model-loaded-per-request", "error", "python", "none"),
+    "GEM503": ("compile-per-request", "error", "python", "none"),
+    "GEM601": ("liveness-probe-runs-forward", "error", "dockerfile, yaml", "none"),
+    "GEM602": ("health-endpoint-runs-forward", "warning", "python", "none"),
+    "GEM603": ("dynamic-batching-disabled", "warning", "triton", "none"),
+    "GEM604": ("gpu-container-host-memory", "warning", "yaml", "none"),
+    "GEM605": ("multi-gpu-without-shared-memory", "error", "yaml", "none"),
+}
+# A sentence of each documented severity boundary, also by hand.
+DOCUMENTED_BOUNDARIES = {
+    "GEM201": "The finding is an error when the literal `max_length` is 1024 or more.",
+    "GEM501": "ORT_ENABLE_BASIC",
+}
+
+
+@pytest.mark.parametrize("code", sorted(DOCUMENTED))
+def test_docs_state_each_rules_name_severity_languages_and_fix(code):
+    name, severity, languages, fix = DOCUMENTED[code]
+    docs = DOCS.read_text(encoding="utf-8")
+    section = docs.split(f"\n### {code} {name}\n", 1)[1].split("\n### ", 1)[0]
+    assert section.lstrip("\n").startswith(f"Severity: **{severity}** · Languages: {languages} · Fix: {fix}\n")
+    assert f"| [{code}](#{code.lower()}-{name}) | {name} | {severity} | {languages} | {fix} |" in docs
+    if code in DOCUMENTED_BOUNDARIES:
+        assert DOCUMENTED_BOUNDARIES[code] in section
+
+
+GEM601_HANDLERS = '''\
+from fastapi import FastAPI
+
+from app.model import model
+
+app = FastAPI()
+
+
+@app.get("/healthz")
+def healthz():
+    model.generate("ping", max_new_tokens=1)
+    return {"status": "ok"}
+
+
+@app.get("/livez")
+def livez():
+    return {"status": "ok"}
+
+
+@app.get("/ready")
+def ready():
+    return {"ready": model is not None}
+'''
+
+
+def test_yaml_example_is_flagged_and_its_fix_accepted_in_the_project_it_describes(tmp_path):
+    # GEM601's examples are manifests: linted with the handlers their comments describe (app/health.py).
+    from gemlint.api import lint_paths
+    from gemlint.registry import rule_by_code
+
+    rule = rule_by_code("GEM601")
+    assert rule.examples_language() is Language.YAML
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "model.py").write_text("from transformers import pipeline\n\nmodel = pipeline('text-generation')\n")
+    (tmp_path / "app" / "health.py").write_text(GEM601_HANDLERS)
+    manifest = tmp_path / "deployment.yaml"
+    manifest.write_text(rule.bad)
+    bad = lint_paths([tmp_path], select=("GEM601",))
+    assert [(d.code, d.path.rsplit("/", 1)[-1], d.line) for d in bad] == [("GEM601", "deployment.yaml", 13)]  # livenessProbe:
+    manifest.write_text(rule.good)
+    assert lint_paths([tmp_path], select=("GEM601",)) == []

@@ -4,6 +4,7 @@ and serialized without losing properties that equal sarif-om's defaults."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -25,7 +26,7 @@ SERVICE = 'import os\n\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
 
 
 def sarif_of(*args: str) -> tuple[dict, int]:
-    result = CliRunner().invoke(main, [*args, "--format", "sarif"], catch_exceptions=False)
+    result = CliRunner().invoke(main, [*args, "--format", "sarif", "--no-cache"], catch_exceptions=False)
     return json.loads(result.stdout), result.exit_code
 
 
@@ -52,10 +53,20 @@ def test_sarif_of_every_fixture_directory_is_valid_and_complete(name, monkeypatc
     assert_valid(log)
     run = log["runs"][0]
     prefix = root.relative_to(find_repository_root(root)).as_posix() + "/"
-    reported = {(unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]), r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"]) for r in run["results"]}
+    def location(item: dict) -> tuple[str, int]:
+        physical = item["locations"][0]["physicalLocation"]
+        return unquote(physical["artifactLocation"]["uri"]), physical["region"]["startLine"]
+
+    # Multisets: a finding reported twice is as wrong as one not reported.
+    reported = Counter((*location(r), r["ruleId"]) for r in run["results"])
     notifications = run["invocations"][0]["toolExecutionNotifications"]
-    reported |= {(unquote(n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]), n["locations"][0]["physicalLocation"]["region"]["startLine"], n["descriptor"]["id"]) for n in notifications}
-    expected = {(prefix + path.relative_to(root).as_posix(), line, code) for path in fixture_files() if path.is_relative_to(root) for line, code in expectations(path)}
+    reported += Counter((*location(n), n["descriptor"]["id"]) for n in notifications)
+    expected = Counter(
+        (prefix + path.relative_to(root).as_posix(), e.line, e.code)
+        for path in fixture_files()
+        if path.is_relative_to(root)
+        for e in expectations(path)
+    )
     assert reported == expected
     assert exit_code == (1 if expected else 0)
     assert all(FINGERPRINT_KEY in r["partialFingerprints"] for r in run["results"])

@@ -14,7 +14,9 @@ Adding a pair is adding such a package: the registry finds it.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,10 @@ class Measurement:
     deterministic: bool = False
     #: Set when this one metric cannot be measured on this device (the pair's other metrics still are).
     skipped: str | None = None
+    #: For a timing: the runs ``bad`` and ``good`` are the medians of (taken from a
+    #: :class:`~gemlint.bench.timing.Median` when not given).
+    bad_runs: tuple[float, ...] = ()
+    good_runs: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,17 @@ class Pair:
 
     def variant_path(self, variant: str) -> Path:
         return self.folder / (self.bad if variant == "bad" else self.good)
+
+    def description(self) -> str:
+        """What the pair measures, in its own words (the rule docs quote it): its package's docstring after
+        ``GEMxxx name:``, then the first paragraph of its measure module's docstring (how it runs). Read
+        from the source: the measure module imports the libraries it measures."""
+        summary = " ".join((importlib.import_module(self.package).__doc__ or "").split())
+        summary = re.sub(r"^GEM\d{3} [a-z0-9-]+: ", "", summary)
+        method = ast.get_docstring(ast.parse((self.folder / "measure.py").read_text(encoding="utf-8"))) or ""
+        method = " ".join(method.split("\n\n")[0].split())
+        text = " ".join(part for part in (summary[:1].upper() + summary[1:], method) if part)
+        return text.replace("``", "`")
 
 
 @dataclass

@@ -10,6 +10,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from gemlint.bench.registry import all_pairs
 from gemlint.bench.render import summary
 from gemlint.bench.result import Result, Status
 
@@ -39,3 +40,10 @@ def published_results() -> dict[str, list[Result]]:
 def measured_lines(code: str) -> list[str]:
     """One line per measured metric of ``code``, e.g. ``cpu: latency: 2.1 ms (bad) vs 0.4 ms (good), 5.2x``."""
     return [f"{result.device}: {summary(result)}" for result in published_results().get(code, [])]
+
+
+def benchmark_text(code: str, fallback: str = "") -> str:
+    """What the benchmark of ``code`` measures, as its pair describes itself (``fallback``, the rule's own
+    sentence, for a rule without a pair)."""
+    pair = all_pairs().get(code)
+    return pair.description() if pair is not None else fallback

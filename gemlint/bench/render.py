@@ -27,7 +27,12 @@ def format_value(value: float | None, unit: str) -> str:
     return f"{text} {unit}".rstrip()
 
 
+NO_DIFFERENCE = "no measurable difference"
+
+
 def format_ratio(result: Result) -> str:
+    if result.within_noise:
+        return "within noise" if result.runs else "one run"
     if result.ratio is not None:
         return f"{result.ratio:.3g}x"
     if result.good == 0 and result.bad:
@@ -74,9 +79,36 @@ def render_table(results: Sequence[Result]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_range(value_range: tuple[float, float] | None, unit: str) -> str:
+    """``, 7.4 to 23 ms``: the lowest and highest run (the unit once where both share it)."""
+    if value_range is None:
+        return ""
+    if value_range[0] == value_range[1]:
+        return ", every run"
+    low, high = (format_value(value, unit) for value in value_range)
+    low_number, _, low_unit = low.partition(" ")
+    if low_unit and high.endswith(" " + low_unit):
+        low = low_number
+    return f", {low} to {high}"
+
+
 def summary(result: Result) -> str:
-    """``bytes held for backward: 1.2 MiB (bad) vs 0 B (good)``, for the rule docs."""
-    text = f"{result.metric}: {format_value(result.bad, result.unit)} (bad) vs {format_value(result.good, result.unit)} (good)"
-    if result.ratio is not None:
-        text += f", {result.ratio:.3g}x"
-    return text
+    """One line for the rule docs. A count or a byte total is what it is: ``bytes held for backward: 1.2 MiB
+    (bad) vs 0 B (good)``. A timing is a median of several runs, given with the lowest and highest run, and
+    a ratio is claimed only when the two variants' runs do not overlap."""
+    if result.deterministic:
+        text = f"{result.metric}: {format_value(result.bad, result.unit)} (bad) vs {format_value(result.good, result.unit)} (good)"
+        if result.ratio is not None:
+            text += f", {result.ratio:.3g}x"
+        return text
+    if not result.runs:
+        return (
+            f"{result.metric}: {format_value(result.bad, result.unit)} (bad) vs {format_value(result.good, result.unit)} (good), "
+            "one run each: no difference claimed"
+        )
+    bad = f"{format_value(result.bad, result.unit)} (bad{format_range(result.bad_range, result.unit)})"
+    good = f"{format_value(result.good, result.unit)} (good{format_range(result.good_range, result.unit)})"
+    text = f"{result.metric}, median of {result.runs} runs: {bad} vs {good}"
+    if result.within_noise:
+        return f"{text}: {NO_DIFFERENCE}"
+    return text + (f", {result.ratio:.3g}x" if result.ratio is not None else "")

@@ -24,8 +24,22 @@ class Result:
     device: str | None
     status: Status
     reason: str | None = None
-    #: True for counts and bytes (not timings): their direction, bad above good, is asserted in tests.
+    #: True for counts and bytes that do not depend on timing: their direction, bad above good, is asserted in tests.
     deterministic: bool = False
+    #: For a figure that depends on timing: how many runs ``bad`` and ``good`` are the medians of, and the
+    #: lowest and highest run of each. None for deterministic figures and single runs.
+    runs: int | None = None
+    bad_range: tuple[float, float] | None = None
+    good_range: tuple[float, float] | None = None
+
+    @property
+    def within_noise(self) -> bool:
+        """A timing whose bad and good runs overlap (or that ran once): no difference can be claimed."""
+        if self.deterministic:
+            return False
+        if self.bad_range is None or self.good_range is None:
+            return True
+        return self.bad_range[0] <= self.good_range[1] and self.good_range[0] <= self.bad_range[1]
 
     @classmethod
     def skipped(cls, code: str, reason: str, *, metric: str = "-", unit: str = "", device: str | None = None) -> "Result":
@@ -44,6 +58,9 @@ class Result:
     def from_json(cls, data: dict) -> "Result":
         fields = dict(data)
         fields["status"] = Status(fields["status"])
+        for key in ("bad_range", "good_range"):
+            if fields.get(key) is not None:
+                fields[key] = tuple(fields[key])
         return cls(**{key: fields.get(key) for key in cls.__dataclass_fields__ if key in fields})
 
 

@@ -134,17 +134,28 @@ def measure_pair(pair: Pair, device: str, quick: bool) -> list[Result]:
 def to_result(code: str, device: str, m: Measurement) -> Result:
     if m.skipped:
         return Result.skipped(code, m.skipped, metric=m.metric, unit=m.unit, device=device)
+    bad_runs = m.bad_runs or getattr(m.bad, "runs", ())
+    good_runs = m.good_runs or getattr(m.good, "runs", ())
+    spread = not m.deterministic and len(bad_runs) > 1 and len(good_runs) > 1
     return Result(
         code=code,
         metric=m.metric,
         unit=m.unit,
-        bad=m.bad,
-        good=m.good,
+        bad=_plain(m.bad),
+        good=_plain(m.good),
         ratio=ratio(m.bad, m.good),
         device=device,
         status=Status.MEASURED,
         deterministic=m.deterministic,
+        runs=min(len(bad_runs), len(good_runs)) if spread else None,
+        bad_range=(min(bad_runs), max(bad_runs)) if spread else None,
+        good_range=(min(good_runs), max(good_runs)) if spread else None,
     )
+
+
+def _plain(value: float | None) -> float | None:
+    """A :class:`~gemlint.bench.timing.Median` as the plain number it is (counts stay ints)."""
+    return float(value) if isinstance(value, float) and type(value) is not float else value
 
 
 def _run_isolated(pair: Pair, device: str, quick: bool) -> list[Result]:

@@ -1,10 +1,23 @@
-"""Latency measurement: the two variants are timed in alternation so drift hits both alike."""
+"""Latency measurement: the two variants are timed in alternation so drift hits both alike, several times;
+the figure reported is the median, and the runs it is the median of go with it (see :class:`Median`)."""
 
 from __future__ import annotations
 
 import statistics
 import time
 from typing import Callable
+
+
+class Median(float):
+    """The median of ``runs``, usable wherever a number is; the runs give its spread in the report."""
+
+    runs: tuple[float, ...]
+
+    def __new__(cls, runs) -> "Median":
+        runs = tuple(float(run) for run in runs)
+        value = super().__new__(cls, statistics.median(runs))
+        value.runs = runs
+        return value
 
 
 def _calibrate(fn: Callable[[], object], target: float) -> int:
@@ -22,8 +35,8 @@ def _calibrate(fn: Callable[[], object], target: float) -> int:
 
 def compare_latency(
     bad: Callable[[], object], good: Callable[[], object], *, quick: bool, sync: Callable[[], None] = lambda: None
-) -> tuple[float, float]:
-    """Median milliseconds per call of ``bad`` and ``good``."""
+) -> tuple[Median, Median]:
+    """Median milliseconds per call of ``bad`` and ``good``, each carrying its runs."""
     target = 0.01 if quick else 0.1
     samples = 3 if quick else 9
 
@@ -44,7 +57,7 @@ def compare_latency(
             for _ in range(number):
                 run()
             into.append((time.perf_counter() - start) / number)
-    return statistics.median(bad_samples) * 1e3, statistics.median(good_samples) * 1e3
+    return Median(sample * 1e3 for sample in bad_samples), Median(sample * 1e3 for sample in good_samples)
 
 
 def once(fn: Callable[[], object]) -> float:

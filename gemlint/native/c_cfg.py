@@ -98,6 +98,10 @@ def _collect_macros(node: Node, bodies: dict[str, str], depth: int) -> None:
             _collect_macros(child, bodies, depth + 1)
 
 
+#: Statements nested deeper than this are not followed (the caller reports the function as not analysed).
+MAX_NESTING = 200
+
+
 class CfgBuilder:
     def __init__(self, macros: Macros) -> None:
         self.macros = macros
@@ -108,6 +112,7 @@ class CfgBuilder:
         self._handlers: list[list[Step]] = []
         self._exit_cache: dict[tuple[str, int], Step] = {}
         self._preproc_tests: set[str] = set()
+        self._depth = 0
 
     # -- entry point ------------------------------------------------------------------
     def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
@@ -152,7 +157,15 @@ class CfgBuilder:
         kind = node.type
         handler = getattr(self, f"_build_{kind}", None)
         if handler is not None:
-            return handler(node, after)
+            # Each level of nesting costs several interpreter frames, some on the C stack: stop well before
+            # the interpreter's limit, which the C stack may not survive (a crash, not a RecursionError).
+            if self._depth >= MAX_NESTING:
+                raise RecursionError(f"statements nested more than {MAX_NESTING} deep")
+            self._depth += 1
+            try:
+                return handler(node, after)
+            finally:
+                self._depth -= 1
         if kind in _PREPROC_BRANCHES:
             return self._preproc_branch(node, after)
         if kind in _PREPROC_SKIP:

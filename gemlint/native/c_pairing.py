@@ -36,6 +36,7 @@ from gemlint.native.resources import (
     CHECK_WRAPPERS,
     MEMORY_KINDS,
     MISMATCH_CODE,
+    NOT_ANALYSED,
     RELEASES,
     Acquire,
     Kind,
@@ -108,7 +109,8 @@ class FileAnalysis:
                     if acquisition.target is Target.ESCAPED:
                         member_acquisitions.append(acquisition)
             except RecursionError:
-                continue  # a body nested too deeply to follow: skip it rather than guess
+                # Too deep to follow: said, so that the function is never mistaken for one found clean.
+                self._report(NOT_ANALYSED, unit.node, f"`{unit.name}` is nested too deeply to follow; its resources were not checked")
         self._check_member_releases(member_acquisitions)
         return self.findings
 

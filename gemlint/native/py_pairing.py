@@ -23,7 +23,7 @@ from libcst.metadata import PositionProvider
 from gemlint.analysis.module import ModuleAnalysis, iter_subtree, literal_value, terminal_name
 from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, find_leak
 from gemlint.native.py_cfg import PyCfgBuilder
-from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, RELEASES, Acquire, Kind, Release, release_for
+from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, NOT_ANALYSED, RELEASES, Acquire, Kind, Release, release_for
 
 CUDA_PYTHON_MODULES = ("cuda.cudart", "cuda.bindings.runtime", "cuda.cuda", "cuda.bindings.driver")
 CUPY_RUNTIME_MODULES = ("cupy.cuda.runtime", "cupy_backends.cuda.api.runtime")
@@ -171,7 +171,9 @@ class PyFileAnalysis:
                 for acquisition in self._acquisitions(unit):
                     self._check(acquisition)
             except RecursionError:
-                continue
+                # Too deep to follow: said, so that the function is never mistaken for one found clean.
+                name = function.name.value
+                self.findings.append(Finding(NOT_ANALYSED, function, f"`{name}` is nested too deeply to follow; its resources were not checked"))
         return self.findings
 
     def _acquisitions(self, unit: PyUnit) -> Iterator[Acquisition]:

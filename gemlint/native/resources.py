@@ -43,6 +43,8 @@ class Kind(enum.Enum):
 #: C types, so the compiler already rejects releasing one with another's destroy call.
 MEMORY_KINDS = frozenset({Kind.DEVICE_MEMORY, Kind.HEAP_MEMORY, Kind.PINNED_MEMORY, Kind.NEW_OBJECT, Kind.NEW_ARRAY})
 MISMATCH_CODE = "GEM303"
+#: A function too deeply nested to follow: reported as an input problem, never passed over as clean.
+NOT_ANALYSED = "GEM000"
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ import libcst as cst
 
 from gemlint.languages import Language
 from gemlint.native import py_pairing
-from gemlint.native.resources import markers_for
+from gemlint.native.resources import NOT_ANALYSED, markers_for
 from gemlint.rule import AnalysisRule, DocumentRule
+from gemlint.rules.gem000_parse_error import ParseError
 
 
 class CrossLanguageRule(AnalysisRule, DocumentRule):
@@ -59,8 +60,13 @@ class PairingRule(CrossLanguageRule):
             if finding.code == self.code:
                 start, end = document.span(finding.node)
                 self.report_at(start, end, finding.message)
+            elif finding.code == NOT_ANALYSED:  # every GEM3xx rule says it; the engine keeps one
+                start, end = document.span(finding.node)
+                self.context.add(ParseError.diagnostic(self.context.display_path, start, end, finding.message))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for finding in py_pairing.analyse(self.context):
             if finding.code == self.code:
                 self.report(finding.node, finding.message)
+            elif finding.code == NOT_ANALYSED:
+                self.context.add(ParseError.diagnostic(self.context.display_path, *self.range_of(finding.node), finding.message))

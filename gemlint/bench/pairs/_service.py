@@ -71,15 +71,25 @@ def probed_load(app, model, *, probe_path: str, requests: int, clients: int, pro
     return result, forwards[0] - result.requests
 
 
-def load_measurements(bad: tuple[LoadResult, int], good: tuple[LoadResult, int], *, requests: int, clients: int, period_s: float, probe: str):
+def load_measurements(
+    bad: list[tuple[LoadResult, int]], good: list[tuple[LoadResult, int]], *, requests: int, clients: int, period_s: float, probe: str
+):
+    """The medians of the runs of each variant (alternated, so drift hits both alike). Every figure here depends
+    on timing, the probes' forward count included (how many probes fall within the run): none is deterministic."""
     from gemlint.bench.pair import Measurement
 
-    (bad_load, bad_forwards), (good_load, good_forwards) = bad, good
+    def runs(results: list[tuple[LoadResult, int]], value) -> tuple[float, ...]:
+        return tuple(float(value(result)) for result in results)
+
+    def measurement(metric: str, unit: str, value) -> Measurement:
+        bad_runs, good_runs = runs(bad, value), runs(good, value)
+        return Measurement(metric, unit, statistics.median(bad_runs), statistics.median(good_runs), bad_runs=bad_runs, good_runs=good_runs)
+
     period = f"{probe} every {period_s * 1e3:.0f} ms"
     return [
-        Measurement(f"model forwards run by the probe ({period})", "forwards", bad_forwards, good_forwards, deterministic=True),
-        Measurement(f"/predict throughput, {requests} requests from {clients} clients ({period})", "req/s", bad_load.throughput, good_load.throughput),
-        Measurement(f"/predict p95 latency ({period})", "ms", bad_load.p95_ms, good_load.p95_ms),
+        measurement(f"model forwards run by the probe ({period})", "forwards", lambda result: result[1]),
+        measurement(f"/predict throughput, {requests} requests from {clients} clients ({period})", "req/s", lambda result: result[0].throughput),
+        measurement(f"/predict p95 latency ({period})", "ms", lambda result: result[0].p95_ms),
     ]
 
 

@@ -1,4 +1,4 @@
-"""GEM102 missing-eval: output differences between identical calls (dropout) and BatchNorm statistics drift."""
+"""GEM102 missing-eval: output differences between identical calls (dropout), predicted labels that differ from eval mode, and BatchNorm statistics drift."""
 
 from gemlint.bench.pair import Pair
 

@@ -1,4 +1,4 @@
-"""GEM103 train-mode-in-inference: output differences between identical calls (dropout) and BatchNorm statistics drift."""
+"""GEM103 train-mode-in-inference: output differences between identical calls (dropout), predicted labels that differ from eval mode, and BatchNorm statistics drift."""
 
 from gemlint.bench.pair import Pair
 

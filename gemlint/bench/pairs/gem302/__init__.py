@@ -1,4 +1,4 @@
-"""GEM302 host-memory-leak: bytes leaked by a C request handler, under valgrind or LeakSanitizer."""
+"""GEM302 host-memory-leak: bytes and blocks leaked by a C request handler that returns early on rejected requests, counted by valgrind (by AddressSanitizer's LeakSanitizer where valgrind is missing)."""
 
 from gemlint.bench.pair import Pair
 

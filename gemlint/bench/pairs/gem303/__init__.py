@@ -1,4 +1,4 @@
-"""GEM303 mismatched-release: releases of the wrong kind reported by valgrind (or AddressSanitizer)."""
+"""GEM303 mismatched-release: releases of the wrong kind (`delete` on memory from `new[]`, once per request) counted by valgrind (by AddressSanitizer where valgrind is missing)."""
 
 from gemlint.bench.pair import Pair
 

@@ -1,4 +1,4 @@
-"""GEM404 cuda-launch-blocking: throughput of a stream of small kernels with and without launch blocking."""
+"""GEM404 cuda-launch-blocking: time per launch of small kernels with and without launch blocking (CUDA machines only)."""
 
 from gemlint.bench.pair import Pair
 

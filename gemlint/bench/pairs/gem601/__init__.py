@@ -1,4 +1,4 @@
-"""GEM601 liveness-probe-runs-forward: throughput and p95 latency of a loopback service whose liveness probe runs a forward vs a trivial one."""
+"""GEM601 liveness-probe-runs-forward: model forwards run by the probe, and throughput and p95 latency of a loopback service, when its liveness probe runs a forward vs a trivial handler."""
 
 from gemlint.bench.pair import Pair
 

@@ -30,8 +30,8 @@ def measure(ctx: PairContext) -> list[Measurement]:
     requests, clients = ctx.scale(20, 1000), ctx.scale(2, 4)
     common = dict(requests=requests, clients=clients, probe_period_s=PROBE_PERIOD_S)
     probed_load(service.app, service.model, probe_path=paths["good"], **{**common, "requests": 2, "clients": 1})  # warm-up
-    results = (
-        probed_load(service.app, service.model, probe_path=paths["bad"], **common),
-        probed_load(service.app, service.model, probe_path=paths["good"], **common),
-    )
-    return load_measurements(*results, requests=requests, clients=clients, period_s=PROBE_PERIOD_S, probe="liveness probe")
+    bad, good = [], []
+    for _ in range(ctx.scale(1, 5)):  # alternated runs: drift hits both variants alike
+        bad.append(probed_load(service.app, service.model, probe_path=paths["bad"], **common))
+        good.append(probed_load(service.app, service.model, probe_path=paths["good"], **common))
+    return load_measurements(bad, good, requests=requests, clients=clients, period_s=PROBE_PERIOD_S, probe="liveness probe")

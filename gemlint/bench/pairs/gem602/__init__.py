@@ -1,4 +1,4 @@
-"""GEM602 health-endpoint-runs-forward: throughput and p95 latency of a loopback service probed by a forward-running vs a trivial health check."""
+"""GEM602 health-endpoint-runs-forward: model forwards run by the probe, and throughput and p95 latency of a loopback service, when its health check runs a forward vs a trivial one."""
 
 from gemlint.bench.pair import Pair
 

@@ -19,5 +19,8 @@ def measure(ctx: PairContext) -> list[Measurement]:
     requests, clients = ctx.scale(20, 1000), ctx.scale(2, 4)
     probe = dict(probe_path="/health", clients=clients, probe_period_s=PROBE_PERIOD_S)
     probed_load(good.app, good.model, requests=2, **{**probe, "clients": 1})  # warm-up: first requests, thread pool
-    results = probed_load(bad.app, bad.model, requests=requests, **probe), probed_load(good.app, good.model, requests=requests, **probe)
-    return load_measurements(*results, requests=requests, clients=clients, period_s=PROBE_PERIOD_S, probe="GET /health")
+    bad_runs, good_runs = [], []
+    for _ in range(ctx.scale(1, 5)):  # alternated runs: drift hits both variants alike
+        bad_runs.append(probed_load(bad.app, bad.model, requests=requests, **probe))
+        good_runs.append(probed_load(good.app, good.model, requests=requests, **probe))
+    return load_measurements(bad_runs, good_runs, requests=requests, clients=clients, period_s=PROBE_PERIOD_S, probe="GET /health")
