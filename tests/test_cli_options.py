@@ -11,6 +11,9 @@ from click.testing import CliRunner
 from fixture_harness import FIXTURES, fixture_files
 from gemlint import runner
 from gemlint.cli import main
+from gemlint.config import default_config
+from gemlint.registry import all_rules
+from gemlint.selection import Selection
 from gemlint.version import __version__
 
 FIXTURE_ROOTS = sorted({path.relative_to(FIXTURES).parts[0] for path in fixture_files()})
@@ -18,7 +21,8 @@ SERVICE = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n\ndef predict(to
 
 
 def findings(*args: str) -> list[dict]:
-    result = CliRunner().invoke(main, [*args, "--format", "json", "--no-cache", "--exit-zero"], catch_exceptions=False)
+    # The folder linted is its own project (a fixture folder is not a part of the repository it lies in).
+    result = CliRunner().invoke(main, [*args, "--project-root", ".", "--format", "json", "--no-cache", "--exit-zero"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -77,8 +81,11 @@ def test_verbose_says_which_config_and_root_it_uses(tmp_path, monkeypatch):
     quiet = CliRunner().invoke(main, ["svc.py", "--no-cache"])
     verbose = CliRunner().invoke(main, ["svc.py", "--no-cache", "--verbose"])
     assert quiet.stderr == ""
-    [line] = verbose.stderr.splitlines()
-    assert line.startswith(f"gemlint {__version__}: config ") and "gemlint.toml" in line and str(tmp_path) in line
+    root, folder, *phases = verbose.stderr.splitlines()
+    assert root == f"gemlint {__version__}: project root {tmp_path} (config {tmp_path / 'gemlint.toml'})"
+    selected = len(Selection.from_config(default_config(tmp_path).with_overrides(ignore=("GEM201",)), all_rules()).rules)
+    assert folder == f"gemlint: ./: config gemlint.toml; 1 file, {selected} rules selected"
+    assert phases[0].startswith("gemlint: discovery ") and phases[-1].startswith("gemlint: report ")
     assert verbose.stdout == quiet.stdout and verbose.exit_code == quiet.exit_code == 1
     isolated = CliRunner().invoke(main, ["svc.py", "--no-cache", "-v", "--isolated"])
-    assert "config (defaults)" in isolated.stderr
+    assert "(config defaults)" in isolated.stderr and f"1 file, {selected + 1} rules selected" in isolated.stderr

@@ -145,3 +145,26 @@ def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                     names.add(small.target.value)
     return frozenset(names)
+
+
+def startup_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
+    """Why ``function`` runs once when a serving process starts, before it takes traffic, or None: a setup hook
+    of a serving class (TorchServe/Triton ``initialize``, KServe ``load``, LitServe/Cog ``setup``, Ray Serve
+    ``__init__``), a startup event handler, or a lifespan function."""
+    name = function.name.value
+    owner = analysis.enclosing_class(function)
+    if owner is not None and name in SETUP_HOOKS and analysis.class_hooks(owner) is not None:
+        return f"`{owner.name.value}.{name}`, the serving framework's start-up hook"
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        target = _decorator_target(decorator)
+        attribute = target.attr.value if isinstance(target, cst.Attribute) else None
+        if attribute == "on_event":
+            event = expression.args[0].value if isinstance(expression, cst.Call) and expression.args else None
+            if isinstance(event, cst.SimpleString) and event.evaluated_value == "startup":
+                return f"`{name}`, a startup event handler"
+        elif attribute in _STARTUP_DECORATORS:
+            return f"`{name}`, a startup handler"
+    if owner is None and "lifespan" in name:
+        return f"`{name}`, the application's lifespan"
+    return None

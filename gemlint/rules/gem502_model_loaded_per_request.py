@@ -4,18 +4,11 @@ import libcst as cst
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import kept_once, per_request_reason
-from gemlint.analysis.module import dotted_name, terminal_name
+from gemlint.analysis.loads import LOADER_NAMES, load_kind
+from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
-
-# The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
-_LOADER_NAMES = frozenset(
-    {"from_pretrained", "from_single_file"}
-    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
-    | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
-)
-
 
 class ModelLoadedPerRequest(AnalysisRule):
     code = "GEM502"
@@ -72,13 +65,13 @@ def classify(text: str):
     @classmethod
     def may_match_syntax(cls, triage: Triage) -> bool:
         calls = triage.facts.calls
-        return bool(triage.facts.functions) and not (calls.isdisjoint(_LOADER_NAMES) and calls.isdisjoint(triage.project_loaders))
+        return bool(triage.facts.functions) and not (calls.isdisjoint(LOADER_NAMES) and calls.isdisjoint(triage.project_loaders))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
         how = ""
-        if name in _LOADER_NAMES:
-            what = self._load_kind(node)
+        if name in LOADER_NAMES:
+            what = load_kind(self.analysis, node)
         elif self.analysis.outside is not None and name is not None and name[:1].isupper():
             loads = self.analysis.outside.construction_loads(self.analysis, node.func)
             what, how = ("a model", f": {loads}") if loads is not None else (None, "")
@@ -98,22 +91,3 @@ def classify(text: str):
             f"`{text}(...)` loads {what} on every request ({reason}){how}; load it once at startup "
             "(module level, `__init__`, a setup hook or a cached helper) and reuse it",
         )
-
-    def _load_kind(self, node: cst.Call) -> str | None:
-        names = self.analysis.qualified_names(node.func)
-        if names & fw.TOKENIZER_LOADERS:
-            return "a tokenizer"
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
-            owner = self.analysis.qualified_names(func.value)
-            label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
-            if any(n.startswith(fw.FROM_PRETRAINED_LIBRARIES) for n in owner):
-                return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
-            return None
-        if names & fw.MODEL_LOADERS:
-            return "a model"
-        loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
-        if not loaded:
-            return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load
-        family = fw.MODEL_PRODUCERS.get(sorted(loaded)[0])
-        return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")

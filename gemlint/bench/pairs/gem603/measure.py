@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import queue
+import statistics
 import threading
+from contextlib import ExitStack
 from concurrent.futures import Future
 
 import torch
@@ -90,25 +92,33 @@ def measure(ctx: PairContext) -> list[Measurement]:
     model = mlp(hidden=1024, layers=6).eval()
     payload = torch.randn(1, 256, generator=torch.Generator().manual_seed(1)).tolist()
     requests, clients = ctx.scale(160, 2000), ctx.scale(16, 32)
-    results = {}
-    for variant in ("bad", "good"):
-        path = ctx.pair.variant_path(variant)
-        config = parse_text(path, path.read_text(encoding="utf-8")).message
-        batching = config.WhichOneof("scheduling_choice") == "dynamic_batching"
-        delay_s = config.dynamic_batching.max_queue_delay_microseconds / 1e6 if batching else 0.0
-        instance = ModelInstance(model, config.max_batch_size if batching else 1, delay_s)
-        try:
-            with LoopbackServer(serve(instance)) as base_url:
-                drive(base_url, path="/infer", payload=payload, requests=clients, clients=clients, probe_path="/live", probe_period_s=60)
-                instance.executions = 0
-                load = drive(base_url, path="/infer", payload=payload, requests=requests, clients=clients, probe_path="/live", probe_period_s=60)
-        finally:
-            instance.close()
-        results[variant] = (load, instance.executions)
-    (bad, bad_runs), (good, good_runs) = results["bad"], results["good"]
+    runs: dict[str, list[tuple[float, float, float]]] = {"bad": [], "good": []}
+    with ExitStack() as stack:
+        instances, bases = {}, {}
+        for variant in ("bad", "good"):
+            path = ctx.pair.variant_path(variant)
+            config = parse_text(path, path.read_text(encoding="utf-8")).message
+            batching = config.WhichOneof("scheduling_choice") == "dynamic_batching"
+            delay_s = config.dynamic_batching.max_queue_delay_microseconds / 1e6 if batching else 0.0
+            instances[variant] = ModelInstance(model, config.max_batch_size if batching else 1, delay_s)
+            stack.callback(instances[variant].close)
+            bases[variant] = stack.enter_context(LoopbackServer(serve(instances[variant])))
+            drive(bases[variant], path="/infer", payload=payload, requests=clients, clients=clients, probe_path="/live", probe_period_s=60)
+        for _ in range(ctx.scale(1, 3)):  # alternated runs: drift hits both variants alike
+            for variant in ("bad", "good"):
+                instances[variant].executions = 0
+                load = drive(bases[variant], path="/infer", payload=payload, requests=requests, clients=clients, probe_path="/live", probe_period_s=60)
+                runs[variant].append((float(instances[variant].executions), load.throughput, load.p95_ms))
     load = f"{requests} requests of 1 row from {clients} concurrent clients"
+
+    def measurement(metric: str, unit: str, index: int) -> Measurement:
+        bad_runs = tuple(run[index] for run in runs["bad"])
+        good_runs = tuple(run[index] for run in runs["good"])
+        return Measurement(metric, unit, statistics.median(bad_runs), statistics.median(good_runs), bad_runs=bad_runs, good_runs=good_runs)
+
+    # The executions depend on when requests arrive (how many a batcher's window collects): a timing too.
     return [
-        Measurement(f"model executions for {load}", "executions", bad_runs, good_runs),
-        Measurement(f"throughput, {load}", "req/s", bad.throughput, good.throughput),
-        Measurement(f"p95 latency, {load}", "ms", bad.p95_ms, good.p95_ms),
+        measurement(f"model executions for {load}", "executions", 0),
+        measurement(f"throughput, {load}", "req/s", 1),
+        measurement(f"p95 latency, {load}", "ms", 2),
     ]

@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -50,11 +51,15 @@ def measure(ctx: PairContext) -> list[Measurement]:
         raise SkipPair("mount namespaces are not available here (unshare --mount failed)")
     tensors = ctx.scale(12, 48)
     sizes = {variant: shm_size(ctx.pair.variant_path(variant).read_text(encoding="utf-8")) for variant in ("bad", "good")}
-    bad, good = exchange(sizes["bad"], tensors), exchange(sizes["good"], tensors)
+    trials = [(exchange(sizes["bad"], tensors), exchange(sizes["good"], tensors)) for _ in range(ctx.scale(1, 3))]
+    bad, good = trials[0]
     moved = f"{tensors} tensors of {TENSOR_MIB} MiB, up to 4 in flight"
     shm = f"/dev/shm {sizes['bad'] // 2**20} MiB vs {sizes['good'] // 2**20} MiB"
     rate = lambda run: (run["arrived"] * TENSOR_MIB / run["seconds"]) if run["arrived"] and run["seconds"] else None  # noqa: E731
-    bad_rate, good_rate = rate(bad), rate(good)
+    bad_rates = tuple(r for r in (rate(b) for b, _ in trials) if r)
+    good_rates = tuple(r for r in (rate(g) for _, g in trials) if r)
+    bad_rate = statistics.median(bad_rates) if len(bad_rates) == len(trials) else None
+    good_rate = statistics.median(good_rates) if len(good_rates) == len(trials) else None
     return [
         Measurement(f"transfers that failed ({moved}; {shm})", "transfers", tensors - bad["arrived"], tensors - good["arrived"], deterministic=True),
         Measurement(
@@ -63,5 +68,7 @@ def measure(ctx: PairContext) -> list[Measurement]:
             bad_rate,
             good_rate,
             skipped=None if bad_rate and good_rate else f"no transfer arrived with the small /dev/shm ({bad.get('error')})",
+            bad_runs=bad_rates,
+            good_runs=good_rates,
         ),
     ]

@@ -1,0 +1,37 @@
+"""What a call loads: a model, pipeline, ONNX Runtime session, tokenizer or processor (GEM502 asks it of
+per-request code, GEM202 of start-up code)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gemlint.analysis import frameworks as fw
+from gemlint.analysis.module import ModuleAnalysis, dotted_name
+
+# The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
+LOADER_NAMES = frozenset(
+    {"from_pretrained", "from_single_file"}
+    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
+    | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
+)
+
+
+def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
+    """"a model", "a pipeline", "an ONNX Runtime session", "a tokenizer", "a processor", or None."""
+    names = analysis.qualified_names(node.func)
+    if names & fw.TOKENIZER_LOADERS:
+        return "a tokenizer"
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
+        owner = analysis.qualified_names(func.value)
+        label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
+        if any(n.startswith(fw.FROM_PRETRAINED_LIBRARIES) for n in owner):
+            return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
+        return None
+    if names & fw.MODEL_LOADERS:
+        return "a model"
+    loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
+    if not loaded:
+        return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load
+    family = fw.MODEL_PRODUCERS.get(sorted(loaded)[0])
+    return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")

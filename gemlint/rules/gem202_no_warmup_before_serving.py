@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from gemlint.analysis import frameworks as fw
+from gemlint.analysis.handlers import startup_reason
+from gemlint.analysis.loads import LOADER_NAMES, load_kind
+from gemlint.analysis.module import dotted_name, terminal_name
+from gemlint.analysis.triage import Triage
+from gemlint.diagnostics import Severity
+from gemlint.rule import AnalysisRule
+
+# Calls on a loaded model that run it (a warm-up), besides calling it.
+_RUNS = frozenset({"forward", "generate", "run", "encode", "predict", "infer", "embed", "transcribe", "__call__"})
+# A function named like one of these that runs the model warms it before (or as) traffic arrives.
+_WARMING_NAME = re.compile(r"warm|ready|readiness|health|self_test|selftest", re.IGNORECASE)
+_HELPER_DEPTH = 2
+
+
+class NoWarmupBeforeServing(AnalysisRule):
+    code = "GEM202"
+    name = "no-warmup-before-serving"
+    severity = Severity.WARNING
+    preview = True
+    summary = "A service loads its model at start-up and takes traffic before anything has run it once."
+    rationale = (
+        "The first forward pass pays what later ones do not: CUDA context creation, cuDNN/cuBLAS kernel "
+        "selection and autotuning, TorchScript/Inductor specialisation, allocator growth and lazy tokenizer "
+        "initialisation. Without a warm-up the first requests after every start, scale-up or restart take "
+        "seconds instead of milliseconds and time out behind the load balancer. Run one inference on a "
+        "representative input at start-up, before the service reports ready."
+    )
+    not_flagged = (
+        "A start-up path that runs the loaded model (a forward, `generate`, `run`, `encode`, ...) directly or "
+        "through a helper of the same class or module, or calls a warm-up function.",
+        "A readiness or health check of the same module that runs the model (the first probe warms it).",
+        "Loads outside start-up code (request handlers are GEM502's), loads whose result is not kept, "
+        "tokenizers and processors alone, and tests and benchmarks.",
+    )
+    bad = """\
+from fastapi import FastAPI
+from transformers import AutoModelForSequenceClassification
+
+app = FastAPI()
+state = {}
+
+
+@app.on_event("startup")
+def load():
+    state["model"] = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased")
+"""
+    good = """\
+import torch
+from fastapi import FastAPI
+from transformers import AutoModelForSequenceClassification
+
+app = FastAPI()
+state = {}
+
+
+@app.on_event("startup")
+def load():
+    state["model"] = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased")
+    with torch.inference_mode():
+        state["model"](input_ids=torch.ones(1, 16, dtype=torch.long))  # warm-up
+"""
+    benchmark = "First-request latency vs the median of the following requests, with and without a warm-up at start-up."
+    tags = ("performance", "serving")
+    precision = "medium"
+    prefilter = fw.SERVING_IMPORT_MARKERS
+
+    @classmethod
+    def may_match_syntax(cls, triage: Triage) -> bool:
+        return not triage.facts.calls.isdisjoint(LOADER_NAMES)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if terminal_name(node.func) not in LOADER_NAMES or not self.analysis.is_production:
+            return  # tests and benchmarks start services to exercise them, not to take traffic
+        what = load_kind(self.analysis, node)
+        if what not in ("a model", "a pipeline", "an ONNX Runtime session"):
+            return
+        function = self.analysis.enclosing_function(node)
+        if function is None:
+            if not self.analysis.routes.routes:
+                return  # module level of a module that serves nothing
+            where = "module level of the served application"
+            body = [s for s in self.analysis.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        else:
+            where = startup_reason(self.analysis, function)
+            if where is None:
+                return
+            body = function.body
+        target = _kept_as(self.analysis, node)
+        if target is None or self._warmed(body, target, function, 0) or self._warmed_by_a_check(target):
+            return
+        text = self.analysis.module.code_for_node(node.func)
+        self.report(
+            node,
+            f"`{text}(...)` loads {what} at start-up ({where}), and nothing runs `{target}` before the service takes "
+            "traffic: the first requests pay CUDA context creation, kernel selection and allocator growth; run one "
+            "inference on a representative input after loading",
+        )
+
+    def _warmed(self, body, target: str, function: cst.FunctionDef | None, depth: int) -> bool:
+        """Whether ``body`` (a function's, or the module's top-level statements) runs ``target``."""
+        nodes = (n for statement in body for n in self.analysis.subtree(statement)) if isinstance(body, list) else self.analysis.subtree(body)
+        for node in nodes:
+            if not isinstance(node, cst.Call):
+                continue
+            if _runs(node, target):
+                return True
+            name = terminal_name(node.func) or ""
+            if _WARMING_NAME.search(name):
+                return True
+            if depth < _HELPER_DEPTH:
+                helper = self._helper(node, function)
+                if helper is not None and self._warmed(helper.body, target, helper, depth + 1):
+                    return True
+        return False
+
+    def _helper(self, call: cst.Call, caller: cst.FunctionDef | None) -> cst.FunctionDef | None:
+        """The same-class method (``self.helper()``) or same-file function (``helper()``) ``call`` runs."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            return _module_function(self.analysis.module, func.value)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls") and caller is not None:
+            owner = self.analysis.enclosing_class(caller)
+            if owner is not None:
+                return next((s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value), None)
+        return None
+
+    def _warmed_by_a_check(self, target: str) -> bool:
+        """A readiness/health function of the module runs the model: the first probe warms it."""
+        for node in self.analysis.subtree(self.analysis.module, into_scopes=True):
+            if isinstance(node, cst.FunctionDef) and _WARMING_NAME.search(node.name.value):
+                if any(isinstance(n, cst.Call) and _runs(n, target) for n in self.analysis.subtree(node.body)):
+                    return True
+        return False
+
+
+def _kept_as(analysis, call: cst.Call) -> str | None:
+    """The name, attribute or subscript the load is assigned to (``self.model``, ``state["model"]``)."""
+    statement = next((a for a in analysis.ancestors(call) if isinstance(a, (cst.Assign, cst.AnnAssign))), None)
+    if statement is None:
+        return None
+    target = statement.targets[0].target if isinstance(statement, cst.Assign) else statement.target
+    if isinstance(target, (cst.Name, cst.Attribute)):
+        return dotted_name(target)
+    if isinstance(target, cst.Subscript):
+        return _spelled(target)
+    return None
+
+
+def _spelled(expression: cst.BaseExpression) -> str | None:
+    if isinstance(expression, (cst.Name, cst.Attribute)):
+        return dotted_name(expression)
+    if isinstance(expression, cst.Subscript):
+        return cst.Module([]).code_for_node(expression)
+    return None
+
+
+def _runs(call: cst.Call, target: str) -> bool:
+    """``target(...)`` or ``target.generate(...)`` (and the other methods that run a model)."""
+    func = call.func
+    if _spelled(func) == target:
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _RUNS and _spelled(func.value) == target
+
+
+def _module_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
+    return next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
