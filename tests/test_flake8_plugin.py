@@ -83,6 +83,8 @@ NEEDS_THE_PROJECT = {
             ("serving/app.py", 12, 1, "GEM102"),  # the model comes from a factory in models/
             ("serving/app.py", 19, 12, "GEM101"),
             ("services/custom_service.py", 12, 16, "GEM101"),  # the model class is in models/
+            ("predictors/annotated.py", 14, 18, "GEM101"),  # the parameter's annotation names a class in models/
+            ("scripts/scoring.py", 9, 13, "GEM101"),  # called from the module-level code of scripts/score_folder.py
         },
         {
             ("serving/app.py", 52, 15, "GEM101"),  # the model's own forward, in models/, disables gradients

@@ -39,3 +39,20 @@ def test_gem501_basic_says_what_it_keeps_and_loses_in_python_and_cpp():
         assert finding.severity.value == "note"
         assert "constant folding, redundant-node eliminations and simple fusions" in finding.message
         assert "loses the extended fusions" in finding.message and "layout optimizations" in finding.message
+
+
+FORWARDS = '''\
+import torch
+
+class Service:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 2).eval()
+
+    def predict(self, x):
+        return self.net.forward(x), self.net(x)
+'''
+
+
+def test_gem101_shows_the_forward_call_as_written():
+    messages = sorted(f.message.split(" runs ", 1)[0] for f in lint_source(FORWARDS, "svc.py") if f.code == "GEM101")
+    assert messages == ["`self.net(...)`", "`self.net.forward(...)`"]

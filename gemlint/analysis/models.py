@@ -581,6 +581,9 @@ class ModelTracker:
                 local = self._local_class(node)
                 if local is not None and self.is_model_class(local):
                     return True
+                outside = self.analysis.outside
+                if local is None and outside is not None and outside.model_class(self.analysis, node) is not None:
+                    return True  # a project nn.Module class from another module
         return False
 
     @staticmethod

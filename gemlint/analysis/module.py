@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import enum
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,7 +29,7 @@ from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses
     positional_arg,
     terminal_name,
 )
-from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_test_path, is_training_path
+from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_test_path, is_training_path, script_runs
 
 
 class Context(enum.Enum):
@@ -339,7 +341,10 @@ class ModuleAnalysis:
         if self.is_training_file:
             return Verdict(Context.TRAINING, "the file matches training-paths")
         inference: Verdict | None = None
+        in_definition = False
         for ancestor in self.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                in_definition = True
             if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor):
                 return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
             if isinstance(ancestor, cst.FunctionDef):
@@ -354,9 +359,24 @@ class ModuleAnalysis:
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
             return inference
+        if not in_definition and self.script_runs and not self.is_test_file:
+            if self.module_trains:
+                return Verdict(Context.TRAINING, "the script trains")
+            return Verdict(Context.INFERENCE, "module-level code of a script that runs what it builds, without training")
         if self.is_inference_file:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
+
+    @cached_property
+    def script_runs(self) -> bool:
+        """Module-level code calls what module-level code built (see :class:`~gemlint.analysis.triage.SyntaxFacts`)."""
+        triage = getattr(self.context, "triage", None)
+        if triage is not None:
+            return triage.facts.script_runs
+        try:  # a file the project model parsed for a caller's context: no triage was made for it
+            return script_runs(ast.parse(self.context.text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
 
     @cached_property
     def may_have_inference_context(self) -> bool:
@@ -369,7 +389,7 @@ class ModuleAnalysis:
             return True
         if self.outside is not None and self.outside.gives_context(self):
             return True
-        if not self.is_test_file and any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body):
+        if not self.is_test_file and (self.script_runs or any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)):
             return True
         return any(self._inference_reason(function) for function in self.nodes_of(cst.FunctionDef))
 

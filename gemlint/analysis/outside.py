@@ -43,3 +43,6 @@ class OutsideFacts(Protocol):
     def construction_loads(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,
         in another module, calls ``torch.load``, ``from_pretrained`` and the like), or None."""
+
+    def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
+        """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""

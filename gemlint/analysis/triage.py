@@ -39,6 +39,9 @@ class SyntaxFacts:
     bases: set[str] = field(default_factory=set)  # base classes
     imports: set[str] = field(default_factory=set)  # absolute modules imported, with their parent packages
     main_block: bool = False  # a module-level ``if __name__ == "__main__":``
+    #: Module-level code calls a name that module-level code bound to a call (``model = load()`` then
+    #: ``print(model(x))``): a script that runs what it built, outside any function.
+    script_runs: bool = False
 
     def imports_any(self, modules) -> bool:
         return not self.imports.isdisjoint(modules)
@@ -59,7 +62,10 @@ def terminal(expression: ast.AST) -> str | None:
 
 def collect(tree: ast.Module) -> SyntaxFacts:
     """One iterative walk over ``tree`` (deep files must not exhaust the stack)."""
-    facts = SyntaxFacts(main_block=any(isinstance(node, ast.If) and _is_main_test(node.test) for node in tree.body))
+    facts = SyntaxFacts(
+        main_block=any(isinstance(node, ast.If) and _is_main_test(node.test) for node in tree.body),
+        script_runs=script_runs(tree),
+    )
     calls, keywords, assigned = facts.calls, facts.keywords, facts.assigned
     aliases: dict[str, str] = {}
     stack: list[ast.AST] = [tree]
@@ -145,6 +151,26 @@ def add_module(into: set[str], name: str | None) -> None:
         into.update(".".join(parts[: i + 1]) for i in range(len(parts)))
 
 
+def script_runs(tree: ast.Module) -> bool:
+    """Whether module-level code (outside functions and classes) calls a module-level name bound to a call."""
+    built = {
+        target.id
+        for statement in tree.body
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Call)
+        for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        if isinstance(target, ast.Name)
+    }
+    if not built:
+        return False
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in built:
+                return True
+    return False
+
+
 def _is_main_test(test: ast.AST) -> bool:
     return (
         isinstance(test, ast.Compare)
@@ -191,7 +217,7 @@ class Triage:
         :meth:`ModuleAnalysis.may_have_inference_context`, which confirms it with resolved names."""
         if self.training_file:
             return False
-        if self.inference_file or self.project_context or (self.facts.main_block and not self.test_file):
+        if self.inference_file or self.project_context or ((self.facts.main_block or self.facts.script_runs) and not self.test_file):
             return True
         facts = self.facts
         if any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):

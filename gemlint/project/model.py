@@ -26,7 +26,7 @@ from libcst.metadata import PositionProvider
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.index import TRAINING_CANDIDATES
-from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix
+from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import code_digest
 
@@ -478,6 +478,19 @@ class ProjectModel:
                                 found.add(entry.path)  # a hook through a project base elsewhere, or a protocol
             seen = {(entry.path, function.qualname) for entry, function in frontier}
             self._entry_points = frozenset(seen)
+            # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would.
+            for entries in self.modules.values():
+                for entry in entries:
+                    if not self._is_script(entry):
+                        continue
+                    for site in entry.summary.module_calls:
+                        target = self.resolve_call(entry, None, site.callee)
+                        located = self._function(target) if target is not None and target.kind == "function" else None
+                        if located is not None and (located[0].path, located[1].qualname) not in seen:
+                            seen.add((located[0].path, located[1].qualname))
+                            frontier.append(located)
+                            if located[0].path != entry.path:
+                                found.add(located[0].path)
             for _ in range(MAX_HOPS):
                 following = []
                 for entry, function in frontier:
@@ -494,6 +507,9 @@ class ProjectModel:
             self._reached = frozenset(seen)
             self._context_paths = frozenset(found)
         return self._context_paths
+
+    def _is_script(self, entry: _Entry) -> bool:
+        return _runs_as_script(entry, os.path.relpath(entry.path, self.project.root).replace(os.sep, "/"))
 
     def on_inference_path(self, path: str, qualname: str) -> bool:
         """The function is an entry point or reached from one (through at most ``MAX_HOPS`` calls)."""
@@ -588,8 +604,11 @@ class ProjectModel:
             return []
         found = []
         for caller_entry, caller, site in self.callers(*located):
-            if caller is None or not self.on_inference_path(caller_entry.path, caller.qualname):
-                continue  # a test, a script or unreached code calling it is not a path from a request
+            if caller is None:
+                if not self._is_script(caller_entry):
+                    continue  # module-level code that is not a script's run: an import-time call
+            elif not self.on_inference_path(caller_entry.path, caller.qualname):
+                continue  # a test or unreached code calling it is not a path from a request
             parsed = self.project.parsed(Path(caller_entry.path))
             caller = parsed.analysis if parsed is not None else None
             call = _call_at(caller, site) if caller is not None else None
@@ -632,6 +651,14 @@ class ProjectModel:
             if kind in ("constructed", "loaded"):
                 return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
         return None
+
+    def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
+        entry = self._entry_for(analysis)
+        spelled = _spelled(expression)
+        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
+        if target is None or target.kind != "class" or target.module == entry.summary.name:
+            return None
+        return target.dotted if self.is_model_class(target, entry.path) else None
 
     def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         entry = self._entry_for(analysis)
@@ -718,6 +745,14 @@ def _evaluates(function: FunctionSummary) -> bool:
     if any(site.callee.rsplit(".", 1)[-1] in TRAINING_CANDIDATES for site in function.calls):
         return False
     return bool({site.callee for site in function.calls} & function.evaluated)
+
+
+def _runs_as_script(entry: _Entry, relative: str) -> bool:
+    """A script by its summary: module-level code runs what it built, does not train, and is not a test."""
+    syntax = entry.summary.syntax
+    if syntax is None or not syntax.script_runs or is_test_path(relative):
+        return False
+    return not any(site.callee.rsplit(".", 1)[-1] in TRAINING_CANDIDATES for site in entry.summary.module_calls)
 
 
 def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:

@@ -102,6 +102,8 @@ def score(batch: dict):
         if models.forward_guard(receiver):
             return
         model = shown(receiver)
+        # `self.net.forward(x)` is shown as written; `self.net(x)` and `self(x)` by the model that runs
+        called = f"{model}.forward" if isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward" else model
         async_guard = self.analysis.async_decorator_guard(node)
         if async_guard is not None:
             why = (
@@ -112,7 +114,7 @@ def score(batch: dict):
             why = "autograd records the graph and keeps activations for a backward that never comes"
         self.report(
             node,
-            f"`{model}(...)` runs a forward pass with autograd enabled in inference code ({verdict.reason}); {why}. "
+            f"`{called}(...)` runs a forward pass with autograd enabled in inference code ({verdict.reason}); {why}. "
             "Run it under `torch.inference_mode()`",
             fix=self._fix(node),
         )
