@@ -62,9 +62,9 @@ state = {}
 
 @app.on_event("startup")
 def load():
-    state["model"] = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased")
+    model = state["model"] = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased")
     with torch.inference_mode():
-        state["model"](input_ids=torch.ones(1, 16, dtype=torch.long))  # warm-up
+        model(input_ids=torch.ones(1, 16, dtype=torch.long))  # warm-up
 """
     benchmark = "First-request latency vs the median of the following requests, with and without a warm-up at start-up."
     tags = ("performance", "serving")
