@@ -85,6 +85,8 @@ NEEDS_THE_PROJECT = {
             ("services/custom_service.py", 12, 16, "GEM101"),  # the model class is in models/
             ("predictors/annotated.py", 14, 18, "GEM101"),  # the parameter's annotation names a class in models/
             ("scripts/scoring.py", 9, 13, "GEM101"),  # called from the module-level code of scripts/score_folder.py
+            ("serving/by_name.py", 11, 1, "GEM102"),  # built by a registry of factories in models/registry.py
+            ("serving/by_name.py", 12, 1, "GEM102"),  # a project class wrapping that model
         },
         {
             ("serving/app.py", 52, 15, "GEM101"),  # the model's own forward, in models/, disables gradients

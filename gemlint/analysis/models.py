@@ -343,6 +343,12 @@ class ModelTracker:
         """The model ``call`` itself creates or loads, if it does."""
         func = call.func
         if dotted_name(func) is None:
+            outside = self.analysis.outside
+            if isinstance(func, cst.Subscript) and outside is not None:  # `registry[key](...)`: a project dict of builders
+                found = outside.model_producer(self.analysis, func)
+                if found is not None:
+                    kind, description = found
+                    return ModelOrigin(Origin.PRETRAINED if kind == "evaluated" else Origin.CONSTRUCTED, call, description)
             return None  # `make()(x)`, `models[k](x)`, `resnet18().eval()`: not a constructor or loader reference
         names = self.analysis.qualified_names(func)
         text = shown(func)

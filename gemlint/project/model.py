@@ -196,6 +196,8 @@ class ProjectModel:
         summary = entry.summary
         if first in summary.classes or first in summary.functions:
             base = Target("class" if first in summary.classes else "function", summary.name, first)
+        elif first in summary.registries and not rest:
+            return Target("registry", summary.name, first)
         elif first in summary.imports:
             base = self.resolve_absolute(summary.imports[first], entry.path, _depth + 1)
         elif first in summary.bindings:
@@ -248,6 +250,8 @@ class ProjectModel:
             summary = entry.summary
             if first in summary.classes or first in summary.functions:
                 base = Target("class" if first in summary.classes else "function", module, first)
+            elif first in summary.registries and len(rest) == 1:
+                return Target("registry", module, first)
             elif first in summary.imports and summary.imports[first] != dotted:
                 base = self.resolve_absolute(summary.imports[first], entry.path, _depth + 1)
             else:
@@ -635,6 +639,8 @@ class ProjectModel:
             return results
 
     def model_producer(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> tuple[str, str] | None:
+        if isinstance(func, cst.Subscript):
+            return self._registry_producer(analysis, func)
         entry = self._entry_for(analysis)
         spelled = _spelled(func)
         if entry is None or spelled is None:
@@ -651,6 +657,30 @@ class ProjectModel:
             if kind in ("constructed", "loaded"):
                 return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
         return None
+
+    def _registry_producer(self, analysis: ModuleAnalysis, func: cst.Subscript) -> tuple[str, str] | None:
+        """``registry[key](...)`` where ``registry`` is a project dict of builder functions: what every builder
+        returns (``evaluated`` only when each one puts its model in eval mode)."""
+        entry = self._entry_for(analysis)
+        spelled = _spelled(func.value)
+        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
+        if target is None or target.kind != "registry":
+            return None
+        owner = self.entry(target.module, entry.path)
+        builders = owner.summary.registries.get(target.qualname, []) if owner is not None else []
+        kinds = set()
+        for builder in builders:
+            resolved = self.resolve(owner, builder)
+            kind = self.factory(resolved, owner.path) if resolved is not None and resolved.kind == "function" else None
+            if kind is None:
+                return None  # one value that is not a model factory: the registry is not (only) of models
+            kinds.add(kind)
+        if not kinds:
+            return None
+        shown = f"`{spelled}[...](...)`"
+        if kinds == {"evaluated"}:
+            return "evaluated", f"{shown}, a model built by the factories of `{target.dotted}`, which all put it in eval mode"
+        return "constructed", f"{shown}, a model built by the factories of `{target.dotted}`"
 
     def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
         entry = self._entry_for(analysis)

@@ -67,6 +67,8 @@ class ModuleSummary:
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     #: Module-level names bound to a call: name -> callee spellings.
     bindings: dict[str, list[str]] = field(default_factory=dict)
+    #: Module-level dicts whose values are all names (a registry of builders): name -> the values' spellings.
+    registries: dict[str, list[str]] = field(default_factory=dict)
     #: The calls made by module-level statements (a script's body).
     module_calls: list[CallSite] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
@@ -219,6 +221,12 @@ class _Summariser:
     # -- bindings and calls -----------------------------------------------------------------
     def _assign(self, node: ast.Assign) -> None:
         self._bind(node.targets, node.value)
+        if not self.functions and not self.classes and isinstance(node.value, ast.Dict) and node.value.values:
+            values = [dotted(value) for value in node.value.values]
+            if all(values):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.summary.registries[target.id] = values  # type: ignore[assignment]
         self.children(node)
 
     def _ann_assign(self, node: ast.AnnAssign) -> None:

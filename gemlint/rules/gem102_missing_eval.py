@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis.models import ModelOrigin, shown
+from gemlint.analysis.models import ModelOrigin, Origin, shown
 from gemlint.analysis.triage import Triage
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.rule import AnalysisRule
@@ -29,6 +29,8 @@ class MissingEval(AnalysisRule):
         "the model class's own `__init__` or in one of its methods called on it.",
         "Submodules: modules built inside an nn.Module subclass or passed to a container (`nn.Sequential(...)`), "
         "whose mode follows their parent's.",
+        "Wrappers built around a model already in eval mode (a pretrained model, or one a project factory or "
+        "registry of factories put in eval mode, passed to the wrapper's constructor).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
         "(`nn.Linear`, `nn.Conv2d`, ...).",
     )
@@ -109,9 +111,21 @@ def classify(features: list[float]):
                     served.setdefault(origin.node, verdict.reason)
         for origin, bindings in constructions:
             reason = served.get(origin.node)
-            if reason is None or models.set_to_eval(origin) or self._submodule(bindings):
+            if reason is None or models.set_to_eval(origin) or self._submodule(bindings) or self._wraps_evaluated_model(origin):
                 continue
             self._report(origin, bindings, reason)
+
+    def _wraps_evaluated_model(self, origin: ModelOrigin) -> bool:
+        """The construction takes a model that is already in eval mode (``Wrapper(model=sam)``): a wrapper around
+        it, whose mode the wrapped model's ``.eval()`` settled."""
+        if not isinstance(origin.node, cst.Call):
+            return False
+        models = self.analysis.models
+        for argument in origin.node.args:
+            held = models.origins(argument.value)
+            if held and all(o.kind is Origin.PRETRAINED or (o.kind is Origin.CONSTRUCTED and models.set_to_eval(o)) for o in held):
+                return True
+        return False
 
     def _submodule(self, bindings: list[cst.BaseSmallStatement]) -> bool:
         """``self.x = Net()`` inside an nn.Module: a submodule, whose mode follows its parent's ``.eval()``."""
