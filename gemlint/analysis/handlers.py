@@ -99,6 +99,18 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     return None
 
 
+def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
+    """Why ``node`` runs on every request: its function is per-request code (see :func:`per_request_reason`)
+    and what it makes is not kept once (:func:`kept_once`); else None."""
+    function = analysis.enclosing_function(node)
+    if function is None:
+        return None
+    reason = per_request_reason(analysis, function)
+    if reason is None or kept_once(analysis, node):
+        return None
+    return reason
+
+
 def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     """``node`` is assigned to a global or attribute only when that is still empty (lazy loading).
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.handlers import kept_once, per_request_reason
+from gemlint.analysis.handlers import runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import Triage
@@ -79,11 +79,8 @@ def classify(text: str):
             return  # cheap syntactic gate before resolving names
         if what is None:
             return
-        function = self.analysis.enclosing_function(node)
-        if function is None:
-            return
-        reason = per_request_reason(self.analysis, function)
-        if reason is None or kept_once(self.analysis, node):
+        reason = runs_per_request(self.analysis, node)
+        if reason is None:
             return
         text = self.analysis.module.code_for_node(node.func)
         self.report(
