@@ -94,6 +94,11 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
         if caller_reason is None:
             return None
         reasons.append(caller_reason)
+    if analysis.outside is not None:  # callers in other modules count alike (the project model bounds the hops)
+        elsewhere = analysis.outside.per_request_callers(analysis, function)
+        if any(reason is None for reason in elsewhere):
+            return None
+        reasons.extend(elsewhere)  # type: ignore[arg-type]
     if reasons:
         return f"`{function.name.value}` is called from request code ({reasons[0]})"
     return None

@@ -24,6 +24,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.handlers import per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
@@ -625,6 +626,31 @@ class ProjectModel:
             if not allowed:
                 return []
             return [caller.context_of(call) for caller, call in self._caller_calls(analysis, function)]
+
+    def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
+        located = self._function_target(analysis, function)
+        if located is None:
+            return []
+        with self._hop() as allowed:
+            if not allowed:
+                return []
+            reasons: list[str | None] = []
+            for caller_entry, caller, site in self.callers(*located):
+                relative = os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/")
+                if is_test_path(relative):
+                    continue  # a test calling the helper is not a way it is deployed
+                if caller is None:
+                    return [None]  # called at import time: not only per request
+                parsed = self.project.parsed(Path(caller_entry.path))
+                call = _call_at(parsed.analysis, site) if parsed is not None else None
+                enclosing = parsed.analysis.enclosing_function(call) if call is not None else None
+                if enclosing is None:
+                    return [None]
+                reason = per_request_reason(parsed.analysis, enclosing)
+                if reason is None:
+                    return [None]
+                reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
+            return reasons
 
     def callers_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int) -> list[bool]:
         with self._hop() as allowed:
