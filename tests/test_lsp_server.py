@@ -310,3 +310,36 @@ async def test_a_crashing_rule_is_logged_and_the_server_keeps_serving(crashing_c
     assert any("internal error in GEM101" in m.message and m.type == lsp.MessageType.Error for m in crashing_client.log_messages)
     shown = await crashing_client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), published[0].range.start))
     assert shown is not None
+
+
+async def test_settings_from_workspace_configuration_and_their_changes(client: LanguageClient, tmp_path: Path):
+    root = project(tmp_path, {"app.py": APP})
+    client.set_configuration({"select": ["GEM602"]}, section="gemlint")
+    await start(client, root)
+    uri = open_file(client, root / "app.py", "python")
+    await findings(client, uri, lambda codes: codes == ["GEM602"])
+    client.set_configuration({"select": ["GEM101"], "ignore": []}, section="gemlint")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+    await findings(client, uri, lambda codes: codes == ["GEM101", "GEM101"])
+
+
+async def test_a_bad_setting_is_logged_with_its_key_and_the_defaults_apply(client: LanguageClient, tmp_path: Path):
+    root = project(tmp_path, {"app.py": APP})
+    await start(client, root, {"unsafeFixes": "yes"})
+    uri = open_file(client, root / "app.py", "python")
+    await findings(client, uri, lambda codes: "GEM101" in codes and "GEM602" in codes)
+    assert any("'unsafeFixes' must be true or false" in message.message for message in client.log_messages)
+
+
+async def test_project_config_file_and_noqa_apply_as_in_the_cli(client: LanguageClient, tmp_path: Path):
+    root = project(
+        tmp_path,
+        {
+            "app.py": APP.replace("    model(torch.zeros(1, 4))\n", "    model(torch.zeros(1, 4))  # noqa: GEM101\n"),
+            "pyproject.toml": '[tool.gemlint]\nignore = ["GEM602"]\nseverity = { GEM101 = "error" }\n',
+        },
+    )
+    await start(client, root)
+    uri = open_file(client, root / "app.py", "python")
+    published = await findings(client, uri, lambda codes: codes == ["GEM101"])
+    assert published[0].range.start.line == 9 and published[0].severity == lsp.DiagnosticSeverity.Error

@@ -205,7 +205,9 @@ async def initialized(ls: GemlintServer, params: lsp.InitializedParams) -> None:
             )
         except Exception as error:  # the client said it could, then would not: files changed outside go unseen
             ls.log(f"gemlint: could not watch the workspace's files ({error})", lsp.MessageType.Warning)
-    await _pull_configuration(ls)
+    if await _pull_configuration(ls):
+        for uri in list(ls.workspace.text_documents):  # opened before the settings came
+            ls.schedule(uri, 0)
 
 
 async def _pull_configuration(ls: GemlintServer) -> bool:
