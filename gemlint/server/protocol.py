@@ -48,6 +48,8 @@ class GemlintServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         #: What was last published per document: its version and gemlint's findings (for code actions and hover).
         self.published: dict[str, tuple[int | None, list[Diagnostic]]] = {}
+        #: A Python buffer changed since the open documents with cross-file findings were last linted.
+        self.dependents_stale = False
 
     async def call(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.worker, function, *args)
@@ -63,13 +65,12 @@ class GemlintServer(LanguageServer):
         self.pending[uri] = asyncio.get_running_loop().create_task(self._lint_later(uri, delay))
 
     async def _lint_later(self, uri: str, delay: float) -> None:
-        try:
-            if delay:
-                await asyncio.sleep(delay)
-            await self.lint(uri)
-        finally:
-            if self.pending.get(uri) is asyncio.current_task():
-                del self.pending[uri]
+        if delay:
+            await asyncio.sleep(delay)
+        # From here on the lint runs to its end (a newer edit schedules its own; this result is then dropped).
+        if self.pending.get(uri) is asyncio.current_task():
+            del self.pending[uri]
+        await self.lint(uri)
 
     async def lint(self, uri: str, *, cascade: bool = True) -> None:
         document = self._open(uri)
@@ -86,11 +87,14 @@ class GemlintServer(LanguageServer):
             self.log(f"gemlint: {crash}")
         for warning in result.warnings:
             self.log(f"gemlint: {warning}", lsp.MessageType.Warning)
+        # Other documents' cross-file findings are out of date even if this result turns out stale.
+        self.dependents_stale = self.dependents_stale or result.project_changed
         current = self._open(uri)
         if current is None or current.version != version:
             return  # stale: the document changed (its own lint is scheduled) or was closed
         self.publish(current, result.diagnostics)
-        if result.project_changed and cascade:
+        if self.dependents_stale and cascade:
+            self.dependents_stale = False
             await self.relint_dependents(exclude=uri)
 
     async def relint_dependents(self, exclude: str | None = None) -> None:
