@@ -62,6 +62,7 @@ def tools(corpus: list[Path], big_file: Path, cache_dir: Path) -> dict[str, list
         "ast-parse-1proc": [py, str(HERE / "parse_only.py"), "ast", *targets],
         "gemlint-cold-j2": [py, "-m", "gemlint", "--no-cache", "--jobs", "2", "--exit-zero", "-q", *targets],
         "gemlint-warm-j2": [py, "-m", "gemlint", "--cache-dir", str(cache_dir), "--jobs", "2", "--exit-zero", "-q", *targets],
+        "flake8-alone-bigfile": [py, str(HERE / "flake8_without_gemlint.py"), "--select", "GEM", str(big_file)],
         "gemlint-flake8-bigfile": [py, "-m", "flake8", "--select", "GEM", str(big_file)],
         "libcst-parse-bigfile": [py, str(HERE / "parse_only.py"), "libcst", str(big_file)],
         "ruff": peer("ruff", "ruff", "check", "--no-cache", "--exit-zero", "-q", *targets),
@@ -72,7 +73,7 @@ def tools(corpus: list[Path], big_file: Path, cache_dir: Path) -> dict[str, list
     return {
         name: command
         for name, command in found.items()
-        if name.startswith(("gemlint", "libcst", "ast")) or Path(command[0]).exists()
+        if name.startswith(("gemlint", "libcst", "ast", "flake8-alone")) or Path(command[0]).exists()
     }
 
 

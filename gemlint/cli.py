@@ -451,6 +451,17 @@ def explain(code: str) -> None:
     click.echo(rule_text(rule), nl=False)
 
 
+@main.command("server")
+def server_command() -> None:
+    """Run the language server (LSP over stdin/stdout) for editors: live findings, quick fixes, hover docs."""
+    from gemlint import server
+
+    if not server.available():
+        click.echo(f"gemlint: error: {server.MISSING}", err=True)
+        sys.exit(2)
+    server.main()
+
+
 @main.command("bench")
 @click.option("--rule", "rules", multiple=True, metavar="CODE", help="Benchmark these rules only (codes or prefixes, repeatable).")
 @click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True, help="Where the pairs run.")

@@ -14,6 +14,10 @@ Columns are 0-based as flake8 expects (it adds 1 when printing). A file that no
 selected rule can match (by the rules' text prefilters, then by what flake8's
 ``ast`` tree shows) is never parsed by LibCST, and no exception ever escapes to
 flake8: LibCST failures become a GEM000 finding.
+
+Start-up matters here: flake8 runs the plugin in a fresh process on every save. That triage reads the
+rules' markers and syntax gates from :mod:`gemlint.rules.triage_table`, so for the many files that no
+rule admits, neither LibCST nor the engine, the analyses or any rule is ever imported.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 from gemlint.version import __version__
 
 if TYPE_CHECKING:
+    from gemlint.analysis.triage import RuleTriage
     from gemlint.config import Config
     from gemlint.config_tree import ConfigTree
     from gemlint.discovery import Discovery
@@ -64,19 +69,29 @@ def _settings(
 @lru_cache(maxsize=16)
 def _tree(root: str, config_file: str | None) -> "ConfigTree":
     from gemlint.config_tree import ConfigTree
-    from gemlint.registry import known_codes
+    from gemlint.rules.triage_table import KNOWN_CODES
 
-    return ConfigTree(Path(root), known_codes(), config_file=Path(config_file) if config_file else None)
+    return ConfigTree(Path(root), KNOWN_CODES, config_file=Path(config_file) if config_file else None)
 
 
 @lru_cache(maxsize=64)
 def _selection(config: "Config", named_codes: frozenset[str] = frozenset()) -> "Selection":
+    """The selected rules' triage entries (the rules themselves are imported only for admitted files)."""
+    from gemlint.rules.triage_table import PYTHON_RULES
+    from gemlint.selection import Selection
+
+    previews = tuple(sorted(rule.code for rule in PYTHON_RULES if rule.preview and rule.code in named_codes))
+    if previews:
+        config = config.with_overrides(extend_select=config.extend_select + previews)
+    return Selection.from_config(config, PYTHON_RULES)  # type: ignore[arg-type]  # code and preview suffice
+
+
+@lru_cache(maxsize=64)
+def _rule_selection(config: "Config") -> "Selection":
+    """The same selection with the rule classes, for a file that the triage admitted."""
     from gemlint.registry import all_rules
     from gemlint.selection import Selection
 
-    previews = tuple(sorted(rule.code for rule in all_rules() if rule.preview and rule.code in named_codes))
-    if previews:
-        config = config.with_overrides(extend_select=config.extend_select + previews)
     return Selection.from_config(config, all_rules())
 
 
@@ -132,8 +147,8 @@ class Flake8Plugin:
             yield 1, 0, f"GEM000 internal error in gemlint's flake8 plugin ({type(error).__name__}: {error}); please report it", type(self)
 
     def _run(self) -> Iterator[tuple[int, int, str, type]]:
+        from gemlint.analysis.triage import Triage, collect
         from gemlint.discovery import SourceFile, root_relative
-        from gemlint.engine import checking_rules, lint_text
         from gemlint.languages import Language
 
         path = Path(self.filename)
@@ -148,10 +163,20 @@ class Flake8Plugin:
         if named and discovery.is_excluded_file(path):
             return
         relative = root_relative(path, config.glob_root) if named else self.filename
-        source = SourceFile(path, Language.PYTHON, self.filename, relative)
         text = "".join(self.lines)
-        if not any(rule.may_match(text) for rule in checking_rules(selection, source)):
+        candidates: list[RuleTriage] = [rule for rule in selection.rules_for(relative) if rule.may_match(text)]
+        if not candidates:
             return  # nothing selected can match: never parse
         tree = self.tree if isinstance(self.tree, ast.Module) else None
-        for d in lint_text(source, text, selection, line_noqa=False, tree=tree, project=False):
+        facts = None
+        if tree is not None:
+            facts = collect(tree)
+            triage = Triage.of(facts, text, config, relative)
+            if not any(rule.gate.admits(triage) for rule in candidates):
+                return  # what the rules look for is not in the file's syntax: LibCST and the rules stay unimported
+        from gemlint.engine import lint_text
+
+        source = SourceFile(path, Language.PYTHON, self.filename, relative)
+        diagnostics = lint_text(source, text, _rule_selection(config), line_noqa=False, tree=tree, project=False, facts=facts)
+        for d in diagnostics:
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)

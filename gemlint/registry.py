@@ -7,6 +7,7 @@ import pkgutil
 from functools import lru_cache
 
 import gemlint.rules
+from gemlint.languages import Language
 from gemlint.rule import Rule
 
 PARSE_ERROR_CODE = "GEM000"
@@ -43,6 +44,44 @@ def rule_by_name(name: str) -> type[Rule] | None:
 
 def known_codes() -> frozenset[str]:
     return frozenset(rule.code for rule in all_rules())
+
+
+def python_markers(rule: type[Rule]) -> tuple[tuple[str, ...], ...]:
+    """The text markers a Python file needs for ``rule`` to match, as groups (see ``Rule.may_match``)."""
+    groups = getattr(rule, "markers", {}).get(Language.PYTHON)
+    if groups is not None:
+        return tuple(tuple(group) for group in groups)
+    return (tuple(rule.prefilter),) if rule.prefilter else ()
+
+
+def triage_table_source() -> str:
+    """The text of :mod:`gemlint.rules.triage_table`, from the rules' metadata."""
+    from gemlint.rule import PythonRule
+
+    lines = [
+        '"""Every rule\'s code and each Python rule\'s triage, as data: the flake8 plugin rules a file out with it',
+        "without importing LibCST or any rule. Generated from the rules' metadata; do not edit. Regenerate with",
+        "``python -c \"from gemlint.registry import triage_table_source as t; print(t(), end='')\" > gemlint/rules/triage_table.py``",
+        '(tests/test_triage.py checks that it is current)."""',
+        "",
+        "from gemlint.analysis.triage import (",
+        *(f"    {name}," for name in ("AllOf", "AnyOf", "CallsProjectLoader", "DefinesFunctions", "Imports", "InferenceContext", "RuleTriage", "Spelled", "WritesEnvironment")),
+        ")",
+        "",
+        f"KNOWN_CODES = frozenset({sorted(known_codes())!r})",
+        "",
+        "PYTHON_RULES = (",
+    ]
+    for rule in all_rules():
+        if Language.PYTHON not in rule.languages or rule.code == PARSE_ERROR_CODE:
+            continue
+        if not issubclass(rule, PythonRule) or "may_match_syntax" in vars(rule):
+            raise RuntimeError(f"{rule.code}: state the syntax triage as a syntax_gate, not by overriding may_match_syntax")
+        if "may_match" in vars(rule):
+            raise RuntimeError(f"{rule.code}: state the text markers as prefilter or markers, not by overriding may_match")
+        lines.append(f"    RuleTriage({rule.code!r}, {rule.preview!r}, {python_markers(rule)!r}, {rule.syntax_gate!r}),")
+    lines += [")", ""]
+    return "\n".join(lines)
 
 
 def parse_error_rule() -> type[Rule]:

@@ -10,7 +10,7 @@ Python rules are LibCST ``BatchableCSTVisitor`` subclasses, so every rule
 selected for a file runs in a single traversal. A rule declares the LibCST
 metadata providers it needs in ``METADATA_DEPENDENCIES`` (only those are
 computed), the plain-text markers in ``prefilter`` without which it cannot
-match, and in ``may_match_syntax`` what its ``ast`` must show: a file that no
+match, and in ``syntax_gate`` what its ``ast`` must show: a file that no
 selected rule's markers and syntax admit is never parsed by LibCST. Rules for
 other languages subclass :class:`Rule` with their own front-end's check method.
 """
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from gemlint.analysis.triage import ALWAYS, Gate
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language
 from gemlint.text import line_offsets
@@ -127,11 +128,14 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
 
     languages = frozenset({Language.PYTHON})
 
+    #: What the file's ``ast`` must show for a finding to be possible (an over-approximation of what the
+    #: visitor checks, by spelling only): a file no selected rule's gate admits is spared LibCST altogether.
+    syntax_gate: ClassVar[Gate] = ALWAYS
+
     @classmethod
     def may_match_syntax(cls, triage: "Triage") -> bool:
-        """Whether a file whose ``ast`` shows ``triage`` may hold a finding (an over-approximation of
-        what the visitor checks, by spelling only); False spares the file LibCST altogether."""
-        return True
+        """Whether a file whose ``ast`` shows ``triage`` may hold a finding (the rule's ``syntax_gate``)."""
+        return cls.syntax_gate.admits(triage)
 
     # Metadata is resolved lazily (positions when reporting, scopes and names when the
     # analysis is first asked), so files without a candidate node never pay for it.

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import pathspec
 
 from gemlint.config import Config
 from gemlint.diagnostics import Severity
-from gemlint.rule import Rule
+
+if TYPE_CHECKING:  # the flake8 plugin selects from the rules' triage table without importing any rule
+    from gemlint.rule import Rule
 
 
 def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:

@@ -271,3 +271,25 @@ def test_gemlint_config_option_from_a_flake8_config_file(tmp_path):
     (tmp_path / "mod.py").write_text(f"import os\nimport torch\n{LINE}\ntorch.autograd.set_detect_anomaly(True)\n", encoding="utf-8")
     completed = subprocess.run([sys.executable, "-m", "flake8", "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert [line.split()[1] for line in completed.stdout.splitlines()] == ["GEM402"], completed.stdout + completed.stderr
+
+
+def test_a_file_no_rule_admits_never_imports_libcst_or_a_rule(tmp_path: Path):
+    """flake8 starts the plugin on every save: for a file whose text or syntax no rule admits, the plugin
+    decides from the triage table alone."""
+    (tmp_path / ".git").mkdir()
+    source = tmp_path / "utils.py"
+    # Mentions torch (GEM101's text marker) but nothing runs per request: the syntax gate rules it out.
+    source.write_text("import torch\n\n\ndef scale(x):\n    return torch.ones(3) * x\n")
+    probe = (
+        "import sys\n"
+        "from flake8.main.cli import main\n"
+        "try:\n    main(['--select', 'GEM', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+        "loaded = sorted(name for name in sys.modules if name == 'libcst' or name.startswith(('gemlint.rules.gem', 'gemlint.engine')))\n"
+        "print(loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe, str(source)], capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    # A file the triage admits still gets the whole engine.
+    source.write_text("import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\nmodel = torch.jit.load('m.pt')\n\n\n@app.post('/p')\ndef predict(x: list[float]):\n    return model(torch.tensor([x])).tolist()\n")
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "GEM", str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert "GEM101" in result.stdout

@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("project model", ("gemlint.project",)),
     ("rules", ("gemlint.rule", "gemlint.rules", "gemlint.registry", "gemlint.selection")),
     ("engine and runner", ("gemlint.engine", "gemlint.fixes", "gemlint.fingerprints", "gemlint.cache", "gemlint.baseline", "gemlint.runner", "gemlint.api")),
-    ("reporters and entry points", ("gemlint.reporters", "gemlint.docs", "gemlint.bench", "gemlint.cli", "gemlint.flake8_plugin", "gemlint.__main__", "gemlint")),
+    ("reporters and entry points", ("gemlint.reporters", "gemlint.docs", "gemlint.bench", "gemlint.cli", "gemlint.server", "gemlint.flake8_plugin", "gemlint.__main__", "gemlint")),
 ]
 
 

@@ -8,6 +8,7 @@ class attribute is all the machinery reads.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,10 @@ from click.testing import CliRunner
 from gemlint.cli import main
 from gemlint.config import ConfigError, default_config, load_config
 from gemlint.docs import rule_markdown, rule_text, rules_markdown
-from gemlint.flake8_plugin import Flake8Plugin, _settings, _selection, _tree
+from gemlint.flake8_plugin import Flake8Plugin, _rule_selection, _selection, _settings, _tree
 from gemlint.registry import all_rules, known_codes, rule_by_code
 from gemlint.reporters.sarif import render_sarif
+from gemlint.rules import triage_table
 from gemlint.selection import Selection
 
 # GEM103 is a single-file Python rule, so the flake8 plugin runs it too.
@@ -30,10 +32,13 @@ SOURCE = "import torch\n\n\ndef predict(model, x):\n    model.train()\n    retur
 def preview_rule(monkeypatch):
     rule = rule_by_code(CODE)
     monkeypatch.setattr(rule, "preview", True)
-    for cached in (_settings, _tree, _selection):  # the plugin keeps configs for the process
+    # The flake8 plugin selects from the generated triage table, which says what the metadata says.
+    entries = tuple(replace(entry, preview=True) if entry.code == CODE else entry for entry in triage_table.PYTHON_RULES)
+    monkeypatch.setattr(triage_table, "PYTHON_RULES", entries)
+    for cached in (_settings, _tree, _selection, _rule_selection):  # the plugin keeps configs for the process
         cached.cache_clear()
     yield rule
-    for cached in (_settings, _tree, _selection):  # the plugin keeps configs for the process
+    for cached in (_settings, _tree, _selection, _rule_selection):  # the plugin keeps configs for the process
         cached.cache_clear()
 
 
@@ -110,7 +115,7 @@ def _flake8(tmp_path, monkeypatch, named: frozenset[str] = frozenset()) -> set[s
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(Flake8Plugin, "config_file", None)
     monkeypatch.setattr(Flake8Plugin, "named_codes", named)
-    for cached in (_settings, _tree, _selection):  # the plugin keeps configs for the process
+    for cached in (_settings, _tree, _selection, _rule_selection):  # the plugin keeps configs for the process
         cached.cache_clear()
     lines = SOURCE.splitlines(keepends=True)
     return {message.split()[0] for _, _, message, _ in Flake8Plugin(None, lines, str(tmp_path / "serve.py")).run()}

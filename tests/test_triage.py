@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -156,3 +157,32 @@ def test_rule_default_triage_admits_everything():
         pass
 
     assert Anything.may_match_syntax(_triage("x = 1\n"))
+
+
+def test_the_triage_table_is_generated_from_the_rules_current_metadata():
+    from gemlint.registry import triage_table_source
+
+    table = Path(__file__).resolve().parent.parent / "gemlint" / "rules" / "triage_table.py"
+    assert table.read_text() == triage_table_source(), (
+        "gemlint/rules/triage_table.py is stale: regenerate it with "
+        "python -c \"from gemlint.registry import triage_table_source as t; print(t(), end='')\" > gemlint/rules/triage_table.py"
+    )
+
+
+def test_the_triage_table_decides_as_the_rules_do():
+    """The flake8 plugin's verdict from the table equals the rules' own, on every rule's examples."""
+    from gemlint.registry import all_rules
+    from gemlint.rules.triage_table import PYTHON_RULES
+
+    by_code = {rule.code: rule for rule in all_rules()}
+    config = default_config(Path("."))
+    for entry in PYTHON_RULES:
+        rule = by_code[entry.code]
+        for text in (rule.bad, rule.good, "import torch\nx = 1\n"):
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                continue
+            triage = Triage.of(collect(tree), text, config, "service/app.py")
+            assert entry.may_match(text) == rule.may_match(text, Language.PYTHON), entry.code
+            assert entry.gate.admits(triage) == rule.may_match_syntax(triage), entry.code

@@ -272,3 +272,151 @@ def has_inference_prefix(name: str) -> bool:
 # Decorators that make a function or class a request handler: serving APIs and deployments,
 # and bare route decorators (Litestar's ``@get``).
 _CONTEXT_DECORATORS = fw.API_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES
+
+
+# -- gates: what a rule needs its file's ``ast`` to show, as data ---------------------------------------
+# A Python rule states its syntax triage as a gate (``syntax_gate``) built from the pieces below. Being data
+# rather than code, the gates of every rule are written out in :mod:`gemlint.rules.triage_table`, which the
+# flake8 plugin reads to rule a file out without importing LibCST, the analyses or any rule.
+class Gate:
+    """Whether a file whose ``ast`` shows ``triage`` may hold a finding (by spelling only)."""
+
+    def admits(self, triage: Triage) -> bool:  # pragma: no cover - every gate overrides it
+        raise NotImplementedError
+
+    def __and__(self, other: "Gate") -> "Gate":
+        return AllOf((self, other))
+
+    def __or__(self, other: "Gate") -> "Gate":
+        return AnyOf((self, other))
+
+
+def _names(values) -> str:
+    return repr(tuple(sorted(values)))
+
+
+@dataclass(frozen=True)
+class AllOf(Gate):
+    gates: tuple[Gate, ...] = ()
+
+    def admits(self, triage: Triage) -> bool:
+        return all(gate.admits(triage) for gate in self.gates)
+
+    def __repr__(self) -> str:
+        return f"AllOf({self.gates!r})"
+
+
+@dataclass(frozen=True)
+class AnyOf(Gate):
+    gates: tuple[Gate, ...] = ()
+
+    def admits(self, triage: Triage) -> bool:
+        return any(gate.admits(triage) for gate in self.gates)
+
+    def __repr__(self) -> str:
+        return f"AnyOf({self.gates!r})"
+
+
+#: The gate of a rule that needs no particular syntax.
+ALWAYS = AllOf(())
+
+
+@dataclass(frozen=True)
+class Spelled(Gate):
+    """One of ``names`` is spelled as a ``kind`` of the file: ``calls``, ``keywords``, ``assigned``,
+    ``decorators``, ``functions``, ``classes`` or ``bases`` (see :class:`SyntaxFacts`)."""
+
+    kind: str
+    names: frozenset[str]
+
+    def __init__(self, kind: str, names) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "names", frozenset(names))
+
+    def admits(self, triage: Triage) -> bool:
+        return not getattr(triage.facts, self.kind).isdisjoint(self.names)
+
+    def __repr__(self) -> str:
+        return f"Spelled({self.kind!r}, {_names(self.names)})"
+
+
+@dataclass(frozen=True)
+class Imports(Gate):
+    """The file imports one of ``modules`` (or a module below one)."""
+
+    modules: frozenset[str]
+
+    def __init__(self, modules) -> None:
+        object.__setattr__(self, "modules", frozenset(modules))
+
+    def admits(self, triage: Triage) -> bool:
+        return triage.facts.imports_any(self.modules)
+
+    def __repr__(self) -> str:
+        return f"Imports({_names(self.modules)})"
+
+
+@dataclass(frozen=True)
+class DefinesFunctions(Gate):
+    def admits(self, triage: Triage) -> bool:
+        return bool(triage.facts.functions)
+
+    def __repr__(self) -> str:
+        return "DefinesFunctions()"
+
+
+@dataclass(frozen=True)
+class InferenceContext(Gate):
+    """:meth:`Triage.may_have_inference_context`."""
+
+    def admits(self, triage: Triage) -> bool:
+        return triage.may_have_inference_context()
+
+    def __repr__(self) -> str:
+        return "InferenceContext()"
+
+
+@dataclass(frozen=True)
+class WritesEnvironment(Gate):
+    """:meth:`Triage.may_write_environment` of ``variables``."""
+
+    variables: tuple[str, ...]
+
+    def __init__(self, variables) -> None:
+        object.__setattr__(self, "variables", tuple(sorted(variables)))
+
+    def admits(self, triage: Triage) -> bool:
+        return triage.may_write_environment(self.variables)
+
+    def __repr__(self) -> str:
+        return f"WritesEnvironment({_names(self.variables)})"
+
+
+@dataclass(frozen=True)
+class CallsProjectLoader(Gate):
+    """The file calls a project class whose construction loads weights (the project model knows them)."""
+
+    def admits(self, triage: Triage) -> bool:
+        return not triage.facts.calls.isdisjoint(triage.project_loaders)
+
+    def __repr__(self) -> str:
+        return "CallsProjectLoader()"
+
+
+#: What the generated table may name.
+GATES = (AllOf, AnyOf, Spelled, Imports, DefinesFunctions, InferenceContext, WritesEnvironment, CallsProjectLoader)
+
+
+@dataclass(frozen=True)
+class RuleTriage:
+    """A Python rule's triage as data (:mod:`gemlint.rules.triage_table`): enough to select it (``code``,
+    ``preview``) and to rule a file out by its text and ``ast`` without importing the rule."""
+
+    code: str
+    preview: bool
+    #: Text markers as groups: the text must contain a marker of every group (no groups: any text).
+    markers: tuple[tuple[str, ...], ...]
+    gate: Gate
+
+    def may_match(self, text: str) -> bool:
+        return all(any(marker in text for marker in group) for group in self.markers)

@@ -31,6 +31,7 @@ from gemlint.config import Config
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.languages import Language
+from gemlint.project.buffers import buffer
 from gemlint.project.summary import module_name
 
 _MARKER = b"optimized_model_filepath"
@@ -218,9 +219,11 @@ class Project:
             return self._parsed[key]
         if text is None:
             try:
-                if not _is_regular(Path(key)):
-                    raise ValueError
-                data = Path(key).read_bytes()
+                data = buffer(key)
+                if data is None:
+                    if not _is_regular(Path(key)):
+                        raise ValueError
+                    data = Path(key).read_bytes()
                 if len(data) > _MAX_FILE_BYTES or b"\x00" in data:
                     raise ValueError
                 text = data.decode("utf-8-sig")
@@ -251,9 +254,11 @@ class Project:
 
         declared = []
         for path in self.python_files:
+            data = buffer(path)
             try:
-                with open(path, "rb") as handle:
-                    data = handle.read(_MAX_FILE_BYTES + 1)
+                if data is None:
+                    with open(path, "rb") as handle:
+                        data = handle.read(_MAX_FILE_BYTES + 1)
             except OSError:
                 continue
             if len(data) > _MAX_FILE_BYTES or not any(marker in data for marker in _ROUTE_MARKERS):
@@ -397,12 +402,14 @@ def _shared_depth(a: Path, b: Path) -> int:
 
 
 _PROJECTS: dict[Hashable, Project] = {}
-#: Where the runs of this process keep the project index on disk, per project root (none: not kept).
-_INDEX_CACHE: dict[Path, Path] = {}
+#: Where the runs of this process keep the project index, per project root (none: not kept): a folder on
+#: disk, or an index held in memory across runs (the language server's).
+_INDEX_CACHE: dict[Path, object] = {}
 
 
-def keep_index_in(root: Path, directory: Path | None) -> None:
-    """Keep the project index of ``root`` in ``directory`` (the run's cache folder), or nowhere."""
+def keep_index_in(root: Path, directory: "Path | object | None") -> None:
+    """Keep the project index of ``root`` in ``directory`` (the run's cache folder, or an in-memory
+    :class:`~gemlint.project.model.IndexCache`), or nowhere."""
     if directory is None:
         _INDEX_CACHE.pop(root, None)
     else:

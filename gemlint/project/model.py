@@ -28,6 +28,7 @@ from gemlint.analysis.handlers import per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
+from gemlint.project.buffers import read_bytes
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import code_digest
 
@@ -64,7 +65,7 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None]:
     """The digest of the bytes read and their summary, which is None when the file cannot be read or parsed
     (the engine reports that)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except OSError:
         return "", None
     digest = hashlib.sha256(data).hexdigest()
@@ -94,7 +95,10 @@ class IndexCache:
                 self.entries = {}
 
     def save(self, used: set[tuple[str, str]]) -> None:
-        if self.file is None or not self.dirty:
+        if self.file is None:  # kept in memory (a long-lived process): drop the summaries of old contents
+            self.entries = {key: value for key, value in self.entries.items() if key in used}
+            return
+        if not self.dirty:
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +114,7 @@ class IndexCache:
 class ProjectModel:
     """Cross-module facts of one project root (see the module docstring)."""
 
-    def __init__(self, project: "Project", cache_dir: Path | None = None) -> None:
+    def __init__(self, project: "Project", cache_dir: "Path | IndexCache | None" = None) -> None:
         self.project = project
         self._cache_dir = cache_dir
         self._entries: dict[str, list[_Entry]] | None = None
@@ -129,12 +133,12 @@ class ProjectModel:
         on-disk index does not hold."""
         if self._entries is not None:
             return
-        cache = IndexCache(self._cache_dir)
+        cache = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
         files: list[tuple[str, str, tuple[str, str]]] = []
         for path in self.project.python_files:
             key_path = os.path.abspath(path)
             try:
-                digest = hashlib.sha256(Path(key_path).read_bytes()).hexdigest()
+                digest = hashlib.sha256(read_bytes(key_path)).hexdigest()
             except OSError:
                 continue
             name = module_name(path)

@@ -4,7 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.imports import import_anchor, imported_name, module_alias
 from gemlint.analysis.models import shown
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, Severity
 from gemlint.rule import AnalysisRule
 
@@ -83,9 +83,7 @@ def score(batch: dict):
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
     sees_project = True
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return triage.may_have_inference_context()
+    syntax_gate = InferenceContext()
 
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:

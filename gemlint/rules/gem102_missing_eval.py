@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.models import ModelOrigin, Origin, shown
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.rule import AnalysisRule
 
@@ -89,9 +89,7 @@ def classify(features: list[float]):
     prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
     sees_project = True
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return triage.may_have_inference_context()
+    syntax_gate = InferenceContext()
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.analysis.may_have_inference_context:

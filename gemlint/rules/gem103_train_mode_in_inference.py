@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.models import shown
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
 
@@ -58,9 +58,7 @@ def predict(x: list[float]):
     prefilter = (".train(",)
     sees_project = True
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return "train" in triage.facts.calls and triage.may_have_inference_context()
+    syntax_gate = Spelled("calls", {"train"}) & InferenceContext()
 
     def visit_Call(self, node: cst.Call) -> None:
         models = self.analysis.models

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gemlint.analysis.autograd import backward_call
 from gemlint.analysis.autograd_graphs import AutogradGraphs
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
@@ -68,9 +68,7 @@ def train_epoch(model, loader, optimizer, criterion):
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("retain_graph",)
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return "retain_graph" in triage.facts.keywords
+    syntax_gate = Spelled("keywords", {"retain_graph"})
 
     @cached_property
     def graphs(self) -> AutogradGraphs:

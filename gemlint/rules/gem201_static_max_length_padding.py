@@ -6,7 +6,7 @@ from pathlib import Path
 import libcst as cst
 
 from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value, positional_arg, terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.frontends import triton_config
 from gemlint.rule import AnalysisRule
@@ -100,10 +100,7 @@ def embed(text: str):
     tags = ("performance", "tokenization", "transformers")
     prefilter = ('"max_length"', "'max_length'", "MAX_LENGTH", "pad_to_max_length")
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        keywords = triage.facts.keywords
-        return ("padding" in keywords or "pad_to_max_length" in keywords) and triage.may_have_inference_context()
+    syntax_gate = Spelled("keywords", {"padding", "pad_to_max_length"}) & InferenceContext()
 
     def visit_Call(self, node: cst.Call) -> None:
         padding = keyword_arg(node, "padding")

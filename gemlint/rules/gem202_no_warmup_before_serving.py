@@ -8,7 +8,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import startup_reason
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import dotted_name, terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -71,9 +71,7 @@ def load():
     precision = "medium"
     prefilter = fw.SERVING_IMPORT_MARKERS
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return not triage.facts.calls.isdisjoint(LOADER_NAMES)
+    syntax_gate = Spelled("calls", LOADER_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in LOADER_NAMES or not self.analysis.is_production:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import keyword_arg, literal_value, terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -82,9 +82,7 @@ def predict(model, batch):
     tags = ("performance", "debugging", "pytorch")
     prefilter = ("profile", "emit_nvtx", "start_trace", "jax.profiler")
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return not triage.facts.calls.isdisjoint(_PROFILER_NAMES)
+    syntax_gate = Spelled("calls", _PROFILER_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _CANDIDATE_NAMES:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import argument, literal_value, terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -43,10 +43,7 @@ torch.autograd.set_detect_anomaly(os.environ.get("DEBUG_AUTOGRAD") == "1")
     tags = ("performance", "debugging", "pytorch")
     prefilter = ("anomaly",)
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        facts = triage.facts
-        return not facts.calls.isdisjoint(_CANDIDATES) or not facts.decorators.isdisjoint(_CANDIDATES)
+    syntax_gate = Spelled("calls", _CANDIDATES) | Spelled("decorators", _CANDIDATES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _CANDIDATES:

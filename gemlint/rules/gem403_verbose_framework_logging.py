@@ -4,7 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.environment import env_writes
 from gemlint.analysis.module import NOT_LITERAL, argument, literal_value, positional_arg, terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Spelled, WritesEnvironment
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -65,15 +65,7 @@ if os.environ.get("DEBUG_COMPILE"):
     tags = ("performance", "debugging", "pytorch")
     prefilter = ("setLevel", "set_logs", "TORCH_LOGS", "TORCH_COMPILE_DEBUG", "NCCL_DEBUG", "_dynamo", "_inductor")
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        facts = triage.facts
-        return (
-            "setLevel" in facts.calls
-            or "set_logs" in facts.calls
-            or not facts.assigned.isdisjoint(_SWITCH_NAMES)
-            or triage.may_write_environment(_DEBUG_VARIABLES)
-        )
+    syntax_gate = Spelled("calls", {"setLevel", "set_logs"}) | Spelled("assigned", _SWITCH_NAMES) | WritesEnvironment(_DEBUG_VARIABLES)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for write in env_writes(self.analysis, node):

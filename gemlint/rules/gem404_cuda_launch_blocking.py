@@ -4,7 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.environment import EnvWrite, env_writes
 from gemlint.analysis.module import is_production_path
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import WritesEnvironment
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import AnalysisRule, DocumentRule
@@ -51,10 +51,7 @@ if os.environ.get("DEBUG_CUDA"):
     precision = "very-high"
     prefilter = (VARIABLE,)
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return triage.may_write_environment((VARIABLE,))
-
+    syntax_gate = WritesEnvironment((VARIABLE,))
 
     # -- Python ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.module import argument, is_production_path, iter_subtree, literal_value
 from gemlint.analysis.syntax import is_member, terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.languages import Language
 from gemlint.native import ort
@@ -95,10 +95,7 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     markers = {Language.PYTHON: (("graph_optimization_level",),), Language.NATIVE: (("GraphOptimizationLevel",),)}
     prefilter = ("graph_optimization_level", "GraphOptimizationLevel")
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return "graph_optimization_level" in triage.facts.assigned
-
+    syntax_gate = Spelled("assigned", {"graph_optimization_level"})
 
     # -- C and C++ -----------------------------------------------------------------------------
     def check(self) -> None:

@@ -6,7 +6,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -62,10 +62,7 @@ def classify(text: str):
     # A project class whose ``__init__`` (in another module) loads weights makes its construction a load.
     sees_project = True
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        calls = triage.facts.calls
-        return bool(triage.facts.functions) and not (calls.isdisjoint(LOADER_NAMES) and calls.isdisjoint(triage.project_loaders))
+    syntax_gate = DefinesFunctions() & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)

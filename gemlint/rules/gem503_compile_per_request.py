@@ -5,7 +5,7 @@ import libcst as cst
 from gemlint.analysis.handlers import runs_per_request
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import DefinesFunctions, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -80,9 +80,7 @@ def predict(features: list[float]):
     # Only code that serves requests compiles per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        return bool(triage.facts.functions) and not triage.facts.calls.isdisjoint(_CALL_NAMES)
+    syntax_gate = DefinesFunctions() & Spelled("calls", _CALL_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.routes import is_health_path, module_routes
-from gemlint.analysis.triage import Triage
+from gemlint.analysis.triage import Imports
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
@@ -67,10 +67,9 @@ def healthz():
     # A web or serving framework (route handlers, health hooks) must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
 
-    @classmethod
-    def may_match_syntax(cls, triage: Triage) -> bool:
-        # Routes and health hooks are all recognised through names imported from their frameworks.
-        return triage.facts.imports_any(_ROUTE_AND_HOOK_MODULES)
+    # Routes and health hooks are all recognised through names imported from their frameworks.
+    syntax_gate = Imports(_ROUTE_AND_HOOK_MODULES)
+
     cross_file = True
 
     def visit_Module(self, node: cst.Module) -> None:
