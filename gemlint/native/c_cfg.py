@@ -117,6 +117,8 @@ class CfgBuilder:
     # -- entry point ------------------------------------------------------------------
     def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
         self._unstable = _changing_names(body)
+        self._body = body
+        self._body_locals = _declared_names(body)
         end_line = body.end_point[0] + 1
         if is_main:  # leaving main ends the process: nothing held is leaked
             end = self.graph.add(StepKind.STOP, line=end_line)
@@ -333,9 +335,32 @@ class CfgBuilder:
             self._continues.pop()
         if condition is None or syn.is_constant_true(condition):
             head.then(body_entry)
-        else:
-            head.then(self._branch(condition, body_entry, after, line))
-        return head
+            return head
+        head.then(self._branch(condition, body_entry, after, line))
+        bound = loop_bound(condition)
+        return self._first_test(condition, bound, body_entry, after, line) if bound is not None else head
+
+    def _first_test(self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int) -> Step:
+        """The loop's first test, apart from the later ones: skipping the loop altogether is a path only
+        when the bound may be zero as far as the function shows (a local it computed, or a bound it tests)."""
+        first = self._branch(condition, body_entry, after, line)
+        if first.kind is StepKind.BRANCH and bound is not None:
+            first.loop_bound = syn.normalized(bound)
+            first.runs_once = self._outside_bound(bound) and not _tests_for_zero(self._body, first.loop_bound)
+        return first
+
+    def _outside_bound(self, bound: Node) -> bool:
+        """A bound made of members and parameters (``n``, ``this->layers``, ``cfg.n_layers``, ``v.size()``)."""
+        for node in syn.descendants(bound):
+            if node.type == "call_expression":
+                function = node.child_by_field_name("function")
+                if not (syn.is_method_call(node) and syn.name_of(function) in ("size", "length") and not syn.arguments(node)):
+                    return False
+            elif node.type == "identifier" and syn.text(node) in self._body_locals:
+                return False
+            elif node.type in ("assignment_expression", "update_expression"):
+                return False
+        return True
 
     def _build_while_statement(self, node: Node, after: Step) -> Step:
         init, condition = condition_parts(node.child_by_field_name("condition"))
@@ -359,7 +384,8 @@ class CfgBuilder:
             self._continues.pop()
         head.then(self._branch(None, body_entry, after, syn.line_of(node)))
         right = node.child_by_field_name("right")
-        return self._effect(right, head) if right is not None else head
+        first = self._first_test(None, right, body_entry, after, syn.line_of(node))
+        return self._effect(right, first) if right is not None else first
 
     def _build_do_statement(self, node: Node, after: Step) -> Step:
         test = self.graph.join()
@@ -467,6 +493,59 @@ def _preproc_key(node: Node) -> tuple[str, bool]:
 
 
 _LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+_BOUND_TESTS = frozenset({"<", "!=", ">"})
+_ZERO_OR_ONE = frozenset({"0", "1", "0u", "1u", "0U", "1U", "nullptr", "NULL"})
+
+
+def loop_bound(condition: Node | None) -> Node | None:
+    """The bound a counting loop compares its counter with: ``n`` in ``i < n``, ``args->count`` in ``k != args->count``."""
+    node = syn.strip(condition)
+    if node is None or node.type != "binary_expression" or syn.operator(node) not in _BOUND_TESTS:
+        return None
+    counter, bound = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if syn.operator(node) in (">", ">="):  # `n > i`
+        counter, bound = bound, counter
+    counter, bound = syn.strip(counter), syn.strip(bound)
+    if counter is None or bound is None or counter.type != "identifier" or syn.is_constant_false(bound):
+        return None
+    return bound
+
+
+def _declared_names(body: Node) -> frozenset[str]:
+    names = set()
+    for node in syn.descendants(body):
+        if node.type in ("init_declarator", "declaration", "for_range_loop"):
+            identifier = syn.declared_identifier(node.child_by_field_name("declarator"))
+            if identifier is not None:
+                names.add(syn.text(identifier))
+    return frozenset(names)
+
+
+def _tests_for_zero(body: Node, bound: str) -> bool:
+    """The function tests ``bound`` for zero or emptiness somewhere (``if (n == 0)``, ``if (!v.size())``,
+    ``if (v.empty())``): then it knows the loop may not run, and so may the analysis."""
+    forms = {bound, f"{bound}.size()", f"{bound}->size()", f"{bound}.length()"}
+    for node in syn.descendants(body):
+        kind = node.type
+        if kind == "binary_expression":
+            op = syn.operator(node)
+            sides = [syn.normalized(syn.strip(node.child_by_field_name(f))) for f in ("left", "right")]
+            if op in ("==", "!=", ">", "<=", "<", ">=") and any(s in forms for s in sides) and any(s in _ZERO_OR_ONE for s in sides):
+                return True
+            if op in ("&&", "||") and any(s in forms for s in sides):
+                return True
+        elif kind == "unary_expression" and syn.operator(node) == "!":
+            if syn.normalized(syn.strip(node.child_by_field_name("argument"))) in forms:
+                return True
+        elif kind in ("condition_clause", "conditional_expression"):
+            tested = node.child_by_field_name("value") if kind == "condition_clause" else node.child_by_field_name("condition")
+            if syn.normalized(syn.strip(tested)) in forms:
+                return True
+        elif kind == "call_expression" and syn.is_method_call(node) and syn.name_of(node.child_by_field_name("function")) == "empty":
+            function = node.child_by_field_name("function")
+            if syn.normalized(function.child_by_field_name("argument")) == bound:
+                return True
+    return False
 
 
 def _changing_names(body: Node) -> frozenset[str]:
