@@ -17,6 +17,7 @@ from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.engine import input_error, lint_file, lint_text
 from gemlint.frontends import triton_config
+from gemlint.frontends.native_includes import included_headers
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
 from gemlint.languages import Language, language_of
 from gemlint.project.files import forget_projects, keep_index_in, project_for
@@ -127,12 +128,25 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
     return report
 
 
+def _read_or_empty(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 def _key_data(source: SourceFile, data: bytes) -> bytes:
     """What a file's cached findings depend on: its bytes, and for a Triton Python model the model's
     ``config.pbtxt`` (GEM201 reads its tensor shapes), which is not a linted file of the project; for
-    both, whether Triton's schema (an optional dependency) could read the configuration."""
+    both, whether Triton's schema (an optional dependency) could read the configuration. For a C/C++/CUDA
+    file, the project headers it includes (their macros are path exits)."""
     if source.language is Language.TRITON:
         return data + b"\0" + triton_config.schema_state()
+    if source.language is Language.NATIVE:
+        # Error-check macros come from the project headers the file includes: their change changes the findings.
+        text = data.decode("utf-8", errors="replace")
+        headers = included_headers(source.path, text)
+        return b"\0".join([data, *(str(h).encode() + b"\0" + _read_or_empty(h) for h in headers)])
     config = triton_config.read_bytes(source.path) if source.language is Language.PYTHON else None
     if config is None:
         return data

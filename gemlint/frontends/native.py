@@ -14,6 +14,7 @@ import bisect
 import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Iterator
 
 import tree_sitter
@@ -58,6 +59,8 @@ class NativeDocument:
     data: bytes
     tree: tree_sitter.Tree
     grammar: str = "cuda"
+    #: Where the file is (None for text without a file): its quoted includes are searched from there.
+    path: Path | None = None
     #: Results of shared analyses, keyed by the analysis (so the rules of one family run it once).
     cache: dict = field(default_factory=dict)
 
@@ -83,6 +86,13 @@ class NativeDocument:
 
     def span(self, node: Node) -> tuple[Position, Position]:
         return self.position(node.start_byte), self.position(node.end_byte)
+
+    @cached_property
+    def included_macros(self) -> dict[str, str]:
+        """The macros of the project headers the file includes (``name -> body``)."""
+        from gemlint.frontends.native_includes import included_macros
+
+        return included_macros(self.path, self.text) if self.path is not None else {}
 
     def text_of(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
@@ -117,7 +127,7 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
         if time.monotonic() > deadline:
             raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
         raise SourceError(f"cannot parse: {error}") from None
-    return NativeDocument(text, data, tree, grammar)
+    return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 
 def walk(node: Node, *, skip: frozenset[str] = frozenset()) -> Iterator[Node]:

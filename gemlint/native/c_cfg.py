@@ -58,9 +58,10 @@ def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
     return ([init] if init is not None else []), value
 
 
-def file_macros(root: Node) -> Macros:
-    """The function-like and object-like macros of a file whose bodies may leave the calling function."""
-    bodies: dict[str, str] = {}
+def file_macros(root: Node, included: dict[str, str] | None = None) -> Macros:
+    """The function-like and object-like macros of a file whose bodies may leave the calling function;
+    ``included`` are those of the headers it includes (``name -> body``), which the file's own replace."""
+    bodies: dict[str, str] = dict(included or {})
     for node in root.named_children if root is not None else ():
         _collect_macros(node, bodies, 0)
     exits: dict[str, MacroExit] = {}

@@ -60,7 +60,7 @@ class FileAnalysis:
 
     def __init__(self, document: NativeDocument) -> None:
         self.document = document
-        self.macros: Macros = file_macros(document.root)
+        self.macros: Macros = file_macros(document.root, document.included_macros)
         self.findings: list[Finding] = []
         self._mismatches: set[tuple[int, int]] = set()
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
