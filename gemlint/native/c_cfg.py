@@ -344,7 +344,12 @@ class CfgBuilder:
     def _first_test(self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int) -> Step:
         """The loop's first test, apart from the later ones: skipping the loop altogether is a path only
         when the bound may be zero as far as the function shows (a local it computed, or a bound it tests)."""
-        first = self._branch(condition, body_entry, after, line)
+        if condition is None:  # a range `for`: the test is whether the range is empty
+            first = self.graph.add(StepKind.BRANCH, line=line)
+            first.in_loop = bool(self._continues)
+            first.then(body_entry, True).then(after, False)
+        else:
+            first = self._branch(condition, body_entry, after, line)
         if first.kind is StepKind.BRANCH and bound is not None:
             first.loop_bound = syn.normalized(bound)
             first.runs_once = self._outside_bound(bound) and not _tests_for_zero(self._body, first.loop_bound)
