@@ -137,6 +137,8 @@ def _database_folders(database: str, stamp: tuple[int, int]) -> tuple[Path, ...]
         if not isinstance(entry, dict):
             continue
         directory = Path(str(entry.get("directory", ".")))
+        if not directory.is_absolute():
+            directory = Path(database).parent / directory
         arguments = entry.get("arguments")
         if not isinstance(arguments, list):
             try:
