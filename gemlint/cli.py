@@ -309,6 +309,8 @@ def check(
     if verbose:
         _describe_run(result)
         _explain_unread_triton_configs(result)
+        for display, note in result.notes:
+            click.echo(f"gemlint: {display}: {note}", err=True)
 
     unsafe = unsafe_fixes
     if diff:
@@ -349,6 +351,9 @@ def check(
     if statistics and fmt != "text" and diagnostics:
         # Machine output stays parseable: the counts go to stderr.
         click.echo(statistics_table(diagnostics, unsafe), err=True)
+    noted = len({display for display, _ in result.notes})
+    if statistics and noted:
+        click.echo(f"{noted:>5}\tfile{'s' if noted != 1 else ''} with code left unanalysed (parse errors; --verbose says where)", err=True)
     for name, file in outputs:
         _write(file, render(name, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
     if verbose:

@@ -15,7 +15,7 @@ from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.engine import input_error, lint_file, lint_text
+from gemlint.engine import collecting_notes, input_error, lint_file, lint_text
 from gemlint.frontends import triton_config
 from gemlint.frontends.native_includes import included_headers
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
@@ -48,6 +48,8 @@ class FileReport:
     diff: str = ""
     warning: str | None = None
     cache_key: str | None = None  # set when the result depends on this file alone and may be cached
+    #: What the rules left unreported in this file and why (``--verbose``; ``--statistics`` counts the files).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -68,6 +70,11 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: How many files each configuration governed in this run.
     configs: list[tuple[Config, int]] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[tuple[str, str]]:
+        """(file, note) for every note of the run."""
+        return [(f.display, note) for f in self.files for note in f.notes]
 
     @property
     def warnings(self) -> list[str]:
@@ -98,9 +105,11 @@ class CacheSettings:
 
 
 def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: CacheSettings | None = None) -> FileReport:
-    diagnostics, data, decoded = lint_file(source, selection)
-    report = FileReport(source.display, diagnostics)
-    if keys is not None and data is not None and decoded is not None:
+    with collecting_notes() as notes:
+        diagnostics, data, decoded = lint_file(source, selection)
+    report = FileReport(source.display, diagnostics, notes=notes)
+    # A file with notes is linted again each run, so that --verbose and --statistics always see them.
+    if keys is not None and data is not None and decoded is not None and not notes:
         settings = keys.project(selection) if _depends_on_project(source, selection) else keys.settings(selection)
         if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
             report.cache_key = entry_key(settings, source.display, source.relative, _key_data(source, data))

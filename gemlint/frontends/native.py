@@ -11,6 +11,7 @@ GEM000.
 from __future__ import annotations
 
 import bisect
+import re
 import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -110,16 +111,37 @@ def parse_time_limit(size: int) -> float:
     return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1_000_000
 
 
+#: ``class EXPORT_API Name {``: an export macro between the keyword and the name (which the grammar, knowing
+#: no macros, reads as the class name, making the real name a function and the body its statements).
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
+
+
+#: ``new T*[n]`` (an array of pointers), which the grammar reads as ``new T`` times a lambda, swallowing the
+#: statement that follows.
+_NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+(?:const\s+)?[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
+
+
+def _for_the_grammar(data: bytes) -> bytes:
+    """The source as the grammar can read it, with the same length (offsets and columns stay): export macros
+    in class heads and the stars of ``new T*[n]`` replaced by spaces (``new T [n]`` is the same allocation)."""
+    if b"new" in data and _NEW_POINTER_ARRAY.search(data):
+        data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+    if _EXPORT_MACRO.search(data):
+        data = _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1))), data)
+    return data
+
+
 def parse(source: SourceFile | None, text: str) -> NativeDocument:
     grammar = grammar_for(source)
     data = text.encode("utf-8", errors="surrogatepass")
+    parsed = _for_the_grammar(data) if grammar == "cuda" else data
     parser = _parser(grammar)
     limit = parse_time_limit(len(data))
     deadline = time.monotonic() + limit
     try:
         # Only a parse that reads through a callback reports progress (and so can be cancelled).
         tree = parser.parse(
-            lambda offset, _point: data[offset : offset + _CHUNK],
+            lambda offset, _point: parsed[offset : offset + _CHUNK],
             progress_callback=lambda _offset, _has_error: time.monotonic() > deadline,
         )
     except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle

@@ -62,6 +62,8 @@ class FileAnalysis:
         self.document = document
         self.macros: Macros = file_macros(document.root, document.included_macros)
         self.findings: list[Finding] = []
+        #: Findings left unreported because their code did not parse (said with --verbose).
+        self.unreported: list[Finding] = []
         self._mismatches: set[tuple[int, int]] = set()
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
         self.uses = Uses(lambda: self.functions_by_name)
@@ -138,6 +140,17 @@ class FileAnalysis:
         )
         if leak is None:
             return
+        broken = self._parse_error_between(acquisition, leak.step.line)
+        if broken:
+            self.unreported.append(
+                Finding(
+                    row.kind.leak_code,
+                    acquisition.call,
+                    f"a possible {row.kind.leak_code} finding in `{acquisition.unit.name}` is not reported: the code "
+                    f"between lines {syn.line_of(acquisition.call)} and {leak.step.line} did not parse (line {broken})",
+                )
+            )
+            return
         if row.kind is Kind.CAPTURE:
             message = (
                 f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
@@ -154,6 +167,15 @@ class FileAnalysis:
                 f"{leak.reason} before `{release_for(row)}` releases it"
             )
         self._report(row.kind.leak_code, acquisition.call, message)
+
+    def _parse_error_between(self, acquisition: Acquisition, line: int) -> int:
+        """The first line with a parse error (a tree-sitter ERROR or missing node) from the acquisition to
+        ``line`` of the path that leaks, or 0: a finding there may come from code the grammar misread."""
+        start = acquisition.call.start_byte
+        for error in _parse_errors(acquisition.unit.body):
+            if error.end_byte >= start and syn.line_of(error) <= line:
+                return syn.line_of(error)
+        return 0
 
     def _capture_ended_in(self, acquisition: Acquisition) -> bool:
         """A function that begins a capture and never ends one, while another function of the file does,
@@ -204,7 +226,7 @@ class FileAnalysis:
             for new in facts.news:
                 if new.child_by_field_name("placement") is not None:
                     continue
-                is_array = any(child.type == "new_declarator" for child in new.named_children)
+                is_array = _is_array_new(new)
                 row = table["new[]" if is_array else "new"]
                 if not is_array and self._owned_elsewhere(new):
                     found.append(Acquisition(unit, step, new, row, Target.ESCAPED))
@@ -421,7 +443,38 @@ def _status_variables(call: Node) -> frozenset[str]:
 
 def analyse(document: NativeDocument) -> list[Finding]:
     """The GEM3xx pairing findings of a document, computed once for all the rules that ask."""
+    return _analysis(document).findings
+
+
+def unreported(document: NativeDocument) -> list[Finding]:
+    """The findings left unreported because the code they depend on did not parse."""
+    return _analysis(document).unreported
+
+
+def _analysis(document: NativeDocument) -> FileAnalysis:
     key = "gem3xx-pairing"
     if key not in document.cache:
-        document.cache[key] = FileAnalysis(document).run()
+        analysis = FileAnalysis(document)
+        analysis.run()
+        document.cache[key] = analysis
     return document.cache[key]
+
+
+def _is_array_new(new: Node) -> bool:
+    """``new T[n]`` (the front-end lets the grammar read ``new T*[n]`` as such)."""
+    return any(child.type == "new_declarator" for child in new.named_children)
+
+
+def _parse_errors(body: Node) -> list[Node]:
+    """The ERROR and missing nodes of a body."""
+    if not body.has_error:
+        return []
+    found = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            found.append(node)
+            continue
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return sorted(found, key=lambda n: n.start_byte)
