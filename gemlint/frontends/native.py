@@ -149,6 +149,12 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
         if time.monotonic() > deadline:
             raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
         raise SourceError(f"cannot parse: {error}") from None
+    # A tree parsed through a callback reads each node's text through the callback again (slow). The same
+    # parse from the bytes, reusing the tree, keeps the text in the tree; it re-parses only the regions with
+    # errors (it cannot be cancelled, so only when the first parse left it the time it took itself).
+    started = deadline - limit
+    if time.monotonic() - started < limit / 2:
+        tree = parser.parse(parsed, old_tree=tree)
     return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterator
 
 from gemlint.frontends.native import Node
@@ -64,6 +65,7 @@ def file_macros(root: Node, included: dict[str, str] | None = None) -> Macros:
     bodies: dict[str, str] = dict(included or {})
     for node in root.named_children if root is not None else ():
         _collect_macros(node, bodies, 0)
+    bodies = {name: _without_lambdas(body) for name, body in bodies.items()}
     exits: dict[str, MacroExit] = {}
     for name, body in bodies.items():
         labels = tuple(_GOTO.findall(body))
@@ -83,6 +85,23 @@ def file_macros(root: Node, included: dict[str, str] | None = None) -> Macros:
         if not changed:
             break
     return Macros(exits)
+
+
+_LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\([^()]*\))?\s*(?:mutable\s*)?(?:->\s*[\w:<>]+\s*)?\{")
+
+
+def _without_lambdas(body: str) -> str:
+    """A macro body less the bodies of the lambdas it defines: their ``return`` leaves the lambda, not the
+    function that uses the macro (``[&]() { try { expr; return ok; } catch (...) { return err; } }()``)."""
+    while True:
+        match = _LAMBDA.search(body)
+        if match is None:
+            return body
+        depth, index = 1, match.end()
+        while index < len(body) and depth:
+            depth += {"{": 1, "}": -1}.get(body[index], 0)
+            index += 1
+        body = body[: match.start()] + body[index:]
 
 
 def _collect_macros(node: Node, bodies: dict[str, str], depth: int) -> None:
@@ -352,8 +371,12 @@ class CfgBuilder:
             first = self._branch(condition, body_entry, after, line)
         if first.kind is StepKind.BRANCH and bound is not None:
             first.loop_bound = syn.normalized(bound)
-            first.runs_once = self._outside_bound(bound) and not _tests_for_zero(self._body, first.loop_bound)
+            first.runs_once = self._outside_bound(bound) and not _tests_for_zero(self._zero_tested, first.loop_bound)
         return first
+
+    @cached_property
+    def _zero_tested(self) -> frozenset[str]:
+        return zero_tested(self._body)
 
     def _outside_bound(self, bound: Node) -> bool:
         """A bound made of members and parameters (``n``, ``this->layers``, ``cfg.n_layers``, ``v.size()``)."""
@@ -527,31 +550,39 @@ def _declared_names(body: Node) -> frozenset[str]:
     return frozenset(names)
 
 
-def _tests_for_zero(body: Node, bound: str) -> bool:
-    """The function tests ``bound`` for zero or emptiness somewhere (``if (n == 0)``, ``if (!v.size())``,
-    ``if (v.empty())``): then it knows the loop may not run, and so may the analysis."""
-    forms = {bound, f"{bound}.size()", f"{bound}->size()", f"{bound}.length()"}
+def zero_tested(body: Node) -> frozenset[str]:
+    """The expressions a function tests for zero or emptiness (``n`` for ``if (n == 0)``, ``!n``, ``n > 0``;
+    ``v`` for ``v.empty()`` and ``v.size() == 0``), as normalized text. A loop bounded by one of them may
+    not run, as the function itself knows."""
+    tested: set[str] = set()
     for node in syn.descendants(body):
         kind = node.type
         if kind == "binary_expression":
             op = syn.operator(node)
-            sides = [syn.normalized(syn.strip(node.child_by_field_name(f))) for f in ("left", "right")]
-            if op in ("==", "!=", ">", "<=", "<", ">=") and any(s in forms for s in sides) and any(s in _ZERO_OR_ONE for s in sides):
-                return True
-            if op in ("&&", "||") and any(s in forms for s in sides):
-                return True
+            left, right = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+            if op in ("==", "!=", ">", "<=", "<", ">="):
+                for this, other in ((left, right), (right, left)):
+                    if other is not None and other.type in ("number_literal", "null") and syn.text(other) in _ZERO_OR_ONE and this is not None:
+                        tested.add(syn.normalized(this))
+            elif op in ("&&", "||"):
+                tested.update(syn.normalized(side) for side in (left, right) if side is not None and side.type in ("identifier", "field_expression"))
         elif kind == "unary_expression" and syn.operator(node) == "!":
-            if syn.normalized(syn.strip(node.child_by_field_name("argument"))) in forms:
-                return True
+            argument = syn.strip(node.child_by_field_name("argument"))
+            if argument is not None and argument.type in ("identifier", "field_expression", "call_expression"):
+                tested.add(syn.normalized(argument))
         elif kind in ("condition_clause", "conditional_expression"):
-            tested = node.child_by_field_name("value") if kind == "condition_clause" else node.child_by_field_name("condition")
-            if syn.normalized(syn.strip(tested)) in forms:
-                return True
-        elif kind == "call_expression" and syn.is_method_call(node) and syn.name_of(node.child_by_field_name("function")) == "empty":
+            value = syn.strip(node.child_by_field_name("value" if kind == "condition_clause" else "condition"))
+            if value is not None and value.type in ("identifier", "field_expression"):
+                tested.add(syn.normalized(value))
+        elif kind == "call_expression" and syn.is_method_call(node):
             function = node.child_by_field_name("function")
-            if syn.normalized(function.child_by_field_name("argument")) == bound:
-                return True
-    return False
+            if syn.name_of(function) == "empty":
+                tested.add(syn.normalized(function.child_by_field_name("argument")))
+    return frozenset(tested)
+
+
+def _tests_for_zero(tested: frozenset[str], bound: str) -> bool:
+    return bool(tested.intersection({bound, f"{bound}.size()", f"{bound}->size()", f"{bound}.length()"}))
 
 
 def _changing_names(body: Node) -> frozenset[str]:
