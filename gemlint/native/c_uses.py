@@ -334,12 +334,18 @@ _VALUE_TYPES = frozenset(
 )
 
 
+_STATUS_TYPE = re.compile(r"(?i)(?:status|error|err|result|retcode|rc)(?:_t)?$")
+
+
 def _is_plain_value(type_node: Node | None) -> bool:
     if type_node is None:
         return False
     if type_node.type in ("primitive_type", "sized_type_specifier"):
         return True
-    return type_node.type in ("type_identifier", "qualified_identifier") and syn.name_of(type_node) in _VALUE_TYPES
+    if type_node.type not in ("type_identifier", "qualified_identifier"):
+        return False
+    name = syn.name_of(type_node)
+    return name in _VALUE_TYPES or _STATUS_TYPE.search(syn.last_component(name)) is not None
 
 
 def _result_type(unit: Unit, call: Node) -> Node | None:
@@ -360,6 +366,22 @@ def _result_type(unit: Unit, call: Node) -> Node | None:
         if declarator is None or declarator.type != "identifier" or parent.parent is None:
             return None
         return parent.parent.child_by_field_name("type")
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+        left = syn.strip(parent.child_by_field_name("left"))
+        if left is not None and left.type == "identifier":
+            return _declared_type(unit, syn.text(left))
+    return None
+
+
+def _declared_type(unit: Unit, name: str) -> Node | None:
+    """The type of the plain (non-pointer) local ``name`` as declared in the function, if it is one."""
+    for node in syn.descendants(unit.body):
+        if node.type != "declaration":
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            target = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+            if target is not None and target.type == "identifier" and syn.text(target) == name:
+                return node.child_by_field_name("type")
     return None
 
 
