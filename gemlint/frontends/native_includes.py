@@ -55,8 +55,8 @@ def included_headers(path: Path, text: str) -> list[Path]:
         following = []
         for including, source in frontier:
             for name in _INCLUDE.findall(source):
-                header = _resolve(including, name)
-                if header is None or header in seen or header == path:
+                header = _resolve(including.resolve(), name)
+                if header is None or header in seen or header == path.resolve():
                     continue
                 seen.add(header)
                 order.append(header)
@@ -77,7 +77,7 @@ def _resolve(including: Path, name: str) -> Path | None:
 def include_folders(folder: str) -> tuple[Path, ...]:
     """The include folders the build files above ``folder`` declare."""
     found: list[Path] = []
-    current = Path(folder)
+    current = Path(folder).resolve()
     for _ in range(MAX_LEVELS):
         cmake = current / "CMakeLists.txt"
         if cmake.is_file():
