@@ -45,3 +45,11 @@ def test_verbose_says_what_was_left_out_and_statistics_counts_the_file(tmp_path)
     assert "line 3: a possible GEM302 finding in `f` is not reported" in result.stderr
     assert "did not parse (line 4)" in result.stderr
     assert "1\tfile with code left unanalysed" in result.stderr
+
+
+def test_a_file_with_notes_says_them_again_when_the_cache_is_on(tmp_path):
+    (tmp_path / "a.c").write_text(UNPARSED)
+    runner = CliRunner()
+    command = ["check", "--cache-dir", str(tmp_path / "cache"), "--select", "GEM302", "--verbose", str(tmp_path / "a.c")]
+    first, second = runner.invoke(main, command), runner.invoke(main, command)
+    assert "is not reported" in first.stderr and "is not reported" in second.stderr
