@@ -219,10 +219,10 @@ def main() -> None:
 @click.option("--fail-level", type=click.Choice(FAIL_LEVELS), default="note", show_default=True, help="Exit 1 only when a finding at or above this severity remains.")
 @click.option("--ignore-noqa", "--disable-noqa", "ignore_noqa", is_flag=True, help="Report findings that a `# noqa` comment suppresses.")
 @click.option("--stdin-filename", type=click.Path(path_type=Path, dir_okay=False), help="Lint standard input as this file (its name decides the language and config); `-` as PATH does too.")
-@click.option("--statistics", is_flag=True, help="Print a count per rule (to stderr when the format is machine-readable).")
+@click.option("--statistics", is_flag=True, help="Print a count per rule (to stderr when the format is machine-readable), and how many files had code left unanalysed.")
 @click.option("--show-source", is_flag=True, help="Show the source line of each finding (text format).")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
-@click.option("--verbose", "-v", is_flag=True, help="Print the config used per folder, rule counts and the time of each phase.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the config used per folder, rule counts, the time of each phase, and what was left unanalysed (code that did not parse).")
 def check(
     paths: tuple[Path, ...],
     select: tuple[str, ...],
@@ -309,6 +309,8 @@ def check(
     if verbose:
         _describe_run(result)
         _explain_unread_triton_configs(result)
+        for display, note in result.notes:
+            click.echo(f"gemlint: {display}: {note}", err=True)
 
     unsafe = unsafe_fixes
     if diff:
@@ -349,6 +351,9 @@ def check(
     if statistics and fmt != "text" and diagnostics:
         # Machine output stays parseable: the counts go to stderr.
         click.echo(statistics_table(diagnostics, unsafe), err=True)
+    noted = len({display for display, _ in result.notes})
+    if statistics and noted:
+        click.echo(f"{noted:>5}\tfile{'s' if noted != 1 else ''} with code left unanalysed (parse errors; --verbose says where)", err=True)
     for name, file in outputs:
         _write(file, render(name, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=False))
     if verbose:

@@ -7,9 +7,10 @@ import ast
 import os
 import re
 import traceback
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -41,6 +42,21 @@ class PythonFileContext(PythonSource):
         self.diagnostics.append(diagnostic)
 
 
+#: Where the notes of the file being linted go (``--verbose``): what a rule left unreported, and why.
+_NOTES: ContextVar[list[str] | None] = ContextVar("gemlint_notes", default=None)
+
+
+@contextmanager
+def collecting_notes() -> Iterator[list[str]]:
+    """The notes the rules make while the block lints (each once, in order)."""
+    notes: list[str] = []
+    token = _NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _NOTES.reset(token)
+
+
 @dataclass
 class DocumentContext(OnSourceFile):
     """What a :class:`DocumentRule` sees: the file and its front-end's parsed document."""
@@ -53,6 +69,12 @@ class DocumentContext(OnSourceFile):
 
     def add(self, diagnostic: Diagnostic) -> None:
         self.diagnostics.append(diagnostic)
+
+    def note(self, message: str) -> None:
+        """Something the user may want to know but that is no finding (``--verbose`` prints it)."""
+        notes = _NOTES.get()
+        if notes is not None and message not in notes:
+            notes.append(message)
 
 
 def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1) -> Diagnostic:

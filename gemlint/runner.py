@@ -15,8 +15,9 @@ from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.engine import input_error, lint_file, lint_text
+from gemlint.engine import collecting_notes, input_error, lint_file, lint_text
 from gemlint.frontends import triton_config
+from gemlint.frontends.native_includes import included_headers
 from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
 from gemlint.languages import Language, language_of
 from gemlint.project.files import forget_projects, keep_index_in, project_for
@@ -47,6 +48,8 @@ class FileReport:
     diff: str = ""
     warning: str | None = None
     cache_key: str | None = None  # set when the result depends on this file alone and may be cached
+    #: What the rules left unreported in this file and why (``--verbose``; ``--statistics`` counts the files).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -67,6 +70,11 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: How many files each configuration governed in this run.
     configs: list[tuple[Config, int]] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[tuple[str, str]]:
+        """(file, note) for every note of the run."""
+        return [(f.display, note) for f in self.files for note in f.notes]
 
     @property
     def warnings(self) -> list[str]:
@@ -97,9 +105,11 @@ class CacheSettings:
 
 
 def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: CacheSettings | None = None) -> FileReport:
-    diagnostics, data, decoded = lint_file(source, selection)
-    report = FileReport(source.display, diagnostics)
-    if keys is not None and data is not None and decoded is not None:
+    with collecting_notes() as notes:
+        diagnostics, data, decoded = lint_file(source, selection)
+    report = FileReport(source.display, diagnostics, notes=notes)
+    # A file with notes is linted again each run, so that --verbose and --statistics always see them.
+    if keys is not None and data is not None and decoded is not None and not notes:
         settings = keys.project(selection) if _depends_on_project(source, selection) else keys.settings(selection)
         if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
             report.cache_key = entry_key(settings, source.display, source.relative, _key_data(source, data))
@@ -127,12 +137,25 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
     return report
 
 
+def _read_or_empty(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 def _key_data(source: SourceFile, data: bytes) -> bytes:
     """What a file's cached findings depend on: its bytes, and for a Triton Python model the model's
     ``config.pbtxt`` (GEM201 reads its tensor shapes), which is not a linted file of the project; for
-    both, whether Triton's schema (an optional dependency) could read the configuration."""
+    both, whether Triton's schema (an optional dependency) could read the configuration. For a C/C++/CUDA
+    file, the project headers it includes (their macros are path exits)."""
     if source.language is Language.TRITON:
         return data + b"\0" + triton_config.schema_state()
+    if source.language is Language.NATIVE:
+        # Error-check macros come from the project headers the file includes: their change changes the findings.
+        text = data.decode("utf-8", errors="replace")
+        headers = included_headers(source.path, text)
+        return b"\0".join([data, *(str(h).encode() + b"\0" + _read_or_empty(h) for h in headers)])
     config = triton_config.read_bytes(source.path) if source.language is Language.PYTHON else None
     if config is None:
         return data

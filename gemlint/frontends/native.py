@@ -11,9 +11,11 @@ GEM000.
 from __future__ import annotations
 
 import bisect
+import re
 import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Iterator
 
 import tree_sitter
@@ -58,6 +60,8 @@ class NativeDocument:
     data: bytes
     tree: tree_sitter.Tree
     grammar: str = "cuda"
+    #: Where the file is (None for text without a file): its quoted includes are searched from there.
+    path: Path | None = None
     #: Results of shared analyses, keyed by the analysis (so the rules of one family run it once).
     cache: dict = field(default_factory=dict)
 
@@ -84,6 +88,13 @@ class NativeDocument:
     def span(self, node: Node) -> tuple[Position, Position]:
         return self.position(node.start_byte), self.position(node.end_byte)
 
+    @cached_property
+    def included_macros(self) -> dict[str, str]:
+        """The macros of the project headers the file includes (``name -> body``)."""
+        from gemlint.frontends.native_includes import included_macros
+
+        return included_macros(self.path, self.text) if self.path is not None else {}
+
     def text_of(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
@@ -100,16 +111,37 @@ def parse_time_limit(size: int) -> float:
     return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1_000_000
 
 
+#: ``class EXPORT_API Name {``: an export macro between the keyword and the name (which the grammar, knowing
+#: no macros, reads as the class name, making the real name a function and the body its statements).
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
+
+
+#: ``new T*[n]`` (an array of pointers), which the grammar reads as ``new T`` times a lambda, swallowing the
+#: statement that follows.
+_NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+(?:const\s+)?[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
+
+
+def _for_the_grammar(data: bytes) -> bytes:
+    """The source as the grammar can read it, with the same length (offsets and columns stay): export macros
+    in class heads and the stars of ``new T*[n]`` replaced by spaces (``new T [n]`` is the same allocation)."""
+    if b"new" in data and _NEW_POINTER_ARRAY.search(data):
+        data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+    if _EXPORT_MACRO.search(data):
+        data = _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1))), data)
+    return data
+
+
 def parse(source: SourceFile | None, text: str) -> NativeDocument:
     grammar = grammar_for(source)
     data = text.encode("utf-8", errors="surrogatepass")
+    parsed = _for_the_grammar(data) if grammar == "cuda" else data
     parser = _parser(grammar)
     limit = parse_time_limit(len(data))
     deadline = time.monotonic() + limit
     try:
         # Only a parse that reads through a callback reports progress (and so can be cancelled).
         tree = parser.parse(
-            lambda offset, _point: data[offset : offset + _CHUNK],
+            lambda offset, _point: parsed[offset : offset + _CHUNK],
             progress_callback=lambda _offset, _has_error: time.monotonic() > deadline,
         )
     except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
@@ -117,7 +149,13 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
         if time.monotonic() > deadline:
             raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
         raise SourceError(f"cannot parse: {error}") from None
-    return NativeDocument(text, data, tree, grammar)
+    # A tree parsed through a callback reads each node's text through the callback again (slow). The same
+    # parse from the bytes, reusing the tree, keeps the text in the tree; it re-parses only the regions with
+    # errors (it cannot be cancelled, so only when the first parse left it the time it took itself).
+    started = deadline - limit
+    if time.monotonic() - started < limit / 2:
+        tree = parser.parse(parsed, old_tree=tree)
+    return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 
 def walk(node: Node, *, skip: frozenset[str] = frozenset()) -> Iterator[Node]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterator
 
 from gemlint.frontends.native import Node
@@ -58,11 +59,13 @@ def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
     return ([init] if init is not None else []), value
 
 
-def file_macros(root: Node) -> Macros:
-    """The function-like and object-like macros of a file whose bodies may leave the calling function."""
-    bodies: dict[str, str] = {}
+def file_macros(root: Node, included: dict[str, str] | None = None) -> Macros:
+    """The function-like and object-like macros of a file whose bodies may leave the calling function;
+    ``included`` are those of the headers it includes (``name -> body``), which the file's own replace."""
+    bodies: dict[str, str] = dict(included or {})
     for node in root.named_children if root is not None else ():
         _collect_macros(node, bodies, 0)
+    bodies = {name: _without_lambdas(body) for name, body in bodies.items()}
     exits: dict[str, MacroExit] = {}
     for name, body in bodies.items():
         labels = tuple(_GOTO.findall(body))
@@ -82,6 +85,23 @@ def file_macros(root: Node) -> Macros:
         if not changed:
             break
     return Macros(exits)
+
+
+_LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\([^()]*\))?\s*(?:mutable\s*)?(?:->\s*[\w:<>]+\s*)?\{")
+
+
+def _without_lambdas(body: str) -> str:
+    """A macro body less the bodies of the lambdas it defines: their ``return`` leaves the lambda, not the
+    function that uses the macro (``[&]() { try { expr; return ok; } catch (...) { return err; } }()``)."""
+    while True:
+        match = _LAMBDA.search(body)
+        if match is None:
+            return body
+        depth, index = 1, match.end()
+        while index < len(body) and depth:
+            depth += {"{": 1, "}": -1}.get(body[index], 0)
+            index += 1
+        body = body[: match.start()] + body[index:]
 
 
 def _collect_macros(node: Node, bodies: dict[str, str], depth: int) -> None:
@@ -117,6 +137,8 @@ class CfgBuilder:
     # -- entry point ------------------------------------------------------------------
     def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
         self._unstable = _changing_names(body)
+        self._body = body
+        self._body_locals = _declared_names(body)
         end_line = body.end_point[0] + 1
         if is_main:  # leaving main ends the process: nothing held is leaked
             end = self.graph.add(StepKind.STOP, line=end_line)
@@ -333,9 +355,41 @@ class CfgBuilder:
             self._continues.pop()
         if condition is None or syn.is_constant_true(condition):
             head.then(body_entry)
+            return head
+        head.then(self._branch(condition, body_entry, after, line))
+        bound = loop_bound(condition)
+        return self._first_test(condition, bound, body_entry, after, line) if bound is not None else head
+
+    def _first_test(self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int) -> Step:
+        """The loop's first test, apart from the later ones: skipping the loop altogether is a path only
+        when the bound may be zero as far as the function shows (a local it computed, or a bound it tests)."""
+        if condition is None:  # a range `for`: the test is whether the range is empty
+            first = self.graph.add(StepKind.BRANCH, line=line)
+            first.in_loop = bool(self._continues)
+            first.then(body_entry, True).then(after, False)
         else:
-            head.then(self._branch(condition, body_entry, after, line))
-        return head
+            first = self._branch(condition, body_entry, after, line)
+        if first.kind is StepKind.BRANCH and bound is not None:
+            first.loop_bound = syn.normalized(bound)
+            first.runs_once = self._outside_bound(bound) and not _tests_for_zero(self._zero_tested, first.loop_bound)
+        return first
+
+    @cached_property
+    def _zero_tested(self) -> frozenset[str]:
+        return zero_tested(self._body)
+
+    def _outside_bound(self, bound: Node) -> bool:
+        """A bound made of members and parameters (``n``, ``this->layers``, ``cfg.n_layers``, ``v.size()``)."""
+        for node in syn.descendants(bound):
+            if node.type == "call_expression":
+                function = node.child_by_field_name("function")
+                if not (syn.is_method_call(node) and syn.name_of(function) in ("size", "length") and not syn.arguments(node)):
+                    return False
+            elif node.type == "identifier" and syn.text(node) in self._body_locals:
+                return False
+            elif node.type in ("assignment_expression", "update_expression"):
+                return False
+        return True
 
     def _build_while_statement(self, node: Node, after: Step) -> Step:
         init, condition = condition_parts(node.child_by_field_name("condition"))
@@ -359,7 +413,8 @@ class CfgBuilder:
             self._continues.pop()
         head.then(self._branch(None, body_entry, after, syn.line_of(node)))
         right = node.child_by_field_name("right")
-        return self._effect(right, head) if right is not None else head
+        first = self._first_test(None, right, body_entry, after, syn.line_of(node))
+        return self._effect(right, first) if right is not None else first
 
     def _build_do_statement(self, node: Node, after: Step) -> Step:
         test = self.graph.join()
@@ -467,6 +522,67 @@ def _preproc_key(node: Node) -> tuple[str, bool]:
 
 
 _LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+_BOUND_TESTS = frozenset({"<", "!=", ">"})
+_ZERO_OR_ONE = frozenset({"0", "1", "0u", "1u", "0U", "1U", "nullptr", "NULL"})
+
+
+def loop_bound(condition: Node | None) -> Node | None:
+    """The bound a counting loop compares its counter with: ``n`` in ``i < n``, ``args->count`` in ``k != args->count``."""
+    node = syn.strip(condition)
+    if node is None or node.type != "binary_expression" or syn.operator(node) not in _BOUND_TESTS:
+        return None
+    counter, bound = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if syn.operator(node) in (">", ">="):  # `n > i`
+        counter, bound = bound, counter
+    counter, bound = syn.strip(counter), syn.strip(bound)
+    if counter is None or bound is None or counter.type != "identifier" or syn.is_constant_false(bound):
+        return None
+    return bound
+
+
+def _declared_names(body: Node) -> frozenset[str]:
+    names = set()
+    for node in syn.descendants(body):
+        if node.type in ("init_declarator", "declaration", "for_range_loop"):
+            identifier = syn.declared_identifier(node.child_by_field_name("declarator"))
+            if identifier is not None:
+                names.add(syn.text(identifier))
+    return frozenset(names)
+
+
+def zero_tested(body: Node) -> frozenset[str]:
+    """The expressions a function tests for zero or emptiness (``n`` for ``if (n == 0)``, ``!n``, ``n > 0``;
+    ``v`` for ``v.empty()`` and ``v.size() == 0``), as normalized text. A loop bounded by one of them may
+    not run, as the function itself knows."""
+    tested: set[str] = set()
+    for node in syn.descendants(body):
+        kind = node.type
+        if kind == "binary_expression":
+            op = syn.operator(node)
+            left, right = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+            if op in ("==", "!=", ">", "<=", "<", ">="):
+                for this, other in ((left, right), (right, left)):
+                    if other is not None and other.type in ("number_literal", "null") and syn.text(other) in _ZERO_OR_ONE and this is not None:
+                        tested.add(syn.normalized(this))
+            elif op in ("&&", "||"):
+                tested.update(syn.normalized(side) for side in (left, right) if side is not None and side.type in ("identifier", "field_expression"))
+        elif kind == "unary_expression" and syn.operator(node) == "!":
+            argument = syn.strip(node.child_by_field_name("argument"))
+            if argument is not None and argument.type in ("identifier", "field_expression", "call_expression"):
+                tested.add(syn.normalized(argument))
+        elif kind in ("condition_clause", "conditional_expression"):
+            value = syn.strip(node.child_by_field_name("value" if kind == "condition_clause" else "condition"))
+            if value is not None and value.type in ("identifier", "field_expression"):
+                tested.add(syn.normalized(value))
+        elif kind == "call_expression" and syn.is_method_call(node):
+            function = node.child_by_field_name("function")
+            if syn.name_of(function) == "empty":
+                tested.add(syn.normalized(function.child_by_field_name("argument")))
+    return frozenset(tested)
+
+
+def _tests_for_zero(tested: frozenset[str], bound: str) -> bool:
+    return bool(tested.intersection({bound, f"{bound}.size()", f"{bound}->size()", f"{bound}.length()"}))
 
 
 def _changing_names(body: Node) -> frozenset[str]:

@@ -60,8 +60,10 @@ class FileAnalysis:
 
     def __init__(self, document: NativeDocument) -> None:
         self.document = document
-        self.macros: Macros = file_macros(document.root)
+        self.macros: Macros = file_macros(document.root, document.included_macros)
         self.findings: list[Finding] = []
+        #: Findings left unreported because their code did not parse (said with --verbose).
+        self.unreported: list[Finding] = []
         self._mismatches: set[tuple[int, int]] = set()
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
         self.uses = Uses(lambda: self.functions_by_name)
@@ -138,6 +140,17 @@ class FileAnalysis:
         )
         if leak is None:
             return
+        broken = self._parse_error_between(acquisition, leak.step.line)
+        if broken:
+            self.unreported.append(
+                Finding(
+                    row.kind.leak_code,
+                    acquisition.call,
+                    f"a possible {row.kind.leak_code} finding in `{acquisition.unit.name}` is not reported: the code "
+                    f"between lines {syn.line_of(acquisition.call)} and {leak.step.line} did not parse (line {broken})",
+                )
+            )
+            return
         if row.kind is Kind.CAPTURE:
             message = (
                 f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
@@ -154,6 +167,15 @@ class FileAnalysis:
                 f"{leak.reason} before `{release_for(row)}` releases it"
             )
         self._report(row.kind.leak_code, acquisition.call, message)
+
+    def _parse_error_between(self, acquisition: Acquisition, line: int) -> int:
+        """The first line with a parse error (a tree-sitter ERROR or missing node) from the acquisition to
+        ``line`` of the path that leaks, or 0: a finding there may come from code the grammar misread."""
+        start = acquisition.call.start_byte
+        for error in _parse_errors(acquisition.unit.body):
+            if error.end_byte >= start and syn.line_of(error) <= line:
+                return syn.line_of(error)
+        return 0
 
     def _capture_ended_in(self, acquisition: Acquisition) -> bool:
         """A function that begins a capture and never ends one, while another function of the file does,
@@ -204,8 +226,11 @@ class FileAnalysis:
             for new in facts.news:
                 if new.child_by_field_name("placement") is not None:
                     continue
-                is_array = any(child.type == "new_declarator" for child in new.named_children)
+                is_array = _is_array_new(new)
                 row = table["new[]" if is_array else "new"]
+                if not is_array and self._owned_elsewhere(new):
+                    found.append(Acquisition(unit, step, new, row, Target.ESCAPED))
+                    continue
                 found.append(
                     self._classify_returned(unit, step, new, row, has_arguments=new.child_by_field_name("arguments") is not None)
                 )
@@ -237,6 +262,8 @@ class FileAnalysis:
         if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
             declarator = parent.child_by_field_name("declarator")
             identifier = syn.declared_identifier(declarator)
+            if row.name == "new" and _initialises_an_object(parent):
+                return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=identifier)  # `Shared<T> x = new T;`
             if identifier is not None and unit.is_local(syn.text(identifier)) and not syn.is_reference_declarator(declarator):
                 return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(identifier))
             return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=identifier)
@@ -251,6 +278,45 @@ class FileAnalysis:
             # `new Widget(parent)` registers itself with its argument in many frameworks; a bare `new T;` does not.
             return Acquisition(unit, step, node, row, Target.DISCARDED)
         return Acquisition(unit, step, node, row, Target.ESCAPED)
+
+    def _owned_elsewhere(self, new: Node) -> bool:
+        """``new Widget(parent)`` (Qt-style parent ownership: a ``this`` or ``parent`` argument), or ``new`` of a
+        class that deletes itself (``delete this`` in its methods, or a library base class that does)."""
+        for argument in syn.arguments(new):
+            argument = syn.strip(argument)
+            if argument is None:
+                continue
+            if argument.type == "this" or (argument.type in ("identifier", "field_expression") and "parent" in syn.normalized(argument).lower()):
+                return True
+        type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
+        return bool(type_name) and type_name in self.self_owning_classes
+
+    @cached_property
+    def self_owning_classes(self) -> frozenset[str]:
+        """Classes of the file that own themselves: a method runs ``delete this``, or the class derives from one
+        that does (of the file, or a library's self-deleting worker such as ``Napi::AsyncWorker``)."""
+        owning: set[str] = set()
+        bases: dict[str, set[str]] = {}
+        for node in syn.descendants(self.document.root, skip=frozenset()):
+            if node.type == "delete_expression":
+                operand = delete_operand(node)
+                if operand is not None and operand.type == "this":
+                    name = _enclosing_class(node)
+                    if name:
+                        owning.add(name)
+            elif node.type in ("class_specifier", "struct_specifier"):
+                name = syn.last_component(syn.name_of(node.child_by_field_name("name")))
+                clause = next((c for c in node.named_children if c.type == "base_class_clause"), None)
+                if name and clause is not None:
+                    bases[name] = {syn.name_of(c) for c in clause.named_children if c.type in ("type_identifier", "qualified_identifier", "template_type")}
+        changed = True
+        while changed:
+            changed = False
+            for name, parents in bases.items():
+                if name not in owning and any(p in SELF_DELETING_BASES or syn.last_component(p) in owning for p in parents):
+                    owning.add(name)
+                    changed = True
+        return frozenset(owning)
 
     # -- members acquired in one function and released in another -------------------------------------
     def _check_member_releases(self, escaped: list[Acquisition]) -> None:
@@ -312,6 +378,40 @@ class FileAnalysis:
 
 
 
+#: Library base classes whose objects delete themselves when their work is done.
+SELF_DELETING_BASES = frozenset(
+    {"Napi::AsyncWorker", "Napi::AsyncProgressWorker", "Napi::AsyncProgressQueueWorker", "Nan::AsyncWorker",
+     "Nan::AsyncProgressWorker", "Nan::AsyncProgressQueueWorker"}
+)
+
+
+def _initialises_an_object(declarator: Node) -> bool:
+    """``Shared<T> x = new T(...)``: the declared variable is a class-template object (a custom smart pointer)
+    built from the pointer, not a pointer itself."""
+    target = declarator.child_by_field_name("declarator")
+    if target is None or target.type != "identifier":
+        return False
+    declaration = declarator.parent
+    declared = declaration.child_by_field_name("type") if declaration is not None else None
+    while declared is not None and declared.type == "qualified_identifier":
+        declared = declared.child_by_field_name("name")
+    return declared is not None and declared.type == "template_type"
+
+
+def _enclosing_class(node: Node) -> str:
+    """The class a method belongs to: its class body, or the qualifier of an out-of-class definition."""
+    current = node.parent
+    while current is not None:
+        if current.type in ("class_specifier", "struct_specifier"):
+            return syn.last_component(syn.name_of(current.child_by_field_name("name")))
+        if current.type == "function_definition":
+            name = syn.function_name(current)
+            if "::" in name:
+                return syn.last_component(name.rsplit("::", 1)[0])
+        current = current.parent
+    return ""
+
+
 def _status_variables(call: Node) -> frozenset[str]:
     """The variable a call's status code is stored in: ``cudaError_t e = cudaMalloc(...)``, ``e = cudaMalloc(...)``,
     or through an error-check wrapper, ``status = check_cuda_status(cudaMalloc(...))``."""
@@ -343,7 +443,38 @@ def _status_variables(call: Node) -> frozenset[str]:
 
 def analyse(document: NativeDocument) -> list[Finding]:
     """The GEM3xx pairing findings of a document, computed once for all the rules that ask."""
+    return _analysis(document).findings
+
+
+def unreported(document: NativeDocument) -> list[Finding]:
+    """The findings left unreported because the code they depend on did not parse."""
+    return _analysis(document).unreported
+
+
+def _analysis(document: NativeDocument) -> FileAnalysis:
     key = "gem3xx-pairing"
     if key not in document.cache:
-        document.cache[key] = FileAnalysis(document).run()
+        analysis = FileAnalysis(document)
+        analysis.run()
+        document.cache[key] = analysis
     return document.cache[key]
+
+
+def _is_array_new(new: Node) -> bool:
+    """``new T[n]`` (the front-end lets the grammar read ``new T*[n]`` as such)."""
+    return any(child.type == "new_declarator" for child in new.named_children)
+
+
+def _parse_errors(body: Node) -> list[Node]:
+    """The ERROR and missing nodes of a body."""
+    if not body.has_error:
+        return []
+    found = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            found.append(node)
+            continue
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return sorted(found, key=lambda n: n.start_byte)

@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Hashable, Protocol
 
 from gemlint.native import c_syntax as syn
-from gemlint.native.c_cfg import condition_parts
+from gemlint.native.c_cfg import condition_parts, loop_bound
 from gemlint.native.c_units import Acquisition, StepFacts, Target, Unit
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, released_argument
 from gemlint.native.paths import Effect, Outcome, Step
@@ -44,6 +44,9 @@ class CTracker:
         self.mentions = self.names | {_base_name(status) for status in acquisition.status} | _identifiers(acquisition.key)
         self.release_steps: list[Step] = []
         self.guards = self._release_guards()
+        # A capture begun over an array in a loop (`begin(streams[i])` for i < n) is ended by a sibling loop
+        # over the same bound: when that loop runs no iteration, neither did this one.
+        self.loop_bound = _enclosing_loop_bound(acquisition.call) if acquisition.kind is Kind.CAPTURE else ""
         self.relevant = self.unit.graph.relevant_tests([acquisition.step, *self.release_steps])
 
     def _release_guards(self) -> dict[tuple[int, int], bool]:
@@ -118,7 +121,7 @@ class CTracker:
 
     def _denotes(self, argument: Node, row: Release | None) -> bool:
         if self.acquisition.kind is Kind.CAPTURE:
-            return row is not None and row.kind is Kind.CAPTURE and syn.normalized(argument) == self.acquisition.key
+            return row is not None and row.kind is Kind.CAPTURE and _any_index(syn.normalized(argument)) == _any_index(self.acquisition.key)
         argument = syn.strip(argument)
         if argument is None:
             return False
@@ -167,6 +170,8 @@ class CTracker:
 
     # -- failure tests ----------------------------------------------------------------------------
     def fails(self, step: Step, taken: bool, state: Hashable) -> bool:
+        if self.loop_bound and step.loop_bound == self.loop_bound and not taken:
+            return True
         condition = step.condition
         if condition is None:
             return False
@@ -261,6 +266,27 @@ def _base_name(expression: str) -> str:
 
 def _identifiers(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
+_INDEX = re.compile(r"\[[A-Za-z_]\w*\]")
+
+
+def _any_index(key: str) -> str:
+    """``streams[i]`` and ``streams[j]``: the same array, whichever counter indexes it."""
+    return _INDEX.sub("[]", key)
+
+
+def _enclosing_loop_bound(node: Node) -> str:
+    """The bound of the counting loop whose counter indexes ``node``'s stream (``streams[i]``, ``i < n``)."""
+    current = node.parent
+    while current is not None and current.type not in ("function_definition", "lambda_expression"):
+        if current.type in ("for_statement", "while_statement"):
+            condition = current.child_by_field_name("condition")
+            _, tested = condition_parts(condition)
+            bound = loop_bound(tested)
+            return syn.normalized(bound) if bound is not None else ""
+        current = current.parent
+    return ""
 
 
 def _falls_through(branch: Node) -> bool:

@@ -64,34 +64,37 @@ class Uses:
         self._summaries: dict[tuple[int, int], tuple[Use, Kind | None]] = {}
         self._alias_cache: dict[tuple[int, str], frozenset[str]] = {}
 
-    def argument_use(self, call: Node, index: int, address: bool, depth: int = 0) -> tuple[Use, Kind | None]:
+    def _argument_use(self, call: Node, index: int, address: bool, depth: int, unit: Unit | None) -> tuple[Use, Kind | None, bool]:
+        """What ``call`` does with its argument ``index``, and whether that is only a guess (an unknown function)."""
         if syn.is_kernel_launch(call):
-            return Use.USE, None
+            return Use.USE, None, False
+        if _calls_an_object(call, unit):
+            return Use.ESCAPE, None, False  # `(*layer)(x)`, `op(x)`: a callable object (a layer, a graph node) keeps its inputs
         name = syn.callee_name(call)
         last = syn.last_component(name)
         if syn.is_method_call(call):
-            return (Use.RELEASE, None) if _RELEASE_WORDS.search(last) else (Use.ESCAPE, None)
+            return ((Use.RELEASE, None, False) if _RELEASE_WORDS.search(last) else (Use.ESCAPE, None, False))
         if last in acquires_by_name() or last in releases_by_name() or last in CHECK_WRAPPERS:
-            return Use.USE, None
+            return Use.USE, None, False
         if last in OWNER_CALLS or name in OWNER_CALLS or _constructs_declared_type(call, name):
-            return Use.ESCAPE, None
+            return Use.ESCAPE, None, False
         summary = self._summary(last, index, address, depth)
         if summary is not None:
-            return summary
+            return (*summary, False)
         if _RELEASE_WORDS.search(last):
-            return Use.RELEASE, None
+            return Use.RELEASE, None, False
         if _API_PREFIX.match(name) or _ALL_CAPS.match(last):
-            return Use.USE, None
+            return Use.USE, None, False
         if any(word.lower().startswith(_OWNER_WORDS) for word in _WORDS.findall(last)):
-            return Use.ESCAPE, None
+            return Use.ESCAPE, None, False
         function = call.child_by_field_name("function")
         if function is not None and function.type == "template_function" and last[:1].isalpha():
-            return Use.ESCAPE, None  # a constructor of a class template, e.g. Holder<T>(p)
+            return Use.ESCAPE, None, False  # a constructor of a class template, e.g. Holder<T>(p)
         if last[:1].isupper() and any(ch.islower() for ch in last) and "::" in name:
-            return Use.ESCAPE, None  # a qualified constructor, e.g. at::DataPtr(p, ...)
+            return Use.ESCAPE, None, False  # a qualified constructor, e.g. at::DataPtr(p, ...)
         if address:
-            return Use.ESCAPE, None  # an out-parameter: the callee may store or free through it
-        return Use.USE, None
+            return Use.ESCAPE, None, False  # an out-parameter: the callee may store or free through it
+        return Use.USE, None, True  # an unknown function: known only by what happens to its result
 
     def _summary(self, name: str, index: int, address: bool, depth: int) -> tuple[Use, Kind | None] | None:
         """What a function defined in this file does with its parameter ``index``: releases, keeps, or uses it."""
@@ -159,7 +162,7 @@ class Uses:
                     address = True
                     node = parent
                     continue
-                return Use.USE
+                return Use.ESCAPE if _passed_by_reference_to_owner(parent) else Use.USE
             if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
                         "update_expression", "alignof_expression", "delete_expression", "subscript_argument_list"):
                 return Use.USE
@@ -175,7 +178,10 @@ class Uses:
                         node = owner
                         continue
                     index = [c for c in parent.named_children if c.type != "comment"].index(node)
-                    return self.argument_use(owner, index, address, depth)[0]
+                    use, _, guessed = self._argument_use(owner, index, address, depth, unit)
+                    if use is Use.USE and guessed and not address and self._result_kept(unit, owner, depth):
+                        return Use.ESCAPE  # `return make_buffer(iface, ctx)`: what the call built holds the handle
+                    return use
                 return Use.ESCAPE  # `Holder h(p)`, `new Holder(p)`, `member_(p)`
             if kind in _ESCAPING_PARENTS:
                 return Use.ESCAPE
@@ -203,6 +209,24 @@ class Uses:
             if kind in _STATEMENT_TYPES:
                 return Use.USE
             node = parent
+
+    def _result_kept(self, unit: Unit, call: Node, depth: int) -> bool:
+        """The result of ``call`` is returned, stored, handed on, or bound to a local that escapes: a wrapper
+        built around its arguments (``return Wrapper(p, 0)``, ``Matcher m = MakeMatcher(p); return m;``)."""
+        if depth > 3 or _is_plain_value(_result_type(unit, call)):
+            return False  # a number or a status code cannot hold the handle
+        if self.classify(unit, call, depth + 1) is Use.ESCAPE:
+            return True
+        holder = _bound_local(unit, call)
+        return holder is not None and self.escapes_anywhere(unit, holder, depth + 1)
+
+    def escapes_anywhere(self, unit: Unit, name: str, depth: int = 0) -> bool:
+        """Some occurrence of the local ``name`` in the function lets its value escape."""
+        for facts in unit.facts.values():
+            for occurrence, in_lambda in facts.names.get(name, ()):
+                if in_lambda or self.classify(unit, occurrence, depth) is Use.ESCAPE:
+                    return True
+        return False
 
     def aliases(self, unit: Unit, variable: str) -> frozenset[str]:
         """``variable`` and the locals copied from it anywhere in the function (``float* q = p;``, ``q = (T*)p;``)."""
@@ -270,6 +294,113 @@ def delete_operand(delete: Node) -> Node | None:
 
 def is_array_delete(delete: Node) -> bool:
     return any(not child.is_named and syn.text(child) == "[" for child in delete.children)
+
+
+#: Container methods that copy the value they are given (a dereferenced pointer passed to them is not kept).
+_COPYING_METHODS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert", "push", "emplace", "append", "assign"})
+
+
+def _calls_an_object(call: Node, unit: Unit | None) -> bool:
+    """``(*layer)(x)``, ``layers[i](x)``, ``make()(x)``, or ``op(x)`` where ``op`` is a variable of the function."""
+    function = call.child_by_field_name("function")
+    while function is not None and function.type == "parenthesized_expression":
+        inner = [c for c in function.named_children if c.type != "comment"]
+        function = inner[0] if inner else None
+    if function is None:
+        return False
+    if function.type in ("pointer_expression", "subscript_expression", "call_expression"):
+        return True
+    return function.type == "identifier" and unit is not None and syn.text(function) in unit.variables
+
+
+def _passed_by_reference_to_owner(dereference: Node) -> bool:
+    """``owner.add(*p)``, ``registry_attach(*p)``: the callee takes the object by reference and keeps it."""
+    child, parent = dereference, dereference.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call_expression":
+        return False
+    last = syn.last_component(syn.callee_name(parent.parent))
+    if not last or last in _COPYING_METHODS or _API_PREFIX.match(last):
+        return False
+    return any(word.lower().startswith(_OWNER_WORDS) for word in _WORDS.findall(last))
+
+
+#: Typedefs of numbers and status codes (a value of these types cannot keep a pointer).
+_VALUE_TYPES = frozenset(
+    {"size_t", "ssize_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+     "uint64_t", "cudaError_t", "CUresult", "ncclResult_t", "cublasStatus_t", "cudnnStatus_t", "cusparseStatus_t",
+     "nvrtcResult", "std::size_t", "std::string", "string", "std::int64_t", "std::uint64_t"}
+)
+
+
+_STATUS_TYPE = re.compile(r"(?i)(?:status|error|err|result|retcode|rc)(?:_t)?$")
+
+
+def _is_plain_value(type_node: Node | None) -> bool:
+    if type_node is None:
+        return False
+    if type_node.type in ("primitive_type", "sized_type_specifier"):
+        return True
+    if type_node.type not in ("type_identifier", "qualified_identifier"):
+        return False
+    name = syn.name_of(type_node)
+    return name in _VALUE_TYPES or _STATUS_TYPE.search(syn.last_component(name)) is not None
+
+
+def _result_type(unit: Unit, call: Node) -> Node | None:
+    """The declared type the result of ``call`` ends up in: the variable it initialises, or for a returned
+    call the function's return type (None when not known or not a plain declaration)."""
+    child, parent = call, call.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        child, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "return_statement":
+        declarator = unit.node.child_by_field_name("declarator")
+        if unit.node.type != "function_definition" or declarator is None or declarator.type != "function_declarator":
+            return None  # a pointer or reference is returned, or a lambda
+        return unit.node.child_by_field_name("type")
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
+        declarator = parent.child_by_field_name("declarator")
+        if declarator is None or declarator.type != "identifier" or parent.parent is None:
+            return None
+        return parent.parent.child_by_field_name("type")
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+        left = syn.strip(parent.child_by_field_name("left"))
+        if left is not None and left.type == "identifier":
+            return _declared_type(unit, syn.text(left))
+    return None
+
+
+def _declared_type(unit: Unit, name: str) -> Node | None:
+    """The type of the plain (non-pointer) local ``name`` as declared in the function, if it is one."""
+    for node in syn.descendants(unit.body):
+        if node.type != "declaration":
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            target = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+            if target is not None and target.type == "identifier" and syn.text(target) == name:
+                return node.child_by_field_name("type")
+    return None
+
+
+def _bound_local(unit: Unit, call: Node) -> str | None:
+    """The local that ``call``'s result initialises or is assigned to (``T v = f(p);``, ``v = f(p);``)."""
+    child, parent = call, call.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        child, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
+        identifier = syn.declared_identifier(parent.child_by_field_name("declarator"))
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+        identifier = syn.strip(parent.child_by_field_name("left"))
+    else:
+        return None
+    if identifier is None or identifier.type != "identifier" or not unit.is_local(syn.text(identifier)):
+        return None
+    return syn.text(identifier)
 
 
 def _constructs_declared_type(call: Node, name: str) -> bool:

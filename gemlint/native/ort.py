@@ -4,7 +4,8 @@ The C++ API sets the level on ``Ort::SessionOptions`` with ``SetGraphOptimizatio
 with ``api->SetSessionGraphOptimizationLevel(options, level)``. Offline optimization is left alone: the
 same options also ``SetOptimizedModelFilePath`` (they export an optimized model), or every session built
 with them in the function loads an already optimized ``*.ort`` model (or a file the project writes through
-``optimized_model_filepath``).
+``optimized_model_filepath``). So are sessions run to read intermediate tensors, which fusion removes:
+constant folding, shape inference and calibration (named so, or adding graph outputs first).
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ EXPORTERS = frozenset({"SetOptimizedModelFilePath"})
 SESSION_TYPES = frozenset({"Session", "Ort::Session"})
 CREATE_SESSION = frozenset({"CreateSession"})
 _DEBUG_FUNCTION = re.compile(r"debug|profil|bench", re.IGNORECASE)
+#: Functions that run a session to read tensors that fusion would remove: constant folding, shape inference,
+#: calibration (their unfused graphs are the point, as in the Python rule's calibration exemption).
+_UNFUSED_PURPOSE = re.compile(r"fold_?const|const(?:ant)?s?_?fold|shape_?infer|infer_?shapes?|calibrat", re.IGNORECASE)
+#: ONNX ``GraphProto`` calls that expose intermediate tensors as graph outputs before the session is built.
+_EXPOSES_INTERMEDIATES = frozenset({"add_output"})
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -50,6 +56,8 @@ def find(document: NativeDocument, optimized_paths: frozenset[str] = frozenset()
             continue
         if function.type == "function_definition" and _DEBUG_FUNCTION.search(syn.function_name(function)):
             continue
+        if _needs_unfused_graph(function, body):
+            continue
         for node in syn.descendants(body):
             if node.type != "call_expression":
                 continue
@@ -69,6 +77,17 @@ def find(document: NativeDocument, optimized_paths: frozenset[str] = frozenset()
                 continue
             found.append(DisabledOptimization(node, level, level_node))
     return found
+
+
+def _needs_unfused_graph(function: Node, body: Node) -> bool:
+    """A session built to read intermediate tensors: the function is named for constant folding, shape inference
+    or calibration, or it adds graph outputs (``graph->add_output()``) before running the model."""
+    if function.type == "function_definition" and _UNFUSED_PURPOSE.search(syn.function_name(function)):
+        return True
+    return any(
+        node.type == "call_expression" and syn.is_method_call(node) and syn.callee_name(node) in _EXPOSES_INTERMEDIATES
+        for node in syn.descendants(body)
+    )
 
 
 def _level_name(argument: Node) -> Node | None:

@@ -51,6 +51,11 @@ class Step:
     given: frozenset = frozenset()
     #: Inside a loop: a path may pass this step more than once.
     in_loop: bool = False
+    #: For the first test of a loop: the loop's bound as written (``args->n``), to pair sibling loops.
+    loop_bound: str = ""
+    #: For the first test of a loop whose bound is a member or parameter the function never tests for zero:
+    #: the path that skips the loop altogether is not followed (nothing says it can happen).
+    runs_once: bool = False
     successors: list[tuple["Step", bool | None]] = field(default_factory=list)
 
     def then(self, step: "Step", label: bool | None = None) -> "Step":
@@ -223,6 +228,8 @@ def find_leak(
 
 def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, queue: deque, relevant: frozenset[str]) -> None:
     for target, label in step.successors:
+        if label is False and step.runs_once:
+            continue
         if label is not None and step.kind is StepKind.BRANCH:
             if tracker.fails(step, label, state):
                 continue

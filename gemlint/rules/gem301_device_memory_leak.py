@@ -17,7 +17,9 @@ class DeviceMemoryLeak(PairingRule):
         "that path leaks the whole buffer, `cudaMemGetInfo` shows free memory falling by exactly the allocation "
         "size per call, and the service ends in `cudaErrorMemoryAllocation` and a restart. The check follows every "
         "path of the function (returns, `goto` cleanup labels, `if`/`switch`/loops, `break`/`continue`, `throw`, "
-        "and error-check macros defined in the same file that may return); error-check wrappers such as "
+        "and error-check macros that may return, defined in the same file or in a project header it includes "
+        "through `#include \"...\"`, searched beside the file and then in the include folders of `CMakeLists.txt` "
+        "or `compile_commands.json`); error-check wrappers such as "
         "`CUDA_CHECK(...)`, `checkCudaErrors(...)`, `C10_CUDA_CHECK(...)` and `AT_CUDA_CHECK(...)` are seen "
         "through. The same pairs are checked in Python for cuda-python (`err, ptr = cudart.cudaMalloc(n)`) and "
         "CuPy (`cupy.cuda.runtime.malloc`)."
@@ -25,13 +27,20 @@ class DeviceMemoryLeak(PairingRule):
     not_flagged = (
         "Pointers that escape: returned, stored into a member, field, global, static or out-parameter, put into "
         "a container, handed to an owner (`std::unique_ptr` with a deleter, `torch::from_blob` with a deleter, "
-        "a constructor, a method of another object), or captured by a lambda.",
+        "a constructor, a method of another object, a callable object such as a layer: `(*layer)(p)`, `op(p)`), "
+        "passed to a call whose result is returned, stored or kept in a local that escapes "
+        "(`return make_buffer(iface, p, n)`, `return Wrapper(p, 0)`), or captured by a lambda.",
+        "Pointers stored inside a loop whose bound is a member or a parameter (`for (i = 0; i < n_layers_; i++) "
+        "slices_.push_back(p + i * size)`): the path that skips the loop is not taken to leak, unless the function "
+        "itself tests the bound for zero.",
         "Paths on which the allocation failed: its status (`err != cudaSuccess`, `CUDA_CHECK(...)` returning) or a "
         "null test of the pointer says nothing was allocated.",
         "Members allocated in a constructor and freed in the destructor.",
         "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
         "test that guarded the allocation.",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
+        "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
+        "`--verbose` says which, `--statistics` counts the files.",
     )
     bad = """\
 cudaError_t run_layer(const float* input, float* output, size_t n, cudaStream_t stream) {

@@ -21,12 +21,18 @@ class HostMemoryLeak(PairingRule):
     not_flagged = (
         "Memory that escapes: returned, stored into a member, field, global, static or out-parameter, put into a "
         "container, handed to a smart pointer or another owner (`std::unique_ptr<T>(new T)`, `p.reset(q)`, "
-        "`std::locale(loc, facet)`), or captured by a lambda.",
+        "`std::locale(loc, facet)`), passed to a call whose result is returned, stored or kept in a local that "
+        "escapes (`return make_buffer(iface, ctx, n)`, `Matcher<T> m = MakeMatcher(p); return m;`), given to a "
+        "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), or captured by a lambda.",
+        "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)` or "
+        "`new Widget(this)` (owned by its parent, as in Qt); `new` of a class that deletes itself (`delete this` "
+        "in its methods, or a base such as `Napi::AsyncWorker`).",
         "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, and `new T(args)` "
         "statements whose constructor registers the object with its arguments.",
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
         "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`).",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
+        "Stores inside loops and code that did not parse, as for GEM301.",
     )
     bad = """\
 int stage_batch(const float* src, float* dst, size_t n, cudaStream_t stream) {

@@ -22,6 +22,10 @@ class UnterminatedStreamCapture(PairingRule):
         "Paths on which `cudaStreamBeginCapture` itself failed.",
         "A begin/end pair split over two functions of the same file (`capture_begin()`/`capture_end()`), "
         "where the function that begins never ends a capture.",
+        "Captures begun over an array in one loop and ended in a sibling loop over the same bound "
+        "(`for (i < n) begin(streams[i]); ... for (j < n) end(streams[j]);`). What is reported instead is the "
+        "real bug of that shape: an error-check macro (defined in the file or in a project header it includes) "
+        "that returns between the begin and the end.",
     )
     bad = """\
 cudaError_t capture_decode_step(cudaStream_t stream, cudaGraph_t* graph, const Params& p) {

@@ -65,7 +65,9 @@ class OrtOptimizationDisabled(CrossLanguageRule):
         "Calibration and quantization tooling, which disables optimizations on purpose so that the intermediate "
         "tensors it records keep their names: modules that import `onnxruntime.quantization`, methods of a class "
         "derived from `CalibrationDataReader` or `CalibraterBase`, and functions or classes that call "
-        "`create_calibrator` or `quantize_static`.",
+        "`create_calibrator` or `quantize_static`. In C and C++: sessions run to read intermediate tensors (constant "
+        "folding, shape inference, calibration), in a function named so or one that adds graph outputs "
+        "(`graph->add_output()`) before running the model.",
         "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`, `bench*`, "
         "`profil*` in the path): the production-code notion of the GEM4xx rules.",
     )

@@ -63,6 +63,9 @@ class PairingRule(CrossLanguageRule):
             elif finding.code == NOT_ANALYSED:  # every GEM3xx rule says it; the engine keeps one
                 start, end = document.span(finding.node)
                 self.context.add(ParseError.diagnostic(self.context.display_path, start, end, finding.message))
+        for finding in c_pairing.unreported(document):
+            if finding.code == self.code:
+                self.context.note(f"line {document.span(finding.node)[0].line}: {finding.message}")
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for finding in py_pairing.analyse(self.context):

@@ -1,0 +1,182 @@
+"""The project headers a C/C++/CUDA file includes, and the macros they define.
+
+An error-check macro is usually defined once in a project header (``common.h``: ``#define CHECK(x) if (x)
+return err;``) and used in every source file. Only quoted includes (``#include "common.h"``) are followed:
+angle-bracket includes name system and library headers. A header is searched as the compiler searches a
+quoted include: in the including file's folder, then in the project's include folders, read from
+``include_directories``/``target_include_directories`` in the ``CMakeLists.txt`` files of the folders above
+it and from ``-I`` flags in a ``compile_commands.json`` (at a folder above, or in its ``build/``). Headers
+reached through headers are followed a few levels deep. Each header is read once per run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from functools import lru_cache
+from pathlib import Path
+
+#: Headers included by headers are followed this deep (error-check macros sit one or two levels down).
+MAX_DEPTH = 4
+#: Folders above a file searched for build files; the search also stops at a repository root.
+MAX_LEVELS = 8
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)$", re.MULTILINE)
+_CONTINUATION = re.compile(r"\\\r?\n")
+_CMAKE_INCLUDES = re.compile(r"\b(?:target_)?include_directories\s*\(([^)]*)\)", re.IGNORECASE)
+_CMAKE_KEYWORDS = frozenset({"SYSTEM", "BEFORE", "AFTER", "PUBLIC", "PRIVATE", "INTERFACE"})
+_CMAKE_SOURCE_VARIABLES = re.compile(r"\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR|[A-Za-z_]*_SOURCE_DIR)\}")
+_GENERATOR = re.compile(r"\$<BUILD_INTERFACE:([^>]*)>")
+
+
+def macro_definitions(text: str) -> dict[str, str]:
+    """``name -> body`` for every ``#define`` of ``text`` (continuation lines joined)."""
+    joined = _CONTINUATION.sub(" ", text)
+    return {match.group(1): match.group(3) for match in _DEFINE.finditer(joined)}
+
+
+def included_macros(path: Path, text: str) -> dict[str, str]:
+    """The macros defined by the project headers ``path`` (whose source is ``text``) includes, nearest first:
+    a macro a closer header defines is not replaced by one a deeper header defines."""
+    found: dict[str, str] = {}
+    for header in included_headers(path, text):
+        for name, body in _header_macros(str(header), _stamp(header)).items():
+            found.setdefault(name, body)
+    return found
+
+
+def included_headers(path: Path, text: str) -> list[Path]:
+    """The project headers reached from ``path`` through quoted includes, breadth first, each once."""
+    seen: set[Path] = set()
+    order: list[Path] = []
+    frontier = [(path, text)]
+    for _ in range(MAX_DEPTH):
+        following = []
+        for including, source in frontier:
+            for name in _INCLUDE.findall(source):
+                header = _resolve(including.resolve(), name)
+                if header is None or header in seen or header == path.resolve():
+                    continue
+                seen.add(header)
+                order.append(header)
+                following.append((header, _header_text(str(header), _stamp(header))))
+        frontier = following
+    return order
+
+
+def _resolve(including: Path, name: str) -> Path | None:
+    for folder in (including.parent, *include_folders(str(including.parent))):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+@lru_cache(maxsize=4096)
+def include_folders(folder: str) -> tuple[Path, ...]:
+    """The include folders the build files above ``folder`` declare."""
+    found: list[Path] = []
+    current = Path(folder).resolve()
+    for _ in range(MAX_LEVELS):
+        cmake = current / "CMakeLists.txt"
+        if cmake.is_file():
+            found.extend(_cmake_folders(cmake))
+        for database in (current / "compile_commands.json", current / "build" / "compile_commands.json"):
+            if database.is_file():
+                found.extend(_database_folders(str(database), _stamp(database)))
+        if (current / ".git").exists() or current.parent == current:
+            break
+        current = current.parent
+    return tuple(dict.fromkeys(f for f in found if f.is_dir()))
+
+
+def _top_project(folder: Path) -> Path:
+    """The highest folder above ``folder`` (itself included) with a ``CMakeLists.txt``: the source tree's root."""
+    top = folder
+    current = folder
+    for _ in range(MAX_LEVELS):
+        if (current / "CMakeLists.txt").is_file():
+            top = current
+        if (current / ".git").exists() or current.parent == current:
+            break
+        current = current.parent
+    return top
+
+
+def _cmake_folders(cmake: Path) -> list[Path]:
+    try:
+        text = cmake.read_text(errors="replace")
+    except OSError:
+        return []
+    folders = []
+    for match in _CMAKE_INCLUDES.finditer(text):
+        words = match.group(1).split()
+        if match.group(0).lower().startswith("target_"):
+            words = words[1:]  # the target's name
+        for word in words:
+            word = _GENERATOR.sub(r"\1", word.strip('"'))
+            if word in _CMAKE_KEYWORDS or word.startswith("$<"):
+                continue
+            word = _CMAKE_SOURCE_VARIABLES.sub(lambda m: str(cmake.parent if m.group(1).startswith("CMAKE_CURRENT") else _top_project(cmake.parent)), word)
+            if "${" in word:
+                continue  # a variable set elsewhere: not guessed
+            folder = Path(word)
+            folders.append(folder if folder.is_absolute() else cmake.parent / folder)
+    return folders
+
+
+@lru_cache(maxsize=64)
+def _database_folders(database: str, stamp: tuple[int, int]) -> tuple[Path, ...]:
+    try:
+        entries = json.loads(Path(database).read_text(errors="replace"))
+    except (OSError, ValueError):
+        return ()
+    folders: dict[Path, None] = {}
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        directory = Path(str(entry.get("directory", ".")))
+        if not directory.is_absolute():
+            directory = Path(database).parent / directory
+        arguments = entry.get("arguments")
+        if not isinstance(arguments, list):
+            try:
+                arguments = shlex.split(str(entry.get("command", "")))
+            except ValueError:
+                continue
+        for index, argument in enumerate(arguments):
+            argument = str(argument)
+            value = None
+            if argument in ("-I", "-iquote") and index + 1 < len(arguments):
+                value = str(arguments[index + 1])
+            elif argument.startswith("-I"):
+                value = argument[2:]
+            elif argument.startswith("-iquote"):
+                value = argument[len("-iquote"):]
+            if value:
+                folder = Path(value)
+                folders[folder if folder.is_absolute() else directory / folder] = None
+    return tuple(folders)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What says a file changed (its size and modification time): cached reads are keyed by it."""
+    try:
+        status = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (status.st_size, status.st_mtime_ns)
+
+
+@lru_cache(maxsize=2048)
+def _header_text(path: str, stamp: tuple[int, int]) -> str:
+    try:
+        return Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+@lru_cache(maxsize=2048)
+def _header_macros(path: str, stamp: tuple[int, int]) -> dict[str, str]:
+    return macro_definitions(_header_text(path, stamp))

@@ -1,0 +1,55 @@
+"""A C/C++ finding whose code did not parse is not reported; --verbose says where, --statistics counts the files."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from gemlint.cli import main
+
+UNPARSED = """\
+#include <stdlib.h>
+int f(int n, int fail) {
+  char *p = malloc(n);
+  int total = SOME_MACRO(p) @@ n;
+  if (fail) return -1;
+  free(p);
+  return total;
+}
+int g(int n, int fail) {
+  int total = SOME_MACRO(n) @@ n;
+  char *p = malloc(n);
+  if (fail) return -1;
+  free(p);
+  return total;
+}
+"""
+
+
+def lint(tmp_path, *options):
+    (tmp_path / "a.c").write_text(UNPARSED)
+    runner = CliRunner()
+    return runner.invoke(main, ["check", "--no-cache", "--select", "GEM302", "--format", "json", *options, str(tmp_path / "a.c")])
+
+
+def test_only_the_finding_past_the_parse_error_is_left_out(tmp_path):
+    result = lint(tmp_path)
+    findings = json.loads(result.stdout)
+    assert [(f["code"], f["line"]) for f in findings] == [("GEM302", 11)]  # the error in g is before its malloc
+    assert "not reported" not in result.stderr
+
+
+def test_verbose_says_what_was_left_out_and_statistics_counts_the_file(tmp_path):
+    result = lint(tmp_path, "--verbose", "--statistics")
+    assert "line 3: a possible GEM302 finding in `f` is not reported" in result.stderr
+    assert "did not parse (line 4)" in result.stderr
+    assert "1\tfile with code left unanalysed" in result.stderr
+
+
+def test_a_file_with_notes_says_them_again_when_the_cache_is_on(tmp_path):
+    (tmp_path / "a.c").write_text(UNPARSED)
+    runner = CliRunner()
+    command = ["check", "--cache-dir", str(tmp_path / "cache"), "--select", "GEM302", "--verbose", str(tmp_path / "a.c")]
+    first, second = runner.invoke(main, command), runner.invoke(main, command)
+    assert "is not reported" in first.stderr and "is not reported" in second.stderr
