@@ -44,7 +44,7 @@ def local_urls(text: str) -> list[HttpTarget]:
     return targets
 
 
-def _split_shell(command: str) -> list[list[str]]:
+def split_shell(command: str) -> list[list[str]]:
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
@@ -66,7 +66,7 @@ def command_targets(argv: list[str] | None = None, shell: str | None = None, _de
     text = shell if shell is not None else " ".join(argv or [])
     method = "POST" if re.search(r"(?:^|\s)(?:-X\s*POST|--request\s+POST|--data\b|-d\s)", text) else "GET"
     targets.http.extend(HttpTarget(t.path, t.port, method) for t in local_urls(text))
-    commands = _split_shell(shell) if shell is not None else [list(argv or [])]
+    commands = split_shell(shell) if shell is not None else [list(argv or [])]
     for command in commands:
         _program(command, targets, _depth)
     return targets
