@@ -222,6 +222,7 @@ def kubernetes_health_checks(file: YamlFile) -> list[HealthCheck]:
     return checks
 
 
+_KUBERNETES_VARIABLE = re.compile(r"(?<!\$)\$\((\w+)\)")
 _UNKNOWN_WORD = "${GEMLINT_TEMPLATED}"  # a word a template hides: never a port, never an application
 
 
@@ -232,6 +233,11 @@ def _words(node: Node | None) -> list[str]:
     return [text] if text is not None else ([_UNKNOWN_WORD] if node is not None else [])
 
 
+def _kubelet_expanded(word: str, env: dict[str, str | None]) -> str:
+    """The kubelet substitutes ``$(VAR)`` in command and args before anything runs (a shell never sees it)."""
+    return _KUBERNETES_VARIABLE.sub(lambda match: env.get(match.group(1)) or match.group(0), word)
+
+
 def _kubernetes_served(container: Mapping) -> Served | None:
     """``command`` replaces the image's entrypoint and ``args`` its command; ``args`` alone is read when it
     starts with a program (images built on a Python base image have no entrypoint)."""
@@ -239,7 +245,8 @@ def _kubernetes_served(container: Mapping) -> Served | None:
     for item in container.sequence("env"):
         if isinstance(item, Mapping) and _literal(item.get("name")):
             env[_literal(item.get("name"))] = _value(item.get("value")) if item.get("valueFrom") is None else None
-    command, args = _words(container.get("command")), _words(container.get("args"))
+    command = [_kubelet_expanded(word, env) for word in _words(container.get("command"))]
+    args = [_kubelet_expanded(word, env) for word in _words(container.get("args"))]
     if command:
         return served_by(command + args, env)
     if args and not args[0].startswith("-"):

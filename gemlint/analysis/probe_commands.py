@@ -14,6 +14,7 @@ _LOCAL_URL = re.compile(
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+_SEPARATOR_CHARACTERS = frozenset(";&|")
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ def local_urls(text: str) -> list[HttpTarget]:
 
 
 def split_shell(command: str) -> list[list[str]]:
+    """The simple commands of a shell command line or script (lines, ``;``, ``&&``, ``||``, pipes)."""
+    # A line ends a command; the separator goes after the newline, which a ``# comment`` swallows.
+    command = command.replace("\\\n", " ").replace("\n", "\n;")
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
@@ -53,7 +57,7 @@ def split_shell(command: str) -> list[list[str]]:
         tokens = command.split()
     commands: list[list[str]] = [[]]
     for token in tokens:
-        if token in _SEPARATORS:
+        if token in _SEPARATORS or (token and set(token) <= _SEPARATOR_CHARACTERS):
             commands.append([])
         else:
             commands[-1].append(token)

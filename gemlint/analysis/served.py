@@ -15,7 +15,7 @@ documented default; :attr:`Served.port_read` says whether it was written in a fi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gemlint.analysis.probe_commands import split_shell
 
@@ -26,7 +26,7 @@ _WRAPPERS = frozenset({"exec", "env", "nohup", "tini", "dumb-init", "gosu", "su-
 #: ``module:attribute`` (with a factory call, ``module:create_app()``)
 APP_REFERENCE = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<attr>[A-Za-z_][\w.]*)(?:\(.*\))?$")
 _GUNICORN_FLAGS = frozenset({"--preload", "--reload", "-D", "--daemon", "--capture-output", "--enable-stdio-inheritance", "--spew"})
-_VARIABLE = re.compile(r"^\$(?:\((?P<paren>\w+)\)|\{(?P<brace>\w+)(?::?-(?P<default>\d+))?\}|(?P<bare>\w+))$")
+_VARIABLE = re.compile(r"\$(?:\((?P<paren>\w+)\)|\{(?P<brace>\w+)(?::?-(?P<default>\d+))?\}|(?P<bare>[A-Za-z_]\w*))")
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ class Served:
     script: str | None = None  # a Python script's path as written
     port: str | None = None
     port_read: bool = False  # the port was written in a file (a default is used for matching, never stated)
+    #: the environment the command runs with (a script it starts reads it too)
+    env: tuple[tuple[str, str | None], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def python(self) -> bool:
@@ -81,7 +83,7 @@ def served_by(argv: list[str], env: dict[str, str | None] | None = None) -> Serv
         program = _program_name(command)
         if program in SERVERS:
             return _served(program, command, env)
-    return Served(" ".join(commands[-1]), _program_name(commands[-1]))
+    return Served(" ".join(commands[-1]), _program_name(commands[-1]), env=tuple(env.items()))
 
 
 def served_by_shell(text: str, env: dict[str, str | None] | None = None) -> Served | None:
@@ -207,19 +209,21 @@ def _served(program: str, argv: list[str], env: dict[str, str | None]) -> Served
                 break
     if port is None and not read and not config:
         port = server.default_port
-    return Served(" ".join(argv), program, app, module, script, port, read and port is not None)
+    return Served(" ".join(argv), program, app, module, script, port, read and port is not None, tuple(env.items()))
 
 
 def _expand(value: str, env: dict[str, str | None]) -> str:
-    """``$(PORT)`` (Kubernetes), ``${PORT}``, ``${PORT:-8000}`` and ``$PORT`` from the container's environment."""
-    match = _VARIABLE.match(value)
-    if match is None:
-        return value
-    name = match.group("paren") or match.group("brace") or match.group("bare")
-    found = env.get(name)
-    if found is not None:
-        return found
-    return match.group("default") or value
+    """``$(PORT)`` (Kubernetes), ``${PORT}``, ``${PORT:-8000}`` and ``$PORT`` from the container's environment;
+    a variable whose value is not known stays as written (and is never a port)."""
+
+    def substitute(match: re.Match) -> str:
+        name = match.group("paren") or match.group("brace") or match.group("bare")
+        found = env.get(name)
+        if found is not None:
+            return found
+        return match.group("default") or match.group(0)
+
+    return _VARIABLE.sub(substitute, value)
 
 
 def _port(value: str) -> str | None:

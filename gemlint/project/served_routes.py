@@ -20,6 +20,7 @@ from gemlint.discovery import SKIP_DIRS
 from gemlint.project.files import ParsedFile, Project, ProjectRoute
 
 _MAX_SHELL_SCRIPT_BYTES = 200_000
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 
 
 def served_routes(project: Project, served: Served | None, near: Path) -> list[ProjectRoute] | None:
@@ -51,10 +52,12 @@ def _followed(project: Project, served: Served, near: Path) -> Served | None:
     starts; any other program serves a project application only when its arguments name one."""
     words = served.command.split()
     program = words[0] if words else ""
+    if program.rsplit("/", 1)[-1] in _SHELLS and len(words) > 1 and not words[1].startswith("-"):
+        program = words[1]  # sh start.sh
     if program.endswith(".sh") or program.startswith(("./", "/")):
         text = _project_text(project, program, near)
         if text is not None:
-            inner = served_by_shell(text)
+            inner = served_by_shell(text, dict(served.env))
             return inner if inner is not None and inner.python else None
     for word in words[1:]:
         match = APP_REFERENCE.match(word)
