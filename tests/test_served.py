@@ -48,3 +48,10 @@ def test_shell_scripts_wrappers_and_exports():
 def test_the_last_server_a_shell_starts_is_the_one_served():
     served = served_by(["bash", "-c", "python -m migrate && uvicorn svc.api:app --port 8003"])
     assert (served.program, served.app) == ("uvicorn", "svc.api:app")
+
+
+def test_shells_with_combined_options():
+    served = served_by(["/bin/bash", "-exc", "export PORT=8010\npython -m svc.server \\\n  --port ${PORT}\n"])
+    assert (served.program, served.module, served.port) == ("python", "svc.server", "8010")
+    piped = served_by(["bash", "-o", "pipefail", "-c", "uvicorn svc.api:app --port 8011 | tee log"])
+    assert (piped.app, piped.port) == ("svc.api:app", "8011")

@@ -11,7 +11,7 @@ _LOCAL_URL = re.compile(
     r"(?:(?P<scheme>https?)://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])"
     r"(?::(?P<port>\d+|\$\{?\w+\}?))?(?P<path>/[^\s'\"|;&)<>]*)?"
 )
-_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _SEPARATOR_CHARACTERS = frozenset(";&|")
@@ -64,6 +64,25 @@ def split_shell(command: str) -> list[list[str]]:
     return [argv for argv in commands if argv]
 
 
+def shell_command_string(argv: list[str]) -> str | None:
+    """The command string of ``sh -c STRING`` (also ``bash -exc``, ``bash -o pipefail -c``); None when
+    ``argv`` is not a shell given one."""
+    if not argv or argv[0].rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        if word in ("-o", "+o", "-O", "+O"):
+            index += 2
+            continue
+        if not word.startswith(("-", "+")) or word.startswith("--"):
+            return None
+        if "c" in word[1:]:
+            return argv[index + 1] if index + 1 < len(argv) else None
+        index += 1
+    return None
+
+
 def command_targets(argv: list[str] | None = None, shell: str | None = None, _depth: int = 0) -> CommandTargets:
     """Targets of an exec-form ``argv`` or a ``shell`` command line."""
     targets = CommandTargets()
@@ -82,10 +101,10 @@ def _program(argv: list[str], targets: CommandTargets, depth: int) -> None:
     if not argv:
         return
     name = argv[0].rsplit("/", 1)[-1]
-    if name in _SHELLS and "-c" in argv and depth < 3:
-        index = argv.index("-c")
-        if index + 1 < len(argv):
-            nested = command_targets(shell=argv[index + 1], _depth=depth + 1)
+    script = shell_command_string(argv)
+    if script is not None and depth < 3:
+        if script:
+            nested = command_targets(shell=script, _depth=depth + 1)
             targets.scripts.extend(nested.scripts)
             targets.modules.extend(nested.modules)
             targets.inline_code.extend(nested.inline_code)

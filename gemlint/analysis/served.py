@@ -17,9 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gemlint.analysis.probe_commands import split_shell
-
-_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+from gemlint.analysis.probe_commands import shell_command_string, split_shell
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
 _WRAPPERS = frozenset({"exec", "env", "nohup", "tini", "dumb-init", "gosu", "su-exec", "time"})
@@ -111,22 +109,18 @@ def _commands(argv: list[str], env: dict[str, str | None], depth: int) -> list[l
             break
     if not argv:
         return []
-    name = argv[0].rsplit("/", 1)[-1]
-    if name in _SHELLS and depth < 3:
-        if "-c" in argv[:3]:
-            index = argv.index("-c")
-            if index + 1 >= len(argv):
-                return []
-            found = []
-            for command in split_shell(argv[index + 1]):
-                if command and command[0] == "export":
-                    for assignment in command[1:]:
-                        key, sep, value = assignment.partition("=")
-                        if sep:
-                            env[key] = value
-                    continue
-                found.extend(_commands(command, env, depth + 1))
-            return found
+    script = shell_command_string(argv)
+    if script is not None and depth < 3:
+        found = []
+        for command in split_shell(script):
+            if command and command[0] == "export":
+                for assignment in command[1:]:
+                    key, sep, value = assignment.partition("=")
+                    if sep:
+                        env[key] = value
+                continue
+            found.extend(_commands(command, env, depth + 1))
+        return found
     return [argv]
 
 

@@ -15,12 +15,12 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from gemlint.analysis.probe_commands import SHELLS
 from gemlint.analysis.served import APP_REFERENCE, Served, served_by_shell
 from gemlint.discovery import SKIP_DIRS
 from gemlint.project.files import ParsedFile, Project, ProjectRoute
 
 _MAX_SHELL_SCRIPT_BYTES = 200_000
-_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 
 
 def served_routes(project: Project, served: Served | None, near: Path) -> list[ProjectRoute] | None:
@@ -52,7 +52,7 @@ def _followed(project: Project, served: Served, near: Path) -> Served | None:
     starts; any other program serves a project application only when its arguments name one."""
     words = served.command.split()
     program = words[0] if words else ""
-    if program.rsplit("/", 1)[-1] in _SHELLS and len(words) > 1 and not words[1].startswith("-"):
+    if program.rsplit("/", 1)[-1] in SHELLS and len(words) > 1 and not words[1].startswith("-"):
         program = words[1]  # sh start.sh
     if program.endswith(".sh") or program.startswith(("./", "/")):
         text = _project_text(project, program, near)
