@@ -5,15 +5,23 @@ A probe reaches the server its own container runs, never another service's.
 into the routes of that application: those whose application (the top of their
 mount chain) is the object the command names (``uvicorn app.main:app``), or one
 that module imports under that name; for a factory, a ``python -m`` module or a
-script, the applications that module declares or imports. A command that runs a
-module, script or program the project does not hold serves none of its routes.
+script, the applications that module declares or imports. A shell script of the
+project is read for the server it starts, and a console script that the project
+root's ``pyproject.toml`` declares (``[project.scripts]``) runs its module. A command
+that runs a module, script or program the project does not hold serves none of its routes.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
 
 from gemlint.analysis.probe_commands import SHELLS
 from gemlint.analysis.served import APP_REFERENCE, Served, served_by_shell
@@ -59,6 +67,9 @@ def _followed(project: Project, served: Served, near: Path) -> Served | None:
         if text is not None:
             inner = served_by_shell(text, dict(served.env))
             return inner if inner is not None and inner.python else None
+    entry = _console_scripts(project.root).get(program.rsplit("/", 1)[-1])
+    if entry is not None:  # a console script the project declares: ``name = "pkg.module:main"``
+        return Served(served.command, "python", None, entry.split(":", 1)[0].strip(), env=served.env)
     for word in words[1:]:
         match = APP_REFERENCE.match(word)
         if match and project.modules.get(match.group("module")):
@@ -91,6 +102,18 @@ def _project_text(project: Project, written: str, near: Path) -> str | None:
     if len(data) > _MAX_SHELL_SCRIPT_BYTES or b"\x00" in data:
         return None
     return data.decode("utf-8", "replace")
+
+
+@lru_cache(maxsize=8)
+def _console_scripts(root: Path) -> dict[str, str]:
+    """``[project.scripts]`` of the project root's pyproject.toml: command name -> ``module:function``."""
+    try:
+        with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    scripts = data.get("project", {}).get("scripts", {}) if isinstance(data.get("project"), dict) else {}
+    return {name: value for name, value in scripts.items() if isinstance(value, str)} if isinstance(scripts, dict) else {}
 
 
 @lru_cache(maxsize=64)
