@@ -35,6 +35,8 @@ def test_python_modules_and_scripts():
     assert (module.program, module.module, module.port, module.port_read) == ("python", "server.main", "8081", True)
     script = served_by(["python", "serve.py"])
     assert (script.script, script.port) == ("serve.py", None)
+    shebang = served_by(["./serve.py", "--port", "8082"])
+    assert (shebang.program, shebang.script, shebang.port) == ("python", "./serve.py", "8082")
 
 
 def test_shell_scripts_wrappers_and_exports():

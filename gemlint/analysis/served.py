@@ -148,12 +148,12 @@ def _served(program: str, argv: list[str], env: dict[str, str | None]) -> Served
             words = words[2:]  # python -m uvicorn ...
     app = module = script = None
     if program == "python":
-        if words[:1] == ["-m"] and len(words) > 1:
+        if argv[0].endswith(".py"):
+            script = argv[0]  # ./serve.py: run through its shebang
+        elif words[:1] == ["-m"] and len(words) > 1:
             module, words = words[1], words[2:]
         elif words and words[0] != "-c":
             script, words = words[0], words[1:]
-        elif argv[0].endswith(".py"):
-            script = argv[0]
     port, read, config = None, False, False
     skip_next = False
     values = server.port_options + server.bind_options + ("--app", "-A", "--app-dir", "--host", "-H") + server.config_options
