@@ -23,6 +23,7 @@ _RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
 _WRAPPERS = frozenset({"exec", "env", "nohup", "tini", "dumb-init", "gosu", "su-exec", "time"})
 #: ``module:attribute`` (with a factory call, ``module:create_app()``)
 APP_REFERENCE = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<attr>[A-Za-z_][\w.]*)(?:\(.*\))?$")
+_APP_DIR_OPTIONS = ("--app-dir", "--chdir")
 _GUNICORN_FLAGS = frozenset({"--preload", "--reload", "-D", "--daemon", "--capture-output", "--enable-stdio-inheritance", "--spew"})
 _VARIABLE = re.compile(r"\$(?:\((?P<paren>\w+)\)|\{(?P<brace>\w+)(?::?-(?P<default>\d+))?\}|(?P<bare>[A-Za-z_]\w*))")
 
@@ -60,6 +61,7 @@ class Served:
     app: str | None = None  # "pkg.module:attr"
     module: str | None = None  # "pkg.module" (python -m, an app reference's module, gunicorn's bare module)
     script: str | None = None  # a Python script's path as written
+    app_dir: str | None = None  # the folder the server imports the module from (``--app-dir``, ``--chdir``)
     port: str | None = None
     port_read: bool = False  # the port was written in a file (a default is used for matching, never stated)
     #: the environment the command runs with (a script it starts reads it too)
@@ -154,9 +156,9 @@ def _served(program: str, argv: list[str], env: dict[str, str | None]) -> Served
             module, words = words[1], words[2:]
         elif words and words[0] != "-c":
             script, words = words[0], words[1:]
-    port, read, config = None, False, False
+    port, read, config, app_dir = None, False, False, None
     skip_next = False
-    values = server.port_options + server.bind_options + ("--app", "-A", "--app-dir", "--host", "-H") + server.config_options
+    values = server.port_options + server.bind_options + ("--app", "-A", "--host", "-H") + _APP_DIR_OPTIONS + server.config_options
     for index, word in enumerate(words):
         if skip_next:
             skip_next = False
@@ -174,6 +176,8 @@ def _served(program: str, argv: list[str], env: dict[str, str | None]) -> Served
                 port, read = _bound_port(value), True
             elif option in server.config_options:
                 config = True
+            elif option in _APP_DIR_OPTIONS:
+                app_dir = value
             elif option in ("--app", "-A") and program in ("flask", "fastapi"):
                 app = value if ":" in value else None
                 module = module or value.split(":", 1)[0]
@@ -203,7 +207,7 @@ def _served(program: str, argv: list[str], env: dict[str, str | None]) -> Served
                 break
     if port is None and not read and not config:
         port = server.default_port
-    return Served(" ".join(argv), program, app, module, script, port, read and port is not None, tuple(env.items()))
+    return Served(" ".join(argv), program, app, module, script, app_dir, port, read and port is not None, tuple(env.items()))
 
 
 def _expand(value: str, env: dict[str, str | None]) -> str:

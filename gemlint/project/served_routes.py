@@ -41,10 +41,7 @@ def served_routes(project: Project, served: Served | None, near: Path) -> list[P
         if served is None:
             return []
     if served.app is not None or served.module is not None:
-        module = served.module or served.app.split(":", 1)[0]
-        file = project.module_file(module, near=near)
-        if file is None and served.module is not None and "/" in served.module:
-            file = project.find_script(served.module, near)
+        file = _module_file(project, served.module or served.app.split(":", 1)[0], near, served.app_dir)
         if file is None:
             return []
         attribute = served.app.split(":", 1)[1] if served.app else None
@@ -53,6 +50,31 @@ def served_routes(project: Project, served: Served | None, near: Path) -> list[P
         file = project.find_script(served.script, near)
         return _application_routes(project, file, None) if file is not None else []
     return None  # python -c, or python with nothing to run
+
+
+def _module_file(project: Project, module: str, near: Path, app_dir: str | None = None) -> ParsedFile | None:
+    """The project file of ``module`` as the server imports it: from the container's working directory
+    (or ``--app-dir``), which the file does not say, so the project file whose path ends with the
+    module's (``app`` is ``deploy/app.py``; ``svc.api`` is ``src/svc/api.py``), the closest to ``near``;
+    None when two folders are equally close (another service's module is never guessed)."""
+    folder = app_dir.strip("/").rsplit("/", 1)[-1] if app_dir and app_dir.strip("/.") else ""
+    if not folder:
+        found = project.module_file(module, near=near)
+        if found is not None:
+            return found
+    wanted = tuple(([folder] if folder else []) + module.split("."))
+    best: list[Path] = []
+    best_depth = -1
+    for path in project.python_files:
+        parts = path.parts[:-1] + ((path.stem,) if path.name != "__init__.py" else ())
+        if tuple(parts[-len(wanted):]) != wanted:
+            continue
+        depth = len(os.path.commonpath([os.path.abspath(path), os.path.abspath(near)]))
+        if depth > best_depth:
+            best, best_depth = [path], depth
+        elif depth == best_depth:
+            best.append(path)
+    return project.parsed(best[0]) if len(best) == 1 else None
 
 
 def _followed(project: Project, served: Served, near: Path) -> Served | None:
@@ -89,7 +111,7 @@ def _project_text(project: Project, written: str, near: Path) -> str | None:
         suffix = 0
         while suffix < min(len(parts), len(wanted)) and parts[-1 - suffix] == wanted[-1 - suffix]:
             suffix += 1
-        depth = len(os.path.commonpath([path, str(near)]))
+        depth = len(os.path.commonpath([path, os.path.abspath(near)]))
         if best is None or (suffix, depth) > best[:2]:
             best = (suffix, depth, path)
     if best is None:
