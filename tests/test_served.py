@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from gemlint.analysis.served import served_by, served_by_shell
@@ -57,3 +60,14 @@ def test_shells_with_combined_options():
     assert (served.program, served.module, served.port) == ("python", "svc.server", "8010")
     piped = served_by(["bash", "-o", "pipefail", "-c", "uvicorn svc.api:app --port 8011 | tee log"])
     assert (piped.app, piped.port) == ("svc.api:app", "8011")
+
+
+def test_notes_state_only_ports_written_in_the_files():
+    from gemlint.api import lint_paths
+    from gemlint.config import default_config
+
+    root = Path(__file__).parent / "fixtures" / "GEM601-services"
+    found = [d for d in lint_paths([root / "docker-compose.yml"], config=default_config(root), select=("GEM601",)) if d.line == 32]  # b-port-80
+    assert len(found) == 1
+    texts = [found[0].message] + [related.message for related in found[0].related]
+    assert not any("port" in text or re.search(r"\b80\b", text) for text in texts), texts

@@ -22,6 +22,8 @@ class HttpTarget:
     path: str
     port: str | None = None  # a number, or None when not known
     method: str = "GET"
+    #: the port a URL without one implies (80, or 443 for https): compared with the server's, never stated
+    implied_port: str | None = None
 
 
 @dataclass
@@ -41,7 +43,8 @@ def local_urls(text: str) -> list[HttpTarget]:
         path = match.group("path") or "/"
         path = path.split("?", 1)[0].split("#", 1)[0] or "/"
         port = match.group("port")
-        targets.append(HttpTarget(path, port if port and port.isdigit() else None))
+        implied = None if port else ("443" if match.group("scheme") == "https" else "80")
+        targets.append(HttpTarget(path, port if port and port.isdigit() else None, implied_port=implied))
     return targets
 
 
@@ -88,7 +91,7 @@ def command_targets(argv: list[str] | None = None, shell: str | None = None, _de
     targets = CommandTargets()
     text = shell if shell is not None else " ".join(argv or [])
     method = "POST" if re.search(r"(?:^|\s)(?:-X\s*POST|--request\s+POST|--data\b|-d\s)", text) else "GET"
-    targets.http.extend(HttpTarget(t.path, t.port, method) for t in local_urls(text))
+    targets.http.extend(HttpTarget(t.path, t.port, method, t.implied_port) for t in local_urls(text))
     commands = split_shell(shell) if shell is not None else [list(argv or [])]
     for command in commands:
         _program(command, targets, _depth)

@@ -36,7 +36,8 @@ def _http(
     project: Project, check: HealthCheck, target: HttpTarget, near: Path, among: list[ProjectRoute] | None
 ) -> HealthCheckForward | None:
     served = check.served
-    if served is not None and served.port is not None and target.port is not None and served.port != target.port:
+    asked = target.port or target.implied_port
+    if served is not None and served.port is not None and asked is not None and served.port != asked:
         return None  # the probe asks another port than the one the container's server listens on
     for route in project.handlers_for(target.path, target.method, near, among):
         found = project.reach.forward_from(route.file, route.handler_line)
