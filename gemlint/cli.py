@@ -115,6 +115,7 @@ def resolve_config(
     force_exclude: bool,
     ignore_noqa: bool = False,
     preview: bool = False,
+    respect_gitignore: bool | None = None,
 ) -> ConfigTree:
     """Each file's config (the nearest config file above it, or ``--config``/``--isolated`` for all),
     with the command-line options on top (the command line wins)."""
@@ -130,6 +131,7 @@ def resolve_config(
             force_exclude=True if force_exclude else None,
             respect_noqa=False if ignore_noqa else None,
             preview=True if preview else None,
+            respect_gitignore=respect_gitignore,
         )
 
     root = project_root if project_root is not None else project_root_for(paths)
@@ -206,6 +208,7 @@ def main() -> None:
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Report only findings absent from this earlier JSON or SARIF report.")
 @click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Write every current finding to FILE as a baseline and exit 0.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named explicitly (for pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", "respect_gitignore", default=None, help="Skip files that .gitignore files ignore (default: on, or the config's respect-gitignore).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them.")
@@ -236,6 +239,7 @@ def check(
     baseline: Path | None,
     write_baseline: Path | None,
     force_exclude: bool,
+    respect_gitignore: bool | None,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -275,7 +279,8 @@ def check(
         sys.exit(2)
     try:
         tree = resolve_config(
-            targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa, preview
+            targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa, preview,
+            respect_gitignore,
         )
     except ConfigError as error:
         click.echo(f"gemlint: error: {error}", err=True)

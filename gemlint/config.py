@@ -60,6 +60,12 @@ DEFAULT_EXCLUDE = (
     "site-packages",
     "venv",
     "*.egg-info",
+    # Vendored code: another project's sources, linted by its own maintainers.
+    "3rd_party",
+    "extern",
+    "external",
+    "third_party",
+    "vendor",
 )
 DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/training/**")
 DEFAULT_HEALTH_PATHS = ("/health", "/healthz", "/livez", "/live", "/ping")
@@ -91,6 +97,8 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     force_exclude: bool = False
+    #: skip files that git ignores (.gitignore files, .git/info/exclude)
+    respect_gitignore: bool = True
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     inference_paths: tuple[str, ...] = ()
     training_paths: tuple[str, ...] = DEFAULT_TRAINING_PATHS
@@ -126,6 +134,7 @@ _SCHEMA: dict[str, tuple[str, str]] = {
     "exclude": ("exclude", "strings"),
     "extend-exclude": ("extend_exclude", "strings"),
     "force-exclude": ("force_exclude", "bool"),
+    "respect-gitignore": ("respect_gitignore", "bool"),
     "per-file-ignores": ("per_file_ignores", "code-table"),
     "inference-paths": ("inference_paths", "strings"),
     "training-paths": ("training_paths", "strings"),

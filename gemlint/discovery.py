@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
+from gemlint.gitignore import GitIgnores, submodule_paths
 from gemlint.languages import Language, language_of
 from gemlint.globs import compile_globs
 
@@ -76,6 +77,8 @@ class Discovery:
         self.cwd = cwd or Path.cwd()
         self.unreadable: list[UnreadableDirectory] = []
         self._specs: dict[tuple[Config, tuple[str, ...]], pathspec.PathSpec] = {}
+        self.gitignores = GitIgnores(self.tree.root)
+        self._submodules = tuple(os.path.join(self.tree.root, path) for path in submodule_paths(self.tree.root))
 
     def _excluded_in(self, folder: str, named: tuple[str, ...] = ()) -> tuple[Config, "pathspec.PathSpec"]:
         """The config of ``folder`` and its compiled excludes; without the patterns that match the
@@ -84,19 +87,33 @@ class Discovery:
         spec = self._specs.get((config, named))
         if spec is None:
             patterns = tuple(config.exclude) + tuple(config.extend_exclude)
+            if "exclude" not in config.declared:
+                patterns += self._submodule_patterns(config)
             if named:
                 folders = [root_relative(Path(name), config.glob_root) + "/" for name in named]
                 patterns = tuple(p for p in patterns if not any(compile_globs((p,)).match_file(f) for f in folders))
             spec = self._specs[(config, named)] = compile_globs(patterns)
         return config, spec
 
+    def _submodule_patterns(self, config: Config) -> tuple[str, ...]:
+        """Git submodules are vendored code, excluded with the default excludes (a config that sets
+        ``exclude`` decides for itself)."""
+        base = os.path.abspath(config.glob_root)
+        return tuple(
+            "/" + os.path.relpath(path, base).replace(os.sep, "/") + "/"
+            for path in self._submodules
+            if path.startswith(base.rstrip(os.sep) + os.sep)
+        )
+
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
-        """Whether the config of ``path``'s folder excludes ``path``."""
+        """Whether the config of ``path``'s folder excludes ``path`` (or, with ``respect-gitignore``, git ignores it)."""
         absolute = os.path.abspath(path)
         config, excluded = self._excluded_in(os.path.dirname(absolute))
         relative = root_relative(Path(absolute), config.glob_root)
         # A pattern such as "build" also excludes "build/" given on the command line as "./build".
         if excluded.match_file(relative + "/" if is_dir else relative):
+            return True
+        if config.respect_gitignore and self.gitignores.ignored(absolute, is_dir):
             return True
         return is_dir and _is_virtualenv(path)
 
@@ -107,8 +124,8 @@ class Discovery:
                 if self.is_excluded(given, True) or self._excluded_parent(given):
                     if self.tree.config_for(given).force_exclude:
                         continue
-                    # A folder named explicitly is linted although excluded, as a file named explicitly is.
-                    yield from self._walk(given, seen, self._folders_up_from(given))
+                    # A folder named explicitly is linted although excluded (or ignored by git), as a file named explicitly is.
+                    yield from self._walk(given, seen, self._folders_up_from(given), gitignore=False)
                     continue
                 yield from self._walk(given, seen)
             else:
@@ -146,7 +163,7 @@ class Discovery:
             current = current.parent
         return tuple(folders)
 
-    def _walk(self, top: Path, seen: set[str], named: tuple[str, ...] = ()) -> Iterator[SourceFile]:
+    def _walk(self, top: Path, seen: set[str], named: tuple[str, ...] = (), gitignore: bool = True) -> Iterator[SourceFile]:
         # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
         # Paths are joined as strings, relative to the folder: a walk over thousands of files would
         # otherwise spend most of its time making the same folder relative again for each.
@@ -158,15 +175,19 @@ class Discovery:
             prefix = "" if relative in ("", ".") else relative + "/"
             display = display_path(base, self.cwd)
             shown = "" if display == "." else display + "/"
+            ignored = self.gitignores.ignored if gitignore and config.respect_gitignore else None
+            folder = os.path.abspath(directory)
             dirnames[:] = sorted(
                 name
                 for name in dirnames
-                if not excluded(f"{prefix}{name}/") and not _is_virtualenv(os.path.join(directory, name))
+                if not excluded(f"{prefix}{name}/")
+                and not _is_virtualenv(os.path.join(directory, name))
+                and not (ignored and ignored(os.path.join(folder, name), True))
             )
             for name in sorted(filenames):
                 path = base / name
                 language = language_of(path)
-                if language is None or excluded(prefix + name):
+                if language is None or excluded(prefix + name) or (ignored and ignored(os.path.join(folder, name), False)):
                     continue
                 yield from self._emit(path, language, seen, shown + name, prefix + name)
 

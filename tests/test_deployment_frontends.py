@@ -268,3 +268,21 @@ def test_a_broken_dockerfile_is_reported_at_the_failing_line(text, line):
     (finding,) = lint_source(text + "ENV CUDA_LAUNCH_BLOCKING=0\n", "Dockerfile")
     assert (finding.code, finding.line) == ("GEM000", line)
     assert finding.message.startswith("invalid Dockerfile: ")
+
+
+def test_custom_resource_definitions_are_not_composed_and_other_documents_keep_their_lines():
+    schema = "\n".join(f"      field{index}:\n        livenessProbe: {{type: object}}" for index in range(200))
+    text = (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  versions:\n    schema:\n"
+        f"{schema}\n---\nkind: Pod\nspec:\n  containers:\n    - name: a\n---\nkind: 'CustomResourceDefinition'\nspec: {{}}\n"
+    )
+    documents = _yaml(text).documents
+    assert [document.text("kind") for document in documents] == ["Pod"]
+    assert documents[0].start.line == text.splitlines().index("kind: Pod") + 1
+
+
+def test_a_broken_document_after_a_definition_reports_its_own_line():
+    text = "kind: CustomResourceDefinition\nspec: {}\n---\nkind: Pod\nspec: [\n"
+    with pytest.raises(SourceError) as raised:
+        _yaml(text)
+    assert raised.value.line >= 5

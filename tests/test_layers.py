@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.config",
             "gemlint.config_tree",
             "gemlint.repository",
+            "gemlint.gitignore",
             "gemlint.discovery",
             "gemlint.suppression",
             "gemlint.frontends",

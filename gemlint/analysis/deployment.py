@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from gemlint.analysis.probe_commands import CommandTargets, HttpTarget, command_targets
+from gemlint.analysis.served import Served, served_by
 from gemlint.diagnostics import Position
 from gemlint.frontends.dockerfile_file import DockerfileDocument
 from gemlint.frontends.helm import PLACEHOLDER
@@ -42,6 +43,8 @@ class HealthCheck:
     period_is_default: bool = False
     replicas: str | None = None  # "3 replicas", "every node"; None for one
     where: str = ""  # "Deployment llm-server, container server"
+    #: what the container that declares the check serves (its command), None when the file does not say
+    served: Served | None = None
 
     @property
     def restarts_on_failure(self) -> bool:
@@ -190,6 +193,7 @@ def kubernetes_health_checks(file: YamlFile) -> list[HealthCheck]:
         kind = manifest.text("kind") or "object"
         for container, ancestors in _containers(manifest):
             ports = _port_names(container)
+            served = _kubernetes_served(container)
             container_name = _value(container.get("name"))
             where = f"{kind} {name}" if name else kind
             if container_name:
@@ -212,9 +216,43 @@ def kubernetes_health_checks(file: YamlFile) -> list[HealthCheck]:
                         period_is_default=probe.get("periodSeconds") is None,
                         replicas=_replicas(manifest, ancestors),
                         where=where,
+                        served=served,
                     )
                 )
     return checks
+
+
+_KUBERNETES_VARIABLE = re.compile(r"(?<!\$)\$\((\w+)\)")
+_UNKNOWN_WORD = "${GEMLINT_TEMPLATED}"  # a word a template hides: never a port, never an application
+
+
+def _words(node: Node | None) -> list[str]:
+    if isinstance(node, Sequence):
+        return [_value(item) if _value(item) is not None else _UNKNOWN_WORD for item in node.items]
+    text = _value(node)
+    return [text] if text is not None else ([_UNKNOWN_WORD] if node is not None else [])
+
+
+def _kubelet_expanded(word: str, env: dict[str, str | None]) -> str:
+    """The kubelet substitutes ``$(VAR)`` in command and args before anything runs (a shell never sees it)."""
+    return _KUBERNETES_VARIABLE.sub(lambda match: env.get(match.group(1)) or match.group(0), word)
+
+
+def _kubernetes_served(container: Mapping) -> Served | None:
+    """``command`` replaces the image's entrypoint and ``args`` its command; ``args`` alone is read when it
+    starts with a program (images built on a Python base image have no entrypoint)."""
+    env: dict[str, str | None] = {}
+    for item in container.sequence("env"):
+        if isinstance(item, Mapping) and _literal(item.get("name")):
+            env[_literal(item.get("name"))] = _value(item.get("value")) if item.get("valueFrom") is None else None
+    command = [_kubelet_expanded(word, env) for word in _words(container.get("command"))]
+    args = [_kubelet_expanded(word, env) for word in _words(container.get("args"))]
+    if command:
+        return served_by(command + args, env)
+    if args and not args[0].startswith("-"):
+        served = served_by(args, env)
+        return served if served is not None and served.python else None
+    return None
 
 
 def kubernetes_env(file: YamlFile) -> list[EnvSetting]:
@@ -284,9 +322,41 @@ def compose_health_checks(file: YamlFile) -> list[HealthCheck]:
                 period_is_default=check.get("interval") is None,
                 replicas=f"{int(replicas)} replicas" if replicas and replicas > 1 else None,
                 where=f"compose service {name}",
+                served=_compose_served(service),
             )
         )
     return checks
+
+
+def _compose_words(node: Node | None) -> list[str]:
+    """A compose ``command``/``entrypoint``: a list, or a string split as a shell would (without running one)."""
+    if isinstance(node, Scalar):
+        text = _compose_value(_literal(node))
+        if text is None:
+            return [_UNKNOWN_WORD]
+        try:
+            return shlex.split(text)
+        except ValueError:
+            return text.split()
+    if isinstance(node, Sequence):
+        return [_compose_value(_literal(item)) or _UNKNOWN_WORD for item in node.items]
+    return []
+
+
+def _compose_served(service: Mapping) -> Served | None:
+    env: dict[str, str | None] = {}
+    environment = service.get("environment")
+    if isinstance(environment, Mapping):
+        env = {key.value: _compose_value(_literal(value)) for key, value in environment.pairs}
+    elif isinstance(environment, Sequence):
+        for item in environment.items:
+            if isinstance(item, Scalar) and "=" in item.value:
+                name, _, value = item.value.partition("=")
+                env[name.strip()] = _compose_value(value if not item.templated else None)
+    entrypoint, command = _compose_words(service.get("entrypoint")), _compose_words(service.get("command"))
+    if entrypoint or command:
+        return served_by(entrypoint + command, env)
+    return None
 
 
 def compose_env(file: YamlFile) -> list[EnvSetting]:
@@ -316,11 +386,47 @@ def _compose_value(value: str | None) -> str | None:
 
 
 # -- Dockerfile --------------------------------------------------------------------------------
+def _stages(document: DockerfileDocument) -> list[list]:
+    stages: list[list] = [[]]
+    for instruction in document.instructions:
+        if instruction.command == "FROM" and stages[-1]:
+            stages.append([])
+        stages[-1].append(instruction)
+    return stages
+
+
+def _dockerfile_served(stage: list) -> Served | None:
+    """The stage's ``ENTRYPOINT`` and ``CMD`` (the last of each), with the stage's ``ENV`` values."""
+    env: dict[str, str | None] = {}
+    parts: dict[str, list[str]] = {}
+    for instruction in stage:
+        if instruction.command == "ENV":
+            values = instruction.value
+            for index in range(0, len(values) - 1, 2):
+                env[values[index]] = _unquote(values[index + 1])
+        elif instruction.command in ("ENTRYPOINT", "CMD") and instruction.value:
+            text = " ".join(instruction.value)
+            parts[instruction.command] = list(instruction.value) if instruction.json else ["/bin/sh", "-c", text]
+            if instruction.command == "ENTRYPOINT":
+                parts.pop("CMD", None)  # an ENTRYPOINT resets the CMD inherited before it
+    argv = parts.get("ENTRYPOINT", []) + parts.get("CMD", [])
+    return served_by(argv, env) if argv else None
+
+
 def dockerfile_health_checks(document: DockerfileDocument) -> list[HealthCheck]:
     checks = []
-    for instruction in document.instructions:
+    for stage in _stages(document):
+        checks.extend(_stage_health_checks(stage))
+    return checks
+
+
+def _stage_health_checks(stage: list) -> list[HealthCheck]:
+    checks = []
+    served = None
+    for instruction in stage:
         if instruction.command != "HEALTHCHECK" or not instruction.value or instruction.value[0].upper() != "CMD":
             continue
+        served = served or _dockerfile_served(stage)
         if instruction.json:
             targets = command_targets(argv=list(instruction.value[1:]))
         else:
@@ -336,6 +442,7 @@ def dockerfile_health_checks(document: DockerfileDocument) -> list[HealthCheck]:
                 period_s=interval if interval is not None else DOCKER_DEFAULT_INTERVAL,
                 period_is_default=instruction.flag("interval") is None,
                 where="Dockerfile HEALTHCHECK",
+                served=served,
             )
         )
     return checks

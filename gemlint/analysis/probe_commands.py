@@ -11,9 +11,10 @@ _LOCAL_URL = re.compile(
     r"(?:(?P<scheme>https?)://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])"
     r"(?::(?P<port>\d+|\$\{?\w+\}?))?(?P<path>/[^\s'\"|;&)<>]*)?"
 )
-_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+_SEPARATOR_CHARACTERS = frozenset(";&|")
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,8 @@ class HttpTarget:
     path: str
     port: str | None = None  # a number, or None when not known
     method: str = "GET"
+    #: the port a URL without one implies (80, or 443 for https): compared with the server's, never stated
+    implied_port: str | None = None
 
 
 @dataclass
@@ -40,11 +43,15 @@ def local_urls(text: str) -> list[HttpTarget]:
         path = match.group("path") or "/"
         path = path.split("?", 1)[0].split("#", 1)[0] or "/"
         port = match.group("port")
-        targets.append(HttpTarget(path, port if port and port.isdigit() else None))
+        implied = None if port else ("443" if match.group("scheme") == "https" else "80")
+        targets.append(HttpTarget(path, port if port and port.isdigit() else None, implied_port=implied))
     return targets
 
 
-def _split_shell(command: str) -> list[list[str]]:
+def split_shell(command: str) -> list[list[str]]:
+    """The simple commands of a shell command line or script (lines, ``;``, ``&&``, ``||``, pipes)."""
+    # A line ends a command; the separator goes after the newline, which a ``# comment`` swallows.
+    command = command.replace("\\\n", " ").replace("\n", "\n;")
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
@@ -53,11 +60,30 @@ def _split_shell(command: str) -> list[list[str]]:
         tokens = command.split()
     commands: list[list[str]] = [[]]
     for token in tokens:
-        if token in _SEPARATORS:
+        if token in _SEPARATORS or (token and set(token) <= _SEPARATOR_CHARACTERS):
             commands.append([])
         else:
             commands[-1].append(token)
     return [argv for argv in commands if argv]
+
+
+def shell_command_string(argv: list[str]) -> str | None:
+    """The command string of ``sh -c STRING`` (also ``bash -exc``, ``bash -o pipefail -c``); None when
+    ``argv`` is not a shell given one."""
+    if not argv or argv[0].rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        if word in ("-o", "+o", "-O", "+O"):
+            index += 2
+            continue
+        if not word.startswith(("-", "+")) or word.startswith("--"):
+            return None
+        if "c" in word[1:]:
+            return argv[index + 1] if index + 1 < len(argv) else None
+        index += 1
+    return None
 
 
 def command_targets(argv: list[str] | None = None, shell: str | None = None, _depth: int = 0) -> CommandTargets:
@@ -65,8 +91,8 @@ def command_targets(argv: list[str] | None = None, shell: str | None = None, _de
     targets = CommandTargets()
     text = shell if shell is not None else " ".join(argv or [])
     method = "POST" if re.search(r"(?:^|\s)(?:-X\s*POST|--request\s+POST|--data\b|-d\s)", text) else "GET"
-    targets.http.extend(HttpTarget(t.path, t.port, method) for t in local_urls(text))
-    commands = _split_shell(shell) if shell is not None else [list(argv or [])]
+    targets.http.extend(HttpTarget(t.path, t.port, method, t.implied_port) for t in local_urls(text))
+    commands = split_shell(shell) if shell is not None else [list(argv or [])]
     for command in commands:
         _program(command, targets, _depth)
     return targets
@@ -78,10 +104,10 @@ def _program(argv: list[str], targets: CommandTargets, depth: int) -> None:
     if not argv:
         return
     name = argv[0].rsplit("/", 1)[-1]
-    if name in _SHELLS and "-c" in argv and depth < 3:
-        index = argv.index("-c")
-        if index + 1 < len(argv):
-            nested = command_targets(shell=argv[index + 1], _depth=depth + 1)
+    script = shell_command_string(argv)
+    if script is not None and depth < 3:
+        if script:
+            nested = command_targets(shell=script, _depth=depth + 1)
             targets.scripts.extend(nested.scripts)
             targets.modules.extend(nested.modules)
             targets.inline_code.extend(nested.inline_code)

@@ -374,6 +374,8 @@ class FullRoute:
     decl: RouteDecl
     path: str  # with every prefix, as written (template or regex)
     style: str
+    #: the key of the application at the top of the mount chain (the owner itself when nothing mounts it)
+    root: Hashable = None
 
     def matches(self, path: str, method: str = "GET") -> bool:
         if self.decl.methods is not None and method not in self.decl.methods and "*" not in self.decl.methods:
@@ -401,19 +403,20 @@ def compose(
     for parent, child, mount in mounts:
         parents.setdefault(child, []).append((parent, mount))
 
-    cache: dict[Hashable, list[str]] = {}
+    cache: dict[Hashable, list[tuple[str, Hashable]]] = {}
 
-    def prefixes(key: Hashable, depth: int, visiting: frozenset) -> list[str]:
+    def prefixes(key: Hashable, depth: int, visiting: frozenset) -> list[tuple[str, Hashable]]:
+        """(prefix, root) for each chain of mounts from ``key`` up to an application nothing mounts."""
         if key in cache:
             return cache[key]
         own = routers[key].prefix if key in routers else ""
-        found: list[str] = []
+        found: list[tuple[str, Hashable]] = []
         if depth < max_depth and key not in visiting:
             for parent, mount in parents.get(key, []):
-                for outer in prefixes(parent, depth + 1, visiting | {key}):
-                    found.append(join_paths(join_paths(outer, mount.prefix or ""), "" if mount.replaces else own))
+                for outer, root in prefixes(parent, depth + 1, visiting | {key}):
+                    found.append((join_paths(join_paths(outer, mount.prefix or ""), "" if mount.replaces else own), root))
         if not found:
-            found = [own]
+            found = [(own, key)]
         found = list(dict.fromkeys(found))[:16]
         cache[key] = found
         return found
@@ -422,13 +425,13 @@ def compose(
     for owner, decl in routes:
         if decl.path is None:
             continue
-        for prefix in prefixes(owner, 0, frozenset()) if owner is not None else [""]:
+        for prefix, root in prefixes(owner, 0, frozenset()) if owner is not None else [("", None)]:
             style = decl.style
             if style == "regex":
                 path = re.escape(prefix) + decl.path.lstrip("^") if prefix else decl.path
             else:
                 path = join_paths(prefix, decl.path)
-            result.append((owner, FullRoute(decl, path, style)))
+            result.append((owner, FullRoute(decl, path, style, root)))
     return result
 
 

@@ -10,7 +10,10 @@ from gemlint.frontends import helm
 from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, compose_documents, walk
 from gemlint.text import SourceError
 
-_DOCUMENT_START = re.compile(r"^---(?:\s|$)")
+_DOCUMENT_MARKER = re.compile(r"^---(?:\s|$)", re.MULTILINE)
+# A CustomResourceDefinition declares a schema (thousands of lines that name `livenessProbe`, `env`,
+# `resources` as fields), never a workload: no rule reads one, so such documents are not composed.
+_DEFINITION = re.compile(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*(?:#.*)?$", re.MULTILINE)
 _COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-][^/]*)?\.ya?ml$", re.IGNORECASE)
 
 
@@ -41,7 +44,7 @@ def parse(source, text: str) -> YamlFile:
     if chart is not None:
         return _template(path, text, chart, helm.chart_values(chart), helm.chart_named_templates(chart))
     try:
-        return YamlFile(path, compose_documents(text))
+        return YamlFile(path, _documents(text))
     except SourceError:
         if "{{" not in text:
             raise
@@ -49,20 +52,38 @@ def parse(source, text: str) -> YamlFile:
     return _template(path, text, None, None)
 
 
+def _chunks(text: str) -> list[tuple[int, str]]:
+    """The documents of ``text`` as (lines above it, its text); a ``---`` line at column 0 always starts one."""
+    starts = [0] + [match.start() for match in _DOCUMENT_MARKER.finditer(text) if match.start()]
+    starts.append(len(text))
+    chunks, line = [], 0
+    for begin, end in zip(starts, starts[1:]):
+        if end > begin:
+            chunks.append((line, text[begin:end]))
+            line += text.count("\n", begin, end)
+    return chunks
+
+
+def _documents(text: str) -> list[Node]:
+    if not _DEFINITION.search(text):
+        return compose_documents(text)
+    documents: list[Node] = []
+    for begin, chunk in _chunks(text):
+        if not _DEFINITION.search(chunk):
+            documents.extend(compose_documents(chunk, line_offset=begin))
+    return documents
+
+
 def _template(path: Path, text: str, chart: Path | None, values: Mapping | None, templates: dict[str, str] | None = None) -> YamlFile:
     rendered = helm.render(text, values)
     hook = helm.include_hook(values, templates)
     documents: list[Node] = []
-    lines = rendered.text.splitlines(keepends=True)
-    starts = [0] + [index for index, line in enumerate(lines) if _DOCUMENT_START.match(line)]
-    starts.append(len(lines))
-    for begin, end in zip(starts, starts[1:]):
-        if end <= begin:
+    for begin, chunk in _chunks(rendered.text):
+        if _DEFINITION.search(chunk):
             continue
-        # Padding keeps line numbers; each document is read on its own so one broken document loses only itself.
-        chunk = "\n" * begin + "".join(lines[begin:end])
+        # Each document is read on its own so that one broken document loses only itself.
         try:
-            parsed = compose_documents(chunk, hook=hook)
+            parsed = compose_documents(chunk, hook=hook, line_offset=begin)
         except (SourceError, RecursionError):
             continue
         for document in parsed:

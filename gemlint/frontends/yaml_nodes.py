@@ -114,15 +114,12 @@ class Mapping(Node):
         return f"Mapping({[(k.value, v) for k, v in self.pairs]!r})"
 
 
-def _position(mark) -> Position:
-    return Position(mark.line + 1, mark.column + 1)
-
-
 class _Converter:
     """Turns PyYAML's node graph into a tree, expanding aliases and merge keys within a budget."""
 
-    def __init__(self, file: str | None, hook=None) -> None:
+    def __init__(self, file: str | None, hook=None, line_offset: int = 0) -> None:
         self.file = file
+        self.line_offset = line_offset
         self.count = 0
         self.repeated = 0
         self.seen: set[int] = set()
@@ -139,11 +136,11 @@ class _Converter:
                 f"the YAML expands to more than {MAX_ALIAS_NODES} nodes through aliases; not read (a YAML bomb?)"
                 if self.repeated > MAX_ALIAS_NODES
                 else f"the YAML has more than {MAX_NODES} nodes; not read",
-                node.start_mark.line + 1,
+                node.start_mark.line + 1 + self.line_offset,
             )
         if depth > MAX_DEPTH:
             return None
-        start, end = _position(node.start_mark), _position(node.end_mark)
+        start, end = self._position(node.start_mark), self._position(node.end_mark)
         if isinstance(node, yaml.ScalarNode):
             return Scalar(str(node.value), node.tag or "", start, end, self.file)
         if isinstance(node, yaml.SequenceNode):
@@ -174,6 +171,9 @@ class _Converter:
             return mapping
         return None
 
+    def _position(self, mark) -> Position:
+        return Position(mark.line + 1 + self.line_offset, mark.column + 1)
+
     def _merge_pairs(self, value_node: yaml.Node, depth: int) -> list[tuple[Scalar, Node]]:
         sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
         pairs: list[tuple[Scalar, Node]] = []
@@ -184,9 +184,10 @@ class _Converter:
         return pairs
 
 
-def compose_documents(text: str, file: str | None = None, hook=None) -> list[Node]:
-    """Every document of ``text`` as a tree (empty documents left out); SourceError on invalid YAML."""
-    converter = _Converter(file, hook)
+def compose_documents(text: str, file: str | None = None, hook=None, line_offset: int = 0) -> list[Node]:
+    """Every document of ``text`` as a tree (empty documents left out); SourceError on invalid YAML.
+    ``line_offset``: the lines of the file above ``text`` (a document read on its own)."""
+    converter = _Converter(file, hook, line_offset)
     documents: list[Node] = []
     try:
         for root in yaml.compose_all(text, Loader=_LOADER):
@@ -197,7 +198,7 @@ def compose_documents(text: str, file: str | None = None, hook=None) -> list[Nod
                 documents.append(converted)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else 1
+        line = mark.line + 1 + line_offset if mark is not None else 1 + line_offset
         column = mark.column + 1 if mark is not None else 1
         raise SourceError(f"invalid YAML: {error.problem or error.context or 'syntax error'}", line, column) from None
     except yaml.YAMLError as error:

@@ -166,6 +166,13 @@ class ProjectRoute:
     handler_line: int  # the ``def`` line of the handler function
     handler_name: str
     framework: str
+    #: the application at the top of the mount chain, as (module, kind, name); None when not known
+    root: Hashable = None
+
+    @property
+    def root_module(self) -> str:
+        """The module that declares the route's application."""
+        return self.root[0] if isinstance(self.root, tuple) and self.root and isinstance(self.root[0], str) else self.file.modname
 
     def matches(self, path: str, method: str = "GET") -> bool:
         from gemlint.analysis.routes import path_matches
@@ -295,7 +302,7 @@ class Project:
             handler = self._handler_location(files[id(full.decl)], full.decl)
             if handler is not None:
                 file, line, name = handler
-                result.append(ProjectRoute(full.path, full.style, full.decl.methods, file, line, name, full.decl.framework))
+                result.append(ProjectRoute(full.path, full.style, full.decl.methods, file, line, name, full.decl.framework, full.root))
         return result
 
     def _resolve_qualified(self, dotted: str, parsed: ParsedFile) -> Hashable | None:
@@ -340,9 +347,10 @@ class Project:
             return target_file, target_file.position(method).start.line, f"{node.name.value}.{method.name.value}"
         return target_file, target_file.position(node).start.line, node.name.value
 
-    def handlers_for(self, path: str, method: str, near: Path) -> list[ProjectRoute]:
-        """Routes serving ``method path``; when several services declare it, those closest to ``near``."""
-        matching = [route for route in self.routes if route.matches(path, method)]
+    def handlers_for(self, path: str, method: str, near: Path, among: list[ProjectRoute] | None = None) -> list[ProjectRoute]:
+        """Routes serving ``method path`` (of ``among``, else of the whole project); when several services
+        declare it, those closest to ``near``."""
+        matching = [route for route in (self.routes if among is None else among) if route.matches(path, method)]
         if len(matching) > 1:
             best = max(_shared_depth(route.file.path, near) for route in matching)
             matching = [route for route in matching if _shared_depth(route.file.path, near) == best]

@@ -1,7 +1,10 @@
 """From a deployment health check to the Python code it runs (GEM601).
 
 An HTTP probe (``httpGet``, or a command that requests a local URL) reaches the
-handler mounted on that path anywhere in the project; a command that runs a
+handler mounted on that path by the application its own container serves
+(:mod:`gemlint.project.served_routes`), on the port that server listens on; when the
+container's command is not in the file, by the nearest application of the
+project that mounts the path. A command that runs a
 Python script or module runs that file's top-level code (and any local URL it
 requests). Each is then searched for a forward pass through the project's
 call graph (:mod:`gemlint.project.reach`).
@@ -15,7 +18,8 @@ from pathlib import Path
 from gemlint.analysis.deployment import HealthCheck
 from gemlint.analysis.probe_commands import HttpTarget, local_urls
 from gemlint.project.reach import ForwardPath
-from gemlint.project.files import ParsedFile, Project
+from gemlint.project.files import ParsedFile, Project, ProjectRoute
+from gemlint.project.served_routes import served_routes
 
 
 @dataclass(frozen=True)
@@ -28,8 +32,14 @@ class HealthCheckForward:
     forward: ForwardPath
 
 
-def _http(project: Project, check: HealthCheck, target: HttpTarget, near: Path) -> HealthCheckForward | None:
-    for route in project.handlers_for(target.path, target.method, near):
+def _http(
+    project: Project, check: HealthCheck, target: HttpTarget, near: Path, among: list[ProjectRoute] | None
+) -> HealthCheckForward | None:
+    served = check.served
+    asked = target.port or target.implied_port
+    if served is not None and served.port is not None and asked is not None and served.port != asked:
+        return None  # the probe asks another port than the one the container's server listens on
+    for route in project.handlers_for(target.path, target.method, near, among):
         found = project.reach.forward_from(route.file, route.handler_line)
         if found is not None:
             port = f" (port {target.port})" if target.port else ""
@@ -37,12 +47,14 @@ def _http(project: Project, check: HealthCheck, target: HttpTarget, near: Path) 
     return None
 
 
-def _script(project: Project, check: HealthCheck, script: ParsedFile, label: str, near: Path) -> HealthCheckForward | None:
+def _script(
+    project: Project, check: HealthCheck, script: ParsedFile, label: str, near: Path, among: list[ProjectRoute] | None
+) -> HealthCheckForward | None:
     found = project.reach.forward_from(script, 0)
     if found is not None:
         return HealthCheckForward(check, f"`{label}`", script, 0, script.display, found)
     for target in local_urls(script.text):
-        result = _http(project, check, target, near)
+        result = _http(project, check, target, near, among)
         if result is not None:
             return HealthCheckForward(
                 check, f"`{label}` (which requests {result.target})", result.handler_file, result.handler_line, result.handler_name, result.forward
@@ -53,20 +65,21 @@ def _script(project: Project, check: HealthCheck, script: ParsedFile, label: str
 def forward_of(project: Project, check: HealthCheck, near: Path) -> HealthCheckForward | None:
     """The first forward pass that ``check`` runs, or None."""
     targets = check.targets
+    among = served_routes(project, check.served, near) if targets.http or targets.scripts or targets.modules else None
     for target in targets.http:
-        result = _http(project, check, target, near)
+        result = _http(project, check, target, near, among)
         if result is not None:
             return result
     for written in targets.scripts:
         script = project.find_script(written, near)
         if script is not None:
-            result = _script(project, check, script, f"python {written}", near)
+            result = _script(project, check, script, f"python {written}", near, among)
             if result is not None:
                 return result
     for module in targets.modules:
         script = project.module_file(module, near=near)
         if script is not None:
-            result = _script(project, check, script, f"python -m {module}", near)
+            result = _script(project, check, script, f"python -m {module}", near, among)
             if result is not None:
                 return result
     return None

@@ -24,6 +24,10 @@ class LivenessProbeRunsForward(DocumentRule):
         "Probes whose handler only returns a status, checks a flag or reads state, however it is mounted.",
         "Probes on paths no handler in the project serves, TCP and gRPC probes, and commands that do not request a "
         "local path or run a project script.",
+        "Probes of a container whose command serves another application (another service of the project, a module "
+        "or program the project does not hold), or listens on another port than the probe asks (read from the "
+        "command, an environment variable or the server's default). Without a command in the file, the nearest "
+        "application of the project that serves the path is assumed.",
     )
     bad = """\
 # deployment.yaml -- the handler of /healthz in app/health.py runs `model.generate(...)`

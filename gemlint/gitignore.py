@@ -1,0 +1,96 @@
+"""Files that git ignores, and the folders of git submodules, as discovery skips them by default.
+
+As in ruff (``respect-gitignore``): the ``.gitignore`` of every folder from the project
+root down to the file (patterns relative to the folder that holds them; a deeper file's
+match, negations included, wins over a shallower one) and the work tree's
+``.git/info/exclude``. Read with pathspec's :class:`~pathspec.GitIgnoreSpec`, which
+follows git's own matching rules; git is never run, so this also works on an exported
+tree. A user's global excludes file (``core.excludesFile``) is not read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pathspec
+
+_MAX_IGNORE_BYTES = 1_000_000
+
+
+def _read_spec(path: str) -> pathspec.GitIgnoreSpec | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_IGNORE_BYTES)
+    except OSError:
+        return None
+    lines = data.decode("utf-8", "replace").splitlines()
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except (ValueError, TypeError):  # pathspec rejects a malformed pattern; git would skip it
+        spec = pathspec.GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
+    return spec if spec.patterns else None
+
+
+def _valid(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+class GitIgnores:
+    """The ignore files of one project root, each read once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = os.path.abspath(root)
+        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
+        info = os.path.join(self.root, ".git", "info", "exclude")
+        self._info = _read_spec(info) if os.path.isfile(info) else None
+
+    def _spec_of(self, folder: str) -> pathspec.GitIgnoreSpec | None:
+        spec = self._specs.get(folder, False)
+        if spec is False:
+            path = os.path.join(folder, ".gitignore")
+            spec = self._specs[folder] = _read_spec(path) if os.path.isfile(path) else None
+        return spec  # type: ignore[return-value]
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        """Whether git ignores ``path`` (absolute) by the ignore files of the folders above it."""
+        if path == self.root or not path.startswith(self.root.rstrip(os.sep) + os.sep):
+            return False
+        relative = os.path.relpath(path, self.root).replace(os.sep, "/")
+        suffix = "/" if is_dir else ""
+        result = None
+        if self._info is not None:
+            result = self._info.check_file(relative + suffix).include
+        folder, parts = self.root, relative.split("/")
+        for index in range(len(parts)):
+            spec = self._spec_of(folder)
+            if spec is not None:
+                found = spec.check_file("/".join(parts[index:]) + suffix).include
+                if found is not None:
+                    result = found
+            folder = os.path.join(folder, parts[index])
+        return bool(result)
+
+
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+def submodule_paths(root: Path) -> tuple[str, ...]:
+    """The folders of the git submodules that ``root/.gitmodules`` lists, relative to ``root``
+    (git-config syntax: a ``path = ...`` line in each ``[submodule "..."]`` section)."""
+    try:
+        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
+            text = handle.read(_MAX_IGNORE_BYTES)
+    except OSError:
+        return ()
+    found = []
+    for match in _SUBMODULE_PATH.finditer(text):
+        value = match.group(1).strip('"').strip("/")
+        if value and ".." not in value.split("/"):
+            found.append(value)
+    return tuple(found)

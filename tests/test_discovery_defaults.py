@@ -1,0 +1,128 @@
+"""What discovery skips by default: vendored folders, git submodules and files git ignores (ruff's
+``respect-gitignore``), and how each is linted again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gemlint.cli import main
+from gemlint.config import ConfigError, load_config
+from gemlint.registry import known_codes
+
+SERVICE = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _linted(root: Path, *args: str) -> list[str]:
+    result = CliRunner().invoke(
+        main, [str(root), "--project-root", str(root), "--format", "json", "--no-cache", "--exit-zero", "--select", "GEM404", *args]
+    )
+    assert result.exit_code == 0, result.output
+    return sorted((Path.cwd() / item["path"]).resolve().relative_to(root.resolve()).as_posix() for item in json.loads(result.stdout))
+
+
+def test_vendored_folders_and_submodules_are_excluded_by_default(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "app.py": SERVICE,
+            "third_party/lib/a.py": SERVICE,
+            "3rd_party/b.py": SERVICE,
+            "src/vendor/c.py": SERVICE,
+            "external/d.py": SERVICE,
+            "extern/e.py": SERVICE,
+            "deps/engine/f.py": SERVICE,
+            "deps/mine/g.py": SERVICE,
+            ".gitmodules": '[submodule "engine"]\n\tpath = deps/engine\n\turl = https://example.com/engine.git\n',
+        },
+    )
+    assert _linted(tmp_path) == ["app.py", "deps/mine/g.py"]
+    # Named on the command line, a vendored folder is linted, as an excluded folder is.
+    result = CliRunner().invoke(main, [str(tmp_path / "deps/engine"), "--project-root", str(tmp_path), "--no-cache", "--exit-zero", "--select", "GEM404"])
+    assert "f.py" in result.output
+
+
+def test_a_config_that_sets_exclude_decides_about_vendored_code_itself(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.gemlint]\nexclude = [".git", "third_party/skipped"]\n',
+            "third_party/kept/a.py": SERVICE,
+            "third_party/skipped/b.py": SERVICE,
+            "deps/engine/f.py": SERVICE,
+            ".gitmodules": '[submodule "engine"]\n\tpath = deps/engine\n',
+        },
+    )
+    assert _linted(tmp_path) == ["deps/engine/f.py", "third_party/kept/a.py"]
+
+
+def test_files_git_ignores_are_not_linted_unless_asked(tmp_path):
+    _write(
+        tmp_path,
+        {
+            ".gitignore": "generated/\n*_pb2.py\n",
+            "app.py": SERVICE,
+            "generated/a.py": SERVICE,
+            "api_pb2.py": SERVICE,
+            "pkg/.gitignore": "local_*.py\n!local_keep.py\n",
+            "pkg/local_scratch.py": SERVICE,
+            "pkg/local_keep.py": SERVICE,
+            "pkg/sub/local_deep.py": SERVICE,
+        },
+    )
+    assert _linted(tmp_path) == ["app.py", "pkg/local_keep.py"]
+    everything = ["api_pb2.py", "app.py", "generated/a.py", "pkg/local_keep.py", "pkg/local_scratch.py", "pkg/sub/local_deep.py"]
+    assert _linted(tmp_path, "--no-respect-gitignore") == everything
+    (tmp_path / "pyproject.toml").write_text("[tool.gemlint]\nrespect-gitignore = false\n", encoding="utf-8")
+    assert _linted(tmp_path) == everything
+    assert _linted(tmp_path, "--respect-gitignore") == ["app.py", "pkg/local_keep.py"]
+
+
+def test_respect_gitignore_is_resolved_per_file(tmp_path):
+    _write(
+        tmp_path,
+        {
+            ".gitignore": "*_gen.py\n",
+            "a_gen.py": SERVICE,
+            "tools/gemlint.toml": "respect-gitignore = false\n",
+            "tools/b_gen.py": SERVICE,
+        },
+    )
+    assert _linted(tmp_path) == ["tools/b_gen.py"]
+
+
+def test_git_info_exclude_is_respected(tmp_path):
+    _write(tmp_path, {"app.py": SERVICE, "scratch.py": SERVICE, ".git/info/exclude": "scratch.py\n"})
+    assert _linted(tmp_path) == ["app.py"]
+
+
+@pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="git is not installed")
+def test_agrees_with_git_check_ignore(tmp_path):
+    ignores = "*.log\nbuild*/\n/top_only.py\ndocs/**/gen_*.py\n!docs/keep/gen_x.py\n"
+    files = ["top_only.py", "sub/top_only.py", "docs/a/gen_y.py", "docs/keep/gen_x.py", "build2/x.py", "src/app.py"]
+    _write(tmp_path, {".gitignore": ignores, **{name: SERVICE for name in files}})
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    checked = subprocess.run(["git", "-C", str(tmp_path), "check-ignore", "--stdin"], input="\n".join(files), capture_output=True, text=True)
+    ignored_by_git = set(checked.stdout.split())
+    assert _linted(tmp_path) == sorted(set(files) - ignored_by_git)
+
+
+def test_the_key_is_validated_with_a_suggestion(tmp_path):
+    config = tmp_path / "gemlint.toml"
+    config.write_text("respect-gitignores = false\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="did you mean 'respect-gitignore'"):
+        load_config(config, known_codes())
+    config.write_text('respect-gitignore = "no"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="'respect-gitignore': expected true or false"):
+        load_config(config, known_codes())
