@@ -635,26 +635,38 @@ class ProjectModel:
         located = self._function_target(analysis, function)
         if located is None:
             return []
+        key = ("per-request", located)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
         with self._hop() as allowed:
             if not allowed:
                 return []
-            reasons: list[str | None] = []
-            for caller_entry, caller, site in self.callers(*located):
-                relative = os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/")
-                if is_test_path(relative):
-                    continue  # a test calling the helper is not a way it is deployed
-                if caller is None:
-                    return [None]  # called at import time: not only per request
-                parsed = self.project.parsed(Path(caller_entry.path))
-                call = _call_at(parsed.analysis, site) if parsed is not None else None
-                enclosing = parsed.analysis.enclosing_function(call) if call is not None else None
-                if enclosing is None:
-                    return [None]
-                reason = per_request_reason(parsed.analysis, enclosing)
-                if reason is None:
-                    return [None]
-                reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
-            return reasons
+            self._memo[key] = result = self._per_request_callers(located)
+            return result
+
+    def _per_request_callers(self, located: tuple[_Entry, str]) -> list[str | None]:
+        callers = []
+        for caller_entry, caller, site in self.callers(*located):
+            relative = os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/")
+            if is_test_path(relative):
+                continue  # a test calling the helper is not a way it is deployed
+            if caller is None or not self.on_inference_path(caller_entry.path, caller.qualname):
+                # Called at import time, or from code no request reaches: not only per request. Decided from
+                # the index alone, before any caller's file is parsed.
+                return [None]
+            callers.append((caller_entry, site))
+        reasons: list[str | None] = []
+        for caller_entry, site in callers:
+            parsed = self.project.parsed(Path(caller_entry.path))
+            call = _call_at(parsed.analysis, site) if parsed is not None else None
+            enclosing = parsed.analysis.enclosing_function(call) if call is not None else None
+            if enclosing is None:
+                return [None]
+            reason = per_request_reason(parsed.analysis, enclosing)
+            if reason is None:
+                return [None]
+            reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
+        return reasons
 
     def callers_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int) -> list[bool]:
         with self._hop() as allowed:
