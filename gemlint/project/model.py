@@ -635,7 +635,7 @@ class ProjectModel:
         located = self._function_target(analysis, function)
         if located is None:
             return []
-        key = ("per-request", located)
+        key = ("per-request", located[0].path, located[1])
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
         with self._hop() as allowed:

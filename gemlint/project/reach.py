@@ -16,8 +16,6 @@ every result is cached for the run.
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,44 +62,13 @@ def no_imports() -> Iterator[None]:
         manager.module_denylist, manager.always_load_extensions = saved
 
 
-#: astroid builds most modules in well under a second, but a few real ones take minutes (a 56 KB module of
-#: transformers took 140 s); past this a module counts as unresolvable and the path through it is not followed.
-ASTROID_SECONDS = 5.0
-
-
-class _OutOfTime(Exception):
-    pass
-
-
-@contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`_OutOfTime` after ``seconds`` (main thread only: elsewhere no limit is set)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum, frame):
-        raise _OutOfTime
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def build_astroid(text: str, modname: str, path: str) -> nodes.Module | None:
-    """An astroid tree of ``text`` (no transforms, nothing imported, not kept in astroid's global cache), or
-    None when astroid fails or takes longer than ``ASTROID_SECONDS``."""
+    """An astroid tree of ``text`` (no transforms, nothing imported, not kept in astroid's global cache)."""
     manager = AstroidManager()
     with no_imports():
         try:
-            with _time_limit(ASTROID_SECONDS):
-                module = AstroidBuilder(manager, apply_transforms=False).string_build(text, modname, path)
-        except (astroid.AstroidError, RecursionError, MemoryError, ValueError, SyntaxError, _OutOfTime):
-            manager.astroid_cache.pop(modname, None)
+            module = AstroidBuilder(manager, apply_transforms=False).string_build(text, modname, path)
+        except (astroid.AstroidError, RecursionError, MemoryError, ValueError, SyntaxError):
             return None
     if manager.astroid_cache.get(modname) is module:
         del manager.astroid_cache[modname]
