@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from gemlint.analysis.deployment import manifests
+from gemlint.analysis.deployment import manifests, mappings
 from gemlint.diagnostics import Position
 from gemlint.frontends.helm import PLACEHOLDER
 from gemlint.frontends.yaml_file import YamlFile
@@ -136,21 +136,13 @@ def parallel_arguments(nodes: list[Node]) -> list[ParallelArgument]:
 def _pod_specs(manifest: Mapping) -> Iterator[tuple[Mapping, list[Mapping]]]:
     """Every mapping holding a ``containers`` list (a pod spec, a KServe component), with its containers;
     a KServe predictor's ``model`` (container fields, its component holds the pod fields) counts as one."""
-    stack: list[Node] = [manifest]
-    seen = 0
-    while stack and seen < 100_000:
-        node = stack.pop()
-        seen += 1
-        if isinstance(node, Mapping):
-            containers = [item for key in ("containers", "initContainers") for item in node.sequence(key) if isinstance(item, Mapping)]
-            model = node.mapping("model")
-            if model is not None and (model.get("resources") is not None or model.get("args") is not None):
-                containers.append(model)
-            if containers:
-                yield node, containers
-            stack.extend(value for _, value in reversed(node.pairs))
-        elif isinstance(node, Sequence):
-            stack.extend(reversed(node.items))
+    for node, _ in mappings(manifest):
+        containers = [item for key in ("containers", "initContainers") for item in node.sequence(key) if isinstance(item, Mapping)]
+        model = node.mapping("model")
+        if model is not None and (model.get("resources") is not None or model.get("args") is not None):
+            containers.append(model)
+        if containers:
+            yield node, containers
 
 
 def _resource(resources: Mapping | None, section: str, name: str) -> Node | None:

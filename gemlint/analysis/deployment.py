@@ -113,20 +113,27 @@ def manifests(file: YamlFile) -> Iterator[Mapping]:
             yield document
 
 
-def _containers(manifest: Mapping) -> Iterator[tuple[Mapping, list[Mapping]]]:
-    """Every container-like mapping (it has probes or an env list) with its ancestors, outermost first."""
-    stack: list[tuple[Node, list[Mapping]]] = [(manifest, [])]
+def mappings(root: Node) -> Iterator[tuple[Mapping, list[Mapping]]]:
+    """Every mapping under ``root`` (itself included) in document order, with its ancestor mappings, outermost
+    first; iterative and bounded, since a manifest can be arbitrarily deep or large."""
+    stack: list[tuple[Node, list[Mapping]]] = [(root, [])]
     seen = 0
     while stack and seen < 100_000:
         node, ancestors = stack.pop()
         seen += 1
         if isinstance(node, Mapping):
-            if node is not manifest and (any(key in node.keys() for key in PROBE_KEYS) or isinstance(node.get("env"), Sequence)):
-                yield node, ancestors
+            yield node, ancestors
             inner = ancestors + [node]
             stack.extend((value, inner) for _, value in reversed(node.pairs))
         elif isinstance(node, Sequence):
             stack.extend((item, ancestors) for item in reversed(node.items))
+
+
+def _containers(manifest: Mapping) -> Iterator[tuple[Mapping, list[Mapping]]]:
+    """Every container-like mapping (it has probes or an env list) with its ancestors, outermost first."""
+    for node, ancestors in mappings(manifest):
+        if node is not manifest and (any(key in node.keys() for key in PROBE_KEYS) or isinstance(node.get("env"), Sequence)):
+            yield node, ancestors
 
 
 def _replicas(manifest: Mapping, ancestors: list[Mapping]) -> str | None:
