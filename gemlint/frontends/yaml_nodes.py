@@ -139,7 +139,12 @@ class _Converter:
                 node.start_mark.line + 1 + self.line_offset,
             )
         if depth > MAX_DEPTH:
-            return None
+            # Said as a parse error whichever libyaml is installed (newer ones refuse deep nesting themselves).
+            raise SourceError(
+                "invalid YAML: exceeded maximum nesting depth",
+                node.start_mark.line + 1 + self.line_offset,
+                node.start_mark.column + 1,
+            )
         start, end = self._position(node.start_mark), self._position(node.end_mark)
         if isinstance(node, yaml.ScalarNode):
             return Scalar(str(node.value), node.tag or "", start, end, self.file)
