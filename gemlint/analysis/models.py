@@ -112,8 +112,8 @@ class ModelTracker:
             receiver = func
         else:
             return None
-        if isinstance(receiver, cst.Attribute) and not self._is_member_access(receiver):
-            return None  # model.encoder(x), model.get_text_features(x): methods or submodules, not the forward
+        # `model.encoder(x)` runs a submodule's forward; `model.get_text_features(x)` a method: told apart
+        # by the model's class (see _submodule_origins), and unknown classes give no origins.
         return receiver if self.origins(receiver) else None
 
     def forward_guard(self, receiver: cst.BaseExpression) -> str | None:
@@ -431,8 +431,10 @@ class ModelTracker:
             return []
         if isinstance(expression, cst.Name):
             return self._name_origins(expression, depth)
-        if isinstance(expression, cst.Attribute) and self._is_member_access(expression):
-            return self._member_origins(expression, depth)
+        if isinstance(expression, cst.Attribute):
+            if self._is_member_access(expression):
+                return self._member_origins(expression, depth)
+            return self._submodule_origins(expression, depth)
         return []
 
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
@@ -500,9 +502,35 @@ class ModelTracker:
             return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
         return []
 
+    def _submodule_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
+        """``model.encoder`` / ``self.model.encoder``: a submodule of a model object is part of that model (its
+        mode and its gradients are the model's). Known only where the model's class is: a class of this file
+        or another project module that binds ``self.encoder`` to a model and has no method of that name."""
+        parents = self._resolve(attribute.value, follow_names=True, depth=depth + 1)
+        name = attribute.attr.value
+        if not parents or not all(self._holds_submodule_named(origin, name, depth) for origin in parents):
+            return []
+        return list(parents)
+
+    def _holds_submodule_named(self, origin: ModelOrigin, name: str, depth: int) -> bool:
+        if origin.kind is not Origin.CONSTRUCTED or not isinstance(origin.node, cst.Call):
+            return False  # pretrained and loaded models: their classes (and so their methods) are not known here
+        cls = self._constructed_class(origin)
+        if cls is None:
+            outside = self.analysis.outside
+            return outside is not None and outside.holds_submodule(self.analysis, origin.node.func, name)
+        if self._method_of(cls, name) is not None:
+            return False
+        return any(
+            self._resolve(value, follow_names=True, depth=depth + 1)
+            for current in self._class_chain(cls)
+            for value in self.analysis.attribute_values(current, name)
+        )
+
     def _param_origins(self, param: cst.Param, depth: int) -> list[ModelOrigin]:
         """A parameter is a model when annotated as one, used with module-only methods in its function, or
-        given a model by every same-file caller; it then holds whatever its callers pass."""
+        given a model by every caller (of this file, else of other project modules); it then holds whatever its
+        same-file callers pass."""
         function = self._param_function(param)
         if function is None:
             return []
@@ -521,6 +549,10 @@ class ModelTracker:
             all_models = all_models and bool(resolved)
         if evidence is None and all_models:
             evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}`"
+        if evidence is None and not arguments and self.analysis.outside is not None:
+            elsewhere = self.analysis.outside.models_passed(self.analysis, function, param)
+            if elsewhere and all(elsewhere):
+                evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}` ({elsewhere[0]})"
         if evidence is None:
             return []
         return [ModelOrigin(Origin.EVIDENT, param, evidence), *passed]

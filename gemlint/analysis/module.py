@@ -546,11 +546,13 @@ class ModuleAnalysis:
                 verdicts += self.outside.caller_verdicts(self, function)
         finally:
             self._caller_verdicts_in_progress.discard(function)
+        owner = self.enclosing_class(function)
+        shown = f"{owner.name.value}.{function.name.value}" if owner is not None else function.name.value
         if any(v.context is Context.TRAINING for v in verdicts):
-            return Verdict(Context.TRAINING, f"`{function.name.value}` is called from training code")
+            return Verdict(Context.TRAINING, f"`{shown}` is called from training code")
         inference = next((v for v in verdicts if v.is_inference), None)
         if inference is not None:
-            return Verdict(Context.INFERENCE, f"`{function.name.value}` is called from inference code ({inference.reason})")
+            return Verdict(Context.INFERENCE, f"`{shown}` is called from inference code ({inference.reason})")
         return UNKNOWN
 
     def is_main_block(self, node: cst.If) -> bool:
