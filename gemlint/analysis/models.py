@@ -513,12 +513,18 @@ class ModelTracker:
         return list(parents)
 
     def _holds_submodule_named(self, origin: ModelOrigin, name: str, depth: int) -> bool:
-        if origin.kind is not Origin.CONSTRUCTED or not isinstance(origin.node, cst.Call):
-            return False  # pretrained and loaded models: their classes (and so their methods) are not known here
-        cls = self._constructed_class(origin)
+        # The model's class: constructed here (`Net(...)`), or named by a parameter's annotation (`sam: Sam`).
+        # Pretrained and loaded models: their classes (and so their methods) are not known here.
+        if origin.kind is Origin.CONSTRUCTED and isinstance(origin.node, cst.Call):
+            spelled = origin.node.func
+        elif isinstance(origin.node, cst.Param) and origin.node.annotation is not None:
+            spelled = origin.node.annotation.annotation
+        else:
+            return False
+        cls = self._local_class(spelled)
         if cls is None:
             outside = self.analysis.outside
-            return outside is not None and outside.holds_submodule(self.analysis, origin.node.func, name)
+            return outside is not None and outside.holds_submodule(self.analysis, spelled, name)
         if self._method_of(cls, name) is not None:
             return False
         return any(
