@@ -458,13 +458,15 @@ class ModelTracker:
             if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
                 continue
             value = assignment_value(self.analysis, node)
-            if value is None:
+            values = [value] if value is not None else self._unpacked_values(node)
+            if not values:
                 unknown = True
                 continue
-            resolved = self._resolve(value, follow_names=True, depth=depth + 1)
-            found.extend(resolved)
-            if not resolved and not self._known_non_model(value):
-                unknown = True
+            for value in values:
+                resolved = self._resolve(value, follow_names=True, depth=depth + 1)
+                found.extend(resolved)
+                if not resolved and not self._known_non_model(value):
+                    unknown = True
         if found or not unknown:
             return found
         # Bound to something unknown (a project helper, a registry): evidently a model if used as one.
@@ -701,6 +703,27 @@ class ModelTracker:
             for node in self.analysis.subtree(function.body)
             if isinstance(node, cst.Return) and node.value is not None
         ]
+
+    def _unpacked_values(self, target: cst.CSTNode) -> list[cst.BaseExpression]:
+        """``model, tokenizer = load(args)``: what ``model`` is bound to, item by item, where the right side
+        is a tuple or a same-file function whose returns are tuples (empty when not known)."""
+        element = self.analysis.parent(target)
+        sequence = self.analysis.parent(element) if isinstance(element, cst.Element) else None
+        assign_target = self.analysis.parent(sequence) if isinstance(sequence, (cst.Tuple, cst.List)) else None
+        statement = self.analysis.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+        if not isinstance(statement, cst.Assign) or any(isinstance(e, cst.StarredElement) for e in sequence.elements):
+            return []
+        index = list(sequence.elements).index(element)
+        value = statement.value
+        sources = self._returned_values(value) if isinstance(value, cst.Call) else [value]
+        items = []
+        for source in sources:
+            if not isinstance(source, (cst.Tuple, cst.List)) or len(source.elements) != len(sequence.elements):
+                return []
+            if any(isinstance(e, cst.StarredElement) for e in source.elements):
+                return []
+            items.append(source.elements[index].value)
+        return items
 
     def _callee(self, call: cst.Call) -> cst.FunctionDef | None:
         func = call.func
