@@ -464,6 +464,14 @@ SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODUL
 )
 
 
+def is_grpc_servicer(qualified: str) -> bool:
+    """A servicer base that ``grpcio-tools`` generates (``pkg.generate_pb2_grpc.TextGenerationServiceServicer``):
+    gRPC calls every public method of a subclass once per RPC. The generated module is often built at install
+    time and absent from the repository, so it is recognised by its name."""
+    module, _, name = qualified.rpartition(".")
+    return name.endswith("Servicer") and module.rsplit(".", 1)[-1].endswith("_pb2_grpc")
+
+
 # -- spellings: the last part of the names above, checked before any name is resolved ------------
 def _last_parts(names) -> frozenset[str]:
     return frozenset(name.rsplit(".", 1)[-1] for name in names)

@@ -469,10 +469,13 @@ class ModuleAnalysis:
             return fw.HOOK_CLASS_NAMES[cls.name.value]
         for base in cls.bases:
             # Resolving names costs several parses: only bases spelled like a hook base are resolved.
-            qualified_names = self.qualified_names(base.value) if terminal_name(base.value) in fw.HOOK_BASE_NAMES else ()
+            spelled = terminal_name(base.value) or ""
+            qualified_names = self.qualified_names(base.value) if spelled in fw.HOOK_BASE_NAMES or spelled.endswith("Servicer") else ()
             for qualified in qualified_names:
                 if qualified in fw.HOOK_BASES:
                     return fw.HOOK_BASES[qualified]
+                if fw.is_grpc_servicer(qualified):
+                    return frozenset()
             local = self.local_classes.get(dotted_name(base.value) or "")
             if local is not None and local is not cls and _depth < 8:
                 inherited = self.class_hooks(local, _depth + 1)
@@ -691,6 +694,9 @@ class ModuleAnalysis:
         if function is not None:
             if self.module_disables_grad:
                 return "`torch.set_grad_enabled(False)` runs at module level"
+            package = self.outside.package_disables_grad(self) if self.outside is not None else None
+            if package is not None:
+                return package
             if _depth < 4:
                 callers = self.callers_of(function) + self.instance_callers_of(function)
                 if self.own_verdict(function).context is Context.UNKNOWN:

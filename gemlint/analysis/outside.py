@@ -48,6 +48,10 @@ class OutsideFacts(Protocol):
         """For each call of ``function`` from another module (tests aside): why the argument it passes for
         ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""
 
+    def package_disables_grad(self, analysis: "ModuleAnalysis") -> str | None:
+        """Why the module's code runs with autograd off process-wide: a package it belongs to calls
+        ``torch.set_grad_enabled(False)`` at module level of its ``__init__`` (run before any of its modules)."""
+
     def holds_submodule(self, analysis: "ModuleAnalysis", func: cst.BaseExpression, name: str) -> bool:
         """Whether instances of the project class ``func`` names (in another module) hold a model in
         ``self.<name>`` and have no method of that name."""

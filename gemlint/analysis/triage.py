@@ -229,6 +229,8 @@ class Triage:
             return True
         if not facts.classes.isdisjoint(fw.HOOK_CLASS_NAMES) or not facts.bases.isdisjoint(fw.HOOK_BASE_NAMES):
             return True
+        if any(base.endswith("Servicer") for base in facts.bases):
+            return True  # a gRPC servicer, perhaps (see frameworks.is_grpc_servicer)
         return any(
             name in fw.LIGHTNING_INFERENCE_HOOKS or has_inference_prefix(name) for name in facts.functions
         )

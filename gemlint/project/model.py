@@ -308,6 +308,40 @@ class ProjectModel:
         self._memo[key] = result
         return result
 
+    def _subclass_index(self) -> dict[Target, list[Target]]:
+        """Each project class -> the project classes that name it as a direct base."""
+        key = ("subclasses",)
+        if key not in self._memo:
+            index: dict[Target, list[Target]] = {}
+            for entries in self.modules.values():
+                for entry in entries:
+                    for qual, cls in entry.summary.classes.items():
+                        for base in cls.bases:
+                            resolved = self.resolve(entry, base)
+                            if resolved is not None and resolved.kind == "class":
+                                index.setdefault(resolved, []).append(Target("class", entry.summary.name, qual))
+            self._memo[key] = index
+        return self._memo[key]  # type: ignore[return-value]
+
+    def overrides(self, method: Target) -> list[Target]:
+        """The methods of project subclasses (any depth) that override ``method``: a call of a base's method
+        may run any of them (`self.model.warmup()` with `self.model` typed as the base)."""
+        owner, _, name = method.qualname.rpartition(".")
+        if not owner or name.startswith("__"):
+            return []
+        found, todo, seen = [], [Target("class", method.module, owner)], set()
+        index = self._subclass_index()
+        while todo and len(seen) < 64:
+            for sub in index.get(todo.pop(), ()):
+                if sub in seen:
+                    continue
+                seen.add(sub)
+                todo.append(sub)
+                located = self.class_summary(sub)
+                if located is not None and name in located[1].methods:
+                    found.append(Target("function", sub.module, f"{sub.qualname}.{name}"))
+        return found
+
     def find_method(self, cls: Target, name: str) -> Target | None:
         for entry, summary in self.lineage(cls)[0]:
             if name in summary.methods:
@@ -324,9 +358,13 @@ class ProjectModel:
                 return fw.HOOK_BASES[name]
             if name.startswith(_TORCHSERVE_PACKAGE):
                 return fw.HOOK_BASES["ts.torch_handler.base_handler.BaseHandler"]
+            if fw.is_grpc_servicer(name):
+                return frozenset()
         for entry, cls in chain:
             if cls.name.rsplit(".", 1)[-1] in fw.HOOK_CLASS_NAMES:
                 return fw.HOOK_CLASS_NAMES[cls.name.rsplit(".", 1)[-1]]
+            if any(fw.is_grpc_servicer(_imported_spelling(entry, base)) for base in cls.bases):
+                return frozenset()  # the generated servicer module is usually not in the tree: read by its import
             for decorator in cls.decorators:
                 resolved = self.resolve(entry, decorator)
                 if resolved is not None and resolved.kind == "external" and resolved.module in fw.DEPLOYMENT_DECORATORS:
@@ -432,8 +470,13 @@ class ProjectModel:
 
     def callers(self, entry: _Entry, qualname: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
         """Calls of the project function ``qualname`` of ``entry``'s module made in other files."""
-        wanted = Target("function", entry.summary.name, qualname)
+        wanted = {Target("function", entry.summary.name, qualname)}
         owner, _, name = qualname.rpartition(".")
+        if owner and "<locals>" not in owner and name != "__init__":
+            # A call of the method on a project base class may run this override: `self.model.warmup()`
+            # with `self.model` typed as the base `Model` reaches `FlashCausalLM.warmup`.
+            chain, _ = self.lineage(Target("class", entry.summary.name, owner), entry.path)
+            wanted.update(Target("function", base_entry.summary.name, f"{base.name}.{name}") for base_entry, base in chain[1:] if name in base.methods)
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
         found = []
@@ -441,7 +484,7 @@ class ProjectModel:
             caller_entry, function, site = caller
             if caller_entry.path == entry.path and _same_file_call(site.callee):
                 continue  # `helper(...)`, `self.helper(...)`: the per-file analysis's own business
-            if self.resolve_call(caller_entry, function, site.callee) == wanted:
+            if self.resolve_call(caller_entry, function, site.callee) in wanted:
                 found.append(caller)
         return found
 
@@ -511,13 +554,16 @@ class ProjectModel:
                 for entry, function in frontier:
                     for site in function.calls:
                         target = self.resolve_call(entry, function, site.callee)
-                        located = self._function(target) if target is not None and target.kind == "function" else None
-                        if located is None or (located[0].path, located[1].qualname) in seen:
+                        if target is None or target.kind != "function":
                             continue
-                        seen.add((located[0].path, located[1].qualname))
-                        following.append(located)
-                        if located[0].path != entry.path:
-                            found.add(located[0].path)
+                        for reached in (target, *self.overrides(target)):
+                            located = self._function(reached)
+                            if located is None or (located[0].path, located[1].qualname) in seen:
+                                continue
+                            seen.add((located[0].path, located[1].qualname))
+                            following.append(located)
+                            if located[0].path != entry.path:
+                                found.add(located[0].path)
                 frontier = following
             self._reached = frozenset(seen)
             self._context_paths = frozenset(found)
@@ -784,23 +830,46 @@ class ProjectModel:
             return None
         return target.dotted if self.is_model_class(target, entry.path) else None
 
+    def package_disables_grad(self, analysis: ModuleAnalysis) -> str | None:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return None
+        key = ("package-grad", entry.path)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        reason = None
+        parts = entry.summary.name.split(".")[:-1]
+        for size in range(len(parts), 0, -1):
+            package = ".".join(parts[:size])
+            owner = self.entry(package, entry.path)
+            if owner is None or owner.path == entry.path:
+                continue
+            if owner.summary.syntax is not None and "set_grad_enabled" not in owner.summary.syntax.calls:
+                continue  # decided from the index, without parsing the package
+            parsed = self.project.parsed(Path(owner.path))
+            if parsed is not None and parsed.analysis is not None and parsed.analysis.module_disables_grad:
+                reason = f"`torch.set_grad_enabled(False)` runs when the package `{package}` is imported"
+                break
+        self._memo[key] = reason
+        return reason
+
     def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
         entry = self._entry_for(analysis)
         spelled = _spelled(func)
         target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
         if target is None or target.kind != "class" or self.find_method(target, name) is not None:
             return False
-        for owner_entry, callee in self._attribute_producers(target, name):
-            produced = self.resolve(owner_entry, callee)
-            if produced is not None and produced.kind == "external":
-                # `self.encoder = nn.TransformerEncoder(...)`; an activation or a loss holds no parameters
-                last = produced.module.rsplit(".", 1)[-1]
-                if _is_module_base(produced.module) and not fw.TORCH_NN_PARAMETER_FREE.search(last):
-                    return True
-                continue
-            if self._produces_model(owner_entry, callee, entry.path, 0) is not None:
+        return any(self._holds_model(owner_entry, callee, entry.path) for owner_entry, callee in self._attribute_producers(target, name))
+
+    def _holds_model(self, entry: _Entry, spelled: str, near: str) -> bool:
+        """An attribute bound to ``spelled`` (a callee, or a parameter's annotation) holds a model."""
+        produced = self.resolve(entry, spelled)
+        if produced is not None and produced.kind == "external":
+            # `nn.TransformerEncoder(...)`, `model: torch.nn.Module`; an activation or a loss holds no parameters
+            last = produced.module.rsplit(".", 1)[-1]
+            if _is_module_base(produced.module) and not fw.TORCH_NN_PARAMETER_FREE.search(last):
                 return True
-        return False
+        return self._produces_model(entry, spelled, near, 0) is not None
 
     def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         entry = self._entry_for(analysis)
@@ -875,8 +944,8 @@ class ProjectModel:
             if owner_entry.path == entry.path:
                 continue
             for callee in owner.attributes.get(name, ()):
-                if self._produces_model(owner_entry, callee, entry.path, 0) is not None:
-                    return f"`self.{name}`, a model that the base class `{owner.name}` of `{owner_entry.summary.name}` builds"
+                if self._holds_model(owner_entry, callee, entry.path):
+                    return f"`self.{name}`, a model that the base class `{owner.name}` of `{owner_entry.summary.name}` binds"
         return None
 
 
@@ -929,6 +998,13 @@ def _class_qualname(analysis: ModuleAnalysis, cls: cst.ClassDef) -> str | None:
         elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
             return None
     return ".".join(reversed(names))
+
+
+def _imported_spelling(entry: _Entry, spelled: str) -> str:
+    """``pb.Servicer`` with ``from pkg import pb`` -> ``pkg.pb.Servicer``, resolved or not."""
+    first, _, rest = spelled.partition(".")
+    head = entry.summary.imports.get(first, first)
+    return f"{head}.{rest}" if rest else head
 
 
 def _same_file_call(callee: str) -> bool:

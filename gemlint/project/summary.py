@@ -242,11 +242,14 @@ class _Summariser:
         self.children(node)
 
     def _bind(self, targets, value: ast.AST) -> None:
-        callee = _produced_by(value)
-        if callee is None and self.functions and isinstance(value, ast.Name):
-            # `self.encoder = encoder` with `encoder: Encoder` a parameter: the annotation names what it holds
-            callee = self._annotations[-1].get(value.id)
+        parameter = _module_itself(value)
+        if self.functions and isinstance(parameter, ast.Name) and parameter.id in self._annotations[-1]:
+            # `self.encoder = encoder` (or `encoder.eval()`) with `encoder: Encoder` a parameter: the
+            # annotation names what it holds
+            callee = self._annotations[-1][parameter.id]
             targets = [t for t in targets if isinstance(t, ast.Attribute)]
+        else:
+            callee = _produced_by(value)
         if callee is None:
             return
         for target in targets:
@@ -313,6 +316,16 @@ def _train_false(node: ast.Call) -> bool:
         return False
     values = [*node.args, *(k.value for k in node.keywords if k.arg == "mode")]
     return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
+
+
+def _module_itself(value: ast.AST) -> ast.AST:
+    """``model.eval().to(device)`` -> ``model``: module methods that return the module itself."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SELF_RETURNING:
+        value = value.func.value
+    return value
+
+
+_SELF_RETURNING = frozenset({"to", "cuda", "cpu", "half", "float", "bfloat16", "eval", "train", "requires_grad_"})
 
 
 def _produced_by(value: ast.AST) -> str | None:
