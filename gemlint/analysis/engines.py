@@ -44,7 +44,7 @@ def forward_label(family: str) -> str:
 
 @dataclass(frozen=True)
 class Submission:
-    budget: str | None  # the token-budget key the request carries ("max_new_tokens"), None: a known engine's request
+    budget: str | None  # the token-budget key the request carries; None: the receiver is handed one elsewhere in the file
 
 
 def engine_submission(analysis: ModuleAnalysis, call: cst.Call) -> Submission | None:
