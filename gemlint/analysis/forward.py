@@ -7,10 +7,12 @@ a prompt) or of one of its inference methods (``.forward``, ``.generate``,
 (:mod:`gemlint.analysis.models`: constructors, loaders, ``from_pretrained``,
 wrappers, names, attributes, parameters, helpers). The other runtimes --
 transformers/diffusers pipelines, ONNX Runtime sessions, vLLM engines, Keras,
-whisper, llama.cpp, ultralytics, CTranslate2 -- are not modules; their objects
-are recognised here from their producers (:data:`frameworks.MODEL_PRODUCERS`),
+whisper, llama.cpp, ultralytics, CTranslate2, serving engines -- are not
+modules; their objects are recognised here from their producers
+(:data:`frameworks.MODEL_PRODUCERS`, :data:`frameworks.ENGINE_PRODUCERS`),
 followed through same-file assignments, ``self.<attr>`` and helpers that
-return one.
+return one. A generation handed to any inference engine with a token budget is
+a forward too (:mod:`gemlint.analysis.engines`): the engine's loop runs it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.engines import ENGINE, call_budget, engine_submission
 from gemlint.analysis.module import ModuleAnalysis, dotted_name, positional_arg
 
 _MAX_DEPTH = 4
@@ -39,7 +42,7 @@ def _module_functions(analysis: ModuleAnalysis) -> dict[str, cst.FunctionDef]:
 @dataclass(frozen=True)
 class ForwardCall:
     node: cst.Call
-    family: str  # torch, pipeline, onnxruntime, ...
+    family: str  # torch, pipeline, onnxruntime, ..., engine (a generation handed to an inference engine)
     text: str  # "`self.model.generate(...)`"
 
 
@@ -49,6 +52,8 @@ def _producer_family(analysis: ModuleAnalysis, call: cst.Call) -> str | None:
     for name in analysis.qualified_names(func):
         if name in fw.MODEL_PRODUCERS:
             return fw.MODEL_PRODUCERS[name]
+        if name in fw.ENGINE_PRODUCERS:
+            return "engine"
     if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
         if label.endswith("Pipeline") and any(n.startswith("diffusers.") for n in analysis.qualified_names(func.value)):
@@ -114,19 +119,24 @@ def returned_model_family(analysis: ModuleAnalysis, function: cst.FunctionDef, d
     return None
 
 
-def _describe(analysis: ModuleAnalysis, call: cst.Call) -> str:
+def _describe(analysis: ModuleAnalysis, call: cst.Call, budget: str | None = None) -> str:
     text = analysis.module.code_for_node(call.func)
     if len(text) > 60:
         text = text[:57] + "..."
-    return f"`{text}(...)`"
+    return f"`{text}(...)` with `{budget}`" if budget else f"`{text}(...)`"
 
 
 def forward_call(analysis: ModuleAnalysis, call: cst.Call) -> ForwardCall | None:
-    """``call`` runs a model: ``model(x)``, ``model.generate(...)``, ``session.run(...)``, ``to_thread(model, x)``."""
+    """``call`` runs a model: ``model(x)``, ``model.generate(...)``, ``session.run(...)``, ``to_thread(model, x)``,
+    or hands a generation to an inference engine (``engine.generate(prompt, SamplingParams(max_tokens=1))``)."""
     func = call.func
     family = _callable_forward(analysis, func)
     if family is not None:
-        return ForwardCall(call, family, _describe(analysis, call))
+        budget = call_budget(analysis, call) if family == ENGINE else None
+        return ForwardCall(call, family, _describe(analysis, call, budget))
+    submission = engine_submission(analysis, call)
+    if submission is not None:
+        return ForwardCall(call, ENGINE, _describe(analysis, call, submission.budget))
     offloaded = _offloaded_callable(analysis, call)
     if offloaded is not None:
         family = _callable_forward(analysis, offloaded)

@@ -430,6 +430,38 @@ MODEL_PRODUCERS: dict[str, str] = {
 FROM_PRETRAINED_LIBRARIES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.")
 # Classes whose from_pretrained result is not a model: tokenizers, processors, configs (loads for GEM502, no forward).
 NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
+# Methods that hand a generation (or an embedding) request to an inference engine, whose loop then runs the
+# model: vLLM/SGLang/TensorRT-LLM engines, SGLang's tokenizer manager, schedulers, DeepSpeed-MII pipelines.
+ENGINE_SUBMIT_METHODS = frozenset(
+    {
+        "generate",
+        "generate_async",
+        "async_generate",
+        "agenerate",
+        "generate_stream",
+        "generate_request",
+        "add_request",
+        "put_request",
+        "submit_request",
+        "encode",
+        "async_encode",
+    }
+)
+# Serving engines, family "engine": they queue requests and their loop runs the model. Not loads for GEM202 and
+# GEM502 (an engine warms itself up while it starts: profiling run, CUDA graph capture).
+ENGINE_PRODUCERS = frozenset(
+    {
+        "vllm.AsyncLLMEngine.from_engine_args",
+        "vllm.engine.async_llm_engine.AsyncLLMEngine.from_engine_args",
+        "vllm.LLMEngine.from_engine_args",
+        "vllm.engine.llm_engine.LLMEngine.from_engine_args",
+        "vllm.v1.engine.async_llm.AsyncLLM.from_engine_args",
+        "sglang.Engine",
+        "tensorrt_llm.LLM",
+    }
+)
+# Keys (keywords, dict keys, attributes) that give a generation its token budget.
+TOKEN_BUDGET_KEYS = frozenset({"max_new_tokens", "max_tokens", "max_completion_tokens"})
 # family -> (methods that run the model, whether calling the object itself runs it)
 FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
     # torch modules as the model tracker knows them (sentence-transformers models are modules too)
@@ -442,6 +474,7 @@ FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
     "llama.cpp": (frozenset({"create_completion", "create_chat_completion", "embed", "create_embedding"}), True),
     "ultralytics": (frozenset({"predict", "track"}), True),
     "ctranslate2": (frozenset({"generate_batch", "translate_batch", "generate_tokens", "score_batch"}), False),
+    "engine": (ENGINE_SUBMIT_METHODS, False),
 }
 # Methods that return the same model (``AutoModel.from_pretrained(...).to("cuda").eval()``).
 MODEL_PASSTHROUGH_METHODS = frozenset({"to", "eval", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_", "train", "share_memory"})

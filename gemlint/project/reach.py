@@ -95,6 +95,7 @@ class ForwardPath:
     start: Position
     end: Position
     text: str  # "`self.model.generate(...)`"
+    family: str = ""  # the forward's family (analysis.forward.ForwardCall.family); "engine": a generation request
 
     @property
     def via(self) -> tuple[Step, ...]:
@@ -158,6 +159,7 @@ class Reachability:
                 Position(position.start.line, position.start.column + 1),
                 Position(position.end.line, position.end.column + 1),
                 calls[0].text,
+                calls[0].family,
             )
         return self._imported_model_call(step, path)
 
@@ -384,7 +386,9 @@ class Reachability:
                 line_text = step.file.text.splitlines()[call.lineno - 1] if call.lineno else ""
                 column = len(line_text.encode("utf-8")[: call.col_offset].decode("utf-8", "replace")) + 1
                 end_column = column + len(call.func.as_string()) + 5
-                return ForwardPath(path, step.file, Position(call.lineno, column), Position(call.lineno, end_column), f"`{func.as_string()}(...)`")
+                return ForwardPath(
+                    path, step.file, Position(call.lineno, column), Position(call.lineno, end_column), f"`{func.as_string()}(...)`", family
+                )
         return None
 
     def _imported_model(self, receiver: nodes.NodeNG, file: "ParsedFile") -> str | None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from gemlint.analysis.engines import forward_label, runs_phrase
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.languages import Language
 from gemlint.rule import DocumentRule
@@ -21,7 +22,8 @@ class LivenessProbeRunsForward(DocumentRule):
     )
     not_flagged = (
         "Readiness probes (a failing readiness probe takes the replica out of rotation without restarting it).",
-        "Probes whose handler only returns a status, checks a flag or reads state, however it is mounted.",
+        "Probes whose handler only returns a status, checks a flag or reads state, however it is mounted. A status "
+        "call to an engine (`check_health()`, `is_ready()`) reads state; a one-token generation handed to it does not.",
         "Probes on paths no handler in the project serves, TCP and gRPC probes, and commands that do not request a "
         "local path or run a project script.",
         "Probes of a container whose command serves another application (another service of the project, a module "
@@ -98,7 +100,7 @@ spec:
             self.report_at(
                 check.start,
                 check.end,
-                f"{check.label} {found.target} reaches {handler}, which runs a model forward pass "
+                f"{check.label} {found.target} reaches {handler}, which {runs_phrase(forward.family)} "
                 f"({forward.text} at {forward.file.display}:{forward.start.line}{via}): {cost(found.check)}. "
                 "Keep liveness cheap; check the model in a readiness probe",
                 related=self._related(found),
@@ -119,7 +121,7 @@ spec:
         related.append(
             RelatedLocation(
                 Span(forward.file.display, forward.start.line, forward.start.column, forward.end.line, forward.end.column),
-                f"the forward pass {forward.text}",
+                f"{forward_label(forward.family)} {forward.text}",
             )
         )
         return related

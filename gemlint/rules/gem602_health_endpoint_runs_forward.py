@@ -5,6 +5,7 @@ import os
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.engines import forward_label, runs_phrase
 from gemlint.analysis.routes import is_health_path, module_routes
 from gemlint.analysis.triage import Imports
 from gemlint.diagnostics import RelatedLocation, Severity, Span
@@ -25,12 +26,19 @@ class HealthEndpointRunsForward(AnalysisRule):
         "Orchestrators call health endpoints every few seconds on every replica, and load balancers and "
         "monitors add their own checks. A forward pass there competes with real requests for the GPU, adds "
         "tail latency, and under load the check times out, so a healthy but busy replica is restarted or "
-        "taken out of rotation exactly when it is needed. A health check should answer from state the "
-        "server already has (the model is loaded, the worker loop is alive)."
+        "taken out of rotation exactly when it is needed. Handing a one-token generation to the serving engine "
+        "(`engine.generate(prompt, SamplingParams(max_tokens=1))`, a request with `max_new_tokens` given to a "
+        "tokenizer manager or scheduler) costs the same: the engine's loop runs the model for it, in the batches "
+        "of real traffic. A health check should answer from state the server already has (the model is loaded, "
+        "the worker loop is alive, the last step finished recently)."
     )
     not_flagged = (
         "Health handlers that return a status, check a flag or an attribute (`model is not None`), or read "
-        "device state without running the model.",
+        "device state without running the model (`torch.cuda.is_available()`, memory counters).",
+        "Status calls to an engine (`check_health()`, `is_ready()`, `get_health_status()`), and submission-like "
+        "calls on objects never asked for a generation (a tokenizer's `encode`, a metrics counter's `add_request`): "
+        "an object is an inference engine when it is handed a generation with a token budget (`max_new_tokens`, "
+        "`max_tokens`, `max_completion_tokens`) in the file, or is built by a known engine constructor.",
         "Handlers on paths that are not health-like (configure `health-paths`; the default is "
         "`/health`, `/healthz`, `/livez`, `/live`, `/ping` and paths ending in those segments).",
     )
@@ -119,12 +127,12 @@ def healthz():
             label = f"{owner.name.value}.{function.name.value}" if owner is not None else function.name.value
             self.report(
                 function.name,
-                f"`{label}` {description} and runs a model forward pass ({found.text}{where}{via}); "
+                f"`{label}` {description} and {runs_phrase(found.family)} ({found.text}{where}{via}); "
                 "every health check then competes with real requests for the GPU: answer from state instead",
                 related=[
                     RelatedLocation(
                         Span(found.file.display, found.start.line, found.start.column, found.end.line, found.end.column),
-                        f"the forward pass {found.text}",
+                        f"{forward_label(found.family)} {found.text}",
                     )
                 ],
             )
