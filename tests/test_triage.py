@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from fixture_harness import FIXTURES, fixture_files, lint_fixture
-from gemlint.analysis.triage import Triage, collect
+from gemlint.analysis.triage import Triage, collect, is_test_path
 from gemlint.api import lint_source
 from gemlint.config import default_config
 from gemlint.registry import all_rules
@@ -186,3 +186,21 @@ def test_the_triage_table_decides_as_the_rules_do():
             triage = Triage.of(collect(tree), text, config, "service/app.py")
             assert entry.may_match(text) == rule.may_match(text, Language.PYTHON), entry.code
             assert entry.gate.admits(triage) == rule.may_match_syntax(triage), entry.code
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_api.py", True),
+        ("pkg/test/helpers.py", True),
+        ("runtimes/alibi/tests_alibi_explain/models.py", True),
+        ("runtimes/onnx/onnx_tests/conftest.py", True),
+        ("src/model_test.py", True),
+        ("src/attestation/check.py", False),
+        ("src/contest/server.py", False),
+        ("src/testing_utils.py", False),
+        ("serving/app.py", False),
+    ],
+)
+def test_test_paths_by_their_folders_and_names(path, is_test):
+    assert is_test_path(path) is is_test

@@ -237,12 +237,13 @@ class Triage:
 
 
 def is_test_path(relative_path: str) -> bool:
-    """``tests/``, ``test/``, ``testing/``, ``test_*.py``, ``*_test.py``, ``conftest.py``."""
+    """``tests/``, ``test/``, ``testing/`` (also ``tests_<pkg>/`` and ``<pkg>_tests/``, as packages with
+    several runtimes name theirs), ``test_*.py``, ``*_test.py``, ``conftest.py``."""
     parts = relative_path.lower().split("/")
     name = parts[-1]
     if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
         return True
-    return any(part in _TESTS_DIRS for part in parts[:-1])
+    return any(part in _TESTS_DIRS or part.startswith(("tests_", "test_")) or part.endswith(("_tests", "_test")) for part in parts[:-1])
 
 
 _TESTS_DIRS = frozenset({"tests", "test", "testing"})
