@@ -33,7 +33,7 @@ iteration) carries one of its origins, or when it leaves the function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Iterator
 
@@ -82,12 +82,37 @@ class Origin:
     node: cst.CSTNode
     #: 0: built in the current iteration of the loops around ``node``; 1: built in an earlier one.
     generation: int = 0
+    #: The loop that appends one element per iteration to the list this origin is in, each element with a
+    #: graph of its own: the origin stands for one graph per element.
+    element: cst.CSTNode | None = None
+    #: The loop whose counter picked one element of such a list (``log_probs[i]`` in ``for i in range(n)``),
+    #: and whether the pick is this iteration's (0) or an earlier one's (1): another iteration's element.
+    picked: cst.CSTNode | None = None
+    pick_generation: int = 0
 
     def aged(self) -> "Origin":
-        return Origin(self.kind, self.node, 1)
+        return replace(self, generation=1)
+
+    def meets(self, other: "Origin") -> bool:
+        """The two may stand for one graph: the same origin, unless they are elements of one list picked in
+        different iterations of one loop."""
+        if (self.kind, self.node, self.generation) != (other.kind, other.node, other.generation):
+            return False
+        return not (self.picked is not None and self.picked is other.picked and self.pick_generation != other.pick_generation)
 
 
 _NONE: frozenset = frozenset()
+
+
+def shares(first: Iterable[Origin], second: Iterable[Origin]) -> bool:
+    """Whether two sets of origins may have a graph in common."""
+    first, second = set(first), set(second)
+    if first & second:
+        return True
+    by_base: dict[tuple, list[Origin]] = {}
+    for origin in second:
+        by_base.setdefault((origin.kind, origin.node, origin.generation), []).append(origin)
+    return any(o.meets(p) for o in first for p in by_base.get((o.kind, o.node, o.generation), ()))
 
 
 @dataclass
@@ -160,7 +185,7 @@ class FunctionGraphs:
         built = {o for o in mine if o.kind != CALLER}
         built |= {o.aged() for o in built}
         for escape in self.escapes.values():
-            if escape.origins & built:
+            if shares(escape.origins, built):
                 return "reused", escape
         loops = self._loops_around(retained.node)
         following = self._aged_in(mine, loops)
@@ -172,17 +197,25 @@ class FunctionGraphs:
                     return "reused", other
                 continue
             if self._later(retained.node, other.node):
-                if other.origins & mine:
+                if shares(other.origins, mine):
                     return "reused", other
                 if next_backward is None or self.graphs.order(other.node) < self.graphs.order(next_backward.node):
                     next_backward = other
-            if again and other.origins & following:
+            if again and shares(other.origins, following):
                 return "reused", other
         return "free", next_backward
 
     def _aged_in(self, origins: Iterable[Origin], loops: list[cst.CSTNode]) -> set[Origin]:
-        """``origins`` as the next iteration of ``loops`` sees them."""
-        return {o.aged() if any(self.graphs.within(o.node, loop) for loop in loops) else o for o in origins}
+        """``origins`` as the next iteration of ``loops`` sees them. An element picked by the innermost loop's
+        counter is another element there (an outer loop's next iteration may pick it again)."""
+        aged = set()
+        for origin in origins:
+            if any(self.graphs.within(origin.node, loop) for loop in loops):
+                origin = origin.aged()
+            if loops and origin.picked is loops[0]:
+                origin = replace(origin, pick_generation=1)
+            aged.add(origin)
+        return aged
 
     def _later(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """``second`` may run after ``first`` in the same pass through their common code."""
@@ -371,11 +404,15 @@ class FunctionGraphs:
         return after
 
     def _aged(self, env: dict, loop: cst.CSTNode) -> dict:
-        """``env`` at the back edge of ``loop``: what the finished iteration built becomes an earlier one's."""
-        return {
-            name: frozenset(o.aged() if o.generation == 0 and o.kind in (FORWARD, ITEM) and self.graphs.within(o.node, loop) else o for o in value)
-            for name, value in env.items()
-        }
+        """``env`` at the back edge of ``loop``: what the finished iteration built (or picked) becomes an earlier one's."""
+        return {name: frozenset(self._age(o, loop) for o in value) for name, value in env.items()}
+
+    def _age(self, origin: Origin, loop: cst.CSTNode) -> Origin:
+        if origin.generation == 0 and origin.kind in (FORWARD, ITEM) and self.graphs.within(origin.node, loop):
+            origin = origin.aged()
+        if origin.picked is loop and origin.pick_generation == 0:
+            origin = replace(origin, pick_generation=1)
+        return origin
 
     def _with(self, statement: cst.With, env: dict) -> dict:
         grad_free = None
@@ -452,7 +489,11 @@ class FunctionGraphs:
             return self._call(node, env, dropped)
         if isinstance(node, cst.Subscript):
             self._union((element.slice for element in node.slice), env)
-            return self._eval(node.value, env)
+            value = self._eval(node.value, env)
+            loop = self._picking_loop(node)
+            if loop is not None:
+                value = frozenset(replace(o, picked=loop) if o.element is not None else o for o in value)
+            return value
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             return self._eval(node.left, env) | self._eval(node.right, env)
         if isinstance(node, cst.UnaryOperation):
@@ -560,6 +601,9 @@ class FunctionGraphs:
             if method in STORING_METHODS:
                 owner = _base_name(receiver)
                 if self._local(owner, env):
+                    loop = self._element_loop(call)
+                    if loop is not None:
+                        arguments = frozenset(self._as_element(o, loop) for o in arguments)
                     env[owner] = env[owner] | arguments
                 else:
                     self._escape(call, "stored outside the function", arguments)
@@ -584,6 +628,91 @@ class FunctionGraphs:
         if dropped:
             self._escape(call, "passed to a call that may keep or backpropagate it", arguments | receiver_value)
         return frozenset({Origin(FORWARD, call)}) | arguments | receiver_value
+
+    # -- lists with one graph per element -----------------------------------------------------------------
+    @cached_property
+    def _element_lists(self) -> dict[str, cst.Call]:
+        """Local lists that get one element per iteration of a loop: ``log_probs.append(dist.log_prob(a))``
+        is the only write to ``log_probs`` after its binding (outside the loop), directly in a loop's body.
+        Their elements built in different iterations carry different graphs. Name -> the append."""
+        appends: dict[str, list[cst.Call]] = {}
+        spoilt: set[str] = set()
+        for node in self.analysis.subtree(self.scope):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+                method = node.func.attr.value
+                if method == "append":
+                    appends.setdefault(node.func.value.value, []).append(node)
+                elif method in STORING_METHODS or method in ("__setitem__", "__iadd__"):
+                    spoilt.add(node.func.value.value)
+            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                spoilt.add(node.target.value)
+            elif isinstance(node, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for target in targets:
+                    for element in _flatten(target):
+                        if isinstance(element, cst.Subscript) and isinstance(element.value, cst.Name):
+                            spoilt.add(element.value.value)
+        lists = {}
+        for name, calls in appends.items():
+            if len(calls) != 1 or name in spoilt or name in self._params:
+                continue
+            [call] = calls
+            loops = self._loops_around(call)
+            receiver = call.func.value
+            bindings = self.analysis.assignments_of(receiver) if isinstance(receiver, cst.Name) else []
+            if not loops or not bindings or any(self.graphs.within(b.node, loops[0]) for b in bindings):
+                continue
+            if any(self.graphs.scope_of(b.node) is not self.scope for b in bindings):
+                continue
+            lists[name] = call
+        return lists
+
+    def _element_loop(self, call: cst.Call) -> cst.CSTNode | None:
+        """The loop whose iterations each append one element with ``call``, when it is such an append."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+            return None
+        if self._element_lists.get(func.value.value) is not call:
+            return None
+        return self._loops_around(call)[0]
+
+    def _as_element(self, origin: Origin, loop: cst.CSTNode) -> Origin:
+        """A graph built in this iteration of ``loop`` is this element's own; one carried over from an
+        earlier iteration (a hidden state) or built before the loop is shared by several elements."""
+        if origin.kind == FORWARD and origin.generation == 0 and self.graphs.within(origin.node, loop):
+            return replace(origin, element=loop)
+        return origin
+
+    def _picking_loop(self, subscript: cst.Subscript) -> cst.CSTNode | None:
+        """The loop whose counter picks a different element of a one-graph-per-element list with
+        ``subscript`` every iteration: ``log_probs[i]`` in ``for i in range(n)`` (or ``enumerate``), a loop
+        apart from the one that appends, with no loop around it that would pick the same elements again."""
+        if not isinstance(subscript.value, cst.Name) or len(subscript.slice) != 1:
+            return None
+        append = self._element_lists.get(subscript.value.value)
+        index = subscript.slice[0].slice
+        if append is None or not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
+            return None
+        bindings = self.analysis.assignments_of(index.value)
+        loops = {self._counter_loop(b.node) for b in bindings}
+        if len(loops) != 1:
+            return None
+        loop = loops.pop()
+        appending = self._loops_around(append)[0]
+        if loop is None or self._loops_around(loop) or self.graphs.within(loop, appending) or self.graphs.within(appending, loop):
+            return None
+        return loop if self.graphs.within(subscript, loop.body) else None
+
+    def _counter_loop(self, target: cst.CSTNode) -> cst.For | None:
+        """The loop ``for <target> in range(...)`` or ``for <target>, _ in enumerate(...)`` that binds ``target``."""
+        loop = next((a for a in self.analysis.ancestors(target) if isinstance(a, cst.For)), None)
+        if loop is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.iter.func, cst.Name):
+            return None
+        if loop.iter.func.value == "range" and loop.target is target:
+            return loop
+        if loop.iter.func.value == "enumerate" and isinstance(loop.target, cst.Tuple) and loop.target.elements:
+            return loop if loop.target.elements[0].value is target else None
+        return None
 
     def _is_value(self, receiver: cst.BaseExpression, env: dict) -> bool:
         """Whether ``receiver`` holds a value of this function (a tensor, a list, a distribution) rather
