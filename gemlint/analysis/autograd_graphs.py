@@ -156,6 +156,8 @@ class FunctionGraphs:
         self.backwards: dict[cst.Call, BackwardEvent] = {}
         self.escapes: dict[cst.CSTNode, Escape] = {}
         self.returned: set[Origin] = set()
+        #: What each call of the function is handed (arguments and receiver), over every pass.
+        self._inputs: dict[cst.Call, frozenset] = {}
         self._grad_free = 1 if isinstance(scope, cst.FunctionDef) and graphs.grad_free_function(scope) else 0
         self._params: set[str] = set()
         env: dict[str, frozenset] = {}
@@ -176,6 +178,9 @@ class FunctionGraphs:
         * ``"reused"``: a later backward on some path, or a place the graph leaves the function (evidence);
         * ``"unknown"``: its root carries no graph this function builds (a caller's, one stored on ``self``);
         * ``"free"``: nothing traverses it again; the evidence is the next backward, if there is one.
+
+        A graph that leaves only by ``return`` is not reused when every caller in the project is known and
+        none backpropagates what it received again (:meth:`AutogradGraphs.returns_reused`).
         """
         if not any(o.kind == FORWARD for o in retained.origins) or any(o.kind == OUTSIDE for o in retained.origins):
             return "unknown", None
@@ -186,6 +191,8 @@ class FunctionGraphs:
         built |= {o.aged() for o in built}
         for escape in self.escapes.values():
             if shares(escape.origins, built):
+                if escape.reason == "returned" and self.graphs.returns_reused(self.scope) is False:
+                    continue
                 return "reused", escape
         loops = self._loops_around(retained.node)
         following = self._aged_in(mine, loops)
@@ -204,6 +211,27 @@ class FunctionGraphs:
             if again and shares(other.origins, following):
                 return "reused", other
         return "free", next_backward
+
+    def returns_retained(self, retained: BackwardEvent) -> bool:
+        """Whether the function returns (part of) the graph ``retained`` keeps."""
+        built = {o for o in retained.origins if o.kind not in (ITEM, CALLER)}
+        built |= {o.aged() for o in built}
+        return any(e.reason == "returned" and shares(e.origins, built) for e in self.escapes.values())
+
+    def uses_result(self, call: cst.Call) -> bool:
+        """Whether what ``call`` returns, or a graph it was handed, may be backpropagated by this function or
+        leave it (returned, stored, handed to code that may keep it)."""
+        wanted = {o for o in self._inputs.get(call, _NONE) if o.kind != ITEM}
+        wanted |= {Origin(FORWARD, call, generation) for generation in (0, 1)}
+        wanted |= {Origin(OUTSIDE, call, generation) for generation in (0, 1)}
+        for event in self.backwards.values():
+            if event.node is call:
+                continue  # the backward passes of the callee itself, the retaining one among them
+            if event.backward is not None and event.backward.root is None:
+                return True
+            if shares(event.origins, wanted):
+                return True
+        return any(shares(escape.origins, wanted) for escape in self.escapes.values())
 
     def _aged_in(self, origins: Iterable[Origin], loops: list[cst.CSTNode]) -> set[Origin]:
         """``origins`` as the next iteration of ``loops`` sees them. An element picked by the innermost loop's
@@ -577,6 +605,7 @@ class FunctionGraphs:
         receiver_value = self._eval(receiver, env) if receiver is not None and not is_name(receiver, "self", "cls") else _NONE
         values = [self._eval(arg.value, env) for arg in call.args if arg.keyword is None or arg.keyword.value not in OPTION_KEYWORDS]
         arguments = frozenset().union(*values) if values else _NONE
+        self._inputs[call] = self._inputs.get(call, _NONE) | arguments | receiver_value
         backward = backward_call(self.analysis, call)
         if backward is not None:
             root = self._eval(backward.root, env) if backward.root is not None else _NONE
@@ -623,6 +652,9 @@ class FunctionGraphs:
             return self._local_call(call, definition, arguments, dropped)
         if self._is_class(func):
             return arguments
+        summary = self.graphs.outside_summary(call)
+        if summary is not None:
+            return self._summarised_call(call, summary, arguments, dropped)
         # A model, a module, or code this file cannot see: it computes a fresh graph from its inputs (and
         # theirs); what it does with them is unknown when its result is dropped.
         if dropped:
@@ -760,6 +792,10 @@ class FunctionGraphs:
         summary = self.graphs.summary(definition)
         if summary is None:
             return frozenset({Origin(FORWARD, call)}) | arguments
+        return self._summarised_call(call, summary, arguments, dropped)
+
+    def _summarised_call(self, call: cst.Call, summary: FunctionSummary, arguments: frozenset, dropped: bool) -> frozenset:
+        """A call of a project function whose body says what it does with the graphs it is given."""
         if summary.backpropagates_parameters and arguments:
             self._record(call, None, arguments)
         if summary.keeps_parameters:
@@ -788,6 +824,8 @@ class AutogradGraphs:
         self._in_progress: set[cst.CSTNode] = set()
         self._globals: dict[cst.CSTNode, set[str]] = {}
         self._within: dict[tuple[int, int], bool] = {}
+        self._outside_summaries: dict[cst.Call, FunctionSummary | None] = {}
+        self._returns_reused: dict[cst.CSTNode, bool | None] = {}
 
     def function(self, scope: cst.CSTNode) -> FunctionGraphs:
         flow = self._functions.get(scope)
@@ -810,6 +848,65 @@ class AutogradGraphs:
             return None
         summary = self._summaries[definition] = self.function(definition).summary()
         return summary
+
+    # -- the rest of the project -------------------------------------------------------------------------
+    def outside_summary(self, call: cst.Call) -> FunctionSummary | None:
+        """The summary of the project function in another module that ``call`` runs, as this file sees it:
+        what it returns from outside this function is one origin of the call's."""
+        if call in self._outside_summaries:
+            return self._outside_summaries[call]
+        outside = self.analysis.outside
+        summary = outside.graph_summary(self.analysis, call) if outside is not None else None
+        if summary is not None:
+            summary = replace(summary, returned_outside=frozenset({Origin(OUTSIDE, call)}) if summary.returned_outside else _NONE)
+        self._outside_summaries[call] = summary
+        return summary
+
+    def returns_reused(self, scope: cst.CSTNode) -> bool | None:
+        """Whether a caller of the function ``scope`` may backpropagate again what it returns (or a graph it
+        handed in): True when one may, False when every call of it in the project is known and none does,
+        None when its callers are not all known (no project, no call, a use that is not a call, a method a
+        framework may call)."""
+        if scope not in self._returns_reused:
+            callers = self.result_callers(scope)
+            if callers is None:
+                self._returns_reused[scope] = None
+            else:
+                self._returns_reused[scope] = any(
+                    analysis.autograd_graphs.function(analysis.autograd_graphs.scope_of(call)).uses_result(call) for analysis, call in callers
+                )
+        return self._returns_reused[scope]
+
+    def result_callers(self, scope: cst.CSTNode) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
+        """Every call of the function ``scope`` in the project, or None when some may be missed."""
+        outside = self.analysis.outside
+        if outside is None or not isinstance(scope, cst.FunctionDef) or self.analysis.enclosing_function(scope) is not None:
+            return None
+        if scope.name.value.startswith("__"):
+            return None  # called by the language (``__call__``, ``__iter__``), not by name
+        here = self._callers_here(scope)
+        if here is None:
+            return None
+        elsewhere = outside.graph_callers(self.analysis, scope)
+        if elsewhere is None:
+            return None
+        callers = [(self.analysis, call) for call in here] + list(elsewhere)
+        return callers or None
+
+    def _callers_here(self, definition: cst.FunctionDef) -> list[cst.Call] | None:
+        name = definition.name.value
+        if referenced_besides_calls(self.analysis, name):
+            return None
+        method = self.owner(definition) is not None
+        calls = []
+        for site in self.analysis.index.sites(name):
+            call = site.call
+            callee = self.callee(self.scope_of(call), call)
+            if callee is definition:
+                calls.append(call)
+            elif method and isinstance(call.func, cst.Attribute):
+                return None  # ``self.step()`` in a base class, ``agent.step()``: may dispatch to this method
+        return calls
 
     # -- names, members, callees -------------------------------------------------------------------------
     def callee(self, scope: cst.CSTNode, call: cst.Call) -> cst.FunctionDef | None:
@@ -952,6 +1049,28 @@ class AutogradGraphs:
                 return branch_of_first[ancestor] != (child is ancestor.body)
             child = ancestor
         return False
+
+
+def referenced_besides_calls(analysis: "ModuleAnalysis", name: str) -> bool:
+    """Whether the module uses ``name`` other than by calling it (or defining, importing or passing it as a
+    keyword): ``closure=self.compute_loss``, ``losses = {"l1": l1_loss}``, ``fn = helper``. Such a use may
+    call it where no call shows."""
+    for node in analysis.nodes_of(cst.Name):
+        if node.value != name:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.Param)) or isinstance(parent, cst.Arg) and parent.keyword is node:
+            continue
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            holder = analysis.parent(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                continue
+        if any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in analysis.ancestors(node)):
+            continue
+        return True
+    return False
 
 
 def _join(first: dict, second: dict) -> dict:

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from functools import cached_property
-
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from gemlint.analysis.autograd import backward_call
 from gemlint.analysis.autograd_graphs import AutogradGraphs
@@ -11,6 +10,7 @@ from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_SHOWN_CALLERS = 3
 
 
 class RetainGraphMisuse(AnalysisRule):
@@ -70,9 +70,9 @@ def train_epoch(model, loader, optimizer, criterion):
 
     syntax_gate = Spelled("keywords", {"retain_graph"})
 
-    @cached_property
+    @property
     def graphs(self) -> AutogradGraphs:
-        return AutogradGraphs(self.analysis)
+        return self.analysis.autograd_graphs
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.analysis.is_production:
@@ -100,6 +100,18 @@ def train_epoch(model, loader, optimizer, criterion):
             )
             return
         if evidence is None:
+            scope = self.graphs.scope_of(node)
+            callers = self.graphs.result_callers(scope) if flow.returns_retained(event) else None
+            if callers:
+                self.report(
+                    node,
+                    f"`retain_graph=True` but no later backward uses this graph: `{scope.name.value}` returns it, and "
+                    f"none of its callers ({_count(len(callers), 'call')} in the project) backpropagates the result "
+                    "again, so its saved tensors stay alive for nothing. Drop it",
+                    severity=Severity.NOTE,
+                    related=tuple(_caller_location(analysis, call) for analysis, call in callers[:_SHOWN_CALLERS]),
+                )
+                return
             self.report(
                 node,
                 "`retain_graph=True` but no later backward in this step uses this graph: it is the last backward "
@@ -120,3 +132,16 @@ def train_epoch(model, loader, optimizer, criterion):
         if isinstance(node, (cst.For, cst.While)):
             end = self.range_of(node.iter if isinstance(node, cst.For) else node.test)[1]  # the loop's header
         return (RelatedLocation(Span(self.context.display_path, start.line, start.column, end.line, end.column), message),)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _caller_location(analysis, call: cst.Call) -> RelatedLocation:
+    """A call of the function (in this file or another), which does not backpropagate what it returns."""
+    span = analysis.context.wrapper.resolve(PositionProvider)[call]
+    return RelatedLocation(
+        Span(analysis.context.display_path, span.start.line, span.start.column + 1, span.end.line, span.end.column + 1),
+        "a caller, which does not backpropagate the result again",
+    )
