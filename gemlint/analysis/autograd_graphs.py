@@ -23,12 +23,22 @@ it: at the loop's back edge it is renamed to "the previous iteration's", so a na
 carries a fresh graph each time while a value carried across iterations (a hidden state, a running sum)
 still links to the old one.
 
+A list that gets one element per iteration of a loop (its only write, with the list bound before the loop)
+holds one graph per element: what each appended value built in its own iteration is tagged as the element's.
+Another loop that picks ``values[i]`` with its counter (``range``, ``enumerate``) reaches a different element
+every iteration, so the pick is renamed at that loop's back edge as a fresh forward would be.
+
 Each backward pass (``.backward``, ``torch.autograd.backward/grad``, a same-file helper that runs one) is
 recorded with the origins its root carries, and so is every place a graph leaves the function: returned or
 yielded, stored on ``self``, a parameter or a global, captured by a nested function, or handed to a callee
 whose result is dropped (it may keep or backpropagate it; logging calls excepted). A retained graph is
 reused when a later backward on some path (later in the iteration, after the loop, or in a following
 iteration) carries one of its origins, or when it leaves the function.
+
+Through the project model (:class:`gemlint.analysis.outside.OutsideFacts`), a function of another module
+is interpreted from its body as a same-file one is, and a graph that leaves only by ``return`` is judged by
+the function's callers: reused when one of them may backpropagate the result, or a graph it handed in, again
+(or pass it on), not reused when every call in the project is known and none does.
 """
 
 from __future__ import annotations
@@ -884,6 +894,8 @@ class AutogradGraphs:
             return None
         if scope.name.value.startswith("__"):
             return None  # called by the language (``__call__``, ``__iter__``), not by name
+        if any(dotted_name(d.decorator) not in ("staticmethod", "classmethod") for d in scope.decorators):
+            return None  # a property, a registered callback, a wrapper: called where no call by name shows
         here = self._callers_here(scope)
         if here is None:
             return None

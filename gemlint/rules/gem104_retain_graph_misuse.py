@@ -25,7 +25,10 @@ class RetainGraphMisuse(AnalysisRule):
         "iteration it is pure overhead that raises peak memory. Summing the losses and calling backward once "
         "computes the same gradients. Whether a later backward can go through the retained graph is decided by "
         "data flow: which forward computations each tensor's graph comes from, what shares them and what breaks "
-        "the link (`.detach()`, `torch.no_grad()`, `.item()`, `.numpy()`, recomputing the forward). A retain "
+        "the link (`.detach()`, `torch.no_grad()`, `.item()`, `.numpy()`, recomputing the forward); the elements "
+        "of a list appended once per step, each from its own forward, carry graphs of their own. A graph the "
+        "function returns is judged by its callers, through the project: when every call of the function is known "
+        "and none backpropagates the result (or a graph it handed in) again, the retain is useless too. A retain "
         "followed by a backward through a separate graph, or repeated in a loop that rebuilds the graph, is a "
         "warning (it overlaps the next forward and raises peak memory); the last backward of a function that "
         "runs once is a note."
@@ -34,11 +37,15 @@ class RetainGraphMisuse(AnalysisRule):
         "A later backward or `torch.autograd.grad` on some path (later in the step, after the loop, or in the next "
         "iteration) whose root shares a tensor with the retained one: a generator loss built on the "
         "discriminator's output for non-detached fakes, a policy loss times a non-detached advantage, a hidden "
-        "state or running sum carried across iterations, one forward before a loop of per-output gradients.",
-        "A graph that leaves the function: returned, yielded, stored on `self`, a parameter or a global, captured "
-        "by a nested function, or handed to a call whose result is dropped (it may keep or backpropagate it; "
-        "logging calls such as `add_scalar` excepted). A graph the function did not build (a loss passed in, a "
-        "tensor stored on `self` by another method, a closure's variable) is left alone for the same reason.",
+        "state or running sum carried across iterations, one forward before a loop of per-output gradients, a list "
+        "element picked again by the next epoch's loop or linked to its neighbours by a hidden state.",
+        "A graph that leaves the function: yielded, stored on `self`, a parameter or a global, captured by a nested "
+        "function, handed to a call whose result is dropped (it may keep or backpropagate it; logging calls such as "
+        "`add_scalar`, and project functions whose body only reads it, excepted), or returned, unless every call "
+        "of the function in the project is known and none backpropagates the result again (a function without a "
+        "caller in the project, one passed around by name, or a method a framework base class may call keeps the "
+        "benefit of the doubt). A graph the function did not build (a loss passed in, a tensor stored on `self` by "
+        "another method, a closure's variable) is left alone for the same reason.",
         "`create_graph=True` (gradient penalties, Hessian-vector products, higher-order gradients), and "
         "`retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
@@ -91,6 +98,15 @@ def train_epoch(model, loader, optimizer, criterion):
             return
         loop = flow.innermost_loop(node)
         if loop is not None and evidence is None or loop is not None and not self.graphs.within(evidence.node, loop):
+            if any(origin.picked is loop for origin in event.origins):
+                self.report(
+                    node,
+                    "`retain_graph=True` but each iteration backpropagates through a different element of a list "
+                    "whose elements have graphs of their own, and nothing later in the iteration goes through this "
+                    "one: its saved tensors stay alive for nothing. Drop it, or sum the losses and call backward once",
+                    related=self._related(loop, "the loop that picks a different element every iteration"),
+                )
+                return
             self.report(
                 node,
                 "`retain_graph=True` but the graph is rebuilt every iteration and nothing later in the iteration "
