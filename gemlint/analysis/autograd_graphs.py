@@ -205,10 +205,12 @@ class FunctionGraphs:
                     continue
                 return "reused", escape
         loops = self._loops_around(retained.node)
-        following = self._aged_in(mine, loops)
+        # The next iteration of each loop around: what that loop's body built is built afresh, the rest (an
+        # outer loop's forward, a list filled before) is the same graph.
+        following = [(loop, self._aged_in(mine, loop)) for loop in loops]
         next_backward = None
         for other in self.backwards.values():
-            again = any(self.graphs.within(other.node, loop) for loop in loops)
+            again = [aged for loop, aged in following if self.graphs.within(other.node, loop)]
             if other.backward is not None and other.backward.root is None:
                 if self._later(retained.node, other.node) or again:
                     return "reused", other
@@ -218,7 +220,7 @@ class FunctionGraphs:
                     return "reused", other
                 if next_backward is None or self.graphs.order(other.node) < self.graphs.order(next_backward.node):
                     next_backward = other
-            if again and shares(other.origins, following):
+            if any(shares(other.origins, aged) for aged in again):
                 return "reused", other
         return "free", next_backward
 
@@ -243,14 +245,14 @@ class FunctionGraphs:
                 return True
         return any(shares(escape.origins, wanted) for escape in self.escapes.values())
 
-    def _aged_in(self, origins: Iterable[Origin], loops: list[cst.CSTNode]) -> set[Origin]:
-        """``origins`` as the next iteration of ``loops`` sees them. An element picked by the innermost loop's
-        counter is another element there (an outer loop's next iteration may pick it again)."""
+    def _aged_in(self, origins: Iterable[Origin], loop: cst.CSTNode) -> set[Origin]:
+        """``origins`` as the next iteration of ``loop`` sees them: built in its body, or picked by the counter
+        of a loop in it (which refills the list, see :meth:`_picking_loop`), they are another iteration's."""
         aged = set()
         for origin in origins:
-            if any(self.graphs.within(origin.node, loop) for loop in loops):
+            if self.graphs.within(origin.node, loop):
                 origin = origin.aged()
-            if loops and origin.picked is loops[0]:
+            if origin.picked is not None and self.graphs.within(origin.picked, loop):
                 origin = replace(origin, pick_generation=1)
             aged.add(origin)
         return aged
@@ -448,8 +450,8 @@ class FunctionGraphs:
     def _age(self, origin: Origin, loop: cst.CSTNode) -> Origin:
         if origin.generation == 0 and origin.kind in (FORWARD, ITEM) and self.graphs.within(origin.node, loop):
             origin = origin.aged()
-        if origin.picked is loop and origin.pick_generation == 0:
-            origin = replace(origin, pick_generation=1)
+        if origin.picked is not None and origin.pick_generation == 0 and self.graphs.within(origin.picked, loop):
+            origin = replace(origin, pick_generation=1)  # another element (a loop around refills the list)
         return origin
 
     def _with(self, statement: cst.With, env: dict) -> dict:
@@ -728,7 +730,8 @@ class FunctionGraphs:
     def _picking_loop(self, subscript: cst.Subscript) -> cst.CSTNode | None:
         """The loop whose counter picks a different element of a one-graph-per-element list with
         ``subscript`` every iteration: ``log_probs[i]`` in ``for i in range(n)`` (or ``enumerate``), a loop
-        apart from the one that appends, with no loop around it that would pick the same elements again."""
+        apart from the one that appends. A loop around it must rebuild the list (an episode loop), or its
+        next iteration would pick the same elements again."""
         if not isinstance(subscript.value, cst.Name) or len(subscript.slice) != 1:
             return None
         append = self._element_lists.get(subscript.value.value)
@@ -741,8 +744,12 @@ class FunctionGraphs:
             return None
         loop = loops.pop()
         appending = self._loops_around(append)[0]
-        if loop is None or self._loops_around(loop) or self.graphs.within(loop, appending) or self.graphs.within(appending, loop):
+        if loop is None or self.graphs.within(loop, appending) or self.graphs.within(appending, loop):
             return None
+        bindings = self.analysis.assignments_of(subscript.value)
+        for outer in self._loops_around(loop):
+            if not self.graphs.within(appending, outer) or not all(self.graphs.within(b.node, outer) for b in bindings):
+                return None
         return loop if self.graphs.within(subscript, loop.body) else None
 
     def _counter_loop(self, target: cst.CSTNode) -> cst.For | None:
