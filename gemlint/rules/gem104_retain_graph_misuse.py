@@ -74,6 +74,7 @@ def train_epoch(model, loader, optimizer, criterion):
     )
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("retain_graph",)
+    cross_file = True  # a returned graph is judged by the callers in other modules, a callee there by its body
 
     syntax_gate = Spelled("keywords", {"retain_graph"})
 
