@@ -56,3 +56,28 @@ class Service:
 def test_gem101_shows_the_forward_call_as_written():
     messages = sorted(f.message.split(" runs ", 1)[0] for f in lint_source(FORWARDS, "svc.py") if f.code == "GEM101")
     assert messages == ["`self.net(...)`", "`self.net.forward(...)`"]
+
+
+CHAIN = '''\
+import torch
+from fastapi import FastAPI
+from torch import nn
+
+app = FastAPI()
+net = nn.Linear(2, 2).eval()
+
+def logits(model, x):
+    return model(x)
+
+def score(model, x):
+    return logits(model, x)
+
+@app.post("/score")
+def route(x: list[float]):
+    return score(net, torch.tensor(x))
+'''
+
+
+def test_a_chain_of_callers_reads_as_one_flat_phrase():
+    [finding] = [d for d in lint_source(CHAIN, "svc.py") if d.code == "GEM101"]
+    assert "(`logits` is called from `score`, called from `route`, an HTTP route handler)" in finding.message

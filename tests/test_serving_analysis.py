@@ -9,7 +9,7 @@ from pathlib import Path
 from astroid.manager import AstroidManager
 from click.testing import CliRunner
 
-from gemlint.project.reach import MAX_DEPTH
+from gemlint.project.reach import MAX_DEPTH, build_astroid
 from gemlint.analysis.routes import is_health_path, path_matches
 from gemlint.cli import main
 from gemlint.config import default_config
@@ -237,6 +237,28 @@ def test_astroid_never_imports_project_or_extension_modules(tmp_path):
     assert not marker.exists()
     assert not {name for name in set(sys.modules) - before if name.startswith("evil")}
     assert "evil" not in AstroidManager().astroid_cache and "server" not in AstroidManager().astroid_cache
+
+
+def test_building_a_tree_loads_no_other_module(tmp_path):
+    # astroid infers `self.x = ...` targets while it builds a tree; without the deny list that
+    # inference parses every module the file imports, and theirs (hundreds of files on a large project).
+    (tmp_path / "sibling.py").write_text("import json\nclass Engine:\n    pass\n")
+    text = textwrap.dedent(
+        """
+        import json
+        from sibling import Engine
+        class Server(json.JSONDecoder, Engine):  # bases are inferred to type `self`
+            def __init__(self):
+                self.engine = Engine()
+                self.codec = json.JSONDecoder()
+        """
+    )
+    cache = AstroidManager.brain["astroid_cache"]
+    before = set(cache)
+    module = build_astroid(text, "server", str(tmp_path / "server.py"))
+    assert module is not None and "Server" in module.locals
+    assert not {"json", "sibling"} & (set(cache) - before)
+    assert "json" not in AstroidManager().module_denylist  # lifted again once the tree is built
 
 
 def test_explicit_manifest_resolves_handlers_from_the_project_root(tmp_path, monkeypatch):

@@ -112,8 +112,8 @@ class ModelTracker:
             receiver = func
         else:
             return None
-        if isinstance(receiver, cst.Attribute) and not self._is_member_access(receiver):
-            return None  # model.encoder(x), model.get_text_features(x): methods or submodules, not the forward
+        # `model.encoder(x)` runs a submodule's forward; `model.get_text_features(x)` a method: told apart
+        # by the model's class (see _submodule_origins), and unknown classes give no origins.
         return receiver if self.origins(receiver) else None
 
     def forward_guard(self, receiver: cst.BaseExpression) -> str | None:
@@ -431,8 +431,10 @@ class ModelTracker:
             return []
         if isinstance(expression, cst.Name):
             return self._name_origins(expression, depth)
-        if isinstance(expression, cst.Attribute) and self._is_member_access(expression):
-            return self._member_origins(expression, depth)
+        if isinstance(expression, cst.Attribute):
+            if self._is_member_access(expression):
+                return self._member_origins(expression, depth)
+            return self._submodule_origins(expression, depth)
         return []
 
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
@@ -456,13 +458,15 @@ class ModelTracker:
             if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
                 continue
             value = assignment_value(self.analysis, node)
-            if value is None:
+            values = [value] if value is not None else self._unpacked_values(node)
+            if not values:
                 unknown = True
                 continue
-            resolved = self._resolve(value, follow_names=True, depth=depth + 1)
-            found.extend(resolved)
-            if not resolved and not self._known_non_model(value):
-                unknown = True
+            for value in values:
+                resolved = self._resolve(value, follow_names=True, depth=depth + 1)
+                found.extend(resolved)
+                if not resolved and not self._known_non_model(value):
+                    unknown = True
         if found or not unknown:
             return found
         # Bound to something unknown (a project helper, a registry): evidently a model if used as one.
@@ -500,9 +504,41 @@ class ModelTracker:
             return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
         return []
 
+    def _submodule_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
+        """``model.encoder`` / ``self.model.encoder``: a submodule of a model object is part of that model (its
+        mode and its gradients are the model's). Known only where the model's class is: a class of this file
+        or another project module that binds ``self.encoder`` to a model and has no method of that name."""
+        parents = self._resolve(attribute.value, follow_names=True, depth=depth + 1)
+        name = attribute.attr.value
+        if not parents or not all(self._holds_submodule_named(origin, name, depth) for origin in parents):
+            return []
+        return list(parents)
+
+    def _holds_submodule_named(self, origin: ModelOrigin, name: str, depth: int) -> bool:
+        # The model's class: constructed here (`Net(...)`), or named by a parameter's annotation (`sam: Sam`).
+        # Pretrained and loaded models: their classes (and so their methods) are not known here.
+        if origin.kind is Origin.CONSTRUCTED and isinstance(origin.node, cst.Call):
+            spelled = origin.node.func
+        elif isinstance(origin.node, cst.Param) and origin.node.annotation is not None:
+            spelled = origin.node.annotation.annotation
+        else:
+            return False
+        cls = self._local_class(spelled)
+        if cls is None:
+            outside = self.analysis.outside
+            return outside is not None and outside.holds_submodule(self.analysis, spelled, name)
+        if self._method_of(cls, name) is not None:
+            return False
+        return any(
+            self._resolve(value, follow_names=True, depth=depth + 1)
+            for current in self._class_chain(cls)
+            for value in self.analysis.attribute_values(current, name)
+        )
+
     def _param_origins(self, param: cst.Param, depth: int) -> list[ModelOrigin]:
         """A parameter is a model when annotated as one, used with module-only methods in its function, or
-        given a model by every same-file caller; it then holds whatever its callers pass."""
+        given a model by every caller (of this file, else of other project modules); it then holds whatever its
+        same-file callers pass."""
         function = self._param_function(param)
         if function is None:
             return []
@@ -521,6 +557,10 @@ class ModelTracker:
             all_models = all_models and bool(resolved)
         if evidence is None and all_models:
             evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}`"
+        if evidence is None and not arguments and self.analysis.outside is not None:
+            elsewhere = self.analysis.outside.models_passed(self.analysis, function, param)
+            if elsewhere and all(elsewhere):
+                evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}` ({elsewhere[0]})"
         if evidence is None:
             return []
         return [ModelOrigin(Origin.EVIDENT, param, evidence), *passed]
@@ -663,6 +703,27 @@ class ModelTracker:
             for node in self.analysis.subtree(function.body)
             if isinstance(node, cst.Return) and node.value is not None
         ]
+
+    def _unpacked_values(self, target: cst.CSTNode) -> list[cst.BaseExpression]:
+        """``model, tokenizer = load(args)``: what ``model`` is bound to, item by item, where the right side
+        is a tuple or a same-file function whose returns are tuples (empty when not known)."""
+        element = self.analysis.parent(target)
+        sequence = self.analysis.parent(element) if isinstance(element, cst.Element) else None
+        assign_target = self.analysis.parent(sequence) if isinstance(sequence, (cst.Tuple, cst.List)) else None
+        statement = self.analysis.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+        if not isinstance(statement, cst.Assign) or any(isinstance(e, cst.StarredElement) for e in sequence.elements):
+            return []
+        index = list(sequence.elements).index(element)
+        value = statement.value
+        sources = self._returned_values(value) if isinstance(value, cst.Call) else [value]
+        items = []
+        for source in sources:
+            if not isinstance(source, (cst.Tuple, cst.List)) or len(source.elements) != len(sequence.elements):
+                return []
+            if any(isinstance(e, cst.StarredElement) for e in source.elements):
+                return []
+            items.append(source.elements[index].value)
+        return items
 
     def _callee(self, call: cst.Call) -> cst.FunctionDef | None:
         func = call.func

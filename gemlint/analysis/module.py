@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-
 import enum
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Collection, Iterator
@@ -546,11 +546,13 @@ class ModuleAnalysis:
                 verdicts += self.outside.caller_verdicts(self, function)
         finally:
             self._caller_verdicts_in_progress.discard(function)
+        owner = self.enclosing_class(function)
+        shown = f"{owner.name.value}.{function.name.value}" if owner is not None else function.name.value
         if any(v.context is Context.TRAINING for v in verdicts):
-            return Verdict(Context.TRAINING, f"`{function.name.value}` is called from training code")
+            return Verdict(Context.TRAINING, f"`{shown}` is called from training code")
         inference = next((v for v in verdicts if v.is_inference), None)
         if inference is not None:
-            return Verdict(Context.INFERENCE, f"`{function.name.value}` is called from inference code ({inference.reason})")
+            return Verdict(Context.INFERENCE, f"`{shown}` is called from {_caller_phrase(inference.reason)}")
         return UNKNOWN
 
     def is_main_block(self, node: cst.If) -> bool:
@@ -827,3 +829,17 @@ def is_production_path(relative_path: str) -> bool:
     if is_test_path(relative_path):
         return False
     return not any(part.startswith(("bench", "profil")) for part in relative_path.lower().split("/"))
+
+
+_NAMED_REASON = re.compile(r"(`[^`]+`) is (.+)", re.DOTALL)
+
+
+def _caller_phrase(reason: str) -> str:
+    """A caller's reason as the end of "`f` is called from ...", flat rather than nested:
+    "`main` is called from the `__main__` block" gives "`main`, called from the `__main__` block"."""
+    if reason.startswith("the "):
+        return reason
+    match = _NAMED_REASON.fullmatch(reason)
+    if match is not None:
+        return f"{match.group(1)}, {match.group(2)}"
+    return f"inference code ({reason})"

@@ -45,6 +45,14 @@ class OutsideFacts(Protocol):
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,
         in another module, calls ``torch.load``, ``from_pretrained`` and the like), or None."""
 
+    def models_passed(self, analysis: "ModuleAnalysis", function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
+        """For each call of ``function`` from another module (tests aside): why the argument it passes for
+        ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""
+
+    def holds_submodule(self, analysis: "ModuleAnalysis", func: cst.BaseExpression, name: str) -> bool:
+        """Whether instances of the project class ``func`` names (in another module) hold a model in
+        ``self.<name>`` and have no method of that name."""
+
     def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
         """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""
 

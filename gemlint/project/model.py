@@ -29,6 +29,7 @@ from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
 from gemlint.analysis.handlers import per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
+from gemlint.analysis.syntax import argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.buffers import read_bytes
@@ -40,6 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Calls followed from a caller to its callers, across modules (each hop may open another file).
 MAX_HOPS = 4
+#: A parameter given a model by more callers than this is not looked into (each caller's file is parsed).
+MAX_PASSING_CALLERS = 8
 _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
@@ -435,11 +438,14 @@ class ProjectModel:
     def callers(self, entry: _Entry, qualname: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
         """Calls of the project function ``qualname`` of ``entry``'s module made in other files."""
         wanted = Target("function", entry.summary.name, qualname)
+        owner, _, name = qualname.rpartition(".")
+        # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
+        spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
         found = []
-        for caller in self._caller_index().get(qualname.rsplit(".", 1)[-1], ()):
+        for caller in self._caller_index().get(spelled, ()):
             caller_entry, function, site = caller
-            if caller_entry.path == entry.path:
-                continue  # same-file callers are the per-file analysis's own business
+            if caller_entry.path == entry.path and _same_file_call(site.callee):
+                continue  # `helper(...)`, `self.helper(...)`: the per-file analysis's own business
             if self.resolve_call(caller_entry, function, site.callee) == wanted:
                 found.append(caller)
         return found
@@ -623,8 +629,11 @@ class ProjectModel:
                     continue  # module-level code that is not a script's run: an import-time call
             elif not self.on_inference_path(caller_entry.path, caller.qualname):
                 continue  # a test or unreached code calling it is not a path from a request
-            parsed = self.project.parsed(Path(caller_entry.path))
-            caller = parsed.analysis if parsed is not None else None
+            if caller_entry.path == located[0].path:
+                caller = analysis  # an instance call in the same file: `runner.predict(x)`, `runner = Runner()`
+            else:
+                parsed = self.project.parsed(Path(caller_entry.path))
+                caller = parsed.analysis if parsed is not None else None
             call = _call_at(caller, site) if caller is not None else None
             if call is not None:
                 found.append((caller, call))
@@ -672,6 +681,49 @@ class ProjectModel:
                 return [None]
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
         return reasons
+
+    def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
+        located = self._function_target(analysis, function)
+        if located is None:
+            return []
+        key = ("passed", located[0].path, located[1], param.name.value)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        self._memo[key] = []  # recursion
+        with self._hop() as allowed:
+            result = self._models_passed(analysis, function, param, located) if allowed else []
+        self._memo[key] = result
+        return result
+
+    def _models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param, located: tuple[_Entry, str]) -> list[str | None]:
+        callers = [
+            (caller_entry, site)
+            for caller_entry, _, site in self.callers(*located)
+            if not is_test_path(os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/"))
+        ]
+        if not callers or len(callers) > MAX_PASSING_CALLERS:
+            return []
+        positional = [*function.params.posonly_params, *function.params.params]
+        index = positional.index(param) if param in positional else None
+        if index is not None and analysis.enclosing_class(function) is not None:
+            index -= 1  # called on an instance (or constructed): `self` is bound
+        described: list[str | None] = []
+        for caller_entry, site in callers:
+            if caller_entry.path == located[0].path:
+                caller = analysis
+            else:
+                parsed = self.project.parsed(Path(caller_entry.path))
+                caller = parsed.analysis if parsed is not None else None
+            call = _call_at(caller, site) if caller is not None else None
+            if call is None or any(arg.star for arg in call.args):
+                described.append(None)
+                continue
+            arg = argument(call, index, param.name.value) if index is not None and index >= 0 else None
+            if arg is None:
+                arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
+            origins = caller.models.origins(arg.value) if arg is not None else ()
+            described.append(f"{origins[0].description}, in `{caller_entry.summary.name}`" if origins else None)
+        return described
 
     def callers_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int) -> list[bool]:
         with self._hop() as allowed:
@@ -736,6 +788,24 @@ class ProjectModel:
         if target is None or target.kind != "class" or target.module == entry.summary.name:
             return None
         return target.dotted if self.is_model_class(target, entry.path) else None
+
+    def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
+        entry = self._entry_for(analysis)
+        spelled = _spelled(func)
+        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
+        if target is None or target.kind != "class" or self.find_method(target, name) is not None:
+            return False
+        for owner_entry, callee in self._attribute_producers(target, name):
+            produced = self.resolve(owner_entry, callee)
+            if produced is not None and produced.kind == "external":
+                # `self.encoder = nn.TransformerEncoder(...)`; an activation or a loss holds no parameters
+                last = produced.module.rsplit(".", 1)[-1]
+                if _is_module_base(produced.module) and not fw.TORCH_NN_PARAMETER_FREE.search(last):
+                    return True
+                continue
+            if self._produces_model(owner_entry, callee, entry.path, 0) is not None:
+                return True
+        return False
 
     def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         entry = self._entry_for(analysis)
@@ -966,6 +1036,12 @@ def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.F
         if node.name.value == name and positions[node.name].start.line == function.line:
             return node
     return None
+
+
+def _same_file_call(callee: str) -> bool:
+    """Calls the per-file analysis follows itself: a plain name, or a method of ``self``/``cls``."""
+    head, _, rest = callee.partition(".")
+    return not rest or (head in ("self", "cls") and "." not in rest)
 
 
 def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:

@@ -40,10 +40,10 @@ _OFFLOAD_NAMES = frozenset({"to_thread", "run_in_threadpool", "run_sync", "run_i
 
 
 class _DenyEveryModule(frozenset):
-    """astroid's ``module_denylist``: every module name is in it, so astroid loads none."""
+    """astroid's ``module_denylist``: every module name is in it but ``builtins``, so astroid loads none."""
 
     def __contains__(self, name: object) -> bool:
-        return True
+        return name != "builtins"
 
 
 _DENY_ALL = _DenyEveryModule()
@@ -51,15 +51,19 @@ _DENY_ALL = _DenyEveryModule()
 
 @contextmanager
 def no_imports() -> Iterator[None]:
-    """While active, astroid cannot import or load any module (star imports, inference)."""
-    manager = AstroidManager()
-    saved = manager.module_denylist, manager.always_load_extensions
-    manager.module_denylist = _DENY_ALL
-    manager.always_load_extensions = False
+    """While active, astroid cannot import or load any module (star imports, inference).
+
+    astroid's manager is a Borg whose instances copy the shared ``brain`` when they are made, and
+    astroid makes a new one wherever it imports; so the deny list goes into the brain itself.
+    """
+    brain = AstroidManager.brain
+    saved = brain["module_denylist"], brain["always_load_extensions"]
+    brain["module_denylist"] = _DENY_ALL
+    brain["always_load_extensions"] = False
     try:
         yield
     finally:
-        manager.module_denylist, manager.always_load_extensions = saved
+        brain["module_denylist"], brain["always_load_extensions"] = saved
 
 
 def build_astroid(text: str, modname: str, path: str) -> nodes.Module | None:

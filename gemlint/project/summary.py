@@ -52,7 +52,8 @@ class ClassSummary:
     bases: tuple[str, ...]
     decorators: tuple[str, ...]
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
-    #: ``self.<attr> = <call>`` in any method, and class attributes bound to calls: attr -> callee spellings.
+    #: ``self.<attr> = <call>`` in any method, class attributes bound to calls, and ``self.<attr> = <param>``
+    #: with an annotated parameter: attr -> callee (or annotation) spellings.
     attributes: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -121,6 +122,8 @@ class _Summariser:
         self.summary = summary
         self.classes: list[ClassSummary] = []
         self.functions: list[FunctionSummary] = []
+        #: Per open function: its parameters' annotations, spelled (``sam_model: Sam`` -> {"sam_model": "Sam"}).
+        self._annotations: list[dict[str, str]] = []
         self._seen: dict[tuple[int, str], int] = {}
         self._handlers = {
             ast.Import: self._import,
@@ -212,10 +215,14 @@ class _Summariser:
         elif not self.functions:
             self.summary.functions[node.name] = function
         self.functions.append(function)
+        self._annotations.append(
+            {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
+        )
         for decorator in node.decorator_list:
             self.visit(decorator)
         for statement in node.body:
             self.visit(statement)
+        self._annotations.pop()
         self.functions.pop()
 
     # -- bindings and calls -----------------------------------------------------------------
@@ -236,6 +243,10 @@ class _Summariser:
 
     def _bind(self, targets, value: ast.AST) -> None:
         callee = _produced_by(value)
+        if callee is None and self.functions and isinstance(value, ast.Name):
+            # `self.encoder = encoder` with `encoder: Encoder` a parameter: the annotation names what it holds
+            callee = self._annotations[-1].get(value.id)
+            targets = [t for t in targets if isinstance(t, ast.Attribute)]
         if callee is None:
             return
         for target in targets:
