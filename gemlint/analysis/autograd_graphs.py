@@ -889,9 +889,7 @@ class AutogradGraphs:
             if callers is None:
                 self._returns_reused[scope] = None
             else:
-                self._returns_reused[scope] = any(
-                    analysis.autograd_graphs.function(analysis.autograd_graphs.scope_of(call)).uses_result(call) for analysis, call in callers
-                )
+                self._returns_reused[scope] = any(_caller_uses_result(analysis, call) for analysis, call in callers)
         return self._returns_reused[scope]
 
     def result_callers(self, scope: cst.CSTNode) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
@@ -1068,6 +1066,14 @@ class AutogradGraphs:
                 return branch_of_first[ancestor] != (child is ancestor.body)
             child = ancestor
         return False
+
+
+def _caller_uses_result(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
+    graphs = analysis.autograd_graphs
+    scope = graphs.scope_of(call)
+    if isinstance(scope, cst.Lambda):
+        return True  # ``closure = lambda: loss_fn(x)``: the lambda returns it to whoever calls the lambda
+    return graphs.function(scope).uses_result(call)
 
 
 def referenced_besides_calls(analysis: "ModuleAnalysis", name: str) -> bool:
