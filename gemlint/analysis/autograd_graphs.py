@@ -168,6 +168,8 @@ class FunctionGraphs:
         self.returned: set[Origin] = set()
         #: What each call of the function is handed (arguments and receiver), over every pass.
         self._inputs: dict[cst.Call, frozenset] = {}
+        #: The same, for calls of code this file cannot see (and constructions): it may keep what it gets.
+        self._handed: dict[cst.Call, frozenset] = {}
         self._grad_free = 1 if isinstance(scope, cst.FunctionDef) and graphs.grad_free_function(scope) else 0
         self._params: set[str] = set()
         env: dict[str, frozenset] = {}
@@ -232,10 +234,9 @@ class FunctionGraphs:
 
     def uses_result(self, call: cst.Call) -> bool:
         """Whether what ``call`` returns, or a graph it was handed, may be backpropagated by this function or
-        leave it (returned, stored, handed to code that may keep it)."""
-        wanted = {o for o in self._inputs.get(call, _NONE) if o.kind != ITEM}
-        wanted |= {Origin(FORWARD, call, generation) for generation in (0, 1)}
-        wanted |= {Origin(OUTSIDE, call, generation) for generation in (0, 1)}
+        leave it (returned, stored, handed to code this file cannot see, even where that code's result is used)."""
+        result = {Origin(kind, call, generation) for kind in (FORWARD, OUTSIDE) for generation in (0, 1)}
+        wanted = result | {o for o in self._inputs.get(call, _NONE) if o.kind != ITEM}
         for event in self.backwards.values():
             if event.node is call:
                 continue  # the backward passes of the callee itself, the retaining one among them
@@ -243,7 +244,9 @@ class FunctionGraphs:
                 return True
             if shares(event.origins, wanted):
                 return True
-        return any(shares(escape.origins, wanted) for escape in self.escapes.values())
+        if any(shares(escape.origins, wanted) for escape in self.escapes.values()):
+            return True
+        return any(shares(handed, result) for handed in self._handed.values())
 
     def _aged_in(self, origins: Iterable[Origin], loop: cst.CSTNode) -> set[Origin]:
         """``origins`` as the next iteration of ``loop`` sees them: built in its body, or picked by the counter
@@ -651,6 +654,9 @@ class FunctionGraphs:
                 return _NONE
             if method in LOGGING_METHODS:
                 return _NONE
+            if arguments and all(o.kind == CALLER for o in receiver_value):
+                # `tracker.update(loss)` on an object passed in: perhaps not a tensor, code that may keep it.
+                self._handed[call] = self._handed.get(call, _NONE) | arguments
             return receiver_value | arguments
         if method in LOGGING_METHODS or (isinstance(func, cst.Name) and func.value in DATA_BUILTINS and func.value not in env):
             return _NONE
@@ -663,12 +669,14 @@ class FunctionGraphs:
         if definition is not None:
             return self._local_call(call, definition, arguments, dropped)
         if self._is_class(func):
+            self._handed[call] = self._handed.get(call, _NONE) | arguments
             return arguments
         summary = self.graphs.outside_summary(call)
         if summary is not None:
             return self._summarised_call(call, summary, arguments, dropped)
         # A model, a module, or code this file cannot see: it computes a fresh graph from its inputs (and
         # theirs); what it does with them is unknown when its result is dropped.
+        self._handed[call] = self._handed.get(call, _NONE) | arguments | receiver_value
         if dropped:
             self._escape(call, "passed to a call that may keep or backpropagate it", arguments | receiver_value)
         return frozenset({Origin(FORWARD, call)}) | arguments | receiver_value
