@@ -209,3 +209,47 @@ def test_without_a_project_a_returned_graph_keeps_the_benefit_of_the_doubt():
     flow, event = backward(graphs, "torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)")
     assert graphs.result_callers(flow.scope) is None
     assert flow.reuses(event)[0] == "reused"
+
+
+class _NoOtherModules:
+    """The project model of a project of one file: no callers or callees elsewhere."""
+
+    def graph_callers(self, analysis, function):
+        return []
+
+    def graph_summary(self, analysis, call):
+        return None
+
+
+def test_a_returned_graph_is_judged_by_every_caller_of_the_function():
+    source = (
+        "import torch\n"
+        "def probe(model, x):\n"
+        "    loss = model(x).sum()\n"
+        "    grads = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)\n"
+        "    return loss, grads\n"
+        "def report(model, x, log):\n"
+        "    loss, grads = probe(model, x)\n"
+        "    {use}\n"
+    )
+    verdicts = {}
+    for use in (
+        "log.info(loss.item())",
+        "loss.backward()",
+        "return loss",
+        "optimizer.step(lambda: probe(model, x)[0])",
+        "meter.update(loss)",
+        "kept = Wrapper(loss)",
+    ):
+        graphs = graphs_of(source.format(use=use))
+        graphs.analysis.outside = _NoOtherModules()
+        flow, event = backward(graphs, "torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)")
+        verdicts[use] = flow.reuses(event)[0]
+    assert verdicts == {
+        "log.info(loss.item())": "free",
+        "loss.backward()": "reused",
+        "return loss": "reused",
+        "optimizer.step(lambda: probe(model, x)[0])": "reused",
+        "meter.update(loss)": "reused",
+        "kept = Wrapper(loss)": "reused",
+    }
