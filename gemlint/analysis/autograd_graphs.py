@@ -746,19 +746,19 @@ class FunctionGraphs:
         index = subscript.slice[0].slice
         if append is None or not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
             return None
-        bindings = self.analysis.assignments_of(index.value)
-        loops = {self._counter_loop(b.node) for b in bindings}
-        if len(loops) != 1:
+        # The innermost loop around the subscript that binds the index, and no other binding of it in there.
+        counters = [b.node for b in self.analysis.assignments_of(index.value)]
+        loop = next((a for a in self._loops_around(subscript) if any(self._counter_loop(c) is a for c in counters)), None)
+        if loop is None or any(self.graphs.within(c, loop.body) for c in counters):
             return None
-        loop = loops.pop()
         appending = self._loops_around(append)[0]
-        if loop is None or self.graphs.within(loop, appending) or self.graphs.within(appending, loop):
+        if self.graphs.within(loop, appending) or self.graphs.within(appending, loop):
             return None
         bindings = self.analysis.assignments_of(subscript.value)
         for outer in self._loops_around(loop):
             if not self.graphs.within(appending, outer) or not all(self.graphs.within(b.node, outer) for b in bindings):
                 return None
-        return loop if self.graphs.within(subscript, loop.body) else None
+        return loop
 
     def _counter_loop(self, target: cst.CSTNode) -> cst.For | None:
         """The loop ``for <target> in range(...)`` or ``for <target>, _ in enumerate(...)`` that binds ``target``."""
