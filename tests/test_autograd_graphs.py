@@ -6,7 +6,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gemlint.analysis.autograd_graphs import CALLER, FORWARD, OUTSIDE, AutogradGraphs
+from gemlint.analysis.autograd_graphs import CALLER, FORWARD, OUTSIDE, AutogradGraphs, referenced_besides_calls
 from gemlint.config import default_config
 from gemlint.discovery import SourceFile
 from gemlint.engine import PythonFileContext
@@ -140,3 +140,116 @@ def test_a_same_file_helper_that_backpropagates_its_argument_is_a_later_backward
     verdict, evidence = flow.reuses(event)
     assert verdict == "reused"
     assert graphs.analysis.module.code_for_node(evidence.node) == "apply(out.mean(), opt)"
+
+
+def test_elements_appended_once_per_step_have_graphs_of_their_own_when_a_counter_picks_them():
+    source = (
+        "import torch\n"
+        "def replay(model, inputs, opt):\n"
+        "    outputs = []\n"
+        "    for x in inputs:\n"
+        "        {append}\n"
+        "    for k in range(len(outputs)):\n"
+        "        outputs[k].sum().backward(retain_graph=True)\n"
+        "    {after}\n"
+    )
+    own = graphs_of(source.format(append="outputs.append(model(x))", after="opt.step()"))
+    flow, event = backward(own, "outputs[k].sum().backward(retain_graph=True)")
+    assert {o.picked is not None for o in event.origins if o.kind == FORWARD} == {True}
+    assert flow.reuses(event) == ("free", None)
+
+    # Two elements per step share one forward; a sum over the list afterwards goes through every element.
+    for append, after in (
+        ("y = model(x); outputs.append(y[0]); outputs.append(y[1])", "opt.step()"),
+        ("outputs.append(model(x))", "torch.stack(outputs).sum().backward()"),
+    ):
+        graphs = graphs_of(source.format(append=append, after=after))
+        flow, event = backward(graphs, "outputs[k].sum().backward(retain_graph=True)")
+        assert flow.reuses(event)[0] == "reused", (append, after)
+
+
+def test_a_hidden_state_links_the_elements_of_a_list():
+    graphs = graphs_of(
+        "def replay(rnn, inputs, opt):\n"
+        "    h, outputs = None, []\n"
+        "    for x in inputs:\n"
+        "        h = rnn(x, h)\n"
+        "        outputs.append(h)\n"
+        "    for k in range(len(outputs)):\n"
+        "        outputs[k].sum().backward(retain_graph=True)\n"
+    )
+    flow, event = backward(graphs, "outputs[k].sum().backward(retain_graph=True)")
+    assert flow.reuses(event)[0] == "reused"
+
+
+def test_a_name_used_other_than_by_calling_it_may_be_called_unseen():
+    analysis = graphs_of(
+        "from losses import probe\n"
+        "def run(model, batch, schedule):\n"
+        "    probe(model, batch)\n"
+        "    schedule(every=10, probe=None)\n"
+    ).analysis
+    assert not referenced_besides_calls(analysis, "probe")
+    for use in ("schedule(probe)", "hooks = {'probe': probe}", "self.fn = probe"):
+        analysis = graphs_of(f"from losses import probe\ndef run(self, schedule):\n    probe()\n    {use}\n").analysis
+        assert referenced_besides_calls(analysis, "probe"), use
+
+
+def test_without_a_project_a_returned_graph_keeps_the_benefit_of_the_doubt():
+    graphs = graphs_of(
+        "import torch\n"
+        "def probe(model, x):\n"
+        "    loss = model(x).sum()\n"
+        "    grads = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)\n"
+        "    return loss, grads\n"
+        "def report(model, x):\n"
+        "    loss, grads = probe(model, x)\n"
+        "    return loss.item()\n"
+    )
+    flow, event = backward(graphs, "torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)")
+    assert graphs.result_callers(flow.scope) is None
+    assert flow.reuses(event)[0] == "reused"
+
+
+class _NoOtherModules:
+    """The project model of a project of one file: no callers or callees elsewhere."""
+
+    def graph_callers(self, analysis, function):
+        return []
+
+    def graph_summary(self, analysis, call):
+        return None
+
+
+def test_a_returned_graph_is_judged_by_every_caller_of_the_function():
+    source = (
+        "import torch\n"
+        "def probe(model, x):\n"
+        "    loss = model(x).sum()\n"
+        "    grads = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)\n"
+        "    return loss, grads\n"
+        "def report(model, x, log):\n"
+        "    loss, grads = probe(model, x)\n"
+        "    {use}\n"
+    )
+    verdicts = {}
+    for use in (
+        "log.info(loss.item())",
+        "loss.backward()",
+        "return loss",
+        "optimizer.step(lambda: probe(model, x)[0])",
+        "meter.update(loss)",
+        "kept = Wrapper(loss)",
+    ):
+        graphs = graphs_of(source.format(use=use))
+        graphs.analysis.outside = _NoOtherModules()
+        flow, event = backward(graphs, "torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)")
+        verdicts[use] = flow.reuses(event)[0]
+    assert verdicts == {
+        "log.info(loss.item())": "free",
+        "loss.backward()": "reused",
+        "return loss": "reused",
+        "optimizer.step(lambda: probe(model, x)[0])": "reused",
+        "meter.update(loss)": "reused",
+        "kept = Wrapper(loss)": "reused",
+    }

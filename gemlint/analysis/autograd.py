@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from gemlint.analysis.module import ModuleAnalysis, argument, literal_value, terminal_name
+from gemlint.analysis.syntax import argument, literal_value, terminal_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.module import ModuleAnalysis
 
 _AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
 _AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})

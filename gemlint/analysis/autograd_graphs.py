@@ -23,17 +23,27 @@ it: at the loop's back edge it is renamed to "the previous iteration's", so a na
 carries a fresh graph each time while a value carried across iterations (a hidden state, a running sum)
 still links to the old one.
 
+A list that gets one element per iteration of a loop (its only write, with the list bound before the loop)
+holds one graph per element: what each appended value built in its own iteration is tagged as the element's.
+Another loop that picks ``values[i]`` with its counter (``range``, ``enumerate``) reaches a different element
+every iteration, so the pick is renamed at that loop's back edge as a fresh forward would be.
+
 Each backward pass (``.backward``, ``torch.autograd.backward/grad``, a same-file helper that runs one) is
 recorded with the origins its root carries, and so is every place a graph leaves the function: returned or
 yielded, stored on ``self``, a parameter or a global, captured by a nested function, or handed to a callee
 whose result is dropped (it may keep or backpropagate it; logging calls excepted). A retained graph is
 reused when a later backward on some path (later in the iteration, after the loop, or in a following
 iteration) carries one of its origins, or when it leaves the function.
+
+Through the project model (:class:`gemlint.analysis.outside.OutsideFacts`), a function of another module
+is interpreted from its body as a same-file one is, and a graph that leaves only by ``return`` is judged by
+the function's callers: reused when one of them may backpropagate the result, or a graph it handed in, again
+(or pass it on), not reused when every call in the project is known and none does.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Iterator
 
@@ -82,12 +92,37 @@ class Origin:
     node: cst.CSTNode
     #: 0: built in the current iteration of the loops around ``node``; 1: built in an earlier one.
     generation: int = 0
+    #: The loop that appends one element per iteration to the list this origin is in, each element with a
+    #: graph of its own: the origin stands for one graph per element.
+    element: cst.CSTNode | None = None
+    #: The loop whose counter picked one element of such a list (``log_probs[i]`` in ``for i in range(n)``),
+    #: and whether the pick is this iteration's (0) or an earlier one's (1): another iteration's element.
+    picked: cst.CSTNode | None = None
+    pick_generation: int = 0
 
     def aged(self) -> "Origin":
-        return Origin(self.kind, self.node, 1)
+        return replace(self, generation=1)
+
+    def meets(self, other: "Origin") -> bool:
+        """The two may stand for one graph: the same origin, unless they are elements of one list picked in
+        different iterations of one loop."""
+        if (self.kind, self.node, self.generation) != (other.kind, other.node, other.generation):
+            return False
+        return not (self.picked is not None and self.picked is other.picked and self.pick_generation != other.pick_generation)
 
 
 _NONE: frozenset = frozenset()
+
+
+def shares(first: Iterable[Origin], second: Iterable[Origin]) -> bool:
+    """Whether two sets of origins may have a graph in common."""
+    first, second = set(first), set(second)
+    if first & second:
+        return True
+    by_base: dict[tuple, list[Origin]] = {}
+    for origin in second:
+        by_base.setdefault((origin.kind, origin.node, origin.generation), []).append(origin)
+    return any(o.meets(p) for o in first for p in by_base.get((o.kind, o.node, o.generation), ()))
 
 
 @dataclass
@@ -131,6 +166,10 @@ class FunctionGraphs:
         self.backwards: dict[cst.Call, BackwardEvent] = {}
         self.escapes: dict[cst.CSTNode, Escape] = {}
         self.returned: set[Origin] = set()
+        #: What each call of the function is handed (arguments and receiver), over every pass.
+        self._inputs: dict[cst.Call, frozenset] = {}
+        #: The same, for calls of code this file cannot see (and constructions): it may keep what it gets.
+        self._handed: dict[cst.Call, frozenset] = {}
         self._grad_free = 1 if isinstance(scope, cst.FunctionDef) and graphs.grad_free_function(scope) else 0
         self._params: set[str] = set()
         env: dict[str, frozenset] = {}
@@ -151,6 +190,9 @@ class FunctionGraphs:
         * ``"reused"``: a later backward on some path, or a place the graph leaves the function (evidence);
         * ``"unknown"``: its root carries no graph this function builds (a caller's, one stored on ``self``);
         * ``"free"``: nothing traverses it again; the evidence is the next backward, if there is one.
+
+        A graph that leaves only by ``return`` is not reused when every caller in the project is known and
+        none backpropagates what it received again (:meth:`AutogradGraphs.returns_reused`).
         """
         if not any(o.kind == FORWARD for o in retained.origins) or any(o.kind == OUTSIDE for o in retained.origins):
             return "unknown", None
@@ -160,29 +202,63 @@ class FunctionGraphs:
         built = {o for o in mine if o.kind != CALLER}
         built |= {o.aged() for o in built}
         for escape in self.escapes.values():
-            if escape.origins & built:
+            if shares(escape.origins, built):
+                if escape.reason == "returned" and self.graphs.returns_reused(self.scope) is False:
+                    continue
                 return "reused", escape
         loops = self._loops_around(retained.node)
-        following = self._aged_in(mine, loops)
+        # The next iteration of each loop around: what that loop's body built is built afresh, the rest (an
+        # outer loop's forward, a list filled before) is the same graph.
+        following = [(loop, self._aged_in(mine, loop)) for loop in loops]
         next_backward = None
         for other in self.backwards.values():
-            again = any(self.graphs.within(other.node, loop) for loop in loops)
+            again = [aged for loop, aged in following if self.graphs.within(other.node, loop)]
             if other.backward is not None and other.backward.root is None:
                 if self._later(retained.node, other.node) or again:
                     return "reused", other
                 continue
             if self._later(retained.node, other.node):
-                if other.origins & mine:
+                if shares(other.origins, mine):
                     return "reused", other
                 if next_backward is None or self.graphs.order(other.node) < self.graphs.order(next_backward.node):
                     next_backward = other
-            if again and other.origins & following:
+            if any(shares(other.origins, aged) for aged in again):
                 return "reused", other
         return "free", next_backward
 
-    def _aged_in(self, origins: Iterable[Origin], loops: list[cst.CSTNode]) -> set[Origin]:
-        """``origins`` as the next iteration of ``loops`` sees them."""
-        return {o.aged() if any(self.graphs.within(o.node, loop) for loop in loops) else o for o in origins}
+    def returns_retained(self, retained: BackwardEvent) -> bool:
+        """Whether the function returns (part of) the graph ``retained`` keeps."""
+        built = {o for o in retained.origins if o.kind not in (ITEM, CALLER)}
+        built |= {o.aged() for o in built}
+        return any(e.reason == "returned" and shares(e.origins, built) for e in self.escapes.values())
+
+    def uses_result(self, call: cst.Call) -> bool:
+        """Whether what ``call`` returns, or a graph it was handed, may be backpropagated by this function or
+        leave it (returned, stored, handed to code this file cannot see, even where that code's result is used)."""
+        result = {Origin(kind, call, generation) for kind in (FORWARD, OUTSIDE) for generation in (0, 1)}
+        wanted = result | {o for o in self._inputs.get(call, _NONE) if o.kind != ITEM}
+        for event in self.backwards.values():
+            if event.node is call:
+                continue  # the backward passes of the callee itself, the retaining one among them
+            if event.backward is not None and event.backward.root is None:
+                return True
+            if shares(event.origins, wanted):
+                return True
+        if any(shares(escape.origins, wanted) for escape in self.escapes.values()):
+            return True
+        return any(shares(handed, result) for handed in self._handed.values())
+
+    def _aged_in(self, origins: Iterable[Origin], loop: cst.CSTNode) -> set[Origin]:
+        """``origins`` as the next iteration of ``loop`` sees them: built in its body, or picked by the counter
+        of a loop in it (which refills the list, see :meth:`_picking_loop`), they are another iteration's."""
+        aged = set()
+        for origin in origins:
+            if self.graphs.within(origin.node, loop):
+                origin = origin.aged()
+            if origin.picked is not None and self.graphs.within(origin.picked, loop):
+                origin = replace(origin, pick_generation=1)
+            aged.add(origin)
+        return aged
 
     def _later(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """``second`` may run after ``first`` in the same pass through their common code."""
@@ -371,11 +447,15 @@ class FunctionGraphs:
         return after
 
     def _aged(self, env: dict, loop: cst.CSTNode) -> dict:
-        """``env`` at the back edge of ``loop``: what the finished iteration built becomes an earlier one's."""
-        return {
-            name: frozenset(o.aged() if o.generation == 0 and o.kind in (FORWARD, ITEM) and self.graphs.within(o.node, loop) else o for o in value)
-            for name, value in env.items()
-        }
+        """``env`` at the back edge of ``loop``: what the finished iteration built (or picked) becomes an earlier one's."""
+        return {name: frozenset(self._age(o, loop) for o in value) for name, value in env.items()}
+
+    def _age(self, origin: Origin, loop: cst.CSTNode) -> Origin:
+        if origin.generation == 0 and origin.kind in (FORWARD, ITEM) and self.graphs.within(origin.node, loop):
+            origin = origin.aged()
+        if origin.picked is not None and origin.pick_generation == 0 and self.graphs.within(origin.picked, loop):
+            origin = replace(origin, pick_generation=1)  # another element (a loop around refills the list)
+        return origin
 
     def _with(self, statement: cst.With, env: dict) -> dict:
         grad_free = None
@@ -452,7 +532,11 @@ class FunctionGraphs:
             return self._call(node, env, dropped)
         if isinstance(node, cst.Subscript):
             self._union((element.slice for element in node.slice), env)
-            return self._eval(node.value, env)
+            value = self._eval(node.value, env)
+            loop = self._picking_loop(node)
+            if loop is not None:
+                value = frozenset(replace(o, picked=loop) if o.element is not None else o for o in value)
+            return value
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             return self._eval(node.left, env) | self._eval(node.right, env)
         if isinstance(node, cst.UnaryOperation):
@@ -536,6 +620,7 @@ class FunctionGraphs:
         receiver_value = self._eval(receiver, env) if receiver is not None and not is_name(receiver, "self", "cls") else _NONE
         values = [self._eval(arg.value, env) for arg in call.args if arg.keyword is None or arg.keyword.value not in OPTION_KEYWORDS]
         arguments = frozenset().union(*values) if values else _NONE
+        self._inputs[call] = self._inputs.get(call, _NONE) | arguments | receiver_value
         backward = backward_call(self.analysis, call)
         if backward is not None:
             root = self._eval(backward.root, env) if backward.root is not None else _NONE
@@ -560,12 +645,18 @@ class FunctionGraphs:
             if method in STORING_METHODS:
                 owner = _base_name(receiver)
                 if self._local(owner, env):
+                    loop = self._element_loop(call)
+                    if loop is not None:
+                        arguments = frozenset(self._as_element(o, loop) for o in arguments)
                     env[owner] = env[owner] | arguments
                 else:
                     self._escape(call, "stored outside the function", arguments)
                 return _NONE
             if method in LOGGING_METHODS:
                 return _NONE
+            if arguments and all(o.kind == CALLER for o in receiver_value):
+                # `tracker.update(loss)` on an object passed in: perhaps not a tensor, code that may keep it.
+                self._handed[call] = self._handed.get(call, _NONE) | arguments
             return receiver_value | arguments
         if method in LOGGING_METHODS or (isinstance(func, cst.Name) and func.value in DATA_BUILTINS and func.value not in env):
             return _NONE
@@ -578,12 +669,107 @@ class FunctionGraphs:
         if definition is not None:
             return self._local_call(call, definition, arguments, dropped)
         if self._is_class(func):
+            self._handed[call] = self._handed.get(call, _NONE) | arguments
             return arguments
+        summary = self.graphs.outside_summary(call)
+        if summary is not None:
+            return self._summarised_call(call, summary, arguments, dropped)
         # A model, a module, or code this file cannot see: it computes a fresh graph from its inputs (and
         # theirs); what it does with them is unknown when its result is dropped.
+        self._handed[call] = self._handed.get(call, _NONE) | arguments | receiver_value
         if dropped:
             self._escape(call, "passed to a call that may keep or backpropagate it", arguments | receiver_value)
         return frozenset({Origin(FORWARD, call)}) | arguments | receiver_value
+
+    # -- lists with one graph per element -----------------------------------------------------------------
+    @cached_property
+    def _element_lists(self) -> dict[str, cst.Call]:
+        """Local lists that get one element per iteration of a loop: ``log_probs.append(dist.log_prob(a))``
+        is the only write to ``log_probs`` after its binding (outside the loop), directly in a loop's body.
+        Their elements built in different iterations carry different graphs. Name -> the append."""
+        appends: dict[str, list[cst.Call]] = {}
+        spoilt: set[str] = set()
+        for node in self.analysis.subtree(self.scope):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+                method = node.func.attr.value
+                if method == "append":
+                    appends.setdefault(node.func.value.value, []).append(node)
+                elif method in STORING_METHODS or method in ("__setitem__", "__iadd__"):
+                    spoilt.add(node.func.value.value)
+            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                spoilt.add(node.target.value)
+            elif isinstance(node, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for target in targets:
+                    for element in _flatten(target):
+                        if isinstance(element, cst.Subscript) and isinstance(element.value, cst.Name):
+                            spoilt.add(element.value.value)
+        lists = {}
+        for name, calls in appends.items():
+            if len(calls) != 1 or name in spoilt or name in self._params:
+                continue
+            [call] = calls
+            loops = self._loops_around(call)
+            receiver = call.func.value
+            bindings = self.analysis.assignments_of(receiver) if isinstance(receiver, cst.Name) else []
+            if not loops or not bindings or any(self.graphs.within(b.node, loops[0]) for b in bindings):
+                continue
+            if any(self.graphs.scope_of(b.node) is not self.scope for b in bindings):
+                continue
+            lists[name] = call
+        return lists
+
+    def _element_loop(self, call: cst.Call) -> cst.CSTNode | None:
+        """The loop whose iterations each append one element with ``call``, when it is such an append."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+            return None
+        if self._element_lists.get(func.value.value) is not call:
+            return None
+        return self._loops_around(call)[0]
+
+    def _as_element(self, origin: Origin, loop: cst.CSTNode) -> Origin:
+        """A graph built in this iteration of ``loop`` is this element's own; one carried over from an
+        earlier iteration (a hidden state) or built before the loop is shared by several elements."""
+        if origin.kind == FORWARD and origin.generation == 0 and self.graphs.within(origin.node, loop):
+            return replace(origin, element=loop)
+        return origin
+
+    def _picking_loop(self, subscript: cst.Subscript) -> cst.CSTNode | None:
+        """The loop whose counter picks a different element of a one-graph-per-element list with
+        ``subscript`` every iteration: ``log_probs[i]`` in ``for i in range(n)`` (or ``enumerate``), a loop
+        apart from the one that appends. A loop around it must rebuild the list (an episode loop), or its
+        next iteration would pick the same elements again."""
+        if not isinstance(subscript.value, cst.Name) or len(subscript.slice) != 1:
+            return None
+        append = self._element_lists.get(subscript.value.value)
+        index = subscript.slice[0].slice
+        if append is None or not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
+            return None
+        # The innermost loop around the subscript that binds the index, and no other binding of it in there.
+        counters = [b.node for b in self.analysis.assignments_of(index.value)]
+        loop = next((a for a in self._loops_around(subscript) if any(self._counter_loop(c) is a for c in counters)), None)
+        if loop is None or any(self.graphs.within(c, loop.body) for c in counters):
+            return None
+        appending = self._loops_around(append)[0]
+        if self.graphs.within(loop, appending) or self.graphs.within(appending, loop):
+            return None
+        bindings = self.analysis.assignments_of(subscript.value)
+        for outer in self._loops_around(loop):
+            if not self.graphs.within(appending, outer) or not all(self.graphs.within(b.node, outer) for b in bindings):
+                return None
+        return loop
+
+    def _counter_loop(self, target: cst.CSTNode) -> cst.For | None:
+        """The loop ``for <target> in range(...)`` or ``for <target>, _ in enumerate(...)`` that binds ``target``."""
+        loop = next((a for a in self.analysis.ancestors(target) if isinstance(a, cst.For)), None)
+        if loop is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.iter.func, cst.Name):
+            return None
+        if loop.iter.func.value == "range" and loop.target is target:
+            return loop
+        if loop.iter.func.value == "enumerate" and isinstance(loop.target, cst.Tuple) and loop.target.elements:
+            return loop if loop.target.elements[0].value is target else None
+        return None
 
     def _is_value(self, receiver: cst.BaseExpression, env: dict) -> bool:
         """Whether ``receiver`` holds a value of this function (a tensor, a list, a distribution) rather
@@ -631,6 +817,10 @@ class FunctionGraphs:
         summary = self.graphs.summary(definition)
         if summary is None:
             return frozenset({Origin(FORWARD, call)}) | arguments
+        return self._summarised_call(call, summary, arguments, dropped)
+
+    def _summarised_call(self, call: cst.Call, summary: FunctionSummary, arguments: frozenset, dropped: bool) -> frozenset:
+        """A call of a project function whose body says what it does with the graphs it is given."""
         if summary.backpropagates_parameters and arguments:
             self._record(call, None, arguments)
         if summary.keeps_parameters:
@@ -659,6 +849,8 @@ class AutogradGraphs:
         self._in_progress: set[cst.CSTNode] = set()
         self._globals: dict[cst.CSTNode, set[str]] = {}
         self._within: dict[tuple[int, int], bool] = {}
+        self._outside_summaries: dict[cst.Call, FunctionSummary | None] = {}
+        self._returns_reused: dict[cst.CSTNode, bool | None] = {}
 
     def function(self, scope: cst.CSTNode) -> FunctionGraphs:
         flow = self._functions.get(scope)
@@ -681,6 +873,65 @@ class AutogradGraphs:
             return None
         summary = self._summaries[definition] = self.function(definition).summary()
         return summary
+
+    # -- the rest of the project -------------------------------------------------------------------------
+    def outside_summary(self, call: cst.Call) -> FunctionSummary | None:
+        """The summary of the project function in another module that ``call`` runs, as this file sees it:
+        what it returns from outside this function is one origin of the call's."""
+        if call in self._outside_summaries:
+            return self._outside_summaries[call]
+        outside = self.analysis.outside
+        summary = outside.graph_summary(self.analysis, call) if outside is not None else None
+        if summary is not None:
+            summary = replace(summary, returned_outside=frozenset({Origin(OUTSIDE, call)}) if summary.returned_outside else _NONE)
+        self._outside_summaries[call] = summary
+        return summary
+
+    def returns_reused(self, scope: cst.CSTNode) -> bool | None:
+        """Whether a caller of the function ``scope`` may backpropagate again what it returns (or a graph it
+        handed in): True when one may, False when every call of it in the project is known and none does,
+        None when its callers are not all known (no project, no call, a use that is not a call, a method a
+        framework may call)."""
+        if scope not in self._returns_reused:
+            callers = self.result_callers(scope)
+            if callers is None:
+                self._returns_reused[scope] = None
+            else:
+                self._returns_reused[scope] = any(_caller_uses_result(analysis, call) for analysis, call in callers)
+        return self._returns_reused[scope]
+
+    def result_callers(self, scope: cst.CSTNode) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
+        """Every call of the function ``scope`` in the project, or None when some may be missed."""
+        outside = self.analysis.outside
+        if outside is None or not isinstance(scope, cst.FunctionDef) or self.analysis.enclosing_function(scope) is not None:
+            return None
+        if scope.name.value.startswith("__"):
+            return None  # called by the language (``__call__``, ``__iter__``), not by name
+        if any(dotted_name(d.decorator) not in ("staticmethod", "classmethod") for d in scope.decorators):
+            return None  # a property, a registered callback, a wrapper: called where no call by name shows
+        here = self._callers_here(scope)
+        if here is None:
+            return None
+        elsewhere = outside.graph_callers(self.analysis, scope)
+        if elsewhere is None:
+            return None
+        callers = [(self.analysis, call) for call in here] + list(elsewhere)
+        return callers or None
+
+    def _callers_here(self, definition: cst.FunctionDef) -> list[cst.Call] | None:
+        name = definition.name.value
+        if referenced_besides_calls(self.analysis, name):
+            return None
+        method = self.owner(definition) is not None
+        calls = []
+        for site in self.analysis.index.sites(name):
+            call = site.call
+            callee = self.callee(self.scope_of(call), call)
+            if callee is definition:
+                calls.append(call)
+            elif method and isinstance(call.func, cst.Attribute):
+                return None  # ``self.step()`` in a base class, ``agent.step()``: may dispatch to this method
+        return calls
 
     # -- names, members, callees -------------------------------------------------------------------------
     def callee(self, scope: cst.CSTNode, call: cst.Call) -> cst.FunctionDef | None:
@@ -823,6 +1074,36 @@ class AutogradGraphs:
                 return branch_of_first[ancestor] != (child is ancestor.body)
             child = ancestor
         return False
+
+
+def _caller_uses_result(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
+    graphs = analysis.autograd_graphs
+    scope = graphs.scope_of(call)
+    if isinstance(scope, cst.Lambda):
+        return True  # ``closure = lambda: loss_fn(x)``: the lambda returns it to whoever calls the lambda
+    return graphs.function(scope).uses_result(call)
+
+
+def referenced_besides_calls(analysis: "ModuleAnalysis", name: str) -> bool:
+    """Whether the module uses ``name`` other than by calling it (or defining, importing or passing it as a
+    keyword): ``closure=self.compute_loss``, ``losses = {"l1": l1_loss}``, ``fn = helper``. Such a use may
+    call it where no call shows."""
+    for node in analysis.nodes_of(cst.Name):
+        if node.value != name:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.Param)) or isinstance(parent, cst.Arg) and parent.keyword is node:
+            continue
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            holder = analysis.parent(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                continue
+        if any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in analysis.ancestors(node)):
+            continue
+        return True
+    return False
 
 
 def _join(first: dict, second: dict) -> dict:

@@ -807,6 +807,14 @@ class ModuleAnalysis:
 
     # -- models --------------------------------------------------------------------------------
     @cached_property
+    def autograd_graphs(self):
+        """The autograd-graph flow of this file's functions (:class:`gemlint.analysis.autograd_graphs.AutogradGraphs`),
+        shared by the rules and by the project model's questions from other files."""
+        from gemlint.analysis.autograd_graphs import AutogradGraphs
+
+        return AutogradGraphs(self)
+
+    @cached_property
     def models(self):
         """The model-object tracker of this file (:class:`gemlint.analysis.models.ModelTracker`)."""
         from gemlint.analysis.models import ModelTracker

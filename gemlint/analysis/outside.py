@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.autograd_graphs import FunctionSummary
     from gemlint.analysis.module import ModuleAnalysis, Verdict
 
 
@@ -62,3 +63,12 @@ class OutsideFacts(Protocol):
     def per_request_callers(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> list[str | None]:
         """For each call of ``function`` from another module: why the caller runs on every request, or None
         when it does not (a start-up hook, module level, code that is not request code)."""
+
+    def graph_summary(self, analysis: "ModuleAnalysis", call: cst.Call) -> "FunctionSummary | None":
+        """What the project function in another module that ``call`` runs does with the autograd graphs it is
+        given and returns, or None when ``call`` runs no such function (or the walk is too deep)."""
+
+    def graph_callers(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
+        """Every call of ``function`` made in the other modules of the project, parsed; None when one may be
+        missed: a call by its name that resolves to nothing known, a use of its name that is not a call, a
+        method a framework base class may call."""

@@ -14,6 +14,7 @@ import ast
 import hashlib
 import os
 import pickle
+import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
+from gemlint.analysis.autograd_graphs import referenced_besides_calls
 from gemlint.analysis.handlers import per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import argument
@@ -41,6 +44,8 @@ MAX_HOPS = 4
 #: A parameter given a model by more callers than this is not looked into (each caller's file is parsed).
 MAX_PASSING_CALLERS = 8
 _MAX_RESOLVE = 12
+#: Other files that may mention a function before its callers are taken as unknowable.
+_MAX_MENTIONS = 16
 _INDEX_FORMAT = f"1|{code_digest()}"
 _TORCHSERVE_PACKAGE = "ts.torch_handler."
 _ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
@@ -934,6 +939,98 @@ class ProjectModel:
                 return site.callee
         return None
 
+    # -- autograd graphs across modules ------------------------------------------------------------------
+    def graph_summary(self, analysis: ModuleAnalysis, call: cst.Call) -> GraphSummary | None:
+        located = self._graph_callee(analysis, call)
+        if located is None:
+            return None
+        key = ("graph-summary", located[0].path, located[1].qualname)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        with self._hop() as allowed:
+            if not allowed:
+                return None  # not memoised: a shallower question may still answer it
+            parsed = self.project.parsed(Path(located[0].path))
+            callee = parsed.analysis if parsed is not None else None
+            definition = _definition_at(callee, located[1]) if callee is not None else None
+            summary = callee.autograd_graphs.summary(definition) if definition is not None else None
+        self._memo[key] = summary
+        return summary
+
+    def _graph_callee(self, analysis: ModuleAnalysis, call: cst.Call) -> tuple[_Entry, FunctionSummary] | None:
+        """The project function of another module that ``call`` runs (not a class: its construction)."""
+        entry = self._entry_for(analysis)
+        spelled = _spelled(call.func)
+        if entry is None or spelled is None:
+            return None
+        enclosing = analysis.enclosing_function(call)
+        caller = None
+        if enclosing is not None:
+            located = self._function_target(analysis, enclosing)
+            found = self._function(Target("function", located[0].summary.name, located[1])) if located is not None else None
+            caller = found[1] if found is not None else None
+        target = self.resolve_call(entry, caller, spelled)
+        if target is None or target.kind != "function" or target.qualname.endswith(".__init__"):
+            return None
+        located = self._function(target)
+        if located is None or located[0].path == entry.path:
+            return None
+        return located
+
+    def graph_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
+        located = self._function_target(analysis, function)
+        if located is None:
+            return None
+        entry, qualname = located
+        key = ("graph-callers", entry.path, qualname)
+        if key not in self._memo:
+            self.project.adopt(analysis)  # the callers' questions about this file then reach the same tree
+            self._memo[key] = self._graph_callers(entry, qualname)
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _graph_callers(self, entry: _Entry, qualname: str) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
+        owner, _, name = qualname.rpartition(".")
+        if owner:
+            chain, external = self.lineage(Target("class", entry.summary.name, owner), entry.path)
+            if external or any(name in cls.methods for _, cls in chain[1:]):
+                return None  # a framework base, or a project base calling the method it overrides, may call it
+        wanted = Target("function", entry.summary.name, qualname)
+        sites: list[tuple[_Entry, CallSite]] = []
+        for caller_entry, caller, site in self._caller_index().get(name, ()):
+            if caller_entry.path == entry.path:
+                continue  # same-file calls are the file's own analysis's business
+            target = self.resolve_call(caller_entry, caller, site.callee)
+            if target is None:
+                return None  # ``agent.update(...)`` on something the index cannot follow: it may be this one
+            if target == wanted:
+                sites.append((caller_entry, site))
+        # A use of the name that is not a call (a callback, an alias, a registry) may call it unseen.
+        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        mentions = []
+        for path in self._by_path:
+            if path == entry.path:
+                continue
+            try:
+                if pattern.search(read_bytes(path)):
+                    mentions.append(path)
+            except OSError:
+                return None
+        if len(mentions) > _MAX_MENTIONS:
+            return None
+        found = []
+        for path in mentions:
+            parsed = self.project.parsed(Path(path))
+            analysis = parsed.analysis if parsed is not None else None
+            if analysis is None or referenced_besides_calls(analysis, name):
+                return None
+        for caller_entry, site in sites:
+            parsed = self.project.parsed(Path(caller_entry.path))
+            call = _call_at(parsed.analysis, site) if parsed is not None and parsed.analysis is not None else None
+            if call is None:
+                return None
+            found.append((parsed.analysis, call))
+        return found
+
     def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:
         entry = self._entry_for(analysis)
         qual = _class_qualname(analysis, cls) if entry is not None else None
@@ -1005,6 +1102,16 @@ def _imported_spelling(entry: _Entry, spelled: str) -> str:
     first, _, rest = spelled.partition(".")
     head = entry.summary.imports.get(first, first)
     return f"{head}.{rest}" if rest else head
+
+
+def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.FunctionDef | None:
+    """The LibCST definition that ``ast`` summarised as ``function`` (its name, on the line of its ``def``)."""
+    name = function.qualname.rsplit(".", 1)[-1]
+    positions = analysis.context.wrapper.resolve(PositionProvider)
+    for node in analysis.nodes_of(cst.FunctionDef):
+        if node.name.value == name and positions[node.name].start.line == function.line:
+            return node
+    return None
 
 
 def _same_file_call(callee: str) -> bool:

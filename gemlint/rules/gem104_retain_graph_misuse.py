@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from functools import cached_property
-
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from gemlint.analysis.autograd import backward_call
 from gemlint.analysis.autograd_graphs import AutogradGraphs
@@ -11,6 +10,7 @@ from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_SHOWN_CALLERS = 3
 
 
 class RetainGraphMisuse(AnalysisRule):
@@ -25,7 +25,10 @@ class RetainGraphMisuse(AnalysisRule):
         "iteration it is pure overhead that raises peak memory. Summing the losses and calling backward once "
         "computes the same gradients. Whether a later backward can go through the retained graph is decided by "
         "data flow: which forward computations each tensor's graph comes from, what shares them and what breaks "
-        "the link (`.detach()`, `torch.no_grad()`, `.item()`, `.numpy()`, recomputing the forward). A retain "
+        "the link (`.detach()`, `torch.no_grad()`, `.item()`, `.numpy()`, recomputing the forward); the elements "
+        "of a list appended once per step, each from its own forward, carry graphs of their own. A graph the "
+        "function returns is judged by its callers, through the project: when every call of the function is known "
+        "and none backpropagates the result (or a graph it handed in) again, the retain is useless too. A retain "
         "followed by a backward through a separate graph, or repeated in a loop that rebuilds the graph, is a "
         "warning (it overlaps the next forward and raises peak memory); the last backward of a function that "
         "runs once is a note."
@@ -34,11 +37,15 @@ class RetainGraphMisuse(AnalysisRule):
         "A later backward or `torch.autograd.grad` on some path (later in the step, after the loop, or in the next "
         "iteration) whose root shares a tensor with the retained one: a generator loss built on the "
         "discriminator's output for non-detached fakes, a policy loss times a non-detached advantage, a hidden "
-        "state or running sum carried across iterations, one forward before a loop of per-output gradients.",
-        "A graph that leaves the function: returned, yielded, stored on `self`, a parameter or a global, captured "
-        "by a nested function, or handed to a call whose result is dropped (it may keep or backpropagate it; "
-        "logging calls such as `add_scalar` excepted). A graph the function did not build (a loss passed in, a "
-        "tensor stored on `self` by another method, a closure's variable) is left alone for the same reason.",
+        "state or running sum carried across iterations, one forward before a loop of per-output gradients, a list "
+        "element picked again by the next epoch's loop or linked to its neighbours by a hidden state.",
+        "A graph that leaves the function: yielded, stored on `self`, a parameter or a global, captured by a nested "
+        "function, handed to a call whose result is dropped (it may keep or backpropagate it; logging calls such as "
+        "`add_scalar`, and project functions whose body only reads it, excepted), or returned, unless every call "
+        "of the function in the project is known and none backpropagates the result again (a function without a "
+        "caller in the project, one passed around by name, or a method a framework base class may call keeps the "
+        "benefit of the doubt). A graph the function did not build (a loss passed in, a tensor stored on `self` by "
+        "another method, a closure's variable) is left alone for the same reason.",
         "`create_graph=True` (gradient penalties, Hessian-vector products, higher-order gradients), and "
         "`retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
@@ -67,12 +74,13 @@ def train_epoch(model, loader, optimizer, criterion):
     )
     tags = ("performance", "memory", "pytorch", "autograd")
     prefilter = ("retain_graph",)
+    cross_file = True  # a returned graph is judged by the callers in other modules, a callee there by its body
 
     syntax_gate = Spelled("keywords", {"retain_graph"})
 
-    @cached_property
+    @property
     def graphs(self) -> AutogradGraphs:
-        return AutogradGraphs(self.analysis)
+        return self.analysis.autograd_graphs
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.analysis.is_production:
@@ -91,6 +99,15 @@ def train_epoch(model, loader, optimizer, criterion):
             return
         loop = flow.innermost_loop(node)
         if loop is not None and evidence is None or loop is not None and not self.graphs.within(evidence.node, loop):
+            if any(origin.picked is loop for origin in event.origins):
+                self.report(
+                    node,
+                    "`retain_graph=True` but each iteration backpropagates through a different element of a list "
+                    "whose elements have graphs of their own, and nothing later in the iteration goes through this "
+                    "one: its saved tensors stay alive for nothing. Drop it, or sum the losses and call backward once",
+                    related=self._related(loop, "the loop that picks a different element every iteration"),
+                )
+                return
             self.report(
                 node,
                 "`retain_graph=True` but the graph is rebuilt every iteration and nothing later in the iteration "
@@ -100,6 +117,18 @@ def train_epoch(model, loader, optimizer, criterion):
             )
             return
         if evidence is None:
+            scope = self.graphs.scope_of(node)
+            callers = self.graphs.result_callers(scope) if flow.returns_retained(event) else None
+            if callers:
+                self.report(
+                    node,
+                    f"`retain_graph=True` but no later backward uses this graph: `{scope.name.value}` returns it, and "
+                    f"none of its callers ({_count(len(callers), 'call')} in the project) backpropagates the result "
+                    "again, so its saved tensors stay alive for nothing. Drop it",
+                    severity=Severity.NOTE,
+                    related=tuple(_caller_location(analysis, call) for analysis, call in callers[:_SHOWN_CALLERS]),
+                )
+                return
             self.report(
                 node,
                 "`retain_graph=True` but no later backward in this step uses this graph: it is the last backward "
@@ -120,3 +149,16 @@ def train_epoch(model, loader, optimizer, criterion):
         if isinstance(node, (cst.For, cst.While)):
             end = self.range_of(node.iter if isinstance(node, cst.For) else node.test)[1]  # the loop's header
         return (RelatedLocation(Span(self.context.display_path, start.line, start.column, end.line, end.column), message),)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _caller_location(analysis, call: cst.Call) -> RelatedLocation:
+    """A call of the function (in this file or another), which does not backpropagate what it returns."""
+    span = analysis.context.wrapper.resolve(PositionProvider)[call]
+    return RelatedLocation(
+        Span(analysis.context.display_path, span.start.line, span.start.column + 1, span.end.line, span.end.column + 1),
+        "a caller, which does not backpropagate the result again",
+    )
