@@ -114,7 +114,24 @@ class ModelTracker:
             return None
         # `model.encoder(x)` runs a submodule's forward; `model.get_text_features(x)` a method: told apart
         # by the model's class (see _submodule_origins), and unknown classes give no origins.
-        return receiver if self.origins(receiver) else None
+        if not self.origins(receiver) or self._result_used_as_module(call):
+            return None
+        return receiver
+
+    def _result_used_as_module(self, call: cst.Call) -> bool:
+        """What ``call`` returns is a module, so the call built one instead of running one: ``Model(envs)`` in
+        ``model = Model(envs).to(device)`` then ``model.load_state_dict(...)``, with ``Model`` a parameter
+        holding a class."""
+        outer: cst.BaseExpression = call
+        while True:
+            attribute = self.analysis.parent(outer)
+            chained = self.analysis.parent(attribute) if isinstance(attribute, cst.Attribute) and attribute.value is outer else None
+            if not (isinstance(chained, cst.Call) and chained.func is attribute and attribute.attr.value in fw.MODULE_SELF_METHODS):
+                break
+            if attribute.attr.value in fw.MODULE_ONLY_METHODS:
+                return True  # `Net(cfg).eval()`
+            outer = chained
+        return isinstance(outer, cst.Call) and self._bound_and_used_as_module(outer)
 
     def forward_guard(self, receiver: cst.BaseExpression) -> str | None:
         """Why the forward of every model ``receiver`` may hold runs without gradients by itself: its class's

@@ -399,6 +399,11 @@ class ModuleAnalysis:
             cached = self.own_verdict(function)
             if cached.context is Context.UNKNOWN:
                 cached = self._verdict_from_callers(function)
+            elif cached.is_inference and self._named_reason(function) == cached.reason:
+                # A name is weak evidence: `evaluate_actions` of an RL policy feeds the training loss.
+                trainer = self._training_caller(function)
+                if trainer is not None:
+                    cached = Verdict(Context.TRAINING, f"`{function.name.value}` is called from training code ({trainer})")
             self._function_verdicts[function] = cached
         return cached
 
@@ -440,13 +445,32 @@ class ModuleAnalysis:
                 return f"`{owner.name.value}.{name}` is a serving hook"
         if name in fw.LIGHTNING_INFERENCE_HOOKS:
             return f"`{name}` is a Lightning prediction hook"
-        if has_inference_prefix(name):
-            return f"`{name}` is named as an inference function"
-        if owner is not None and fw.INFERENCE_CLASS_NAME.search(owner.name.value) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
-            return f"`{owner.name.value}.{name}` is a method of a class named for inference"
+        named = self._named_reason(function)
+        if named is not None:
+            return named
         if name != "__init__" and self._evaluates(function):
             return f"`{name}` puts a model in eval mode and runs it without training (evaluation code)"
         return None
+
+    def _named_reason(self, function: cst.FunctionDef) -> str | None:
+        """Inference context by a name alone: the function's (``predict*``, ``evaluate*``, ...) or its class's."""
+        name = function.name.value
+        if has_inference_prefix(name):
+            return f"`{name}` is named as an inference function"
+        owner = self.enclosing_class(function)
+        if owner is not None and fw.INFERENCE_CLASS_NAME.search(owner.name.value) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
+            return f"`{owner.name.value}.{name}` is a method of a class named for inference"
+        return None
+
+    def _training_caller(self, function: cst.FunctionDef) -> str | None:
+        """Where code that trains calls a function of this name: in this file (any receiver:
+        ``self.policy.evaluate_actions(...)``), or in another module of the project."""
+        name = function.name.value
+        for site in self.index.sites(name):
+            caller = self.enclosing_function(site.call)
+            if caller is not None and caller is not function and (self.trains(caller) or any(self.trains(o) for o in site.owners if isinstance(o, (cst.For, cst.While)))):
+                return f"`{caller.name.value}`"
+        return self.outside.training_caller(self, function) if self.outside is not None else None
 
     def _evaluates(self, function: cst.FunctionDef) -> bool:
         """The function calls ``.eval()`` on a model (it does not train: training is decided first)."""
@@ -514,15 +538,35 @@ class ModuleAnalysis:
         return not self.registered_handlers.isdisjoint((f"self.{name}", f"cls.{name}", f"{owner.name.value}.{name}"))
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
-        """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``."""
+        """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``
+        in its class or a class of this file related to it by inheritance (a method of the same name in an
+        unrelated class is another method)."""
+        owner = self.enclosing_class(function)
         calls = []
         for site in self.index.sites(function.name.value):
             func = site.call.func
-            if isinstance(func, cst.Name) or (
-                isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
-            ):
+            if isinstance(func, cst.Name):
                 calls.append(site.call)
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+                caller = self.enclosing_function(site.call)
+                caller_class = self.enclosing_class(caller) if caller is not None else None
+                if owner is None or caller_class is None or self._related_classes(owner, caller_class):
+                    calls.append(site.call)
         return calls
+
+    def _related_classes(self, first: cst.ClassDef, second: cst.ClassDef) -> bool:
+        return first in self._local_lineage(second) or second in self._local_lineage(first)
+
+    def _local_lineage(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
+        """``cls`` and its bases defined in this file, transitively."""
+        chain, todo = [], [cls]
+        while todo and len(chain) < 16:
+            current = todo.pop(0)
+            if current in chain:
+                continue
+            chain.append(current)
+            todo.extend(local for base in current.bases if (local := self.local_classes.get(dotted_name(base.value) or "")) is not None)
+        return chain
 
     def instance_callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Same-file calls of the method ``function`` through an instance of its class held elsewhere:
@@ -708,6 +752,22 @@ class ModuleAnalysis:
                     return f"every caller of `{function.name.value}` in this file disables gradients"
                 if elsewhere and all(guarded) and all(elsewhere):
                     return f"every caller of `{function.name.value}` (in this and other modules) disables gradients"
+                if not guarded and not elsewhere and self._named_reason(function) == self.own_verdict(function).reason:
+                    return self._guarded_by_name(function, _depth)
+        return None
+
+    def _guarded_by_name(self, function: cst.FunctionDef, depth: int) -> str | None:
+        """For a function in inference context by its name alone, whose callers cannot be resolved
+        (``self.policy.predict_values(obs)`` with ``self.policy`` built at run time): every call of that name
+        in the project disables gradients."""
+        name = function.name.value
+        calls = [(self, site.call) for site in self.index.sites(name) if self.enclosing_function(site.call) is not function]
+        elsewhere = self.outside.calls_by_name(self, function) if self.outside is not None else []
+        if elsewhere is None:
+            return None
+        calls += elsewhere
+        if calls and all(analysis.grad_free_guard(call, depth + 1) is not None for analysis, call in calls):
+            return f"every call of a function named `{name}` in the project disables gradients"
         return None
 
     def wrapping_decorators(self, function: cst.FunctionDef) -> list[cst.Decorator]:

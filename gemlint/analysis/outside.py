@@ -49,6 +49,14 @@ class OutsideFacts(Protocol):
         """For each call of ``function`` from another module (tests aside): why the argument it passes for
         ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""
 
+    def calls_by_name(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
+        """The calls, in other modules (tests aside), of any function with ``function``'s name, on any
+        receiver; None when there are too many to look at."""
+
+    def training_caller(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> str | None:
+        """A function of another module that trains (backward, optimizer step) and calls a function of this
+        name on any receiver, named for a message; None when there is none."""
+
     def package_disables_grad(self, analysis: "ModuleAnalysis") -> str | None:
         """Why the module's code runs with autograd off process-wide: a package it belongs to calls
         ``torch.set_grad_enabled(False)`` at module level of its ``__init__`` (run before any of its modules)."""

@@ -835,6 +835,39 @@ class ProjectModel:
             return None
         return target.dotted if self.is_model_class(target, entry.path) else None
 
+    def calls_by_name(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return None
+        sites = [
+            (caller_entry, site)
+            for caller_entry, _, site in self._caller_index().get(function.name.value, ())
+            if caller_entry.path != entry.path
+            and not is_test_path(os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/"))
+        ]
+        if len(sites) > MAX_PASSING_CALLERS:
+            return None
+        found = []
+        with self._hop() as allowed:
+            if not allowed:
+                return None
+            for caller_entry, site in sites:
+                parsed = self.project.parsed(Path(caller_entry.path))
+                call = _call_at(parsed.analysis, site) if parsed is not None and parsed.analysis is not None else None
+                if call is None:
+                    return None
+                found.append((parsed.analysis, call))
+        return found
+
+    def training_caller(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return None
+        for caller_entry, caller, site in self._caller_index().get(function.name.value, ()):
+            if caller is not None and caller_entry.path != entry.path and _summary_trains(caller):
+                return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
+        return None
+
     def package_disables_grad(self, analysis: ModuleAnalysis) -> str | None:
         entry = self._entry_for(analysis)
         if entry is None:
@@ -1044,6 +1077,22 @@ class ProjectModel:
                 if self._holds_model(owner_entry, callee, entry.path):
                     return f"`self.{name}`, a model that the base class `{owner.name}` of `{owner_entry.summary.name}` binds"
         return None
+
+
+def _summary_trains(function: FunctionSummary) -> bool:
+    """The function runs a training step, by its summary (as :meth:`ModuleAnalysis.is_training_call` decides
+    from the tree): a backward, ``zero_grad``, ``autograd.grad``, or an optimizer's ``step``."""
+    for site in function.calls:
+        receiver, _, method = site.callee.rpartition(".")
+        if method in ("backward", "zero_grad") and receiver:
+            return True
+        if site.callee.endswith("autograd.grad"):
+            return True
+        if method == "step" and receiver:
+            last = receiver.rsplit(".", 1)[-1].lower()
+            if "optim" in last or last in ("opt", "scaler"):
+                return True
+    return False
 
 
 def _evaluates(function: FunctionSummary) -> bool:
