@@ -246,9 +246,10 @@ class ModelTracker:
         return defines_forward and any(self._holds_submodule(current) for current in chain)
 
     def _holds_nothing(self, cls: cst.ClassDef) -> bool:
-        """An nn.Module subclass of this file with no state: every class of its chain derives from
-        ``torch.nn.Module`` itself (or from each other), binds no ``self.<attr>`` and no class attribute, and
-        registers no parameter, buffer or submodule."""
+        """An nn.Module subclass of this file with no parameters and no mode: every class of its chain derives
+        from ``torch.nn.Module`` itself (or from each other), binds no ``self.<attr>`` and no class attribute,
+        registers no parameter or submodule, and registers buffers (constants: no gradients) only where no
+        method reads ``self.training``."""
         chain = self._class_chain(cls)
         for current in chain:
             for base in current.bases:
@@ -262,10 +263,14 @@ class ModelTracker:
                 return False
         if any(
             self._member_owner(node) in chain
-            for member in ("register_buffer", "register_parameter", "register_module", "add_module", "__setattr__")
+            for member in ("register_parameter", "register_module", "add_module", "__setattr__")
             for node in self._attributes_named.get(member, ())
         ):
             return False
+        if any(self._member_owner(node) in chain for node in self._attributes_named.get("register_buffer", ())) and any(
+            self._member_owner(node) in chain and is_name(node.value, "self") for node in self._attributes_named.get("training", ())
+        ):
+            return False  # a buffer used differently in training and in eval mode: the mode matters
         # ``setattr(self, name, layer)``: layers bound by name at run time
         return not any(
             site.call.args and is_name(site.call.args[0].value, "self") and self._method_owner(site.call) in chain
