@@ -579,7 +579,7 @@ class ModelTracker:
             all_models = all_models and bool(resolved)
         if evidence is None and all_models:
             evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}`"
-        if evidence is None and not arguments and self.analysis.outside is not None:
+        if evidence is None and not arguments and self.analysis.outside is not None and self._param_runs_or_is_kept(param):
             elsewhere = self.analysis.outside.models_passed(self.analysis, function, param)
             if elsewhere and all(elsewhere):
                 evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}` ({elsewhere[0]})"
@@ -793,6 +793,27 @@ class ModelTracker:
                 arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
             found.append(arg.value if arg is not None else None)
         return found
+
+    def _param_runs_or_is_kept(self, param: cst.Param) -> bool:
+        """The parameter is called (``model(x)``, ``model.forward(x)``) or kept on ``self`` (``self.decoder =
+        decoder``) in its function: only then does what callers elsewhere pass matter (asking them parses
+        their files)."""
+        scope = self.analysis.scope_of(param.name)
+        if scope is None:
+            return False
+        for assignment in scope[param.name.value]:
+            if not isinstance(assignment, Assignment) or assignment.node is not param:
+                continue
+            for access in assignment.references:
+                node = access.node
+                parent = self.analysis.parent(node)
+                if isinstance(parent, cst.Call) and parent.func is node:
+                    return True
+                if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in ("forward", *fw.MODULE_SELF_METHODS):
+                    return True
+                if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node:
+                    return True
+        return False
 
     def _param_used_as_module(self, param: cst.Param) -> bool:
         scope = self.analysis.scope_of(param.name)

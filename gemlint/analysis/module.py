@@ -759,16 +759,15 @@ class ModuleAnalysis:
     def _guarded_by_name(self, function: cst.FunctionDef, depth: int) -> str | None:
         """For a function in inference context by its name alone, whose callers cannot be resolved
         (``self.policy.predict_values(obs)`` with ``self.policy`` built at run time): every call of that name
-        in the project disables gradients."""
+        in the project disables gradients (in other modules, by a guard written at the call)."""
         name = function.name.value
-        calls = [(self, site.call) for site in self.index.sites(name) if self.enclosing_function(site.call) is not function]
-        elsewhere = self.outside.calls_by_name(self, function) if self.outside is not None else []
-        if elsewhere is None:
+        here = [site.call for site in self.index.sites(name) if self.enclosing_function(site.call) is not function]
+        if not all(self.grad_free_guard(call, depth + 1) is not None for call in here):
             return None
-        calls += elsewhere
-        if calls and all(analysis.grad_free_guard(call, depth + 1) is not None for analysis, call in calls):
-            return f"every call of a function named `{name}` in the project disables gradients"
-        return None
+        elsewhere = self.outside.calls_by_name_guarded(self, function) if self.outside is not None else None
+        if elsewhere is False or (elsewhere is None and not here):
+            return None
+        return f"every call of a function named `{name}` in the project disables gradients"
 
     def wrapping_decorators(self, function: cst.FunctionDef) -> list[cst.Decorator]:
         """The decorators that wrap what runs when ``function`` is called as registered: decorators apply

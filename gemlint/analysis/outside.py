@@ -49,9 +49,9 @@ class OutsideFacts(Protocol):
         """For each call of ``function`` from another module (tests aside): why the argument it passes for
         ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""
 
-    def calls_by_name(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
-        """The calls, in other modules (tests aside), of any function with ``function``'s name, on any
-        receiver; None when there are too many to look at."""
+    def calls_by_name_guarded(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool | None:
+        """Whether every call, in other modules (tests aside), of a function with ``function``'s name (on any
+        receiver) is written under a grad-free guard; None when there is no such call."""
 
     def training_caller(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> str | None:
         """A function of another module that trains (backward, optimizer step) and calls a function of this

@@ -735,11 +735,21 @@ class ProjectModel:
         key = ("passed", located[0].path, located[1], param.name.value)
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
+        if not self._on_inference_path_or_class(*located):
+            return []  # what callers pass matters to inference rules only where inference code runs
         self._memo[key] = []  # recursion
         with self._hop() as allowed:
             result = self._models_passed(analysis, function, param, located) if allowed else []
         self._memo[key] = result
         return result
+
+    def _on_inference_path_or_class(self, entry: _Entry, qualname: str) -> bool:
+        """The function is on an inference path; for ``__init__``, some method of its class is."""
+        owner, _, name = qualname.rpartition(".")
+        if name != "__init__" or not owner:
+            return self.on_inference_path(entry.path, qualname)
+        cls = entry.summary.classes.get(owner)
+        return cls is not None and any(self.on_inference_path(entry.path, f"{owner}.{method}") for method in cls.methods)
 
     def _models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param, located: tuple[_Entry, str]) -> list[str | None]:
         callers = [
@@ -835,29 +845,18 @@ class ProjectModel:
             return None
         return target.dotted if self.is_model_class(target, entry.path) else None
 
-    def calls_by_name(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
+    def calls_by_name_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool | None:
         entry = self._entry_for(analysis)
         if entry is None:
             return None
         sites = [
-            (caller_entry, site)
+            site
             for caller_entry, _, site in self._caller_index().get(function.name.value, ())
             if caller_entry.path != entry.path
             and not is_test_path(os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/"))
         ]
-        if len(sites) > MAX_PASSING_CALLERS:
-            return None
-        found = []
-        with self._hop() as allowed:
-            if not allowed:
-                return None
-            for caller_entry, site in sites:
-                parsed = self.project.parsed(Path(caller_entry.path))
-                call = _call_at(parsed.analysis, site) if parsed is not None and parsed.analysis is not None else None
-                if call is None:
-                    return None
-                found.append((parsed.analysis, call))
-        return found
+        # Decided from the index, without parsing a caller: a guard written at the call, or on its function.
+        return all(site.guarded for site in sites) if sites else None
 
     def training_caller(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
         entry = self._entry_for(analysis)

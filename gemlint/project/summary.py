@@ -26,6 +26,9 @@ class CallSite:
     line: int
     column: int  # byte offset, as ``ast`` gives it
     ordinal: int  # among the calls with the same terminal name on the same line, in column order
+    #: Written inside ``with torch.no_grad()``/``inference_mode()`` or a function decorated with one (by
+    #: spelling; guards further up the callers are not seen here).
+    guarded: bool = False
 
 
 @dataclass
@@ -124,6 +127,8 @@ class _Summariser:
         self.functions: list[FunctionSummary] = []
         #: Per open function: its parameters' annotations, spelled (``sam_model: Sam`` -> {"sam_model": "Sam"}).
         self._annotations: list[dict[str, str]] = []
+        #: How many grad-free ``with`` blocks and decorated functions enclose the current node.
+        self._guards = 0
         self._seen: dict[tuple[int, str], int] = {}
         self._handlers = {
             ast.Import: self._import,
@@ -135,6 +140,8 @@ class _Summariser:
             ast.AnnAssign: self._ann_assign,
             ast.Return: self._return,
             ast.Call: self._call,
+            ast.With: self._with,
+            ast.AsyncWith: self._with,
             ast.Name: _nothing,
             ast.Constant: _nothing,
         }
@@ -220,10 +227,24 @@ class _Summariser:
         )
         for decorator in node.decorator_list:
             self.visit(decorator)
+        # A grad-free decorator guards the body; an async def's only covers making the coroutine.
+        guard = isinstance(node, ast.FunctionDef) and any(_grad_free(d) for d in node.decorator_list)
+        saved = self._guards
+        self._guards = 1 if guard else 0  # a nested function runs when called, not inside the enclosing guard
         for statement in node.body:
             self.visit(statement)
+        self._guards = saved
         self._annotations.pop()
         self.functions.pop()
+
+    def _with(self, node) -> None:
+        guard = any(_grad_free(item.context_expr) for item in node.items)
+        for item in node.items:
+            self.visit(item)
+        self._guards += guard
+        for statement in node.body:
+            self.visit(statement)
+        self._guards -= guard
 
     # -- bindings and calls -----------------------------------------------------------------
     def _assign(self, node: ast.Assign) -> None:
@@ -284,7 +305,7 @@ class _Summariser:
             key = (node.lineno, terminal)
             ordinal = self._seen.get(key, 0)
             self._seen[key] = ordinal + 1
-            site = CallSite(callee, node.lineno, node.col_offset, ordinal)
+            site = CallSite(callee, node.lineno, node.col_offset, ordinal, self._guards > 0)
             if self.functions:
                 function = self.functions[-1]
                 function.calls.append(site)
@@ -297,6 +318,17 @@ class _Summariser:
             elif not self.classes:
                 self.summary.module_calls.append(site)
         self.children(node)
+
+
+def _grad_free(expression: ast.AST) -> bool:
+    """``torch.no_grad()``, ``inference_mode()``, ``torch.set_grad_enabled(False)``, ``@torch.no_grad``, by spelling."""
+    call = expression if isinstance(expression, ast.Call) else None
+    name = (dotted(call.func if call is not None else expression) or "").rsplit(".", 1)[-1]
+    if name in ("no_grad", "inference_mode"):
+        return call is None or not call.args or not (isinstance(call.args[0], ast.Constant) and call.args[0].value is False)
+    if name == "set_grad_enabled" and call is not None and call.args:
+        return isinstance(call.args[0], ast.Constant) and call.args[0].value is False
+    return False
 
 
 def _nothing(node: ast.AST) -> None:
