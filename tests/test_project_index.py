@@ -92,3 +92,47 @@ def test_an_unparsable_file_has_a_digest_and_no_summary(tmp_path):
     path.write_text("def f(:\n")
     digest, summary = summarise_file(str(path), "broken")
     assert len(digest) == 64 and summary is None
+
+
+GUARDS = '''\
+import torch
+from torch import no_grad
+
+def plain(policy, x):
+    return policy.score(x)
+
+def under_with(policy, x):
+    with torch.no_grad():
+        return policy.score(x)
+
+def switched_off(policy, x):
+    with torch.set_grad_enabled(False), open("log") as log:
+        return policy.score(x)
+
+def not_a_guard(policy, x):
+    with torch.inference_mode(False):
+        return policy.score(x)
+
+@no_grad()
+def decorated(policy, x):
+    return policy.score(x)
+
+@torch.inference_mode()
+async def coroutine(policy, x):
+    return policy.score(x)
+'''
+
+
+def test_call_sites_record_a_grad_free_guard_written_around_them():
+    from gemlint.project.summary import summarise
+
+    summary = summarise(ast.parse(GUARDS), "policies", False)
+    guarded = {qualname: [site.guarded for site in function.calls if site.callee == "policy.score"] for qualname, function in summary.functions.items()}
+    assert guarded == {
+        "plain": [False],
+        "under_with": [True],
+        "switched_off": [True],
+        "not_a_guard": [False],
+        "decorated": [True],
+        "coroutine": [False],  # the decorator covers making the coroutine, not running it
+    }
