@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_HOPS = 4
 #: A parameter given a model by more callers than this is not looked into (each caller's file is parsed).
 MAX_PASSING_CALLERS = 8
+#: Callers in more files than this are judged from the index, without parsing them.
+MAX_PARSED_CALLER_FILES = 3
 _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
@@ -662,9 +664,9 @@ class ProjectModel:
         finally:
             self._hops -= 1
 
-    def _caller_calls(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]]:
+    def _located_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
         """Calls of ``function`` from other modules that lie on a path from an inference entry point: only
-        those decide its context and its guards, and only their files are parsed."""
+        those decide its context and its guards."""
         located = self._function_target(analysis, function)
         if located is None or not self.on_inference_path(located[0].path, located[1]):
             return []
@@ -675,7 +677,21 @@ class ProjectModel:
                     continue  # module-level code that is not a script's run: an import-time call
             elif not self.on_inference_path(caller_entry.path, caller.qualname):
                 continue  # a test or unreached code calling it is not a path from a request
-            if caller_entry.path == located[0].path:
+            found.append((caller_entry, caller, site))
+        return found
+
+    def _parses_callers(self, analysis: ModuleAnalysis, callers: list[tuple[_Entry, FunctionSummary | None, CallSite]]) -> bool:
+        """Few enough caller files to parse them; a helper called from all over a large project is judged
+        from the index instead (parsing every caller cost most of a cold run on transformers)."""
+        own = self._entry_for(analysis)
+        here = own.path if own is not None else None
+        return len({entry.path for entry, _, _ in callers if entry.path != here}) <= MAX_PARSED_CALLER_FILES
+
+    def _caller_calls(self, analysis: ModuleAnalysis, callers: list[tuple[_Entry, FunctionSummary | None, CallSite]]) -> list[tuple[ModuleAnalysis, cst.Call]]:
+        own = self._entry_for(analysis)
+        found = []
+        for caller_entry, _, site in callers:
+            if own is not None and caller_entry.path == own.path:
                 caller = analysis  # an instance call in the same file: `runner.predict(x)`, `runner = Runner()`
             else:
                 parsed = self.project.parsed(Path(caller_entry.path))
@@ -685,11 +701,22 @@ class ProjectModel:
                 found.append((caller, call))
         return found
 
+    def _index_verdict(self, entry: _Entry, caller: FunctionSummary | None) -> Verdict:
+        """A caller's context from its summary alone (see :meth:`_parses_callers`)."""
+        if caller is None:
+            return Verdict(Context.INFERENCE, f"module-level code of the script `{entry.summary.name}`")
+        if _summary_trains(caller):
+            return Verdict(Context.TRAINING, f"`{caller.qualname}` in `{entry.summary.name}` runs a training step")
+        return Verdict(Context.INFERENCE, f"`{caller.qualname}` in `{entry.summary.name}`, on a path from an inference entry point")
+
     def caller_verdicts(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[Verdict]:
         with self._hop() as allowed:
             if not allowed:
                 return []
-            return [caller.context_of(call) for caller, call in self._caller_calls(analysis, function)]
+            callers = self._located_callers(analysis, function)
+            if not self._parses_callers(analysis, callers):
+                return [self._index_verdict(entry, caller) for entry, caller, _ in callers]
+            return [caller.context_of(call) for caller, call in self._caller_calls(analysis, callers)]
 
     def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
         located = self._function_target(analysis, function)
@@ -785,8 +812,12 @@ class ProjectModel:
         with self._hop() as allowed:
             if not allowed:
                 return []
+            callers = self._located_callers(analysis, function)
+            if not self._parses_callers(analysis, callers):
+                # From the index: a guard written at the call or on its function (none further up is seen).
+                return [site.guarded for entry, caller, site in callers if caller is None or not _summary_trains(caller)]
             results = []
-            for caller, call in self._caller_calls(analysis, function):
+            for caller, call in self._caller_calls(analysis, callers):
                 verdict = caller.context_of(call)
                 if verdict.context is Context.TRAINING:
                     continue
