@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -307,3 +308,39 @@ def test_a_fifo_named_like_a_module_does_not_block_the_project_index(tmp_path):
     assert [p.name for p in project.python_files] == ["server.py"]
     assert [r.path for r in project.routes] == ["/h"]
     assert project.parsed(tmp_path / "fifo.py") is None
+
+
+def _many_callers(root: Path, guard: bool) -> None:
+    files = {
+        "svc/__init__.py": "",
+        "svc/helper.py": """
+            from torch import nn
+            MODEL = nn.Linear(2, 2).eval()
+
+            def score(x):
+                return MODEL(x)
+            """,
+    }
+    call = "with torch.no_grad():\n        return score(x)" if guard else "return score(x)"
+    for number in range(5):  # more caller files than are parsed: judged from the index
+        files[f"svc/route{number}.py"] = (
+            "import torch\nfrom fastapi import FastAPI\nfrom svc.helper import score\napp = FastAPI()\n\n"
+            f"@app.post('/r{number}')\ndef handle{number}(x):\n    {call}\n"
+        )
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text) if name == "svc/helper.py" else text)
+
+
+def test_a_helper_called_from_many_files_is_judged_from_the_index(tmp_path):
+    for guard in (False, True):
+        root = tmp_path / str(guard)
+        _many_callers(root, guard)
+        result = CliRunner().invoke(main, [str(root), "--isolated", "--project-root", str(root), "--select", "GEM101", "--format", "json", "--no-cache"])
+        found = [(f["path"].rsplit("/", 1)[-1], f["line"], f["message"]) for f in json.loads(result.stdout)]
+        if guard:
+            assert found == []  # every call is written under no_grad
+        else:
+            assert [(path, line) for path, line, _ in found] == [("helper.py", 6)]
+            assert "on a path from an inference entry point" in found[0][2]
