@@ -824,6 +824,13 @@ class ProjectModel:
                 results.append(caller.grad_free_guard(call, depth + 1) is not None)
             return results
 
+    def _resolved(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[_Entry, Target] | None:
+        """The analysed module's index entry and what ``expression`` (a dotted name) names from it."""
+        entry = self._entry_for(analysis)
+        spelled = _spelled(expression)
+        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
+        return (entry, target) if target is not None else None
+
     def model_producer(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> tuple[str, str] | None:
         if isinstance(func, cst.Subscript):
             return self._registry_producer(analysis, func)
@@ -847,11 +854,10 @@ class ProjectModel:
     def _registry_producer(self, analysis: ModuleAnalysis, func: cst.Subscript) -> tuple[str, str] | None:
         """``registry[key](...)`` where ``registry`` is a project dict of builder functions: what every builder
         returns (``evaluated`` only when each one puts its model in eval mode)."""
-        entry = self._entry_for(analysis)
-        spelled = _spelled(func.value)
-        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
-        if target is None or target.kind != "registry":
+        found = self._resolved(analysis, func.value)
+        if found is None or found[1].kind != "registry":
             return None
+        entry, target = found
         owner = self.entry(target.module, entry.path)
         builders = owner.summary.registries.get(target.qualname, []) if owner is not None else []
         kinds = set()
@@ -863,16 +869,17 @@ class ProjectModel:
             kinds.add(kind)
         if not kinds:
             return None
-        shown = f"`{spelled}[...](...)`"
+        shown = f"`{_spelled(func.value)}[...](...)`"
         if kinds == {"evaluated"}:
             return "evaluated", f"{shown}, a model built by the factories of `{target.dotted}`, which all put it in eval mode"
         return "constructed", f"{shown}, a model built by the factories of `{target.dotted}`"
 
     def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
-        entry = self._entry_for(analysis)
-        spelled = _spelled(expression)
-        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
-        if target is None or target.kind != "class" or target.module == entry.summary.name:
+        resolved = self._resolved(analysis, expression)
+        if resolved is None:
+            return None
+        entry, target = resolved
+        if target.kind != "class" or target.module == entry.summary.name:
             return None
         return target.dotted if self.is_model_class(target, entry.path) else None
 
@@ -922,10 +929,11 @@ class ProjectModel:
         return reason
 
     def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
-        entry = self._entry_for(analysis)
-        spelled = _spelled(func)
-        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
-        if target is None or target.kind != "class" or self.find_method(target, name) is not None:
+        resolved = self._resolved(analysis, func)
+        if resolved is None:
+            return False
+        entry, target = resolved
+        if target.kind != "class" or self.find_method(target, name) is not None:
             return False
         return any(self._holds_model(owner_entry, callee, entry.path) for owner_entry, callee in self._attribute_producers(target, name))
 
@@ -940,12 +948,10 @@ class ProjectModel:
         return self._produces_model(entry, spelled, near, 0) is not None
 
     def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        entry = self._entry_for(analysis)
-        spelled = _spelled(func)
-        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
-        if target is None or target.kind != "class":
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "class":
             return None
-        forward = self.find_method(target, "forward")
+        forward = self.find_method(resolved[1], "forward")
         located = self._function(forward) if forward is not None else None
         if located is None:
             return None
@@ -957,10 +963,11 @@ class ProjectModel:
         return None
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        entry = self._entry_for(analysis)
-        spelled = _spelled(func)
-        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
-        if target is None or target.kind != "class" or target.module == entry.summary.name:
+        resolved = self._resolved(analysis, func)
+        if resolved is None:
+            return None
+        entry, target = resolved
+        if target.kind != "class" or target.module == entry.summary.name:
             return None
         key = ("loads", target)
         if key not in self._memo:
