@@ -37,7 +37,18 @@ import libcst as cst
 from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.syntax import NOT_LITERAL, argument, assignment_value, dotted_name, is_member, is_name, literal_value, terminal_name
+from gemlint.analysis.syntax import (
+    NOT_LITERAL,
+    argument,
+    assignment_value,
+    dotted_name,
+    is_member,
+    is_name,
+    literal_value,
+    parameter_position,
+    passed_argument,
+    terminal_name,
+)
 from gemlint.discovery import local_top_level_modules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -771,7 +782,6 @@ class ModelTracker:
 
     def _arguments_for(self, function: cst.FunctionDef, param: cst.Param) -> list[cst.BaseExpression | None]:
         """The argument each same-file caller passes for ``param`` (None where a caller passes none)."""
-        positional = [*function.params.posonly_params, *function.params.params]
         owner = self.analysis.enclosing_class(function)
         is_method = owner is not None and not any(
             self.analysis.resolves_to(d.decorator, {"builtins.staticmethod", "staticmethod"}) for d in function.decorators
@@ -782,17 +792,8 @@ class ModelTracker:
         else:
             calls = [call for call in self.analysis.callers_of(function) if isinstance(call.func, cst.Attribute) == is_method]
             bound = is_method
-        index = positional.index(param) - (1 if bound else 0) if param in positional else None
-        found: list[cst.BaseExpression | None] = []
-        for call in calls:
-            if any(arg.star for arg in call.args):
-                found.append(None)
-                continue
-            arg = argument(call, index, param.name.value) if index is not None and index >= 0 else None
-            if arg is None and index is None:
-                arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
-            found.append(arg.value if arg is not None else None)
-        return found
+        index = parameter_position(function, param, bound)
+        return [passed_argument(call, index, param.name.value) for call in calls]
 
     def _param_runs_or_is_kept(self, param: cst.Param) -> bool:
         """The parameter is called (``model(x)``, ``model.forward(x)``) or kept on ``self`` (``self.decoder =

@@ -109,6 +109,22 @@ def argument(call: cst.Call, index: int, name: str) -> cst.Arg | None:
     return keyword_arg(call, name) or positional_arg(call, index)
 
 
+def parameter_position(function: cst.FunctionDef, param: cst.Param, bound: bool) -> int | None:
+    """Where ``param`` sits among the arguments a call passes by position (None: keyword-only; ``bound``:
+    called on an instance or constructed, so ``self`` is not passed)."""
+    positional = [*function.params.posonly_params, *function.params.params]
+    return positional.index(param) - (1 if bound else 0) if param in positional else None
+
+
+def passed_argument(call: cst.Call, index: int | None, name: str) -> cst.BaseExpression | None:
+    """What ``call`` passes for the parameter ``name`` at position ``index`` (see :func:`parameter_position`),
+    or None: nothing, or a ``*args``/``**kwargs`` spread that may hold it."""
+    if any(arg.star for arg in call.args) or (index is not None and index < 0):
+        return None
+    arg = argument(call, index, name) if index is not None else keyword_arg(call, name)
+    return arg.value if arg is not None else None
+
+
 def assignment_value(analysis, target: cst.CSTNode) -> cst.BaseExpression | None:
     parent = analysis.parent(target)
     if isinstance(parent, cst.AssignTarget):

@@ -29,7 +29,7 @@ from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
 from gemlint.analysis.handlers import per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
-from gemlint.analysis.syntax import argument
+from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.buffers import read_bytes
@@ -786,10 +786,8 @@ class ProjectModel:
         ]
         if not callers or len(callers) > MAX_PASSING_CALLERS:
             return []
-        positional = [*function.params.posonly_params, *function.params.params]
-        index = positional.index(param) if param in positional else None
-        if index is not None and analysis.enclosing_class(function) is not None:
-            index -= 1  # called on an instance (or constructed): `self` is bound
+        # Called on an instance, or constructed: `self` is bound.
+        index = parameter_position(function, param, bound=analysis.enclosing_class(function) is not None)
         described: list[str | None] = []
         for caller_entry, site in callers:
             if caller_entry.path == located[0].path:
@@ -798,13 +796,8 @@ class ProjectModel:
                 parsed = self.project.parsed(Path(caller_entry.path))
                 caller = parsed.analysis if parsed is not None else None
             call = _call_at(caller, site) if caller is not None else None
-            if call is None or any(arg.star for arg in call.args):
-                described.append(None)
-                continue
-            arg = argument(call, index, param.name.value) if index is not None and index >= 0 else None
-            if arg is None:
-                arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
-            origins = caller.models.origins(arg.value) if arg is not None else ()
+            passed = passed_argument(call, index, param.name.value) if call is not None else None
+            origins = caller.models.origins(passed) if passed is not None else ()
             described.append(f"{origins[0].description}, in `{caller_entry.summary.name}`" if origins else None)
         return described
 
