@@ -132,6 +132,14 @@ HF_NO_GRAD_CLASS_HOOKS: dict[str, frozenset[str]] = {
 
 # Method names whose call marks the enclosing function or loop as training.
 TRAINING_METHODS = frozenset({"backward", "zero_grad"})
+
+
+def steps_an_optimizer(receiver: str) -> bool:
+    """``<receiver>.step()`` is a training step: ``optimizer``, ``self.d_optim``, ``opt``, a GradScaler's
+    ``scaler`` (``receiver`` is the last name before ``.step``)."""
+    lowered = receiver.lower()
+    return "optim" in lowered or lowered in ("opt", "scaler")
+
 TRAINING_CALLS = frozenset(
     {
         "torch.autograd.grad",

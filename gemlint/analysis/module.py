@@ -297,8 +297,7 @@ class ModuleAnalysis:
         if isinstance(func, cst.Attribute) and name in fw.TRAINING_METHODS:
             return True
         if isinstance(func, cst.Attribute) and name == "step":
-            receiver = (terminal_name(func.value) or "").lower()
-            return "optim" in receiver or receiver in ("opt", "scaler")
+            return fw.steps_an_optimizer(terminal_name(func.value) or "")
         if isinstance(func, cst.Attribute) and name in ("train", "fit") and "trainer" in (terminal_name(func.value) or "").lower():
             return True  # transformers/TRL `trainer.train()`, Lightning `trainer.fit(model)`
         if name == "GradScaler":

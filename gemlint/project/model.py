@@ -1114,14 +1114,12 @@ def _summary_trains(function: FunctionSummary) -> bool:
     from the tree): a backward, ``zero_grad``, ``autograd.grad``, or an optimizer's ``step``."""
     for site in function.calls:
         receiver, _, method = site.callee.rpartition(".")
-        if method in ("backward", "zero_grad") and receiver:
+        if method in fw.TRAINING_METHODS and receiver:
             return True
         if site.callee.endswith("autograd.grad"):
             return True
-        if method == "step" and receiver:
-            last = receiver.rsplit(".", 1)[-1].lower()
-            if "optim" in last or last in ("opt", "scaler"):
-                return True
+        if method == "step" and receiver and fw.steps_an_optimizer(receiver.rsplit(".", 1)[-1]):
+            return True
     return False
 
 
