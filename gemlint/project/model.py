@@ -688,18 +688,20 @@ class ProjectModel:
         return len({entry.path for entry, _, _ in callers if entry.path != here}) <= MAX_PARSED_CALLER_FILES
 
     def _caller_calls(self, analysis: ModuleAnalysis, callers: list[tuple[_Entry, FunctionSummary | None, CallSite]]) -> list[tuple[ModuleAnalysis, cst.Call]]:
-        own = self._entry_for(analysis)
-        found = []
-        for caller_entry, _, site in callers:
-            if own is not None and caller_entry.path == own.path:
-                caller = analysis  # an instance call in the same file: `runner.predict(x)`, `runner = Runner()`
-            else:
-                parsed = self.project.parsed(Path(caller_entry.path))
-                caller = parsed.analysis if parsed is not None else None
-            call = _call_at(caller, site) if caller is not None else None
-            if call is not None:
-                found.append((caller, call))
-        return found
+        return [found for caller_entry, _, site in callers if (found := self._located_call(caller_entry, site, analysis)) is not None]
+
+    def _located_call(self, entry: _Entry, site: CallSite, current: ModuleAnalysis | None = None) -> tuple[ModuleAnalysis, cst.Call] | None:
+        """The call ``site`` of ``entry``'s module, in that module's tree: ``current`` when it is that module
+        (an instance call in the file being linted: `runner.predict(x)`, `runner = Runner()`), else the
+        project's parse of the file."""
+        own = self._entry_for(current) if current is not None else None
+        if own is not None and own.path == entry.path:
+            analysis = current
+        else:
+            parsed = self.project.parsed(Path(entry.path))
+            analysis = parsed.analysis if parsed is not None else None
+        call = _call_at(analysis, site) if analysis is not None else None
+        return (analysis, call) if call is not None else None
 
     def _index_verdict(self, entry: _Entry, caller: FunctionSummary | None) -> Verdict:
         """A caller's context from its summary alone (see :meth:`_parses_callers`)."""
@@ -744,12 +746,11 @@ class ProjectModel:
             callers.append((caller_entry, site))
         reasons: list[str | None] = []
         for caller_entry, site in callers:
-            parsed = self.project.parsed(Path(caller_entry.path))
-            call = _call_at(parsed.analysis, site) if parsed is not None else None
-            enclosing = parsed.analysis.enclosing_function(call) if call is not None else None
+            located = self._located_call(caller_entry, site)
+            enclosing = located[0].enclosing_function(located[1]) if located is not None else None
             if enclosing is None:
                 return [None]
-            reason = per_request_reason(parsed.analysis, enclosing)
+            reason = per_request_reason(located[0], enclosing)
             if reason is None:
                 return [None]
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
@@ -790,14 +791,9 @@ class ProjectModel:
         index = parameter_position(function, param, bound=analysis.enclosing_class(function) is not None)
         described: list[str | None] = []
         for caller_entry, site in callers:
-            if caller_entry.path == located[0].path:
-                caller = analysis
-            else:
-                parsed = self.project.parsed(Path(caller_entry.path))
-                caller = parsed.analysis if parsed is not None else None
-            call = _call_at(caller, site) if caller is not None else None
-            passed = passed_argument(call, index, param.name.value) if call is not None else None
-            origins = caller.models.origins(passed) if passed is not None else ()
+            call = self._located_call(caller_entry, site, analysis)
+            passed = passed_argument(call[1], index, param.name.value) if call is not None else None
+            origins = call[0].models.origins(passed) if passed is not None else ()
             described.append(f"{origins[0].description}, in `{caller_entry.summary.name}`" if origins else None)
         return described
 
@@ -1087,11 +1083,10 @@ class ProjectModel:
             if analysis is None or referenced_besides_calls(analysis, name):
                 return None
         for caller_entry, site in sites:
-            parsed = self.project.parsed(Path(caller_entry.path))
-            call = _call_at(parsed.analysis, site) if parsed is not None and parsed.analysis is not None else None
+            call = self._located_call(caller_entry, site)
             if call is None:
                 return None
-            found.append((parsed.analysis, call))
+            found.append(call)
         return found
 
     def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:
