@@ -863,13 +863,19 @@ class ProjectModel:
             return "evaluated", f"{shown}, a model built by the factories of `{target.dotted}`, which all put it in eval mode"
         return "constructed", f"{shown}, a model built by the factories of `{target.dotted}`"
 
-    def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
+    def _class_elsewhere(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[_Entry, Target] | None:
+        """The project class of another module that ``expression`` names (same-file classes are the per-file
+        analysis's), with the analysed module's entry."""
         resolved = self._resolved(analysis, expression)
+        if resolved is None or resolved[1].kind != "class" or resolved[1].module == resolved[0].summary.name:
+            return None
+        return resolved
+
+    def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
+        resolved = self._class_elsewhere(analysis, expression)
         if resolved is None:
             return None
         entry, target = resolved
-        if target.kind != "class" or target.module == entry.summary.name:
-            return None
         return target.dotted if self.is_model_class(target, entry.path) else None
 
     def calls_by_name_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool | None:
@@ -952,12 +958,10 @@ class ProjectModel:
         return None
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        resolved = self._resolved(analysis, func)
+        resolved = self._class_elsewhere(analysis, func)
         if resolved is None:
             return None
         entry, target = resolved
-        if target.kind != "class" or target.module == entry.summary.name:
-            return None
         key = ("loads", target)
         if key not in self._memo:
             self._memo[key] = self._initialiser_loads(target, entry.path)
