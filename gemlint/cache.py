@@ -15,10 +15,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gemlint.confinement import read_confined
 from gemlint.version import code_digest
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity, Span
 
 FORMAT = 1
+#: A cache entry larger than this is corrupt (one file's findings are a few kilobytes).
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
 
 
 def settings_fingerprint(*parts: object) -> str:
@@ -48,12 +51,16 @@ class Cache:
         if self._disabled:
             return None
         try:
-            raw = self._path(key).read_text(encoding="utf-8")
+            # An entry is a regular file inside the folder: not a link out of it, a FIFO or a device.
+            raw = read_confined(self._path(key), self.directory, MAX_ENTRY_BYTES).decode("utf-8")
         except OSError:
+            return None
+        except UnicodeDecodeError as error:
+            self._warn(f"ignoring a corrupt cache entry ({type(error).__name__}); it will be rewritten")
             return None
         try:
             return [diagnostic_from_json(item) for item in json.loads(raw)]
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             self._warn(f"ignoring a corrupt cache entry ({type(error).__name__}); it will be rewritten")
             return None
 
@@ -89,30 +96,47 @@ def diagnostic_to_json(d: Diagnostic) -> dict:
     return data
 
 
+def _typed(data: dict, key: str, kind: type):
+    """``data[key]``, which must be of ``kind`` (a cache entry is read back from an untrusted folder)."""
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{key}: expected {kind.__name__}")
+    return value
+
+
+def _position(data: dict, line: str, column: str) -> Position:
+    return Position(_typed(data, line, int), _typed(data, column, int))
+
+
 def diagnostic_from_json(data: dict) -> Diagnostic:
     fix = data["fix"]
+    if fix is not None and not isinstance(fix, dict):
+        raise TypeError("fix: expected an object")
     return Diagnostic(
-        code=data["code"],
-        name=data["name"],
+        code=_typed(data, "code", str),
+        name=_typed(data, "name", str),
         severity=Severity(data["severity"]),
-        path=data["path"],
-        line=data["line"],
-        column=data["column"],
-        end_line=data["end_line"],
-        end_column=data["end_column"],
-        message=data["message"],
+        path=_typed(data, "path", str),
+        line=_typed(data, "line", int),
+        column=_typed(data, "column", int),
+        end_line=_typed(data, "end_line", int),
+        end_column=_typed(data, "end_column", int),
+        message=_typed(data, "message", str),
         fix=None
         if fix is None
         else Fix(
             tuple(
-                Edit(Position(e["line"], e["column"]), Position(e["end_line"], e["end_column"]), e["content"])
-                for e in fix["edits"]
+                Edit(_position(e, "line", "column"), _position(e, "end_line", "end_column"), _typed(e, "content", str))
+                for e in _typed(fix, "edits", list)
             ),
             Applicability(fix["applicability"]),
-            fix["message"],
+            _typed(fix, "message", str),
         ),
         related=tuple(
-            RelatedLocation(Span(r["path"], r["line"], r["column"], r["end_line"], r["end_column"]), r["message"])
+            RelatedLocation(
+                Span(_typed(r, "path", str), _typed(r, "line", int), _typed(r, "column", int), _typed(r, "end_line", int), _typed(r, "end_column", int)),
+                _typed(r, "message", str),
+            )
             for r in data.get("related", ())
         ),
     )

@@ -303,7 +303,7 @@ def check(
             click.echo(f"\rLinting {done}/{total} files", err=True, nl=done == total)
 
     mode = FixMode(apply=fix and not diff, diff=diff, unsafe=unsafe_fixes)
-    cache = None if no_cache else Cache(cache_dir or config.root / CACHE_DIRNAME)
+    cache = None if no_cache else _cache(cache_dir, config.root)
     try:
         result = run(targets, tree, mode, jobs=jobs, progress=progress, cache=cache)
     except ConfigError as error:  # a nested config file found while walking
@@ -364,6 +364,18 @@ def check(
     if verbose:
         click.echo(f"gemlint: report {time.perf_counter() - report_started:.2f}s; total {time.perf_counter() - started:.2f}s", err=True)
     sys.exit(0 if exit_zero or not fails(diagnostics, fail_level) else 1)
+
+
+def _cache(named: Path | None, root: Path) -> Cache | None:
+    """The result cache: the folder named, else ``.gemlint_cache`` at the project root, unless that is a
+    link (the repository is untrusted: a link would point reads and writes out of it)."""
+    if named is not None:
+        return Cache(named)
+    default = root / CACHE_DIRNAME
+    if os.path.islink(default):
+        click.echo(f"gemlint: warning: cache disabled: {default} is a symbolic link (pass --cache-dir to use it)", err=True)
+        return None
+    return Cache(default)
 
 
 def _describe_run(result: RunResult) -> None:

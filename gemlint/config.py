@@ -22,6 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from gemlint.confinement import boundary_for, is_inside, read_companion
 from gemlint.diagnostics import Severity
 from gemlint.globs import rebase_globs
 from gemlint.quantities import GI, kubernetes_bytes
@@ -145,6 +146,8 @@ _SCHEMA: dict[str, tuple[str, str]] = {
     "severity": ("severity", "severity-table"),
 }
 _EXTEND_KEY = "extend"
+#: A config file is at most this big (a pyproject.toml is a few kilobytes).
+_MAX_CONFIG_BYTES = 4 * 1024 * 1024
 assert {name for name, _ in _SCHEMA.values()} == {f.name for f in fields(Config)} - {"root", "source", "base", "project", "declared", "respect_noqa"}
 
 #: Keys that describe the whole project (what the cross-file rules compare against): they come from
@@ -205,6 +208,14 @@ def _load(path: Path, known_codes: frozenset[str], chain: tuple[Path, ...]) -> C
             target = Path(os.path.abspath(directory / os.path.expanduser(value)))
             if not os.path.isfile(target):
                 raise ConfigError(f"{path}: '{prefix}{key}': no such file: {target}")
+            # A config in a repository extends files of that repository only (the repository is untrusted
+            # input; --config names a file anywhere).
+            repository = boundary_for(path)
+            if not is_inside(os.path.realpath(target), repository):
+                raise ConfigError(
+                    f"{path}: '{prefix}{key}': {target} is outside the repository of this config ({repository}); "
+                    "a repository's config extends its own files only (name that file with --config)"
+                )
             inherited = _load(target, known_codes, (*chain, path))
             continue
         if key not in _SCHEMA:
@@ -264,8 +275,9 @@ def validate_codes(where: str, codes: Any, known_codes: frozenset[str]) -> tuple
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_companion(path, path, _MAX_CONFIG_BYTES).decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason})") from error
     except OSError as error:
         raise ConfigError(f"{path}: cannot read config: {error.strerror or error}") from error
     except tomllib.TOMLDecodeError as error:

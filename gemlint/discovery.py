@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from gemlint.config import Config
+from gemlint.confinement import is_inside, is_special, refusal
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.gitignore import GitIgnores, submodule_paths
 from gemlint.languages import Language, language_of
@@ -44,6 +45,14 @@ def root_relative(path: Path, root: Path) -> str:
 
 
 @dataclass(frozen=True)
+class RefusedPath:
+    """A path not read: a symbolic link out of the project, or a pseudo-file (see :mod:`gemlint.confinement`)."""
+
+    display: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class UnreadableDirectory:
     """A folder whose entries could not be listed (reported as GEM000: its files were not linted)."""
 
@@ -76,6 +85,9 @@ class Discovery:
         self.config = self.tree.project
         self.cwd = cwd or Path.cwd()
         self.unreadable: list[UnreadableDirectory] = []
+        #: Links and pseudo-files found and not read (named on the command line, or met in a walk).
+        self.refused: list[RefusedPath] = []
+        self._root_real = os.path.realpath(self.tree.root)
         self._specs: dict[tuple[Config, tuple[str, ...]], pathspec.PathSpec] = {}
         self.gitignores = GitIgnores(self.tree.root)
         self._submodules = tuple(os.path.join(self.tree.root, path) for path in submodule_paths(self.tree.root))
@@ -117,17 +129,40 @@ class Discovery:
             return True
         return is_dir and _is_virtualenv(path)
 
+    def _boundary(self, given: Path) -> str | None:
+        """The folder the files under ``given`` must resolve into, or None when ``given`` itself is not
+        read: a link (itself, or through a folder of the project) to outside the project root, or a
+        pseudo-file. A path outside the project that is not a link was named by the user: it is its own
+        boundary."""
+        real = os.path.realpath(given)
+        if is_special(real):
+            self._refuse(given, "a special file (under /proc, /sys or /dev); not read")
+            return None
+        if is_inside(real, self._root_real):
+            return self._root_real
+        inside_project = is_inside(os.path.abspath(given), os.path.abspath(self.tree.root))
+        if inside_project or os.path.islink(given):
+            self._refuse(given, "a symbolic link to outside the project; not read (name its target to lint it)")
+            return None
+        return real
+
+    def _refuse(self, path: Path | str, reason: str) -> None:
+        self.refused.append(RefusedPath(display_path(Path(path), self.cwd), reason))
+
     def files(self, paths: list[Path]) -> Iterator[SourceFile]:
         seen: set[str] = set()
         for given in paths:
+            within = self._boundary(given)
+            if within is None:
+                continue
             if os.path.isdir(given):  # Path.is_dir raises where a folder above cannot be searched
                 if self.is_excluded(given, True) or self._excluded_parent(given):
                     if self.tree.config_for(given).force_exclude:
                         continue
                     # A folder named explicitly is linted although excluded (or ignored by git), as a file named explicitly is.
-                    yield from self._walk(given, seen, self._folders_up_from(given), gitignore=False)
+                    yield from self._walk(given, seen, within, self._folders_up_from(given), gitignore=False)
                     continue
-                yield from self._walk(given, seen)
+                yield from self._walk(given, seen, within)
             else:
                 # A file named explicitly is linted even when excluded, unless --force-exclude (pre-commit).
                 if self.tree.config_for(given).force_exclude and self.is_excluded_file(given):
@@ -163,8 +198,11 @@ class Discovery:
             current = current.parent
         return tuple(folders)
 
-    def _walk(self, top: Path, seen: set[str], named: tuple[str, ...] = (), gitignore: bool = True) -> Iterator[SourceFile]:
-        # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
+    def _walk(
+        self, top: Path, seen: set[str], within: str, named: tuple[str, ...] = (), gitignore: bool = True
+    ) -> Iterator[SourceFile]:
+        # os.walk does not follow directory symlinks, so symlink loops cannot trap it, and a linked folder
+        # is never entered. A linked file is read only when it resolves inside ``within``.
         # Paths are joined as strings, relative to the folder: a walk over thousands of files would
         # otherwise spend most of its time making the same folder relative again for each.
         for directory, dirnames, filenames in os.walk(top, onerror=self._unlistable):
@@ -189,6 +227,11 @@ class Discovery:
                 language = language_of(path)
                 if language is None or excluded(prefix + name) or (ignored and ignored(os.path.join(folder, name), False)):
                     continue
+                if os.path.islink(path):
+                    reason = refusal(path, within)
+                    if reason is not None:
+                        self._refuse(path, reason)
+                        continue
                 yield from self._emit(path, language, seen, shown + name, prefix + name)
 
     def _unlistable(self, error: OSError) -> None:

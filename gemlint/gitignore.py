@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pathspec
 
+from gemlint.confinement import read_companion
+
 _MAX_IGNORE_BYTES = 1_000_000
 
 
 def _read_spec(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_IGNORE_BYTES)
-    except OSError:
+        data = read_companion(path, path, _MAX_IGNORE_BYTES)
+    except OSError:  # unreadable, too large, or a link out of the work tree
         return None
     lines = data.decode("utf-8", "replace").splitlines()
     try:
@@ -83,9 +84,9 @@ _SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
 def submodule_paths(root: Path) -> tuple[str, ...]:
     """The folders of the git submodules that ``root/.gitmodules`` lists, relative to ``root``
     (git-config syntax: a ``path = ...`` line in each ``[submodule "..."]`` section)."""
+    path = os.path.join(root, ".gitmodules")
     try:
-        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as handle:
-            text = handle.read(_MAX_IGNORE_BYTES)
+        text = read_companion(path, path, _MAX_IGNORE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ()
     found = []

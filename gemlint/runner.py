@@ -66,6 +66,8 @@ class RunResult:
 
     cache_warnings: list[str] = field(default_factory=list)
     config_warnings: list[str] = field(default_factory=list)
+    #: Paths found and not read: links out of the project, pseudo-files (:mod:`gemlint.confinement`).
+    refused_warnings: list[str] = field(default_factory=list)
     #: Seconds spent in each phase (discovery, project index, linting), for ``--verbose``.
     timings: dict[str, float] = field(default_factory=dict)
     #: How many files each configuration governed in this run.
@@ -78,7 +80,7 @@ class RunResult:
 
     @property
     def warnings(self) -> list[str]:
-        return self.config_warnings + [f.warning for f in self.files if f.warning] + self.cache_warnings
+        return self.config_warnings + self.refused_warnings + [f.warning for f in self.files if f.warning] + self.cache_warnings
 
 
 @dataclass
@@ -276,6 +278,7 @@ def run(
     for folder in discovery.unreadable:
         message = f"cannot list the directory ({folder.reason}); the files in it were not linted"
         done.append(FileReport(folder.display, [input_error(folder.display, message)]))
+    result.refused_warnings = [f"{refused.display}: {refused.reason}" for refused in discovery.refused]
     result.files = done
     result.timings["lint"] = time.perf_counter() - started
     return result

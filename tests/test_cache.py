@@ -7,7 +7,7 @@ import os
 
 from click.testing import CliRunner
 
-from gemlint.cache import Cache, diagnostic_from_json, diagnostic_to_json
+from gemlint.cache import FORMAT, Cache, diagnostic_from_json, diagnostic_to_json
 from gemlint.cli import main
 from gemlint.config import default_config
 from gemlint.runner import run
@@ -27,7 +27,8 @@ def setup(tmp_path):
 
 
 def entries(directory):
-    return sorted(p for p in directory.rglob("*.json"))
+    """The per-file result entries (the project index beside them is another file)."""
+    return sorted(p for p in (directory / f"v{FORMAT}").rglob("*.json"))
 
 
 def test_second_run_is_served_from_the_cache_and_equal(tmp_path, monkeypatch):

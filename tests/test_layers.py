@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.languages",
             "gemlint.globs",
             "gemlint.text",
+            "gemlint.confinement",
             "gemlint.quantities",
             "gemlint.config",
             "gemlint.config_tree",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from gemlint.confinement import read_companion
 from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, Sequence, anchored_copy, compose_documents
 from gemlint.text import SourceError, split_lines
 
@@ -47,7 +48,7 @@ def chart_root(path: Path) -> Path | None:
 @lru_cache(maxsize=16)
 def _values_cached(path: str, mtime_ns: int) -> Mapping | None:
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = read_companion(path, path).decode("utf-8-sig")
         documents = compose_documents(text, file=path)
     except (OSError, UnicodeDecodeError, SourceError, RecursionError):
         return None
@@ -69,8 +70,8 @@ def _named_templates_cached(chart: str, stamp: tuple) -> dict[str, str]:
     templates: dict[str, str] = {}
     for path, _ in stamp:
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
+            text = read_companion(path, path).decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError):  # unreadable, or a link out of the work tree
             continue
         templates.update(_defines(text))
     return templates

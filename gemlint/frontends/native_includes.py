@@ -17,6 +17,8 @@ import shlex
 from functools import lru_cache
 from pathlib import Path
 
+from gemlint.confinement import companion_exists, read_companion
+
 #: Headers included by headers are followed this deep (error-check macros sit one or two levels down).
 MAX_DEPTH = 4
 #: Folders above a file searched for build files; the search also stops at a repository root.
@@ -66,9 +68,12 @@ def included_headers(path: Path, text: str) -> list[Path]:
 
 
 def _resolve(including: Path, name: str) -> Path | None:
+    """The header a quoted include names, searched as the compiler does; only a header inside the
+    including file's work tree (:mod:`gemlint.confinement`): an include of ``/etc/...``, or one through a
+    link out of the repository, is not read."""
     for folder in (including.parent, *include_folders(str(including.parent))):
         candidate = folder / name
-        if candidate.is_file():
+        if companion_exists(candidate, including):
             return candidate.resolve()
     return None
 
@@ -80,10 +85,10 @@ def include_folders(folder: str) -> tuple[Path, ...]:
     current = Path(folder).resolve()
     for _ in range(MAX_LEVELS):
         cmake = current / "CMakeLists.txt"
-        if cmake.is_file():
+        if companion_exists(cmake, folder):
             found.extend(_cmake_folders(cmake))
         for database in (current / "compile_commands.json", current / "build" / "compile_commands.json"):
-            if database.is_file():
+            if companion_exists(database, folder):
                 found.extend(_database_folders(str(database), _stamp(database)))
         if (current / ".git").exists() or current.parent == current:
             break
@@ -106,7 +111,7 @@ def _top_project(folder: Path) -> Path:
 
 def _cmake_folders(cmake: Path) -> list[Path]:
     try:
-        text = cmake.read_text(errors="replace")
+        text = read_companion(cmake, cmake).decode("utf-8", errors="replace")
     except OSError:
         return []
     folders = []
@@ -129,7 +134,7 @@ def _cmake_folders(cmake: Path) -> list[Path]:
 @lru_cache(maxsize=64)
 def _database_folders(database: str, stamp: tuple[int, int]) -> tuple[Path, ...]:
     try:
-        entries = json.loads(Path(database).read_text(errors="replace"))
+        entries = json.loads(read_companion(database, database).decode("utf-8", errors="replace"))
     except (OSError, ValueError):
         return ()
     folders: dict[Path, None] = {}
@@ -172,7 +177,7 @@ def _stamp(path: Path) -> tuple[int, int]:
 @lru_cache(maxsize=2048)
 def _header_text(path: str, stamp: tuple[int, int]) -> str:
     try:
-        return Path(path).read_bytes().decode("utf-8", errors="replace")
+        return read_companion(path, path).decode("utf-8", errors="replace")
     except OSError:
         return ""
 

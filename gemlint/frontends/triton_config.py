@@ -29,9 +29,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from gemlint.confinement import read_companion
 from gemlint.diagnostics import Position
 from gemlint.languages import TRITON_CONFIG_NAME
-from gemlint.text import SourceError, read_regular_file
+from gemlint.text import SourceError
 
 CONFIG_NAME = TRITON_CONFIG_NAME
 INSTALL_HINT = "pip install 'gemlint[triton]'"
@@ -237,10 +238,10 @@ def read_bytes(model_file: Path) -> bytes | None:
     if path is None:
         return None
     try:
-        data = read_regular_file(path)
-    except (SourceError, OSError):
+        data = read_companion(path, model_file, _MAX_BYTES)
+    except OSError:  # unreadable, too large, not a regular file, or a link out of the work tree
         return None
-    return data if len(data) <= _MAX_BYTES else None
+    return data
 
 
 def tensor_shapes(model_file: Path) -> TensorShapes | None:

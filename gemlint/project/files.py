@@ -26,6 +26,7 @@ from typing import Hashable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from gemlint.confinement import read_confined
 from gemlint.analysis.source import PythonSource
 from gemlint.config import Config
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
@@ -78,9 +79,7 @@ def optimized_model_paths(root: Path) -> frozenset[str]:
             if seen > _MAX_FILES:
                 return frozenset(names)
             try:
-                if not _is_regular(Path(directory, filename)):
-                    continue
-                data = Path(directory, filename).read_bytes()
+                data = read_confined(Path(directory, filename), root, _MAX_FILE_BYTES)
                 if _MARKER not in data:
                     continue
                 tree = ast.parse(data)
@@ -228,9 +227,7 @@ class Project:
             try:
                 data = buffer(key)
                 if data is None:
-                    if not _is_regular(Path(key)):
-                        raise ValueError
-                    data = Path(key).read_bytes()
+                    data = read_confined(key, self.root, _MAX_FILE_BYTES + 1)
                 if len(data) > _MAX_FILE_BYTES or b"\x00" in data:
                     raise ValueError
                 text = data.decode("utf-8-sig")
@@ -264,8 +261,7 @@ class Project:
             data = buffer(path)
             try:
                 if data is None:
-                    with open(path, "rb") as handle:
-                        data = handle.read(_MAX_FILE_BYTES + 1)
+                    data = read_confined(path, self.root, _MAX_FILE_BYTES + 1)
             except OSError:
                 continue
             if len(data) > _MAX_FILE_BYTES or not any(marker in data for marker in _ROUTE_MARKERS):

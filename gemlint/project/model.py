@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import pickle
+import json
 import re
 import tempfile
 from contextlib import contextmanager
@@ -32,7 +32,9 @@ from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
+from gemlint.confinement import read_confined
 from gemlint.project.buffers import read_bytes
+from gemlint.project.summary_codec import decode_summary, encode
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import code_digest
 
@@ -48,7 +50,10 @@ MAX_PARSED_CALLER_FILES = 3
 _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
-_INDEX_FORMAT = f"1|{code_digest()}"
+_INDEX_FORMAT = f"2|{code_digest()}"
+INDEX_FILENAME = "project-index.json"
+#: An index file larger than this is not read (the speed corpus's, 4,000 modules, is far smaller).
+MAX_INDEX_BYTES = 256 * 1024 * 1024
 _TORCHSERVE_PACKAGE = "ts.torch_handler."
 _ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
 
@@ -89,20 +94,40 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None]:
 
 
 class IndexCache:
-    """Summaries on disk, keyed on (module name, content digest): one pickle per project root."""
+    """Summaries on disk, keyed on (module name, content digest): one JSON file per project root.
+
+    The file lies in the linted repository, which is untrusted: it is data (JSON, never pickle), read only
+    when it is a regular file and not a link, at most :data:`MAX_INDEX_BYTES`, and checked field by field
+    (:mod:`gemlint.project.summary_codec`); anything else is dropped and rebuilt."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.file = directory / "project-index.pickle" if directory is not None else None
+        self.file = directory / INDEX_FILENAME if directory is not None else None
         self.entries: dict[tuple[str, str], ModuleSummary] = {}
         self.dirty = False
         if self.file is not None:
-            try:
-                with open(self.file, "rb") as handle:
-                    stored = pickle.load(handle)
-                if stored.get("format") == _INDEX_FORMAT:
-                    self.entries = stored["entries"]
-            except Exception:  # a missing, corrupt or foreign cache is rebuilt
-                self.entries = {}
+            self.entries = self._load(self.file)
+            self.dirty = not self.entries and os.path.lexists(self.file)  # a rejected file is replaced
+
+    @staticmethod
+    def _load(file: Path) -> dict[tuple[str, str], ModuleSummary]:
+        try:
+            if os.path.islink(file):
+                return {}
+            data = read_confined(file, None, MAX_INDEX_BYTES)
+            stored = json.loads(data)
+            if not isinstance(stored, dict) or stored.get("format") != _INDEX_FORMAT:
+                return {}
+            entries = stored.get("entries")
+            if not isinstance(entries, list):
+                return {}
+            loaded = {}
+            for entry in entries:
+                if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and isinstance(entry[1], str)):
+                    return {}
+                loaded[(entry[0], entry[1])] = decode_summary(entry[2])
+            return loaded
+        except (OSError, ValueError, RecursionError, MemoryError):  # missing, corrupt, foreign or too deep
+            return {}
 
     def save(self, used: set[tuple[str, str]]) -> None:
         if self.file is None:  # kept in memory (a long-lived process): drop the summaries of old contents
@@ -112,11 +137,11 @@ class IndexCache:
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            kept = {key: value for key, value in self.entries.items() if key in used}
+            kept = [[name, digest, encode(summary)] for (name, digest), summary in self.entries.items() if (name, digest) in used]
             fd, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".index-")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump({"format": _INDEX_FORMAT, "entries": kept}, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.file)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"format": _INDEX_FORMAT, "entries": kept}, handle, separators=(",", ":"))
+            os.replace(temporary, self.file)  # replaces a link itself, never writes through it
         except OSError:
             pass  # an unwritable cache costs speed only
 

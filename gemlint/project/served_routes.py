@@ -23,6 +23,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from gemlint.confinement import read_confined
 from gemlint.analysis.probe_commands import SHELLS
 from gemlint.analysis.served import APP_REFERENCE, Served, served_by_shell
 from gemlint.discovery import SKIP_DIRS
@@ -117,11 +118,10 @@ def _project_text(project: Project, written: str, near: Path) -> str | None:
     if best is None:
         return None
     try:
-        with open(best[2], "rb") as handle:
-            data = handle.read(_MAX_SHELL_SCRIPT_BYTES + 1)
-    except OSError:
+        data = read_confined(best[2], project.root, _MAX_SHELL_SCRIPT_BYTES)
+    except OSError:  # unreadable, too large, or a link out of the project
         return None
-    if len(data) > _MAX_SHELL_SCRIPT_BYTES or b"\x00" in data:
+    if b"\x00" in data:
         return None
     return data.decode("utf-8", "replace")
 
@@ -130,9 +130,8 @@ def _project_text(project: Project, written: str, near: Path) -> str | None:
 def _console_scripts(root: Path) -> dict[str, str]:
     """``[project.scripts]`` of the project root's pyproject.toml: command name -> ``module:function``."""
     try:
-        with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(read_confined(os.path.join(root, "pyproject.toml"), root, 4 * 1024 * 1024).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     scripts = data.get("project", {}).get("scripts", {}) if isinstance(data.get("project"), dict) else {}
     return {name: value for name, value in scripts.items() if isinstance(value, str)} if isinstance(scripts, dict) else {}

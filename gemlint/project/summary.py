@@ -3,8 +3,9 @@ call sites, and what module-level names and ``self.<attr>`` are bound to.
 
 Summaries are read from Python's own ``ast`` (the tree astroid builds its nodes from, at a tenth of a
 LibCST parse): the index needs declarations and call spellings of every project file, not the
-concrete syntax the rules report on. A summary holds only strings and numbers, so it pickles into the
-on-disk cache and travels to worker processes.
+concrete syntax the rules report on. A summary holds only strings, numbers and collections of them, so it is
+stored as JSON data in the on-disk cache (:mod:`gemlint.project.summary_codec`) and travels to worker
+processes.
 """
 
 from __future__ import annotations

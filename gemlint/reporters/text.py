@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gemlint.confinement import read_companion
 import os
 import stat
 from collections import Counter
@@ -34,9 +35,9 @@ def render_diagnostic(d: Diagnostic, color: bool, show_source: bool, source_cach
     lines = source_cache.get(d.path)
     if lines is None:
         try:
-            # Regular files only: reading a FIFO or a device reported as GEM000 would block forever.
-            is_file = stat.S_ISREG(os.stat(d.path).st_mode)
-            lines = split_lines(Path(d.path).read_text(encoding="utf-8", errors="replace")) if is_file else []
+            # A regular file of the project only: never a FIFO or device (it would block), nor what a link
+            # reported as GEM000 points to out of the project (its first line would be printed).
+            lines = split_lines(read_companion(d.path, d.path).decode("utf-8", errors="replace"))
         except OSError:
             lines = []
         source_cache[d.path] = lines
