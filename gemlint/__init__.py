@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from gemlint.version import __version__
+import os
+import sys
+
+# `python -m gemlint` puts the current folder first on sys.path, and the folder being linted is usually
+# the current one: a file of the repository named like a module gemlint imports later (libcst.py,
+# click.py) would run as gemlint's own code. While Python is still finding this package sys.argv[0] is
+# "-m"; the package is found by then, and its modules come from its own __path__.
+if sys.argv[:1] == ["-m"] and sys.path and sys.path[0] in ("", os.getcwd()) and not getattr(sys.flags, "safe_path", False):
+    del sys.path[0]
+
+from gemlint.version import __version__  # noqa: E402
 
 __all__ = ["__version__", "lint_paths", "lint_source"]
 

@@ -10,8 +10,12 @@ import json
 from pathlib import Path
 from typing import Iterable
 
+from gemlint.confinement import read_companion
 from gemlint.diagnostics import Diagnostic
 from gemlint.fingerprints import FINGERPRINT_KEY
+
+
+_MAX_BASELINE_BYTES = 256 * 1024 * 1024
 
 
 class BaselineError(Exception):
@@ -20,10 +24,11 @@ class BaselineError(Exception):
 
 def load_baseline(path: Path) -> frozenset[str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # A baseline is usually committed to the repository: untrusted data, read as such.
+        data = json.loads(read_companion(path, path, _MAX_BASELINE_BYTES).decode("utf-8"))
     except OSError as error:
         raise BaselineError(f"{path}: cannot read baseline: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise BaselineError(f"{path}: baseline is not JSON: {error}") from None
     if isinstance(data, list):
         found = _from_json_report(path, data)
@@ -47,19 +52,26 @@ def _from_json_report(path: Path, findings: list) -> set[str]:
 
 def _from_sarif(log: dict) -> set[str]:
     found: set[str] = set()
-    for run in log["runs"]:
-        if not isinstance(run, dict):
-            continue
-        for result in run.get("results") or ():
-            value = (result.get("partialFingerprints") or {}).get(FINGERPRINT_KEY)
+    for run in _objects(log["runs"]):
+        for result in _objects(run.get("results")):
+            value = _object(result.get("partialFingerprints")).get(FINGERPRINT_KEY)
             if isinstance(value, str):
                 found.add(value)
-        for invocation in run.get("invocations") or ():
-            for notification in invocation.get("toolExecutionNotifications") or ():
-                value = (notification.get("properties") or {}).get(FINGERPRINT_KEY)
+        for invocation in _objects(run.get("invocations")):
+            for notification in _objects(invocation.get("toolExecutionNotifications")):
+                value = _object(notification.get("properties")).get(FINGERPRINT_KEY)
                 if isinstance(value, str):
                     found.add(value)
     return found
+
+
+def _objects(value: object) -> list[dict]:
+    """The objects of a SARIF array (anything else in it, or in its place, is not a finding)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _object(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def new_findings(

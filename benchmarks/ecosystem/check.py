@@ -1,0 +1,176 @@
+"""The ecosystem check: gemlint over whole real repositories, against a ledger of judged findings.
+
+    python benchmarks/ecosystem/check.py --src DIR [--half dev|holdout|all] [--category C ...]
+        [--repo OWNER/NAME ...] [--preview] [--jobs N] [--save FILE] [--unjudged FILE]
+
+Like ruff's ``scripts/check_ecosystem.py`` and mypy_primer, it answers "what does this change do to
+code nobody here wrote?". Each repository of ``repositories.tsv`` is expected, checked out at its pinned
+commit, in ``DIR/<owner>__<name>`` (fetched outside this repository: no third-party code is committed).
+Each is linted whole from its root, as users run it (``gemlint --format json --no-cache --exit-zero .``),
+and its findings are matched on fingerprints against ``ledger.csv``: the verdict a maintainer of that
+project would give each finding (right / wrong / debatable), with a one-line reason.
+
+Printed: per repository the findings now, the new (unjudged) and gone ones and the run time; per rule
+the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). ``--unjudged``
+writes the unjudged findings as ledger rows without a verdict, ready to be judged and appended.
+
+Not run in CI: CI has no network to fetch the repositories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPOSITORIES = HERE / "repositories.tsv"
+LEDGER = HERE / "ledger.csv"
+LEDGER_FIELDS = ("repo", "commit", "path", "line", "rule", "fingerprint", "verdict", "reason")
+VERDICTS = ("right", "wrong", "debatable")
+
+
+@dataclass(frozen=True)
+class Repository:
+    name: str
+    commit: str
+    category: str
+    half: str
+
+    @property
+    def folder_name(self) -> str:
+        return self.name.replace("/", "__")
+
+
+@dataclass
+class Outcome:
+    repository: Repository
+    seconds: float
+    findings: list[dict] = field(default_factory=list)
+    error: str = ""
+
+
+def read_repositories(path: Path = REPOSITORIES) -> list[Repository]:
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    rows = csv.DictReader(lines, delimiter="\t")
+    return [Repository(row["repo"], row["commit"], row["category"], row["half"]) for row in rows]
+
+
+def read_ledger(path: Path = LEDGER) -> dict[tuple[str, str], dict]:
+    """(repo, fingerprint) -> ledger row. A verdict outside right/wrong/debatable is an error."""
+    if not path.exists():
+        return {}
+    ledger = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.DictReader(handle), start=2):
+            if row["verdict"] not in VERDICTS:
+                raise SystemExit(f"{path}:{number}: verdict {row['verdict']!r} is not one of {', '.join(VERDICTS)}")
+            ledger[(row["repo"], row["fingerprint"])] = row
+    return ledger
+
+
+def lint(repository: Repository, folder: Path, preview: bool, jobs: int | None) -> Outcome:
+    command = [sys.executable, "-m", "gemlint", "--format", "json", "--no-cache", "--exit-zero", "."]
+    if preview:
+        command.append("--preview")
+    if jobs:
+        command += ["--jobs", str(jobs)]
+    started = time.perf_counter()
+    completed = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=3600)
+    seconds = time.perf_counter() - started
+    if completed.returncode not in (0, 1):
+        return Outcome(repository, seconds, error=completed.stderr.strip().splitlines()[-1:][0] if completed.stderr.strip() else f"exit {completed.returncode}")
+    return Outcome(repository, seconds, json.loads(completed.stdout or "[]"))
+
+
+def precision(counts: Counter) -> str:
+    judged = counts["right"] + counts["wrong"]
+    return f"{counts['right'] / judged:.0%}" if judged else "–"
+
+
+def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tuple[str, list[dict]]:
+    lines = [f"{'repository':44} {'half':8} {'findings':>8} {'new':>5} {'gone':>5} {'seconds':>8}"]
+    per_rule: dict[str, Counter] = defaultdict(Counter)
+    unjudged: list[dict] = []
+    for outcome in outcomes:
+        name = outcome.repository.name
+        if outcome.error:
+            lines.append(f"{name:44} {outcome.repository.half:8} error: {outcome.error}")
+            continue
+        seen = set()
+        new = 0
+        for finding in outcome.findings:
+            key = (name, finding.get("fingerprint", ""))
+            seen.add(key)
+            row = ledger.get(key)
+            counts = per_rule[finding["code"]]
+            counts["findings"] += 1
+            if row is None:
+                new += 1
+                counts["unjudged"] += 1
+                unjudged.append(
+                    {"repo": name, "commit": outcome.repository.commit, "path": finding["path"], "line": finding["line"],
+                     "rule": finding["code"], "fingerprint": key[1], "verdict": "", "reason": finding["message"]}
+                )
+            else:
+                counts[row["verdict"]] += 1
+        gone = [row for key, row in ledger.items() if key[0] == name and key not in seen]
+        for row in gone:
+            per_rule[row["rule"]]["gone " + row["verdict"]] += 1
+        lines.append(f"{name:44} {outcome.repository.half:8} {len(outcome.findings):>8} {new:>5} {len(gone):>5} {outcome.seconds:>8.1f}")
+    lines.append("")
+    lines.append(f"{'rule':8} {'findings':>8} {'right':>6} {'wrong':>6} {'debat.':>6} {'unjudged':>8} {'precision':>9}   gone (right/wrong/debatable)")
+    for rule in sorted(per_rule):
+        c = per_rule[rule]
+        gone = "/".join(str(c["gone " + v]) for v in VERDICTS)
+        lines.append(f"{rule:8} {c['findings']:>8} {c['right']:>6} {c['wrong']:>6} {c['debatable']:>6} {c['unjudged']:>8} {precision(c):>9}   {gone}")
+    return "\n".join(lines), unjudged
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--src", type=Path, required=True, help="folder holding <owner>__<name> checkouts")
+    parser.add_argument("--half", choices=("dev", "holdout", "all"), default="all")
+    parser.add_argument("--category", action="append", help="python, training, native, deployment (repeatable)")
+    parser.add_argument("--repo", action="append", help="owner/name (repeatable)")
+    parser.add_argument("--preview", action="store_true")
+    parser.add_argument("--jobs", type=int)
+    parser.add_argument("--save", type=Path, help="write every finding of the run as JSON")
+    parser.add_argument("--unjudged", type=Path, help="write the unjudged findings as ledger rows (CSV)")
+    args = parser.parse_args(argv)
+    ledger = read_ledger()
+    chosen = [
+        r for r in read_repositories()
+        if (args.half == "all" or r.half == args.half)
+        and (not args.category or r.category in args.category)
+        and (not args.repo or r.name in args.repo)
+    ]
+    outcomes = []
+    for repository in chosen:
+        folder = args.src / repository.folder_name
+        if repository.commit == "-" or not folder.is_dir():
+            print(f"{repository.name}: not checked out in {args.src}; skipped", file=sys.stderr)
+            continue
+        outcomes.append(lint(repository, folder, args.preview, args.jobs))
+        print(f"{repository.name}: {len(outcomes[-1].findings)} findings in {outcomes[-1].seconds:.1f}s", file=sys.stderr)
+    text, unjudged = report(outcomes, ledger)
+    print(text)
+    if args.save:
+        args.save.write_text(json.dumps([{"repo": o.repository.name, "seconds": o.seconds, "error": o.error, "findings": o.findings} for o in outcomes], indent=1))
+    if args.unjudged:
+        with args.unjudged.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, LEDGER_FIELDS)
+            writer.writeheader()
+            writer.writerows(unjudged)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
