@@ -139,4 +139,11 @@ def diagnostic_from_json(data: dict) -> Diagnostic:
             )
             for r in data.get("related", ())
         ),
+        precision=_optional_string(data.get("precision")),
     )
+
+
+def _optional_string(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError("expected a string or null")
+    return value

@@ -116,6 +116,7 @@ def resolve_config(
     ignore_noqa: bool = False,
     preview: bool = False,
     respect_gitignore: bool | None = None,
+    strict: bool = False,
 ) -> ConfigTree:
     """Each file's config (the nearest config file above it, or ``--config``/``--isolated`` for all),
     with the command-line options on top (the command line wins)."""
@@ -131,6 +132,7 @@ def resolve_config(
             force_exclude=True if force_exclude else None,
             respect_noqa=False if ignore_noqa else None,
             preview=True if preview else None,
+            strict=True if strict else None,
             respect_gitignore=respect_gitignore,
         )
 
@@ -201,6 +203,7 @@ def main() -> None:
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes to disable.")
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to enable on top of select.")
 @click.option("--preview", is_flag=True, help="Enable preview rules (not yet proven on real code).")
+@click.option("--strict", is_flag=True, help="Also report findings whose inference context rests on a name alone (precision medium).")
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="Output format.")
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. sarif:gemlint.sarif.")
@@ -232,6 +235,7 @@ def check(
     ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
     preview: bool,
+    strict: bool,
     fmt: str,
     output: Path | None,
     extra_outputs: tuple[str, ...],
@@ -280,7 +284,7 @@ def check(
     try:
         tree = resolve_config(
             targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa, preview,
-            respect_gitignore,
+            respect_gitignore, strict,
         )
     except ConfigError as error:
         click.echo(f"gemlint: error: {error}", err=True)

@@ -63,10 +63,14 @@ DEFAULT_EXCLUDE = (
     "*.egg-info",
     # Vendored code: another project's sources, linted by its own maintainers.
     "3rd_party",
+    "_vendor",
     "extern",
     "external",
+    "third-party",
     "third_party",
+    "thirdparty",
     "vendor",
+    "vendored",
 )
 DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/training/**")
 DEFAULT_HEALTH_PATHS = ("/health", "/healthz", "/livez", "/live", "/ping")
@@ -106,6 +110,9 @@ class Config:
     health_paths: tuple[str, ...] = DEFAULT_HEALTH_PATHS
     static_shape_backends: tuple[str, ...] = DEFAULT_STATIC_SHAPE_BACKENDS
     preview: bool = False
+    #: Also report findings whose inference context rests on a function's or class's name alone
+    #: (``predict*`` that no entry point reaches), at precision "medium".
+    strict: bool = False
     gpu_host_memory_per_gpu: int = DEFAULT_GPU_HOST_MEMORY_PER_GPU  # bytes
     severity: tuple[tuple[str, Severity], ...] = ()
     #: False with ``--ignore-noqa``: findings that a ``# noqa`` comment suppresses are reported too.
@@ -142,6 +149,7 @@ _SCHEMA: dict[str, tuple[str, str]] = {
     "health-paths": ("health_paths", "strings"),
     "static-shape-backends": ("static_shape_backends", "strings"),
     "preview": ("preview", "bool"),
+    "strict": ("strict", "bool"),
     "gpu-host-memory-per-gpu": ("gpu_host_memory_per_gpu", "memory"),
     "severity": ("severity", "severity-table"),
 }

@@ -94,6 +94,9 @@ class Diagnostic:
     message: str
     fix: Fix | None = None
     related: tuple[RelatedLocation, ...] = field(default=())
+    #: This finding's confidence tier where it is below its rule's (CodeQL's precision levels): "medium" for
+    #: a finding whose inference context rests on a name alone (reported with ``strict``). None: the rule's.
+    precision: str | None = None
 
     @property
     def sort_key(self) -> tuple:
@@ -112,4 +115,5 @@ class Diagnostic:
             "end_column": self.end_column,
             "message": self.message,
             "fix": self.fix.to_json() if self.fix else None,
+            "precision": self.precision,
         }

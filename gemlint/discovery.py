@@ -215,12 +215,16 @@ class Discovery:
             shown = "" if display == "." else display + "/"
             ignored = self.gitignores.ignored if gitignore and config.respect_gitignore else None
             folder = os.path.abspath(directory)
+            # Another project copied into a package (its own license and build file) is vendored code,
+            # excluded with the default excludes as a submodule is.
+            vendoring = "__init__.py" in filenames and "exclude" not in config.declared
             dirnames[:] = sorted(
                 name
                 for name in dirnames
                 if not excluded(f"{prefix}{name}/")
                 and not _is_virtualenv(os.path.join(directory, name))
                 and not (ignored and ignored(os.path.join(folder, name), True))
+                and not (vendoring and is_vendored_project(os.path.join(directory, name)))
             )
             for name in sorted(filenames):
                 path = base / name
@@ -252,6 +256,18 @@ class Discovery:
         display = display if display is not None else display_path(path, self.cwd)
         relative = relative if relative is not None else root_relative(path, self.tree.config_for(path).glob_root)
         yield SourceFile(path, language, display, relative)
+
+
+_LICENSE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENSE.rst", "COPYING", "LICENCE")
+_BUILD_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+
+
+def is_vendored_project(folder: str) -> bool:
+    """A folder inside a package that carries a project's own license and build file: another project's
+    sources copied in (``mypkg/libs/somelib/`` with its ``LICENSE`` and ``setup.py``)."""
+    return any(os.path.isfile(os.path.join(folder, name)) for name in _LICENSE_FILES) and any(
+        os.path.isfile(os.path.join(folder, name)) for name in _BUILD_FILES
+    )
 
 
 def _is_virtualenv(folder: os.PathLike | str) -> bool:

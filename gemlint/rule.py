@@ -96,8 +96,9 @@ class Rule:
         fix: Fix | None = None,
         severity: Severity | None = None,
         related: Iterable[RelatedLocation] = (),
+        precision: str | None = None,
     ) -> Diagnostic:
-        """A finding of this rule; ``severity`` overrides the default for this one finding."""
+        """A finding of this rule; ``severity`` (and ``precision``) override the rule's for this one finding."""
         return Diagnostic(
             code=cls.code,
             name=cls.name,
@@ -110,6 +111,7 @@ class Rule:
             message=message,
             fix=fix,
             related=tuple(related),
+            precision=precision,
         )
 
     @classmethod
@@ -154,10 +156,11 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
         fix: Fix | None = None,
         severity: Severity | None = None,
         related: Iterable[RelatedLocation] = (),
+        precision: str | None = None,
     ) -> None:
         """Report ``node``; the diagnostic spans the node's syntactic range."""
         start, end = self.range_of(node)
-        self.context.add(self.diagnostic(self.context.display_path, start, end, message, fix, severity, related))
+        self.context.add(self.diagnostic(self.context.display_path, start, end, message, fix, severity, related, precision))
 
     # -- positions and fixes -------------------------------------------------------
     def range_of(self, node: cst.CSTNode) -> tuple[Position, Position]:

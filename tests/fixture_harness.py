@@ -28,6 +28,8 @@ _ITEM = r"GEM\d{3}(?:\[[A-Za-z]*\])?(?:@\d+)?"
 _MARKER = re.compile(rf"(?:#|//|/\*)\s*expect(?P<next>-next)?:\s*(?P<items>{_ITEM}(?:\s*,\s*{_ITEM})*)")
 _PARTS = re.compile(r"(?P<code>GEM\d{3})(?:\[(?P<severity>[A-Za-z]*)\])?(?:@(?P<column>\d+))?")
 SEVERITIES = ("error", "warning", "note")
+#: A fixture linted with ``strict = true`` (name-only evidence reported) says so in a comment line.
+_STRICT = re.compile(r"^(?:#|//) fixture: strict$", re.MULTILINE)
 
 
 @dataclass(frozen=True, order=True)
@@ -107,6 +109,8 @@ def lint_fixture(path: Path) -> list[Diagnostic]:
     root = fixture_root(path)
     config_file = root / "gemlint.toml"
     config = load_config(config_file, known_codes()) if config_file.exists() else default_config(root)
+    if _STRICT.search(path.read_text(encoding="utf-8", errors="replace")):
+        config = config.with_overrides(strict=True)
     relative = path.relative_to(root).as_posix()
     source = SourceFile(path, language_of(path), relative, relative)
     diagnostics, _, _ = lint_file(source, Selection.from_config(config, all_rules()))

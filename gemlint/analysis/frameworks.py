@@ -167,6 +167,20 @@ ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "tor
 
 # -- model objects (SPEC §2, "Model objects"); see gemlint/analysis/models.py ---------------------------
 # Loaders whose result is a whole module with its saved (unknown) mode.
+#: Decorators that make a generator function a context manager (its ``with`` blocks around ``yield`` apply
+#: to the caller's block).
+CONTEXT_MANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+#: Calls that load trained weights, by their terminal name (``AutoModel.from_pretrained``, ``net.load_state_dict``,
+#: ``safetensors.torch.load_file``, ``hf_hub_download``); ``torch.load`` and friends are resolved (MODEL_LOADERS).
+WEIGHT_LOADING_CALLS = frozenset({
+    "from_pretrained", "from_single_file", "load_state_dict", "load_checkpoint", "load_from_checkpoint",
+    "hf_hub_download", "snapshot_download", "load_model", "load_weights", "load_network", "load_pretrained",
+    "load_file", "safe_open", "pipeline",
+})
+#: Tensors made up rather than read (``torch.randn(1, 3, 224, 224)``): a smoke test's inputs.
+MADE_UP_TENSORS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "zeros", "ones", "full", "empty", "arange", "zeros_like", "ones_like"})
+#: Keyword arguments that hand a constructor its weights (``resnet50(weights="DEFAULT")``, ``pretrained=True``).
+WEIGHT_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "checkpoint_path", "ckpt_path", "ckpt", "weights_path", "model_path"})
 MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.package.PackageImporter.load_pickle"})
 # Calls that return (a wrapper of) the module passed as their first argument, keeping its mode.
 MODEL_WRAPPERS = frozenset(

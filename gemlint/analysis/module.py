@@ -29,7 +29,14 @@ from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses
     positional_arg,
     terminal_name,
 )
-from gemlint.analysis.triage import has_inference_prefix, is_inference_path, is_test_path, is_training_path, script_runs
+from gemlint.analysis.triage import (
+    has_inference_prefix,
+    is_inference_path,
+    is_test_function,
+    is_test_path,
+    is_training_path,
+    script_runs,
+)
 
 
 class Context(enum.Enum):
@@ -42,6 +49,9 @@ class Context(enum.Enum):
 class Verdict:
     context: Context
     reason: str
+    #: Inference context that rests on a name alone (``predict*``, a class named ``*Predictor``) with no
+    #: entry point reaching it: reported only with ``strict`` (SPEC §2, "Evidence").
+    name_only: bool = False
 
     @property
     def is_inference(self) -> bool:
@@ -49,6 +59,12 @@ class Verdict:
 
 
 UNKNOWN = Verdict(Context.UNKNOWN, "")
+
+
+def evidence_precision(verdict: Verdict) -> str | None:
+    """The precision of a finding that rests on ``verdict``: "medium" for a name alone (see
+    :attr:`Verdict.name_only`), else the rule's own."""
+    return "medium" if verdict.name_only else None
 
 _DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
 
@@ -347,24 +363,59 @@ class ModuleAnalysis:
             if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor):
                 return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
             if isinstance(ancestor, cst.FunctionDef):
+                if is_test_function(ancestor.name.value):
+                    return UNKNOWN  # a test runs the code it checks; it serves nothing
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
                     return verdict
-                if verdict.is_inference and inference is None:
+                if verdict.is_inference and (inference is None or (inference.name_only and not verdict.name_only)):
                     inference = verdict
             if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None and not self.is_test_file:
                 if self.module_trains:
                     return Verdict(Context.TRAINING, "the script trains")
+                if self.is_smoke_test:
+                    return UNKNOWN
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
             return inference
         if not in_definition and self.script_runs and not self.is_test_file:
             if self.module_trains:
                 return Verdict(Context.TRAINING, "the script trains")
+            if self.is_smoke_test:
+                return UNKNOWN
             return Verdict(Context.INFERENCE, "module-level code of a script that runs what it builds, without training")
         if self.is_inference_file:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
+
+    def reported_context(self, node: cst.CSTNode) -> Verdict:
+        """:meth:`context_of` as the rules report on it: inference context that rests on a name alone
+        counts only with ``strict`` (its findings then carry precision "medium")."""
+        verdict = self.context_of(node)
+        if verdict.is_inference and verdict.name_only and not getattr(self.context.config, "strict", False):
+            return UNKNOWN
+        return verdict
+
+    @cached_property
+    def is_smoke_test(self) -> bool:
+        """A script that runs a model built from scratch (no weights loaded anywhere in the module) on made-up
+        inputs (``torch.randn``, ``torch.zeros``, ...): it checks shapes, it serves nothing (SPEC §2, "Not
+        inference")."""
+        if self.loads_weights:
+            return False
+        return any(terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy.")) for call in self.nodes_of(cst.Call))
+
+    @cached_property
+    def loads_weights(self) -> bool:
+        """The module loads trained weights somewhere (``from_pretrained``, ``torch.load``, a state dict, a
+        checkpoint): what makes a script's ``__main__`` block a prediction rather than a smoke test."""
+        for call in self.nodes_of(cst.Call):
+            name = terminal_name(call.func)
+            if name in fw.WEIGHT_LOADING_CALLS or (name == "load" and self.resolves_to(call.func, fw.MODEL_LOADERS)):
+                return True
+            if any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and not _false(arg.value) for arg in call.args):
+                return True
+        return False
 
     @cached_property
     def script_runs(self) -> bool:
@@ -398,11 +449,16 @@ class ModuleAnalysis:
             cached = self.own_verdict(function)
             if cached.context is Context.UNKNOWN:
                 cached = self._verdict_from_callers(function)
-            elif cached.is_inference and self._named_reason(function) == cached.reason:
-                # A name is weak evidence: `evaluate_actions` of an RL policy feeds the training loss.
+            elif cached.name_only:
+                # A name is weak evidence: `evaluate_actions` of an RL policy feeds the training loss; an
+                # entry point that calls it is strong evidence.
                 trainer = self._training_caller(function)
                 if trainer is not None:
                     cached = Verdict(Context.TRAINING, f"`{function.name.value}` is called from training code ({trainer})")
+                else:
+                    callers = self._verdict_from_callers(function)
+                    if callers.is_inference and not callers.name_only:
+                        cached = callers
             self._function_verdicts[function] = cached
         return cached
 
@@ -421,7 +477,7 @@ class ModuleAnalysis:
             return Verdict(Context.TRAINING, f"`{name}` runs a training step")
         reason = self._inference_reason(function)
         if reason:
-            return Verdict(Context.INFERENCE, reason)
+            return Verdict(Context.INFERENCE, reason, name_only=reason == self._named_reason(function))
         return UNKNOWN
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
@@ -444,12 +500,10 @@ class ModuleAnalysis:
                 return f"`{owner.name.value}.{name}` is a serving hook"
         if name in fw.LIGHTNING_INFERENCE_HOOKS:
             return f"`{name}` is a Lightning prediction hook"
-        named = self._named_reason(function)
-        if named is not None:
-            return named
+        # Evaluation code is evidence, so it is asked before the name (which alone is weak).
         if name != "__init__" and self._evaluates(function):
             return f"`{name}` puts a model in eval mode and runs it without training (evaluation code)"
-        return None
+        return self._named_reason(function)
 
     def _named_reason(self, function: cst.FunctionDef) -> str | None:
         """Inference context by a name alone: the function's (``predict*``, ``evaluate*``, ...) or its class's."""
@@ -472,14 +526,22 @@ class ModuleAnalysis:
         return self.outside.training_caller(self, function) if self.outside is not None else None
 
     def _evaluates(self, function: cst.FunctionDef) -> bool:
-        """The function calls ``.eval()`` on a model (it does not train: training is decided first)."""
+        """Evaluation code: the function puts a model in eval mode and runs a model's forward pass (it does not
+        train: training is decided first). One that runs no forward only prepares models
+        (``net_g.train(); net_ema.eval()`` in a training setup)."""
         if self.is_test_file:
             return False
-        for site in self.index.sites("eval"):
-            if function in site.owners and not site.call.args and isinstance(site.call.func, cst.Attribute):
-                if self.enclosing_function(site.call) is function and self.models.origins(site.call.func.value):
-                    return True
-        return False
+        evaluates = any(
+            self.enclosing_function(site.call) is function and self.models.origins(site.call.func.value)
+            for site in self.index.sites("eval")
+            if function in site.owners and not site.call.args and isinstance(site.call.func, cst.Attribute)
+        )
+        if not evaluates:
+            return False
+        return any(
+            self.enclosing_function(call) is function and self.models.forward_receiver(call) is not None
+            for call in self.nodes_of(cst.Call)
+        )
 
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
         """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
@@ -596,9 +658,10 @@ class ModuleAnalysis:
         shown = f"{owner.name.value}.{function.name.value}" if owner is not None else function.name.value
         if any(v.context is Context.TRAINING for v in verdicts):
             return Verdict(Context.TRAINING, f"`{shown}` is called from training code")
-        inference = next((v for v in verdicts if v.is_inference), None)
+        # The strongest evidence among the callers: an entry point's before a name's.
+        inference = next((v for v in verdicts if v.is_inference and not v.name_only), None) or next((v for v in verdicts if v.is_inference), None)
         if inference is not None:
-            return Verdict(Context.INFERENCE, f"`{shown}` is called from {_caller_phrase(inference.reason)}")
+            return Verdict(Context.INFERENCE, f"`{shown}` is called from {_caller_phrase(inference.reason)}", inference.name_only)
         return UNKNOWN
 
     def is_main_block(self, node: cst.If) -> bool:
@@ -684,6 +747,10 @@ class ModuleAnalysis:
             if "off" in branches or "switch" in branches:
                 return "switch"
             return None
+        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name) and _depth < 3:
+            manager = self._grad_free_context_manager(expression.func.value, _depth)
+            if manager is not None:
+                return manager
         if _depth < 3:
             target = expression.func if isinstance(expression, cst.Call) and not expression.args else expression
             if isinstance(target, cst.Name):
@@ -693,6 +760,32 @@ class ModuleAnalysis:
                         if mode is not None:
                             return mode
         return None
+
+    def _grad_free_context_manager(self, name: str, depth: int) -> str | None:
+        """The grad mode of a ``@contextmanager`` function of this module named ``name``: the mode of the
+        ``with`` blocks around every ``yield`` of its body (``with torch.inference_mode(), autocast(): yield``),
+        or None when a ``yield`` runs outside them or the function is not a generator-based context manager."""
+        function = next((n for n in self.module.body if isinstance(n, cst.FunctionDef) and n.name.value == name), None)
+        if function is None or not any(self.resolves_to(d.decorator, fw.CONTEXT_MANAGER_DECORATORS) for d in function.decorators):
+            return None
+        yields = [node for node in self.nodes_of(cst.Yield) if self.enclosing_function(node) is function]
+        if not yields:
+            return None
+        modes = set()
+        for node in yields:
+            mode = None
+            child: cst.CSTNode = node
+            for ancestor in self.ancestors(node):
+                if ancestor is function:
+                    break
+                if isinstance(ancestor, cst.With) and child is ancestor.body:
+                    found = {self.grad_mode(item.item, depth + 1) for item in ancestor.items}
+                    mode = "on" if "on" in found else "off" if "off" in found else "switch" if "switch" in found else mode
+                    if mode is not None:
+                        break
+                child = ancestor
+            modes.add(mode)
+        return modes.pop() if len(modes) == 1 and None not in modes else None
 
     def is_grad_free_guard(self, expression: cst.BaseExpression) -> bool:
         """``torch.no_grad()``, ``torch.inference_mode()``, ``@torch.no_grad`` or ``torch.set_grad_enabled(False)``."""
@@ -896,6 +989,11 @@ def is_production_path(relative_path: str) -> bool:
 
 
 _NAMED_REASON = re.compile(r"(`[^`]+`) is (.+)", re.DOTALL)
+
+
+def _false(value: cst.BaseExpression) -> bool:
+    """``False`` or ``None`` written as the argument (``pretrained=False``: no weights)."""
+    return isinstance(value, cst.Name) and value.value in ("False", "None")
 
 
 def _caller_phrase(reason: str) -> str:

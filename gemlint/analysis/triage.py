@@ -249,6 +249,14 @@ def is_test_path(relative_path: str) -> bool:
 _TESTS_DIRS = frozenset({"tests", "test", "testing"})
 
 
+def is_test_function(name: str) -> bool:
+    """``test``, ``test_forward``, ``testForward``, as pytest and unittest collect them (not ``tester``)."""
+    if not name.startswith("test"):
+        return False
+    rest = name[4:]
+    return not rest or rest[0] == "_" or rest[0].isupper() or rest[0].isdigit()
+
+
 def is_training_path(config: "Config", relative_path: str) -> bool:
     """The file matches ``training-paths``: training code, where no inference rule applies."""
     return compile_globs(tuple(config.training_paths)).match_file(relative_path)

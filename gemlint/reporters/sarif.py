@@ -179,6 +179,8 @@ def _result(d: Diagnostic, rule_index: int, fingerprint: str | None, locations: 
         related_locations=related or None,
         partial_fingerprints={FINGERPRINT_KEY: fingerprint} if fingerprint else None,
         fixes=[locations.fix(d.path, d.fix)] if d.fix else None,
+        # A finding below its rule's tier says so (code scanning's precision filter reads the rule's).
+        properties={"precision": d.precision} if d.precision else None,
     )
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.imports import import_anchor, imported_name, module_alias
+from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
 from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, Severity
@@ -88,7 +89,7 @@ def score(batch: dict):
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:
             return
-        verdict = self.analysis.context_of(node)
+        verdict = self.analysis.reported_context(node)
         if not verdict.is_inference:
             return
         models = self.analysis.models
@@ -115,6 +116,7 @@ def score(batch: dict):
             f"`{called}(...)` runs a forward pass with autograd enabled in inference code ({verdict.reason}); {why}. "
             "Run it under `torch.inference_mode()`",
             fix=self._fix(node),
+            precision=evidence_precision(verdict),
         )
 
     # -- fix ---------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gemlint.analysis.module import evidence_precision, Verdict
 from gemlint.analysis.models import ModelOrigin, Origin, shown
 from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
@@ -98,20 +99,32 @@ def classify(features: list[float]):
         constructions = models.constructions()
         if not constructions:
             return
-        served: dict[cst.CSTNode, str] = {}
+        served: dict[cst.CSTNode, Verdict] = {}
         for call, receiver in models.uses():
             origins = models.origins(receiver)
-            if not any(origin.node not in served for origin in origins):
+            if not any(origin.node not in served or served[origin.node].name_only for origin in origins):
                 continue
-            verdict = self.analysis.context_of(call)
+            if self._used_as_submodule(call, receiver):
+                continue
+            verdict = self.analysis.reported_context(call)
             if verdict.is_inference:
                 for origin in origins:
-                    served.setdefault(origin.node, verdict.reason)
+                    if origin.node not in served or (served[origin.node].name_only and not verdict.name_only):
+                        served[origin.node] = verdict
         for origin, bindings in constructions:
-            reason = served.get(origin.node)
-            if reason is None or models.set_to_eval(origin) or self._submodule(bindings) or self._wraps_evaluated_model(origin):
+            verdict = served.get(origin.node)
+            if verdict is None or models.set_to_eval(origin) or self._submodule(bindings) or self._wraps_evaluated_model(origin):
                 continue
-            self._report(origin, bindings, reason)
+            self._report(origin, bindings, verdict)
+
+    def _used_as_submodule(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """``self.resampler(x)`` in a method of an nn.Module: the model runs as a submodule of that module
+        (wherever it was built and handed over), in the mode its parent's ``.eval()`` sets."""
+        if not (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self"):
+            return False
+        function = self.analysis.enclosing_function(call)
+        owner = self.analysis.enclosing_class(function) if function is not None else None
+        return owner is not None and (self.analysis.models.is_model_class(owner) or _defines_forward(owner))
 
     def _wraps_evaluated_model(self, origin: ModelOrigin) -> bool:
         """The construction takes a model that is already in eval mode (``Wrapper(model=sam)``): a wrapper around
@@ -136,7 +149,8 @@ def classify(features: list[float]):
                     return True
         return False
 
-    def _report(self, origin: ModelOrigin, bindings: list[cst.BaseSmallStatement], reason: str) -> None:
+    def _report(self, origin: ModelOrigin, bindings: list[cst.BaseSmallStatement], verdict: Verdict) -> None:
+        reason = verdict.reason
         binding = bindings[0] if bindings else None
         target = _target(binding) if binding is not None else None
         name = shown(target) if target is not None else None
@@ -147,6 +161,7 @@ def classify(features: list[float]):
             f"{what} is never put in eval mode but serves predictions ({reason}): dropout and batch norm keep "
             f"their training behaviour; call {call} after building it",
             fix=self._fix(binding, name) if binding is not None and name else None,
+            precision=evidence_precision(verdict),
         )
 
     def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Severity
@@ -68,7 +69,7 @@ def predict(x: list[float]):
         origins = models.origins(receiver)
         if not origins:
             return
-        verdict = self.analysis.context_of(node)
+        verdict = self.analysis.reported_context(node)
         if not verdict.is_inference or self._restores_mode(node, origins) or self._flag_guarded(node):
             return
         replacement = node.with_changes(func=node.func.with_changes(attr=cst.Name("eval")), args=())
@@ -77,6 +78,7 @@ def predict(x: list[float]):
             f"`{shown(receiver)}.train()` switches the model to training mode in inference code ({verdict.reason}): "
             "dropout turns on and batch norm uses (and updates) per-batch statistics; use `.eval()`",
             fix=self.replace_fix(node, replacement, "use `.eval()`", Applicability.SAFE),
+            precision=evidence_precision(verdict),
         )
 
     def _restores_mode(self, node: cst.Call, origins) -> bool:

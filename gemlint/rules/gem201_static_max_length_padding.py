@@ -5,7 +5,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, keyword_arg, literal_value, positional_arg, terminal_name
+from gemlint.analysis.module import NOT_LITERAL, evidence_precision, keyword_arg, literal_value, positional_arg, terminal_name
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.frontends import triton_config
@@ -111,7 +111,7 @@ def embed(text: str):
             offending = legacy
         else:
             return
-        verdict = self.analysis.context_of(node)
+        verdict = self.analysis.reported_context(node)
         if not verdict.is_inference:
             return
         if self.analysis.data_pipeline_reason(node) or self._static_shape_backend():
@@ -128,6 +128,7 @@ def embed(text: str):
             'request; use padding="longest"',
             severity=Severity.ERROR if large else None,
             fix=self._fix(offending),
+            precision=evidence_precision(verdict),
         )
 
     def _is_max_length(self, expression: cst.BaseExpression) -> bool:
