@@ -155,6 +155,26 @@ def rule_text(rule: type[Rule]) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+_EVIDENCE_TIERS = [
+    "## Evidence and precision tiers",
+    "",
+    "Rules that report inference code (GEM101, GEM102, GEM103, GEM201) say in each message what the inference "
+    "context rests on. Two tiers, as CodeQL's `precision`:",
+    "",
+    "- **The rule's own precision** (SARIF `properties.precision` of the rule, usually `high`): the code is reached "
+    "from an entry point — an HTTP route or RPC servicer, a serving framework's hook, a file matching "
+    "`inference-paths`, a script's `__main__` block or module level that runs a model (not a smoke test: a model built "
+    "without loading weights, run on `torch.randn`/`zeros` inputs), or evaluation code (a function that puts a model "
+    "in eval mode and runs its forward) — directly or through its callers, across modules. Reported by default.",
+    "- **`medium`**: the context rests on a name alone — a `predict*`/`infer*`/`generate*`/`evaluate*` function, or a "
+    "method of a class named for inference, that no entry point in the project reaches. Often library code whose "
+    "callers guard it. Not reported by default; `--strict` or `strict = true` reports these findings too, with "
+    "`\"precision\": \"medium\"` in the JSON output and in the SARIF result's `properties`.",
+    "",
+    "`test*` functions are never inference code, wherever they are.",
+]
+
+
 def rules_markdown(rules: Iterable[type[Rule]]) -> str:
     """The whole of docs/rules.md."""
     rules = list(rules)
@@ -171,7 +191,7 @@ def rules_markdown(rules: Iterable[type[Rule]]) -> str:
             f"| [{rule.code}](#{anchor(rule)}) | {name_label(rule)} | {rule.severity.value} | {languages_label(rule)} | "
             f"{fix_label(rule)} | {rule.summary} |"
         )
-    lines.append("")
+    lines += ["", *_EVIDENCE_TIERS, ""]
     family = None
     for rule in rules:
         if rule.code[3] != family:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gemlint.config import default_config, load_config
@@ -28,8 +28,6 @@ _ITEM = r"GEM\d{3}(?:\[[A-Za-z]*\])?(?:@\d+)?"
 _MARKER = re.compile(rf"(?:#|//|/\*)\s*expect(?P<next>-next)?:\s*(?P<items>{_ITEM}(?:\s*,\s*{_ITEM})*)")
 _PARTS = re.compile(r"(?P<code>GEM\d{3})(?:\[(?P<severity>[A-Za-z]*)\])?(?:@(?P<column>\d+))?")
 SEVERITIES = ("error", "warning", "note")
-#: A fixture linted with ``strict = true`` (name-only evidence reported) says so in a comment line.
-_STRICT = re.compile(r"^(?:#|//) fixture: strict$", re.MULTILINE)
 
 
 @dataclass(frozen=True, order=True)
@@ -107,10 +105,10 @@ def mismatches(expected: list[Expected], diagnostics: list[Diagnostic]) -> list[
 
 def lint_fixture(path: Path) -> list[Diagnostic]:
     root = fixture_root(path)
-    config_file = root / "gemlint.toml"
+    # The nearest gemlint.toml from the file's folder up to the fixture root governs it, as on the command line.
+    config_file = next((folder / "gemlint.toml" for folder in (path.parent, *path.parent.parents) if (folder / "gemlint.toml").exists() or folder == root), root / "gemlint.toml")
     config = load_config(config_file, known_codes()) if config_file.exists() else default_config(root)
-    if _STRICT.search(path.read_text(encoding="utf-8", errors="replace")):
-        config = config.with_overrides(strict=True)
+    config = replace(config, root=root)
     relative = path.relative_to(root).as_posix()
     source = SourceFile(path, language_of(path), relative, relative)
     diagnostics, _, _ = lint_file(source, Selection.from_config(config, all_rules()))

@@ -166,8 +166,8 @@ MUTATIONS = (
         "gem102-dropped-eval-exemption",
         "dropped exemption",
         "gemlint/rules/gem102_missing_eval.py",
-        "reason is None or models.set_to_eval(origin) or",
-        "reason is None or",
+        "verdict is None or models.set_to_eval(origin) or",
+        "verdict is None or",
         fixtures("GEM1xx"),
     ),
     Mutation(

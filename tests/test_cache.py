@@ -13,7 +13,7 @@ from gemlint.config import default_config
 from gemlint.runner import run
 
 BLOCKING = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
-PADDING = 'def predict(tok, t):\n    return tok(t, padding="max_length", max_length=64)\n'
+PADDING = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.post("/predict")\ndef predict(tok, t):\n    return tok(t, padding="max_length", max_length=64)\n'
 
 
 def lint(tmp_path, cache):

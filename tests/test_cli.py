@@ -65,8 +65,9 @@ def test_clean_run_exits_0(project):
 def test_json_has_exactly_the_pinned_keys(project):
     result = invoke("src", "--format", "json")
     findings = json.loads(result.output)
-    # These keys are pinned ("more may be added, none renamed"); `related` and `fingerprint` (for --baseline) are added.
-    assert [set(f) for f in findings] == [JSON_KEYS | {"related", "fingerprint"}] * 2
+    # These keys are pinned ("more may be added, none renamed"); `related`, `precision` and `fingerprint` (for
+    # --baseline) are added.
+    assert [set(f) for f in findings] == [JSON_KEYS | {"related", "precision", "fingerprint"}] * 2
     assert findings[0]["related"] == []
     padding = findings[1]
     assert (padding["code"], padding["severity"], padding["path"], padding["line"], padding["column"]) == (

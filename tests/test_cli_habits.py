@@ -24,11 +24,14 @@ torch.autograd.set_detect_anomaly(True)
 '''
 FIXABLE = '''\
 import torch
+from fastapi import FastAPI
 
+app = FastAPI()
 model = torch.nn.Linear(2, 2)
 model.eval()
 
 
+@app.post("/predict")
 def predict(x):
     model.train()
     with torch.inference_mode():

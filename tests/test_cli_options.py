@@ -17,7 +17,7 @@ from gemlint.selection import Selection
 from gemlint.version import __version__
 
 FIXTURE_ROOTS = sorted({path.relative_to(FIXTURES).parts[0] for path in fixture_files()})
-SERVICE = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n\ndef predict(tok, t):\n    return tok(t, padding="max_length", max_length=64)\n'
+SERVICE = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n\nfrom fastapi import FastAPI\napp = FastAPI()\n\n\n@app.post("/predict")\ndef predict(tok, t):\n    return tok(t, padding="max_length", max_length=64)\n'
 
 
 def findings(*args: str) -> list[dict]:

@@ -53,6 +53,34 @@ def test_vendored_folders_and_submodules_are_excluded_by_default(tmp_path):
     assert "f.py" in result.output
 
 
+def test_vendored_trees_under_other_names_and_copied_projects_are_excluded(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "app.py": SERVICE,
+            "pkg/__init__.py": "",
+            "pkg/thirdparty/a.py": SERVICE,
+            "pkg/_vendor/b.py": SERVICE,
+            "vendored/c.py": SERVICE,
+            # Another project copied into a package: its own license and build file.
+            "pkg/libs/__init__.py": "",
+            "pkg/libs/fastlib/LICENSE": "MIT\n",
+            "pkg/libs/fastlib/setup.py": "",
+            "pkg/libs/fastlib/d.py": SERVICE,
+            # A project of the monorepo is not inside a package: it is the project's own code.
+            "services/api/LICENSE": "MIT\n",
+            "services/api/pyproject.toml": "",
+            "services/api/e.py": SERVICE,
+            # A subpackage with a license but no build file is the package's own.
+            "pkg/ops/LICENSE": "MIT\n",
+            "pkg/ops/f.py": SERVICE,
+        },
+    )
+    assert _linted(tmp_path) == ["app.py", "pkg/ops/f.py", "services/api/e.py"]
+    (tmp_path / "gemlint.toml").write_text('exclude = []\n')
+    assert "pkg/libs/fastlib/d.py" in _linted(tmp_path)
+
+
 def test_a_config_that_sets_exclude_decides_about_vendored_code_itself(tmp_path):
     _write(
         tmp_path,

@@ -20,6 +20,42 @@ def test_fixture(path):
     assert not problems, "\n".join(problems)
 
 
+STRICT = [path for path in FILES if any((folder / "gemlint.toml").exists() and "strict = true" in (folder / "gemlint.toml").read_text() for folder in path.parents)]
+
+
+@pytest.mark.parametrize("path", STRICT, ids=[p.relative_to(FIXTURES).as_posix() for p in STRICT])
+def test_default_mode_reports_the_strict_findings_less_the_name_only_ones(path, monkeypatch):
+    """A fixture linted with ``strict``: by default exactly its findings at precision "medium" (whose context
+    rests on a name alone) are left out."""
+    import fixture_harness
+
+    strict = lint_fixture(path)
+    real = fixture_harness.load_config
+    monkeypatch.setattr(fixture_harness, "load_config", lambda *a: replace(real(*a), strict=False))
+    default = lint_fixture(path)
+    assert sorted(default, key=lambda d: d.sort_key) == sorted((d for d in strict if d.precision is None), key=lambda d: d.sort_key)
+    assert all(d.precision in (None, "medium") for d in strict)
+
+
+def test_name_only_findings_carry_precision_medium_in_json_and_sarif(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from gemlint.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "lib.py").write_text("import torch\n\nnet = torch.jit.load('m.pt').eval()\n\n\ndef predict(x):\n    return net(x)\n")
+    run = lambda *args: CliRunner().invoke(main, [str(tmp_path), "--no-cache", "--exit-zero", "--project-root", str(tmp_path), *args])
+    assert json.loads(run("--format", "json").output) == []
+    (finding,) = json.loads(run("--format", "json", "--strict").output)
+    assert finding["code"] == "GEM101" and finding["precision"] == "medium" and "named as an inference function" in finding["message"]
+    (result,) = json.loads(run("--format", "sarif", "--strict").output)["runs"][0]["results"]
+    assert result["properties"]["precision"] == "medium"
+    (tmp_path / "gemlint.toml").write_text("strict = true\n")
+    assert len(json.loads(run("--format", "json").output)) == 1
+
+
 def test_every_rule_has_a_reported_fixture_line():
     reported = {e.code for path in FILES for e in expectations(path)}
     missing = [rule.code for rule in all_rules() if rule.code not in reported]
@@ -78,3 +114,12 @@ def test_pinned_severity_and_column_must_match():
     error = replace(finding(1, column=9), severity=Severity.ERROR)
     assert mismatches([Expected(1, "GEM201", "error"), Expected(1, "GEM201", None, 5)], [warning, error]) == []
     assert mismatches([Expected(1, "GEM201", "error"), Expected(1, "GEM201", "error")], [warning, error]) != []
+
+
+def test_gem101_reports_a_function_once_with_its_other_forwards_related():
+    """Each unguarded forward of one function is not a finding of its own: the fix is one guard."""
+    path = FIXTURES / "GEM1xx" / "triton" / "arithmetic" / "1" / "model.py"
+    (finding,) = [d for d in lint_fixture(path) if d.code == "GEM101" and d.line < 80]
+    assert finding.line == 67 and [r.span.line for r in finding.related] == [69]
+    assert "1 more forward pass in `execute` run the same way" in finding.message
+    assert finding.fix is not None and len(finding.fix.edits) == 1

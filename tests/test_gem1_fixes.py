@@ -62,6 +62,7 @@ def test_gem101_offers_no_fix_where_a_decorator_would_not_help(tmp_path):
 def test_gem102_inserts_eval_after_the_binding_with_indentation_and_newline(tmp_path):
     source = """\
 import torch
+from ray import serve
 from torch import nn
 
 class Net(nn.Module):
@@ -77,6 +78,7 @@ class Base:
         self.net = Net()  # built once
         self.net.load_state_dict(torch.load("w.pt"))
 
+@serve.deployment
 class Service(Base):
     @torch.no_grad()
     def predict(self, x):

@@ -25,7 +25,7 @@ from gemlint.selection import Selection
 
 # GEM103 is a single-file Python rule, so the flake8 plugin runs it too.
 CODE = "GEM103"
-SOURCE = "import torch\n\n\ndef predict(model, x):\n    model.train()\n    return model(x)\n"
+SOURCE = "import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.post('/p')\ndef predict(model, x):\n    model.train()\n    return model(x)\n"
 
 
 @pytest.fixture

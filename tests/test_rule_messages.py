@@ -43,13 +43,18 @@ def test_gem501_basic_says_what_it_keeps_and_loses_in_python_and_cpp():
 
 FORWARDS = '''\
 import torch
+from ray import serve
 
+@serve.deployment
 class Service:
     def __init__(self):
         self.net = torch.nn.Linear(4, 2).eval()
 
     def predict(self, x):
-        return self.net.forward(x), self.net(x)
+        return self.net.forward(x)
+
+    def predict_twice(self, x):
+        return self.net(x)
 '''
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 # Top-level modules whose import makes `@x.get(...)`-style decorators HTTP routes.
+#: Demo-app frameworks that call the app's code on every interaction (:mod:`gemlint.analysis.apps`).
+APP_FRAMEWORKS = frozenset({"gradio", "streamlit"})
 WEB_FRAMEWORKS = frozenset(
     {
         "fastapi",

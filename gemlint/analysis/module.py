@@ -12,6 +12,7 @@ from typing import Collection, Iterator
 import libcst as cst
 from libcst.metadata import Assignment, ScopeProvider
 
+from gemlint.analysis import apps
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses and rules import them from here
@@ -363,8 +364,8 @@ class ModuleAnalysis:
             if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor):
                 return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
             if isinstance(ancestor, cst.FunctionDef):
-                if is_test_function(ancestor.name.value):
-                    return UNKNOWN  # a test runs the code it checks; it serves nothing
+                if is_test_function(ancestor.name.value) or apps.runs_once(self, ancestor):
+                    return UNKNOWN  # a test runs the code it checks; a cached Streamlit function runs once
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
                     return verdict
@@ -378,6 +379,8 @@ class ModuleAnalysis:
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
             return inference
+        if not in_definition and self.is_streamlit_app and not self.is_test_file:
+            return Verdict(Context.INFERENCE, "module-level code of a Streamlit app, which reruns on every interaction")
         if not in_definition and self.script_runs and not self.is_test_file:
             if self.module_trains:
                 return Verdict(Context.TRAINING, "the script trains")
@@ -387,6 +390,15 @@ class ModuleAnalysis:
         if self.is_inference_file:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
+
+    @cached_property
+    def is_streamlit_app(self) -> bool:
+        return apps.is_streamlit_app(self)
+
+    @cached_property
+    def gradio_callbacks(self) -> frozenset[str]:
+        """How the functions handed to Gradio are spelled in this module (:mod:`gemlint.analysis.apps`)."""
+        return apps.gradio_callbacks(self)
 
     def reported_context(self, node: cst.CSTNode) -> Verdict:
         """:meth:`context_of` as the rules report on it: inference context that rests on a name alone
@@ -441,6 +453,8 @@ class ModuleAnalysis:
             return True
         if not self.is_test_file and (self.script_runs or any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)):
             return True
+        if self.gradio_callbacks or self.is_streamlit_app:
+            return True
         return any(self._inference_reason(function) for function in self.nodes_of(cst.FunctionDef))
 
     def function_verdict(self, function: cst.FunctionDef) -> Verdict:
@@ -493,6 +507,8 @@ class ModuleAnalysis:
                 return f"`{name}` is a serving API"
         if self.is_registered_handler(function):
             return f"`{name}` is registered as a route handler"
+        if self._is_gradio_callback(function):
+            return f"`{name}` is a Gradio callback (it runs on every event)"
         owner = self.enclosing_class(function)
         if owner is not None:
             hooks = self.class_hooks(owner)
@@ -597,6 +613,16 @@ class ModuleAnalysis:
         if owner is None:
             return name in self.registered_handlers
         return not self.registered_handlers.isdisjoint((f"self.{name}", f"cls.{name}", f"{owner.name.value}.{name}"))
+
+    def _is_gradio_callback(self, function: cst.FunctionDef) -> bool:
+        callbacks = self.gradio_callbacks
+        if not callbacks:
+            return False
+        name = function.name.value
+        owner = self.enclosing_class(function)
+        if owner is None:
+            return name in callbacks
+        return not callbacks.isdisjoint((f"self.{name}", f"{owner.name.value}.{name}"))
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``
@@ -837,7 +863,9 @@ class ModuleAnalysis:
                 callers = self.callers_of(function) + self.instance_callers_of(function)
                 if self.own_verdict(function).context is Context.UNKNOWN:
                     # A helper is inference code only through its inference callers: those are the paths to guard.
-                    callers = [call for call in callers if self.context_of(call).is_inference]
+                    # A helper that no inference code calls (a step of an evaluation method that a training
+                    # loop calls under its own guard) is guarded when all its callers are.
+                    callers = [call for call in callers if self.context_of(call).is_inference] or callers
                 guarded = [self.grad_free_guard(call, _depth + 1) is not None for call in callers]
                 elsewhere = self.outside.callers_guarded(self, function, _depth) if self.outside is not None else []
                 if guarded and not elsewhere and all(guarded):

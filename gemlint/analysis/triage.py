@@ -222,8 +222,9 @@ class Triage:
         facts = self.facts
         if any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):
             return True
-        # Route decorators on attributes and handler registrations count only in web-framework modules.
-        if facts.imports_any(fw.WEB_FRAMEWORKS):
+        # Route decorators on attributes and handler registrations count only in web-framework modules;
+        # Gradio and Streamlit apps call their code per interaction.
+        if facts.imports_any(fw.WEB_FRAMEWORKS) or facts.imports_any(fw.APP_FRAMEWORKS):
             return True
         if not facts.decorators.isdisjoint(_CONTEXT_DECORATORS):
             return True

@@ -6,7 +6,7 @@ from gemlint.analysis.imports import import_anchor, imported_name, module_alias
 from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
 from gemlint.analysis.triage import InferenceContext
-from gemlint.diagnostics import Applicability, Edit, Fix, Position, Severity
+from gemlint.diagnostics import Applicability, Edit, Fix, Position, RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
 
@@ -86,6 +86,11 @@ def score(batch: dict):
 
     syntax_gate = InferenceContext()
 
+    def visit_Module(self, node: cst.Module) -> None:
+        # One finding per function: its first unguarded forward, the others as related locations (the fix,
+        # one guard around the function, covers them all).
+        self._by_function: dict[cst.FunctionDef, list[tuple[cst.Call, str, str, Fix | None, str | None]]] = {}
+
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:
             return
@@ -111,13 +116,29 @@ def score(batch: dict):
             )
         else:
             why = "autograd records the graph and keeps activations for a backward that never comes"
-        self.report(
-            node,
+        message = (
             f"`{called}(...)` runs a forward pass with autograd enabled in inference code ({verdict.reason}); {why}. "
-            "Run it under `torch.inference_mode()`",
-            fix=self._fix(node),
-            precision=evidence_precision(verdict),
+            "Run it under `torch.inference_mode()`"
         )
+        fix = self._fix(node)
+        function = self.analysis.enclosing_function(node)
+        if function is None or function.asynchronous is not None:  # the fix there wraps each statement
+            self.report(node, message, fix=fix, precision=evidence_precision(verdict))
+            return
+        self._by_function.setdefault(function, []).append((node, called, message, fix, evidence_precision(verdict)))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for function, found in self._by_function.items():
+            node, _, message, fix, precision = found[0]
+            related = []
+            for other, called, _, _, _ in found[1:]:
+                start, end = self.range_of(other)
+                span = Span(self.context.display_path, start.line, start.column, end.line, end.column)
+                related.append(RelatedLocation(span, f"`{called}(...)` also runs with autograd enabled"))
+            if related:
+                more = len(related)
+                message += f"; {more} more forward pass{'es' if more > 1 else ''} in `{function.name.value}` run the same way"
+            self.report(node, message, fix=fix, precision=precision, related=related)
 
     # -- fix ---------------------------------------------------------------------------------------
     def _fix(self, node: cst.Call) -> Fix | None:

@@ -1,0 +1,105 @@
+"""Demo apps as serving code: Gradio callbacks and Streamlit scripts.
+
+The most common public ML demos are not web services with routes but apps whose framework calls the
+code per interaction:
+
+* **Gradio** calls a function handed to ``gr.Interface(fn=f)``, ``gr.ChatInterface(f)``, ``gr.on(..., fn=f)``
+  or to an event listener of a component or of the Blocks (``btn.click(f, ...)``, ``box.submit(f, ...)``,
+  ``demo.load(f)``, ``.then(f)`` on a listener) on every event.
+* **Streamlit** reruns a script's module level on every interaction; a function decorated with
+  ``st.cache_resource``/``st.cache_data`` (or the older ``st.cache``, ``st.experimental_singleton`` and
+  ``st.experimental_memo``) runs once per argument set, which is where models are loaded.
+
+Names are resolved through the module's imports (``import gradio as gr``), never by spelling alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from gemlint.analysis.syntax import dotted_name, iter_subtree, keyword_arg, positional_arg
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.module import ModuleAnalysis
+
+#: Gradio calls that take the function to run per event as ``fn`` (first positional argument).
+GRADIO_APPS = frozenset({"gradio.Interface", "gradio.ChatInterface", "gradio.on", "gradio.interface.Interface", "gradio.chat_interface.ChatInterface"})
+#: Event listeners of Gradio components and Blocks (``btn.click(fn, inputs, outputs)``).
+GRADIO_EVENTS = frozenset(
+    {
+        "click", "submit", "change", "input", "upload", "select", "release", "load", "then", "success", "stream",
+        "clear", "play", "pause", "stop", "end", "edit", "like", "retry", "undo", "focus", "blur", "key_up",
+        "apply", "tick", "double_click", "expand", "collapse", "download", "copy", "delete", "start_recording",
+        "stop_recording", "pause_recording", "upload_button",
+    }
+)
+#: Streamlit decorators whose function runs once per set of arguments, not per rerun.
+STREAMLIT_RUN_ONCE = frozenset(
+    {
+        "streamlit.cache_resource", "streamlit.cache_data", "streamlit.cache", "streamlit.experimental_singleton",
+        "streamlit.experimental_memo", "streamlit.singleton", "streamlit.memo",
+    }
+)
+
+
+def gradio_callbacks(analysis: "ModuleAnalysis") -> frozenset[str]:
+    """How the functions this module hands to Gradio are spelled there (``predict``, ``self.respond``)."""
+    if not analysis.imports_any(("gradio",)):
+        return frozenset()
+    found: set[str] = set()
+    for call in analysis.nodes_of(cst.Call):
+        func = call.func
+        if analysis.resolves_to(func, GRADIO_APPS):
+            pass
+        elif isinstance(func, cst.Attribute) and func.attr.value in GRADIO_EVENTS and _is_gradio_object(analysis, func.value, 0):
+            pass
+        else:
+            continue
+        handed = keyword_arg(call, "fn") or positional_arg(call, 0)
+        spelled = dotted_name(handed.value) if handed is not None else None
+        if spelled:
+            found.add(spelled)
+    return frozenset(found)
+
+
+def _is_gradio_object(analysis: "ModuleAnalysis", expression: cst.BaseExpression, depth: int) -> bool:
+    """A Gradio component, Blocks or event (``gr.Button()``, a name bound to one, ``btn.click(...)``)."""
+    if depth > 4:
+        return False
+    if isinstance(expression, cst.Call):
+        if analysis.resolves_with_prefix(expression.func, ("gradio.",)):
+            return True
+        func = expression.func
+        # `btn.click(f).then(g)`: the listener's result is an event dependency.
+        return isinstance(func, cst.Attribute) and func.attr.value in GRADIO_EVENTS and _is_gradio_object(analysis, func.value, depth + 1)
+    if isinstance(expression, cst.Name):
+        return any(_is_gradio_object(analysis, value, depth + 1) for value in analysis.assigned_values(expression))
+    if isinstance(expression, cst.Attribute):
+        return analysis.resolves_with_prefix(expression, ("gradio.",))
+    return False
+
+
+def is_streamlit_app(analysis: "ModuleAnalysis") -> bool:
+    """A Streamlit script: it imports streamlit and its module level calls it (``st.title(...)``, a widget)."""
+    if not analysis.imports_any(("streamlit",)):
+        return False
+    for statement in analysis.module.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for node in iter_subtree(statement):
+            if isinstance(node, cst.Call) and analysis.resolves_with_prefix(node.func, ("streamlit.",)):
+                return True
+    return False
+
+
+def runs_once(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool:
+    """``function`` is cached by Streamlit (``@st.cache_resource``): it runs once, not per interaction."""
+    return any(
+        analysis.resolves_to(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator, STREAMLIT_RUN_ONCE)
+        for decorator in function.decorators
+    )
+
+
+__all__ = ["GRADIO_APPS", "GRADIO_EVENTS", "STREAMLIT_RUN_ONCE", "gradio_callbacks", "is_streamlit_app", "runs_once"]
