@@ -208,14 +208,24 @@ def kubernetes_containers(file: YamlFile) -> list[Container]:
         metadata = manifest.mapping("metadata")
         name = _value(metadata.get("name")) if metadata is not None else None
         kind = manifest.text("kind") or "object"
+        api = manifest.text("apiVersion") or ""
+        # KubeRay's operator mounts a memory-backed /dev/shm, sized to the container's memory, into every Ray
+        # container it creates (RayCluster, RayService and RayJob, and what is built on them).
+        injected = api.startswith("ray.io/") and kind in _KUBERAY_KINDS
         for pod, containers in _pod_specs(manifest):
             for container in containers:
                 container_name = _value(container.get("name"))
                 where = f"{kind} {name}" if name else kind
                 if container_name:
                     where += f", container {container_name}"
-                found.append(_kubernetes_container(container, pod, where))
+                record = _kubernetes_container(container, pod, where)
+                if injected:
+                    record.shared_memory = True
+                found.append(record)
     return found
+
+
+_KUBERAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob", "RayCronJob"})
 
 
 # -- docker-compose -----------------------------------------------------------------------------------------

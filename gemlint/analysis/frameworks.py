@@ -5,6 +5,11 @@ from __future__ import annotations
 import re
 
 # Top-level modules whose import makes `@x.get(...)`-style decorators HTTP routes.
+#: Frameworks with modules of their own (``mlx.nn.Module``, ``flax.linen.Module``, ``keras.Model``): their
+#: models have no torch autograd tape and no torch train/eval mode.
+OTHER_FRAMEWORKS = ("mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.")
+#: Calls of FLOP, MAC and parameter counters: code that runs a model to measure it, not to serve.
+COUNTING_CALLS = ("torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.")
 #: Demo-app frameworks that call the app's code on every interaction (:mod:`gemlint.analysis.apps`).
 APP_FRAMEWORKS = frozenset({"gradio", "streamlit"})
 WEB_FRAMEWORKS = frozenset(

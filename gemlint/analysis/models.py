@@ -244,6 +244,8 @@ class ModelTracker:
         if not cls.bases or any(self.analysis.qualified_names(b.value) & {"builtins.object", "object"} for b in cls.bases):
             return False
         chain = self._class_chain(cls)
+        if any(self.analysis.resolves_with_prefix(b.value, fw.OTHER_FRAMEWORKS) for current in chain for b in current.bases):
+            return False  # an MLX, Flax or Keras module: no autograd tape that torch's guards could stop
         if any(word in current.name.value for current in chain for word in fw.NON_MODEL_CLASS_WORDS):
             return False  # transformers' Pipeline has a `forward` too
         if any(

@@ -364,8 +364,10 @@ class ModuleAnalysis:
             if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor):
                 return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
             if isinstance(ancestor, cst.FunctionDef):
-                if is_test_function(ancestor.name.value) or apps.runs_once(self, ancestor):
-                    return UNKNOWN  # a test runs the code it checks; a cached Streamlit function runs once
+                if is_test_function(ancestor.name.value) or apps.runs_once(self, ancestor) or self.counts_cost(ancestor):
+                    # A test runs the code it checks; a cached Streamlit function runs once; a FLOP or
+                    # parameter counter runs a model to measure it.
+                    return UNKNOWN
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
                     return verdict
@@ -390,6 +392,24 @@ class ModuleAnalysis:
         if self.is_inference_file:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
+
+    def counts_cost(self, function: cst.FunctionDef) -> bool:
+        """``function`` counts FLOPs, MACs or parameters: it is named so (``*flops*``, ``count_params``) or
+        calls a counter (``FlopCounterMode``, fvcore, thop, ptflops, ...)."""
+        name = function.name.value.lower()
+        if "flop" in name or "macs" in name or name.startswith(("count_param", "num_param", "profile")):
+            return True
+        return function in self._counting_functions
+
+    @cached_property
+    def _counting_functions(self) -> frozenset[cst.FunctionDef]:
+        found = set()
+        for call in self.nodes_of(cst.Call):
+            if self.resolves_with_prefix(call.func, fw.COUNTING_CALLS):
+                function = self.enclosing_function(call)
+                if function is not None:
+                    found.add(function)
+        return frozenset(found)
 
     @cached_property
     def is_streamlit_app(self) -> bool:
@@ -622,7 +642,17 @@ class ModuleAnalysis:
         owner = self.enclosing_class(function)
         if owner is None:
             return name in callbacks
-        return not callbacks.isdisjoint((f"self.{name}", f"{owner.name.value}.{name}"))
+        # `chat.respond` with `chat = ChatDemo(...)` at module level, as well as `self.respond`.
+        instances = [
+            target.target.value
+            for statement in self.module.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and terminal_name(small.value.func) == owner.name.value
+            for target in small.targets
+            if isinstance(target.target, cst.Name)
+        ]
+        return not callbacks.isdisjoint((f"self.{name}", f"{owner.name.value}.{name}", *(f"{i}.{name}" for i in instances)))
 
     def callers_of(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Same-file call sites of ``function``: ``helper(...)``, and ``self.helper(...)`` / ``cls.helper(...)``

@@ -449,7 +449,8 @@ class ProjectModel:
             if name in fw.MODEL_LOADERS:
                 return "loaded"
             if name.startswith(fw.PRETRAINED_PACKAGES) and name.endswith(".from_pretrained"):
-                return "evaluated"
+                # `AutoTokenizer.from_pretrained`, a processor or a config: loaded, but no model
+                return None if name.rsplit(".", 2)[-2].endswith(fw.NON_MODEL_PRETRAINED) else "evaluated"
         return None
 
     # -- calls ---------------------------------------------------------------------------------------

@@ -151,6 +151,8 @@ def embed(text: str):
         tokenizer = _tokenizer_of(node)
         if max_length is not None:
             value = max_length.value
+            if self._encoder_positions(value) or (isinstance(value, cst.Name) and any(self._encoder_positions(v) for v in self.analysis.assigned_values(value))):
+                return True  # the encoder's own number of positions (a fixed-length input), read from its config
             if not (isinstance(value, cst.Attribute) and value.attr.value == "model_max_length"):
                 return False
             if self.context.module.code_for_node(value.value) != self.context.module.code_for_node(tokenizer):
@@ -165,6 +167,13 @@ def embed(text: str):
             and ((terminal_name(child.func) or "").startswith("text_encoder") or terminal_name(child.func) in _TEXT_ENCODER_CALLS)
             for child in self.analysis.subtree(scope, into_scopes=owner is not None)
         )
+
+    @staticmethod
+    def _encoder_positions(value: cst.BaseExpression) -> bool:
+        """``encoder.config.max_position_embeddings``, less a number of query tokens or not."""
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract):
+            value = value.left
+        return isinstance(value, cst.Attribute) and value.attr.value == "max_position_embeddings"
 
     def _is_clip_tokenizer(self, tokenizer: cst.BaseExpression) -> bool:
         for value in self.analysis.bound_values(tokenizer):

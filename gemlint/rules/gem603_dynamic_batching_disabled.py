@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from pathlib import Path
+
+from gemlint.analysis.triage import is_test_path
 from gemlint.diagnostics import Position, Severity
 from gemlint.languages import Language
 from gemlint.rule import DocumentRule
@@ -26,7 +29,7 @@ class DynamicBatchingDisabled(DocumentRule):
         "when an instance becomes free, without adding delay."
     )
     not_flagged = (
-        "`max_batch_size: 0` (or absent): the model does not batch.",
+        "`max_batch_size: 0` (or absent): the model does not batch; `max_batch_size: 1`: no batch worth a batcher.",
         "Ensembles (`platform: \"ensemble\"`): their steps are scheduled, and batch, by their own configurations.",
         "Models with `dynamic_batching` in any form (an empty block included) or `sequence_batching`.",
         "Decoupled models (`model_transaction_policy { decoupled: true }`): they batch, or stream, themselves.",
@@ -34,6 +37,10 @@ class DynamicBatchingDisabled(DocumentRule):
         "Python backend models (`backend: \"python\"`): their `execute(requests)` decides how requests are "
         "processed, and most loop over them one by one, so a batcher only groups calls unless the code batches.",
         "Configuration templates with `${...}` placeholders (filled in before Triton reads them).",
+        "Custom backends (anything but TensorRT, ONNX Runtime, PyTorch, TensorFlow, OpenVINO and FIL, by `backend`, "
+        "`platform` or the model file Triton infers the backend from): nothing says they execute a batch at once.",
+        "Instance groups marked `passive: true` (loaded, never scheduled): the active groups decide.",
+        "Test trees: folders named for tests, and Triton's own `qa/` trees and `L0_*` test folders.",
     )
     bad = """\
 # model_repository/resnet50/config.pbtxt
@@ -62,19 +69,25 @@ dynamic_batching { max_queue_delay_microseconds: 100 }
     precision = "high"
     prefilter = ("max_batch_size",)
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: C901 -- one early exit per exemption of the spec
         config = self.context.document
         if config is None:  # the Triton schema is unavailable here, or the file is a template
             return
         message = config.message
-        if message.max_batch_size <= 0 or message.platform == "ensemble":
+        if message.max_batch_size <= 1 or message.platform == "ensemble":
+            return  # 0: no batch dimension; 1: no batch worth a batcher
+        if is_test_path(self.context.relative_path) or _in_test_tree(self.context.relative_path):
+            return  # Triton's own qa/ trees, parser fixtures: configs written to test something else
+        if not _batches_requests(message, self.context.source.path):
             return
         if message.WhichOneof("scheduling_choice") is not None:  # dynamic, sequence or ensemble scheduling
             return
         if message.model_transaction_policy.decoupled or message.backend == "python":
             return
         kind_names = message.DESCRIPTOR.fields_by_name["instance_group"].message_type.enum_types_by_name["Kind"]
-        kinds = [kind_names.values_by_number[group.kind].name for group in message.instance_group]
+        # A passive instance group is loaded but not scheduled: the active groups decide where requests run.
+        active = [group for group in message.instance_group if not group.passive] or list(message.instance_group)
+        kinds = [kind_names.values_by_number[group.kind].name for group in active]
         if kinds and not any(kind in _GPU_KINDS for kind in kinds):
             return
         where = "on a GPU instance group" if "KIND_GPU" in kinds else "on the GPU that Triton's default placement gives it"
@@ -84,3 +97,39 @@ dynamic_batching { max_queue_delay_microseconds: 100 }
             f"`max_batch_size: {message.max_batch_size}` declares batching, but with no `dynamic_batching` or "
             f"sequence batcher Triton executes every request alone {where}; add `dynamic_batching {{ }}`",
         )
+
+
+#: Triton's backends (and platforms) whose models run a whole batch in one execution: for these, the dynamic
+#: batcher forms the batch. A custom backend (or the Python backend) may execute requests one by one, and
+#: nothing says a batcher would help it.
+_BATCHING_BACKENDS = frozenset({"tensorrt", "onnxruntime", "pytorch", "tensorflow", "openvino", "fil"})
+_BATCHING_PLATFORMS = frozenset({"tensorrt_plan", "onnxruntime_onnx", "pytorch_libtorch", "tensorflow_graphdef", "tensorflow_savedmodel"})
+#: Default model file names, by which Triton picks a backend when the config names none.
+_MODEL_FILES = {"model.plan": True, "model.onnx": True, "model.pt": True, "model.savedmodel": True, "model.graphdef": True, "model.xml": True, "model.py": False}
+
+
+def _batches_requests(message, config_path) -> bool:
+    if message.platform:
+        return message.platform in _BATCHING_PLATFORMS
+    if message.backend:
+        return message.backend in _BATCHING_BACKENDS
+    # Neither written: Triton infers the backend from the model file in a version folder.
+    folder = Path(config_path).parent
+    for version in sorted(p for p in _children(folder) if p.name.isdigit()):
+        for name, batches in _MODEL_FILES.items():
+            if (version / name).exists():
+                return batches
+    return False
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+
+
+def _in_test_tree(relative: str) -> bool:
+    """Triton's own test trees: ``qa/`` and its ``L0_*`` test folders."""
+    parts = relative.split("/")[:-1]
+    return "qa" in parts or any(part.startswith("L0_") for part in parts)
