@@ -74,6 +74,9 @@ class Container:
     #: what the container has at /dev/shm instead, for the message ("an emptyDir on disk", "shm_size 64m")
     shm_note: str | None = None
     parallel: list[ParallelArgument] = field(default_factory=list)
+    #: The container runs a large-language-model server (vLLM, TGI, SGLang, ...), by its image, command or
+    #: KServe model format: evidence that it loads weights of many GiB.
+    serves_llm: bool = False
 
 
 def _value(node: Node | None) -> str | None:
@@ -199,7 +202,23 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
                 else:
                     record.shared_memory = True  # a volume this file does not show (a template, a patch): assume it is right
     record.parallel = parallel_arguments([container.get("command"), container.get("args")])
+    model_format = container.mapping("modelFormat")
+    record.serves_llm = launches_llm_server(
+        [container.get("image"), container.get("command"), container.get("args"), model_format.get("name") if model_format is not None else None]
+    )
     return record
+
+
+#: Images, commands and KServe model formats of large-language-model servers.
+_LLM_SERVER = re.compile(
+    r"vllm|text-generation-inference|text-generation-launcher|\btgi\b|sglang|tensorrt[-_]?llm|trtllm|lmdeploy|ollama|"
+    r"llama[-_.]?cpp|llama-server|(?:^|[-_/])llm(?:$|[-_:/])|nvcr\.io/nim/|aphrodite|lorax|exllama|mlc[-_]llm|^huggingface$",
+    re.IGNORECASE,
+)
+
+
+def launches_llm_server(nodes: list[Node | None]) -> bool:
+    return any(_LLM_SERVER.search(word) for node in nodes if node is not None for word, _ in _words(node))
 
 
 def kubernetes_containers(file: YamlFile) -> list[Container]:
@@ -291,6 +310,7 @@ def compose_containers(file: YamlFile) -> list[Container]:
             if not isinstance(service, Mapping):
                 continue
             record = Container(f"compose service {key.value}")
+            record.serves_llm = launches_llm_server([service.get("image"), service.get("command"), service.get("entrypoint")])
             _compose_gpus(service, record)
             _compose_memory(service, record)
             shm_node = service.get("shm_size")

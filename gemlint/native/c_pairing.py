@@ -140,6 +140,8 @@ class FileAnalysis:
         )
         if leak is None:
             return
+        if _in_compile_time_branch(leak.step, acquisition.call):
+            return  # a branch of `if constexpr`: for the types instantiated, that path may not exist
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
             self.unreported.append(
@@ -383,6 +385,27 @@ SELF_DELETING_BASES = frozenset(
     {"Napi::AsyncWorker", "Napi::AsyncProgressWorker", "Napi::AsyncProgressQueueWorker", "Nan::AsyncWorker",
      "Nan::AsyncProgressWorker", "Nan::AsyncProgressQueueWorker"}
 )
+
+
+def _in_compile_time_branch(step, acquired: Node) -> bool:
+    """The leaking exit lies in an ``if constexpr`` that does not hold the acquisition too (an "unsupported
+    type" return of a template): which branch exists is decided per instantiation."""
+    line = step.line
+    function = acquired.parent
+    while function is not None and function.type not in ("function_definition", "lambda_expression"):
+        function = function.parent
+    if not line or function is None:
+        return False
+    todo = [function]
+    while todo:
+        node = todo.pop()
+        if node.start_point[0] + 1 > line or node.end_point[0] + 1 < line:
+            continue
+        if node.type == "if_statement" and any(child.type == "constexpr" for child in node.children):
+            if not (node.start_byte <= acquired.start_byte < node.end_byte):
+                return True
+        todo.extend(node.children)
+    return False
 
 
 def _initialises_an_object(declarator: Node) -> bool:

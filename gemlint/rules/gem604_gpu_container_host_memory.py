@@ -29,6 +29,9 @@ class GpuContainerHostMemory(DocumentRule):
         "Containers without a memory limit, or with a limit at or above the minimum for their GPU count.",
         "Limits that a template hides (a Helm value with no default in values.yaml, compose `${VAR}` interpolation).",
         "Containers that request no GPU (or `nvidia.com/gpu: 0`).",
+        "Containers that run no large-language-model server (vLLM, TGI, SGLang, TensorRT-LLM, LMDeploy, Ollama, "
+        "llama.cpp, NIM, an image named for an LLM, or KServe's `huggingface` model format): the size of their "
+        "weights is unknown, and a ResNet or a BERT loads in a few GiB.",
     )
     bad = """\
 apiVersion: apps/v1
@@ -78,8 +81,8 @@ spec:
         for container in containers(self.context.document):
             if not container.requests_gpus or container.memory_limit is None or container.memory_node is None:
                 continue
-            if container.gpus == 0:
-                continue
+            if container.gpus == 0 or not container.serves_llm:
+                continue  # without an LLM server the weights' size is unknown: a ResNet or a BERT loads in a few GiB
             gpus = container.gpus or 1  # "all" or a hidden count: at least one
             minimum = gpus * per_gpu
             if container.memory_limit >= minimum:
