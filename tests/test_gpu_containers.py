@@ -50,6 +50,7 @@ metadata:
 spec:
   containers:
     - name: server
+      image: vllm/vllm-openai:v0.6.3
       resources:
         limits:
           nvidia.com/gpu: 2
@@ -67,7 +68,7 @@ spec:
 def test_the_minimum_scales_with_the_gpu_count_and_the_setting():
     assert lint_source(MANIFEST, "pod.yaml", select=("GEM604",)) == []  # 40Gi >= 2 x 16Gi
     [finding] = lint_source(MANIFEST, "pod.yaml", select=("GEM604",), gpu_host_memory_per_gpu=24 * GI)
-    assert finding.line == 11 and "40Gi for 2 GPUs is below 48Gi (24Gi per GPU" in finding.message
+    assert finding.line == 12 and "40Gi for 2 GPUs is below 48Gi (24Gi per GPU" in finding.message
 
 
 def _arguments(yaml_text: str):

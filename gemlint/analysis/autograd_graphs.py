@@ -607,7 +607,7 @@ class FunctionGraphs:
         while clause is not None:
             inner = self._bind(clause.target, self._eval(clause.iter, inner), inner, node)
             for condition in clause.ifs:
-                self._eval(condition.search, inner)
+                self._eval(condition.test, inner)
             clause = clause.inner_for_in
         if isinstance(node, cst.DictComp):
             self._eval(node.key, inner)

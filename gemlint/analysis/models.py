@@ -54,6 +54,8 @@ from gemlint.discovery import local_top_level_modules
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.analysis.module import ModuleAnalysis
 
+#: Annotations of a class object rather than an instance (``layer_class: Type[Layer] = Layer``).
+_CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_extensions.Type"})
 _MAX_DEPTH = 12
 _HF_MODEL_NAME = re.compile(r"Model|For[A-Z]|^Autoencoder|^PriorTransformer$|Adapter$|^SentenceTransformer$|^CrossEncoder$")
 
@@ -655,6 +657,8 @@ class ModelTracker:
         return any(_torch_nn_class(name) or self._is_hf_model_class(name) or _is_hf_base(name) for name in names)
 
     def _is_model_annotation(self, annotation: cst.BaseExpression) -> bool:
+        if isinstance(annotation, cst.Subscript) and self.analysis.resolves_to(annotation.value, _CLASS_ANNOTATIONS):
+            return False  # `Type[Layer]`: the class itself, which a call constructs
         for node in [annotation, *self.analysis.subtree(annotation)]:
             if isinstance(node, (cst.Name, cst.Attribute)):
                 if self._is_module_class_expression(node):

@@ -565,7 +565,7 @@ class ModuleAnalysis:
         """Evaluation code: the function puts a model in eval mode and runs a model's forward pass (it does not
         train: training is decided first). One that runs no forward only prepares models
         (``net_g.train(); net_ema.eval()`` in a training setup)."""
-        if self.is_test_file:
+        if self.is_test_file or _TRAINING_NAME.search(function.name.value.lower()):
             return False
         evaluates = any(
             self.enclosing_function(site.call) is function and self.models.origins(site.call.func.value)
@@ -574,10 +574,18 @@ class ModuleAnalysis:
         )
         if not evaluates:
             return False
-        return any(
-            self.enclosing_function(call) is function and self.models.forward_receiver(call) is not None
-            for call in self.nodes_of(cst.Call)
-        )
+        own_calls = [call for call in self.nodes_of(cst.Call) if self.enclosing_function(call) is function]
+        helpers = {n.name.value: n for n in self.module.body if isinstance(n, cst.FunctionDef)}
+        for call in own_calls:
+            # A loop that calls this module's training step (`update_policy(...)`) trains.
+            helper = helpers.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            if helper is not None and helper is not function and self.trains(helper):
+                return False
+        for node in self.nodes_of(cst.Return):
+            # A factory that returns the model it put in eval mode builds it; its caller runs it.
+            if node.value is not None and self.enclosing_function(node) is function and self.models.origins(node.value):
+                return False
+        return any(self.models.forward_receiver(call) is not None for call in own_calls)
 
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
         """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
@@ -1047,6 +1055,10 @@ def is_production_path(relative_path: str) -> bool:
 
 
 _NAMED_REASON = re.compile(r"(`[^`]+`) is (.+)", re.DOTALL)
+
+
+#: Names of functions that train, whatever they call (`train`, `train_epoch`, `fit`, `finetune_head`).
+_TRAINING_NAME = re.compile(r"(?:^|_)(?:train|fit|finetune|fine_tune)(?:_|$)")
 
 
 def _false(value: cst.BaseExpression) -> bool:
