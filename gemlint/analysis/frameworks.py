@@ -10,6 +10,11 @@ import re
 OTHER_FRAMEWORKS = ("mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.")
 #: Calls of FLOP, MAC and parameter counters: code that runs a model to measure it, not to serve.
 COUNTING_CALLS = ("torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.")
+#: Exporters: a function that calls one runs the model to trace or export it, not to serve.
+EXPORT_CALLS = frozenset({
+    "torch.jit.trace", "torch.jit.script", "torch.jit.trace_module", "torch.onnx.export", "torch.onnx.dynamo_export",
+    "torch.export.export", "torch_tensorrt.compile", "coremltools.convert",
+})
 #: Demo-app frameworks that call the app's code on every interaction (:mod:`gemlint.analysis.apps`).
 APP_FRAMEWORKS = frozenset({"gradio", "streamlit"})
 WEB_FRAMEWORKS = frozenset(

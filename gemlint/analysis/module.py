@@ -366,7 +366,7 @@ class ModuleAnalysis:
             if isinstance(ancestor, cst.FunctionDef):
                 if is_test_function(ancestor.name.value) or apps.runs_once(self, ancestor) or self.counts_cost(ancestor):
                     # A test runs the code it checks; a cached Streamlit function runs once; a FLOP or
-                    # parameter counter runs a model to measure it.
+                    # parameter counter runs a model to measure it, an export to trace it.
                     return UNKNOWN
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
@@ -394,8 +394,9 @@ class ModuleAnalysis:
         return UNKNOWN
 
     def counts_cost(self, function: cst.FunctionDef) -> bool:
-        """``function`` counts FLOPs, MACs or parameters: it is named so (``*flops*``, ``count_params``) or
-        calls a counter (``FlopCounterMode``, fvcore, thop, ptflops, ...)."""
+        """``function`` counts FLOPs, MACs or parameters, or exports a model: it is named so (``*flops*``,
+        ``count_params``) or calls a counter (``FlopCounterMode``, fvcore, thop, ptflops, ...) or an exporter
+        (``torch.jit.trace``, ``torch.onnx.export``): it runs the model once, to measure or trace it."""
         name = function.name.value.lower()
         if "flop" in name or "macs" in name or name.startswith(("count_param", "num_param", "profile")):
             return True
@@ -405,7 +406,7 @@ class ModuleAnalysis:
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
         found = set()
         for call in self.nodes_of(cst.Call):
-            if self.resolves_with_prefix(call.func, fw.COUNTING_CALLS):
+            if self.resolves_with_prefix(call.func, fw.COUNTING_CALLS) or self.resolves_to(call.func, fw.EXPORT_CALLS):
                 function = self.enclosing_function(call)
                 if function is not None:
                     found.add(function)
@@ -445,7 +446,7 @@ class ModuleAnalysis:
             name = terminal_name(call.func)
             if name in fw.WEIGHT_LOADING_CALLS or (name == "load" and self.resolves_to(call.func, fw.MODEL_LOADERS)):
                 return True
-            if any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and not _false(arg.value) for arg in call.args):
+            if any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and _names_weights(arg.value) for arg in call.args):
                 return True
         return False
 
@@ -1059,6 +1060,15 @@ _NAMED_REASON = re.compile(r"(`[^`]+`) is (.+)", re.DOTALL)
 
 #: Names of functions that train, whatever they call (`train`, `train_epoch`, `fit`, `finetune_head`).
 _TRAINING_NAME = re.compile(r"(?:^|_)(?:train|fit|finetune|fine_tune)(?:_|$)")
+
+
+def _names_weights(value: cst.BaseExpression) -> bool:
+    """A value that names stored weights: ``True``, a path or tag (``"DEFAULT"``, ``args.ckpt``), an enum member
+    (``ResNet50_Weights.DEFAULT``) or a lookup; not ``False``/``None``, and not a plain variable (``weights=w13``,
+    tensors made in the script)."""
+    if isinstance(value, cst.Name):
+        return value.value == "True"
+    return isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Attribute, cst.Call, cst.Subscript))
 
 
 def _false(value: cst.BaseExpression) -> bool:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gemlint.analysis.triage import is_test_path
@@ -80,6 +81,8 @@ dynamic_batching { max_queue_delay_microseconds: 100 }
             return  # Triton's own qa/ trees, parser fixtures: configs written to test something else
         if not _batches_requests(message, self.context.source.path):
             return
+        if _COMMENTED_BATCHER.search(self.context.text):
+            return  # a batcher written and commented out: a script toggles it (static vs dynamic comparisons)
         if message.WhichOneof("scheduling_choice") is not None:  # dynamic, sequence or ensemble scheduling
             return
         if message.model_transaction_policy.decoupled or message.backend == "python":
@@ -106,6 +109,9 @@ _BATCHING_BACKENDS = frozenset({"tensorrt", "onnxruntime", "pytorch", "tensorflo
 _BATCHING_PLATFORMS = frozenset({"tensorrt_plan", "onnxruntime_onnx", "pytorch_libtorch", "tensorflow_graphdef", "tensorflow_savedmodel"})
 #: Default model file names, by which Triton picks a backend when the config names none.
 _MODEL_FILES = {"model.plan": True, "model.onnx": True, "model.pt": True, "model.savedmodel": True, "model.graphdef": True, "model.xml": True, "model.py": False}
+
+
+_COMMENTED_BATCHER = re.compile(r"^[ \t]*#.*\b(?:dynamic_batching|sequence_batching)\b", re.MULTILINE)
 
 
 def _batches_requests(message, config_path) -> bool:
