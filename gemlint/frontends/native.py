@@ -173,6 +173,22 @@ def function_nodes(document: NativeDocument) -> list[Node]:
     cached = document.cache.get("functions")
     if cached is None:
         captures = tree_sitter.QueryCursor(_functions_query(document.grammar)).captures(document.root)
-        cached = sorted(captures.get("unit", []), key=lambda node: node.start_byte)
+        cached = sorted((n for n in captures.get("unit", []) if not in_disabled_block(n)), key=lambda node: node.start_byte)
         document.cache["functions"] = cached
     return cached
+
+
+def in_disabled_block(node: Node) -> bool:
+    """``node`` lies in the body of an ``#if 0`` (code switched off, never compiled), not in its ``#else``."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if parent.type == "preproc_if" and child != parent.child_by_field_name("alternative") and is_disabled_condition(parent):
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def is_disabled_condition(node: Node) -> bool:
+    condition = node.child_by_field_name("condition")
+    text = condition.text.decode("utf-8", "replace").strip() if condition is not None and condition.text is not None else ""
+    return text in ("0", "false", "(0)")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterator
 
-from gemlint.frontends.native import Node
+from gemlint.frontends.native import Node, is_disabled_condition
 from gemlint.native import c_syntax as syn
 from gemlint.native.paths import Graph, Step, StepKind
 from gemlint.native.resources import NO_RETURN
@@ -474,6 +474,12 @@ class CfgBuilder:
     def _preproc_branch(self, node: Node, after: Step) -> Step:
         """``#if``/``#ifdef`` inside a body: either branch may be compiled, the same one on every path."""
         alternative = node.child_by_field_name("alternative")
+        if node.type == "preproc_if" and is_disabled_condition(node):  # `#if 0`: only the `#else` is compiled
+            if alternative is None:
+                return after
+            if alternative.type == "preproc_else":
+                return self.sequence(list(alternative.named_children), after)
+            return self._preproc_branch(alternative, after)
         skipped = [node.child_by_field_name(name) for name in _CONDITION_FIELDS]
         statements = [c for c in node.named_children if c not in skipped]
         key, inverted = _preproc_key(node)
