@@ -65,6 +65,10 @@ class OutsideFacts(Protocol):
         """Whether instances of the project class ``func`` names (in another module) hold a model in
         ``self.<name>`` and have no method of that name."""
 
+    def mode_free_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
+        """Whether the project class (in another module) that ``expression`` names behaves the same in train and
+        eval mode: only buffers, parameter-free torch modules and project classes of the same kind."""
+
     def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
         """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""
 

@@ -51,6 +51,10 @@ _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
 _INDEX_FORMAT = f"2|{code_digest()}"
+#: Bases of a class with no behaviour of its own in train or eval mode.
+_PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: Calls and classes whose result depends on the module's mode (``self.training``).
+_MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm|\btraining\b|RReLU|rrelu")
 INDEX_FILENAME = "project-index.json"
 #: An index file larger than this is not read (the speed corpus's, 4,000 modules, is far smaller).
 MAX_INDEX_BYTES = 256 * 1024 * 1024
@@ -896,6 +900,44 @@ class ProjectModel:
         if resolved is None or resolved[1].kind != "class" or resolved[1].module == resolved[0].summary.name:
             return None
         return resolved
+
+    def mode_free_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
+        """The project class of another module that ``expression`` names has no train/eval behaviour: its
+        classes derive from ``torch.nn.Module`` itself and bind only parameter-free torch modules, buffers and
+        project classes of the same kind; nothing in them calls dropout or batch norm or reads ``training``."""
+        resolved = self._class_elsewhere(analysis, expression)
+        return resolved is not None and self._mode_free(resolved[1], resolved[0].path, 0)
+
+    def _mode_free(self, target: Target, near: str, depth: int) -> bool:
+        key = ("mode-free", target)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        self._memo[key] = False  # a cycle decides nothing
+        chain, external = self.lineage(target, near)
+        result = bool(chain) and depth < 4 and external <= _PLAIN_MODULE_BASES
+        for entry, cls in chain if result else ():
+            for function in cls.methods.values():
+                if any(_MODE_DEPENDENT.search(site.callee) for site in function.calls):
+                    result = False
+            for spellings in cls.attributes.values():
+                for spelled in spellings:
+                    produced = self.resolve(entry, spelled)
+                    if produced is None:
+                        result = False  # an attribute bound to something unknown may be a module with a mode
+                    elif produced.kind == "class":
+                        result = result and self._mode_free(produced, entry.path, depth + 1)
+                    elif produced.kind == "external":
+                        last = produced.module.rsplit(".", 1)[-1]
+                        # A function's value (`torch.hann_window(...)`, `librosa.filters.mel(...)`) is data; of
+                        # classes, only torch's parameter-free modules are known to have no mode.
+                        plain = last[:1].islower() or (
+                            produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None
+                        )
+                        result = result and plain and not _MODE_DEPENDENT.search(last)
+                    else:
+                        result = False
+        self._memo[key] = result
+        return result
 
     def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
         resolved = self._class_elsewhere(analysis, expression)

@@ -115,7 +115,15 @@ def classify(features: list[float]):
             verdict = served.get(origin.node)
             if verdict is None or models.set_to_eval(origin) or self._submodule(bindings) or self._wraps_evaluated_model(origin):
                 continue
+            if self._mode_free(origin):
+                continue
             self._report(origin, bindings, verdict)
+
+    def _mode_free(self, origin: ModelOrigin) -> bool:
+        """A project class of another module whose train and eval modes are the same (buffers and
+        parameter-free parts only): `.eval()` would change nothing."""
+        outside = self.analysis.outside
+        return outside is not None and isinstance(origin.node, cst.Call) and outside.mode_free_class(self.analysis, origin.node.func)
 
     def _used_as_submodule(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``self.resampler(x)`` in a method of an nn.Module: the model runs as a submodule of that module
