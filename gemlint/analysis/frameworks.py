@@ -15,6 +15,12 @@ EXPORT_CALLS = frozenset({
     "torch.jit.trace", "torch.jit.script", "torch.jit.trace_module", "torch.onnx.export", "torch.onnx.dynamo_export",
     "torch.export.export", "torch_tensorrt.compile", "coremltools.convert",
 })
+#: The terminal names of those calls (``FlopCounterMode``, ``trace``): what a call must be spelled as to be one.
+COUNTING_AND_EXPORT_NAMES = frozenset({
+    "FlopCounterMode", "FlopCountAnalysis", "flop_count", "parameter_count", "parameter_count_table", "profile",
+    "clever_format", "get_model_complexity_info", "calculate_flops", "get_model_profile", "summary", "profile_macs",
+    "trace", "script", "trace_module", "export", "dynamo_export", "compile", "convert",
+})
 #: Demo-app frameworks that call the app's code on every interaction (:mod:`gemlint.analysis.apps`).
 APP_FRAMEWORKS = frozenset({"gradio", "streamlit"})
 WEB_FRAMEWORKS = frozenset(

@@ -406,6 +406,9 @@ class ModuleAnalysis:
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
         found = set()
         for call in self.nodes_of(cst.Call):
+            # Names are resolved only for the calls spelled like a counter or an exporter (resolving is the cost).
+            if terminal_name(call.func) not in fw.COUNTING_AND_EXPORT_NAMES:
+                continue
             if self.resolves_with_prefix(call.func, fw.COUNTING_CALLS) or self.resolves_to(call.func, fw.EXPORT_CALLS):
                 function = self.enclosing_function(call)
                 if function is not None:
@@ -421,10 +424,11 @@ class ModuleAnalysis:
         """How the functions handed to Gradio are spelled in this module (:mod:`gemlint.analysis.apps`)."""
         return apps.gradio_callbacks(self)
 
-    def reported_context(self, node: cst.CSTNode) -> Verdict:
-        """:meth:`context_of` as the rules report on it: inference context that rests on a name alone
-        counts only with ``strict`` (its findings then carry precision "medium")."""
-        verdict = self.context_of(node)
+    def reported_context(self, node: cst.CSTNode, verdict: Verdict | None = None) -> Verdict:
+        """:meth:`context_of` (or ``verdict``, already asked) as the rules report on it: inference context that
+        rests on a name alone (no entry point reaches the function through its callers) counts only with
+        ``strict`` (its findings then carry precision "medium")."""
+        verdict = self.context_of(node) if verdict is None else verdict
         if verdict.is_inference and verdict.name_only and not getattr(self.context.config, "strict", False):
             return UNKNOWN
         return verdict

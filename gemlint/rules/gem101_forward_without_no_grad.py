@@ -94,7 +94,7 @@ def score(batch: dict):
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:
             return
-        verdict = self.analysis.reported_context(node)
+        verdict = self.analysis.context_of(node)
         if not verdict.is_inference:
             return
         models = self.analysis.models
@@ -104,6 +104,9 @@ def score(batch: dict):
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
             return
         if models.forward_guard(receiver):
+            return
+        verdict = self.analysis.reported_context(node, verdict)  # the callers of a named function, asked last
+        if not verdict.is_inference:
             return
         model = shown(receiver)
         # `self.net.forward(x)` is shown as written; `self.net(x)` and `self(x)` by the model that runs
