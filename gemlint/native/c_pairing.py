@@ -137,11 +137,11 @@ class FileAnalysis:
             state=True,
             assumed=assumptions_at(graph, acquisition.step, tracker.relevant),
             relevant=tracker.relevant,
+            # An exit in a branch of `if constexpr` may not exist for the types instantiated.
+            skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call),
         )
         if leak is None:
             return
-        if _in_compile_time_branch(leak.step, acquisition.call):
-            return  # a branch of `if constexpr`: for the types instantiated, that path may not exist
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
             self.unreported.append(

@@ -192,13 +192,15 @@ def find_leak(
     *,
     assumed: Sequence[frozenset] = (),
     relevant: frozenset[str] = frozenset(),
+    skipped_exit=None,
 ) -> Leak | None:
     """The nearest exit (breadth first) reached from ``origin`` with the resource still held, or None.
 
     ``origin`` is the step that acquires; its own effects are not re-evaluated,
     except when a path comes back to it (a loop acquiring again). A path
     remembers the direction it took at keyed branches, so correlated tests
-    (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not mixed.
+    (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not mixed. An exit for which ``skipped_exit``
+    holds is not a leak, and the search goes on to the others.
     """
     queue: deque[tuple[Step, Hashable, frozenset]] = deque()
     for start in assumed or (frozenset(f for f in origin.given if f[0] in relevant),):
@@ -219,6 +221,8 @@ def find_leak(
             return Leak(step, effect.reason)
         current = effect.state
         if step.kind is StepKind.EXIT:
+            if skipped_exit is not None and skipped_exit(step):
+                continue
             return Leak(step, step.exit)
         if step.kind is StepKind.STOP:
             continue
