@@ -15,6 +15,14 @@ EXPORT_CALLS = frozenset({
     "torch.jit.trace", "torch.jit.script", "torch.jit.trace_module", "torch.onnx.export", "torch.onnx.dynamo_export",
     "torch.export.export", "torch_tensorrt.compile", "coremltools.convert",
 })
+#: The packages those counters come from (a module that imports none calls none).
+COUNTING_PACKAGES = ("torch.utils.flop_counter", "fvcore", "thop", "ptflops", "calflops", "deepspeed.profiling", "torchinfo", "torchprofile")
+#: How the exporters are spelled at a call (``torch.jit.trace``, ``jit.trace``, ``onnx.export``): only such calls
+#: are resolved (a bare ``trace`` imported from ``torch.jit`` is not looked at).
+EXPORT_SPELLINGS = (
+    "jit.trace", "jit.script", "jit.trace_module", "onnx.export", "onnx.dynamo_export", "export.export",
+    "torch_tensorrt.compile", "coremltools.convert", "ct.convert",
+)
 #: The terminal names of those calls (``FlopCounterMode``, ``trace``): what a call must be spelled as to be one.
 COUNTING_AND_EXPORT_NAMES = frozenset({
     "FlopCounterMode", "FlopCountAnalysis", "flop_count", "parameter_count", "parameter_count_table", "profile",

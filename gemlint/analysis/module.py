@@ -405,11 +405,16 @@ class ModuleAnalysis:
     @cached_property
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
         found = set()
+        # Names are resolved only for calls spelled like a counter or an exporter, and counters only where the
+        # module imports a counting package: resolving a name costs the file's scope analysis.
+        counters = self.imports_any(fw.COUNTING_PACKAGES)
         for call in self.nodes_of(cst.Call):
-            # Names are resolved only for the calls spelled like a counter or an exporter (resolving is the cost).
-            if terminal_name(call.func) not in fw.COUNTING_AND_EXPORT_NAMES:
+            name = terminal_name(call.func)
+            if name not in fw.COUNTING_AND_EXPORT_NAMES:
                 continue
-            if self.resolves_with_prefix(call.func, fw.COUNTING_CALLS) or self.resolves_to(call.func, fw.EXPORT_CALLS):
+            spelled = dotted_name(call.func) or ""
+            exporting = spelled.endswith(fw.EXPORT_SPELLINGS) and self.resolves_to(call.func, fw.EXPORT_CALLS)
+            if exporting or (counters and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)):
                 function = self.enclosing_function(call)
                 if function is not None:
                     found.add(function)
