@@ -159,14 +159,21 @@ class Report:
 
 def render(fmt: str, report: Report, *, color: bool, show_source: bool, statistics: bool, unsafe: bool, quiet: bool) -> str:
     diagnostics = report.diagnostics
+    unchecked = report.result.unchecked
     if fmt == "json":
+        # The array of findings is the JSON contract: what was not checked goes to stderr (see `run`).
         return render_json(diagnostics, report.fingerprints)
     if fmt == "sarif":
         return render_sarif(
-            diagnostics, rules=all_rules(), root=report.root, fingerprints=report.fingerprints, category=report.sarif_category
+            diagnostics,
+            rules=all_rules(),
+            root=report.root,
+            fingerprints=report.fingerprints,
+            category=report.sarif_category,
+            unchecked=unchecked,
         )
     if fmt == "github":
-        return render_github(diagnostics, report.root)
+        return render_github(diagnostics, report.root, unchecked)
     return render_text(
         diagnostics,
         color=color,
@@ -175,6 +182,7 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
         fixed=report.result.fixed,
         unsafe=unsafe,
         quiet=quiet,
+        unchecked=unchecked,
     )
 
 
@@ -315,6 +323,10 @@ def check(
         sys.exit(2)
     for warning in result.warnings:
         click.echo(f"gemlint: warning: {warning}", err=True)
+    if fmt != "text" or quiet:
+        # Text says it in its summary line; the other formats in their own way, and here for whoever reads stderr.
+        for notice in result.unchecked:
+            click.echo(f"gemlint: warning: {notice}", err=True)
     if verbose:
         _describe_run(result)
         _explain_unread_triton_configs(result)

@@ -79,6 +79,27 @@ class RunResult:
         return [(f.display, note) for f in self.files for note in f.notes]
 
     @property
+    def unchecked(self) -> list[str]:
+        """What the run found and did not fully check, said by every output format (no silent skips): files of
+        a language whose front-end's optional dependency is missing, and files whose findings a parse problem
+        limited."""
+        from gemlint.frontends.triton_config import schema_problem
+        from gemlint.languages import TRITON_CONFIG_NAME
+
+        notices = []
+        configs = sum(1 for report in self.files if report.display.rsplit("/", 1)[-1] == TRITON_CONFIG_NAME)
+        problem = schema_problem() if configs else None
+        if problem:
+            notices.append(f"{_count(configs, 'Triton model configuration')} ({TRITON_CONFIG_NAME}) not checked: {problem}")
+        limited = sum(1 for report in self.files if report.notes)
+        if limited:
+            notices.append(
+                f"{_count(limited, 'file')} checked only in part: code that did not parse hid possible findings "
+                "(--verbose names them)"
+            )
+        return notices
+
+    @property
     def warnings(self) -> list[str]:
         return self.config_warnings + self.refused_warnings + [f.warning for f in self.files if f.warning] + self.cache_warnings
 
@@ -353,3 +374,7 @@ def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMo
     if mode.diff:
         return StdinOutcome(diagnostics, applied=outcome.applied, diff=unified_diff(source.display, decoded.text, outcome.text), warnings=warnings)
     return StdinOutcome(outcome.diagnostics, outcome.text.encode(decoded.encoding), outcome.applied, warnings=warnings)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"

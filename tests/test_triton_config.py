@@ -104,7 +104,7 @@ def test_templates_are_not_configurations(tmp_path):
     assert lint_paths([tmp_path], config=default_config(tmp_path)) == []
 
 
-def test_without_the_schema_configurations_are_skipped_and_verbose_says_why(tmp_path, monkeypatch):
+def test_without_the_schema_configurations_are_not_checked_and_every_output_says_so(tmp_path, monkeypatch):
     config = tmp_path / "m" / "config.pbtxt"
     config.parent.mkdir()
     config.write_text(BATCHING_OFF + "this is not a configuration {\n")
@@ -120,5 +120,23 @@ def test_without_the_schema_configurations_are_skipped_and_verbose_says_why(tmp_
     assert result.exit_code == 0 and json.loads(result.stdout) == []
     assert "2 Triton model configurations (config.pbtxt) not checked: tritonclient is not installed" in result.stderr
     assert "GEM603 did not run" in result.stderr
-    quiet = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache"])
-    assert "not checked" not in quiet.stderr
+    text = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache"])
+    assert text.exit_code == 0 and "All checks passed!" not in text.stdout
+    assert text.stdout.splitlines()[-2:] == [
+        "No problems found in the files checked.",
+        "2 Triton model configurations (config.pbtxt) not checked: tritonclient is not installed "
+        "(pip install 'gemlint[triton]').",
+    ]
+    sarif = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--format", "sarif"])
+    notifications = json.loads(sarif.stdout)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [(n["level"], n["message"]["text"][:44]) for n in notifications] == [("warning", "2 Triton model configurations (config.pbtxt)")]
+    github = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--format", "github"])
+    assert github.stdout.startswith("::warning title=gemlint: not checked::2 Triton model configurations")
+    json_run = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--format", "json"])
+    assert json.loads(json_run.stdout) == [] and "gemlint: warning: 2 Triton model configurations" in json_run.stderr
+
+
+def test_a_run_that_checked_everything_passes(tmp_path):
+    (tmp_path / "app.py").write_text("x = 1\n")
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache"])
+    assert result.stdout == "All checks passed!\n" and "warning" not in result.stderr

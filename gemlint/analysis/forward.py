@@ -35,10 +35,6 @@ def _cached(analysis: ModuleAnalysis, key: str, compute):
     return store[key]
 
 
-def _module_functions(analysis: ModuleAnalysis) -> dict[str, cst.FunctionDef]:
-    return _cached(analysis, "functions", lambda: {n.name.value: n for n in analysis.module.body if isinstance(n, cst.FunctionDef)})
-
-
 @dataclass(frozen=True)
 class ForwardCall:
     node: cst.Call
@@ -97,7 +93,7 @@ def _is_plain_attribute(expression: cst.BaseExpression) -> bool:
 
 def _local_function(analysis: ModuleAnalysis, func: cst.BaseExpression) -> cst.FunctionDef | None:
     if isinstance(func, cst.Name):
-        return _module_functions(analysis).get(func.value)
+        return analysis.module_functions.get(func.value)
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
         function = analysis.enclosing_function(func)
         owner = analysis.enclosing_class(function) if function is not None else None

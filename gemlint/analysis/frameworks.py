@@ -262,6 +262,8 @@ SELF_MODULE_MEMBERS = (MODULE_ONLY_METHODS - {"train"}) | {
     "add_module",
     "post_init",
 }
+#: torch's own module base: a class deriving from it directly is a plain module, not a framework model.
+PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Module base classes (a class deriving from one, in the file, is a model class).
 MODULE_BASES = frozenset(
     {
@@ -291,6 +293,9 @@ TORCH_NN_PARAMETER_FREE = re.compile(
     r"Identity|Flatten|Unflatten|Upsample|UpsamplingNearest2d|UpsamplingBilinear2d|PixelShuffle|PixelUnshuffle|"
     r"ChannelShuffle|CosineSimilarity|PairwiseDistance|Fold|Unfold)$"
 )
+#: Libraries of transforms that are modules without a training mode (feature extractors and augmentations that
+#: behave the same in train and eval mode: ``torchaudio.transforms.MelSpectrogram``, ``torchvision.transforms.Resize``).
+MODE_FREE_TRANSFORMS = ("torchaudio.transforms.", "torchvision.transforms.", "torchvision.transforms.v2.")
 # torch.nn names that are not modules.
 TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
 # torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers

@@ -59,8 +59,6 @@ _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_
 _MAX_DEPTH = 12
 _HF_MODEL_NAME = re.compile(r"Model|For[A-Z]|^Autoencoder|^PriorTransformer$|Adapter$|^SentenceTransformer$|^CrossEncoder$")
 
-_PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-
 
 class Origin(enum.Enum):
     #: Built in code (project nn.Module subclass, torchvision/timm, torch.nn, ``from_config``,
@@ -129,7 +127,23 @@ class ModelTracker:
         # by the model's class (see _submodule_origins), and unknown classes give no origins.
         if not self.origins(receiver) or self._result_used_as_module(call):
             return None
+        if any(self._module_argument(arg.value) for arg in call.args):
+            # Handed a model, the callee runs it itself (`face2paint(generator, image)` from a hub entry point
+            # that returns a function): models take tensors, and how the callee runs this one is not known here.
+            return None
         return receiver
+
+    def _module_argument(self, value: cst.BaseExpression) -> bool:
+        """``value`` is known to be a module: built, evident, or loaded as a whole module (``torch.jit.load``,
+        ``torch.hub.load``). ``torch.load`` is left out: it loads tensors and state dicts as often as modules."""
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            return False
+        for origin in self.origins(value):
+            if origin.kind is not Origin.LOADED:
+                return True
+            if isinstance(origin.node, cst.Call) and (dotted_name(origin.node.func) or "").endswith(("jit.load", "hub.load")):
+                return True
+        return False
 
     def _result_used_as_module(self, call: cst.Call) -> bool:
         """What ``call`` returns is a module, so the call built one instead of running one: ``Model(envs)`` in
@@ -270,7 +284,7 @@ class ModelTracker:
             for base in current.bases:
                 if self._local_class(base.value) in chain:
                     continue
-                if not self.analysis.qualified_names(base.value) & _PLAIN_MODULE:
+                if not self.analysis.qualified_names(base.value) & fw.PLAIN_MODULE_BASES:
                     return False
             if self._attribute_values_of.get(current):
                 return False

@@ -364,9 +364,15 @@ class ModuleAnalysis:
             if isinstance(ancestor, (cst.For, cst.While)) and self.trains(ancestor):
                 return Verdict(Context.TRAINING, "the enclosing loop runs a training step")
             if isinstance(ancestor, cst.FunctionDef):
-                if is_test_function(ancestor.name.value) or apps.runs_once(self, ancestor) or self.counts_cost(ancestor):
+                if (
+                    is_test_function(ancestor.name.value)
+                    or apps.runs_once(self, ancestor)
+                    or self.measures_or_traces(ancestor)
+                    or self.builds_model(ancestor)
+                ):
                     # A test runs the code it checks; a cached Streamlit function runs once; a FLOP or
-                    # parameter counter runs a model to measure it, an export to trace it.
+                    # parameter counter runs a model to measure it, an export to trace it; a factory runs
+                    # the model it builds once, to initialise it.
                     return UNKNOWN
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
@@ -393,7 +399,7 @@ class ModuleAnalysis:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
 
-    def counts_cost(self, function: cst.FunctionDef) -> bool:
+    def measures_or_traces(self, function: cst.FunctionDef) -> bool:
         """``function`` counts FLOPs, MACs or parameters, or exports a model: it is named so (``*flops*``,
         ``count_params``) or calls a counter (``FlopCounterMode``, fvcore, thop, ptflops, ...) or an exporter
         (``torch.jit.trace``, ``torch.onnx.export``): it runs the model once, to measure or trace it."""
@@ -401,6 +407,23 @@ class ModuleAnalysis:
         if "flop" in name or "macs" in name or name.startswith(("count_param", "num_param", "profile")):
             return True
         return function in self._counting_functions
+
+    def builds_model(self, function: cst.FunctionDef) -> bool:
+        """``function`` is a factory: it returns a model (``return net.eval()``), so what it runs of that model
+        runs once while building it (a k-means initialisation on random input, a shape probe); its callers
+        serve the model."""
+        return function in self._factories
+
+    @cached_property
+    def _factories(self) -> frozenset[cst.FunctionDef]:
+        found = set()
+        for node in self.nodes_of(cst.Return):
+            if node.value is None or isinstance(node.value, cst.Tuple):
+                continue  # `return model, outputs` hands back what it computed too
+            function = self.enclosing_function(node)
+            if function is not None and function not in found and self.models.origins(node.value):
+                found.add(function)
+        return frozenset(found)
 
     @cached_property
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
@@ -585,10 +608,9 @@ class ModuleAnalysis:
         if not evaluates:
             return False
         own_calls = [call for call in self.nodes_of(cst.Call) if self.enclosing_function(call) is function]
-        helpers = {n.name.value: n for n in self.module.body if isinstance(n, cst.FunctionDef)}
         for call in own_calls:
             # A loop that calls this module's training step (`update_policy(...)`) trains.
-            helper = helpers.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            helper = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
             if helper is not None and helper is not function and self.trains(helper):
                 return False
         for node in self.nodes_of(cst.Return):
@@ -628,6 +650,11 @@ class ModuleAnalysis:
     @cached_property
     def local_classes(self) -> dict[str, cst.ClassDef]:
         return {node.name.value: node for node in self.module.body if isinstance(node, cst.ClassDef)}
+
+    @cached_property
+    def module_functions(self) -> dict[str, cst.FunctionDef]:
+        """The functions defined at module level, by name (the last definition wins, as at run time)."""
+        return {node.name.value: node for node in self.module.body if isinstance(node, cst.FunctionDef)}
 
     @cached_property
     def routes(self):
@@ -839,7 +866,7 @@ class ModuleAnalysis:
         """The grad mode of a ``@contextmanager`` function of this module named ``name``: the mode of the
         ``with`` blocks around every ``yield`` of its body (``with torch.inference_mode(), autocast(): yield``),
         or None when a ``yield`` runs outside them or the function is not a generator-based context manager."""
-        function = next((n for n in self.module.body if isinstance(n, cst.FunctionDef) and n.name.value == name), None)
+        function = self.module_functions.get(name)
         if function is None or not any(self.resolves_to(d.decorator, fw.CONTEXT_MANAGER_DECORATORS) for d in function.decorators):
             return None
         yields = [node for node in self.nodes_of(cst.Yield) if self.enclosing_function(node) is function]
@@ -1078,11 +1105,6 @@ def _names_weights(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Name):
         return value.value == "True"
     return isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Attribute, cst.Call, cst.Subscript))
-
-
-def _false(value: cst.BaseExpression) -> bool:
-    """``False`` or ``None`` written as the argument (``pretrained=False``: no weights)."""
-    return isinstance(value, cst.Name) and value.value in ("False", "None")
 
 
 def _caller_phrase(reason: str) -> str:

@@ -35,7 +35,7 @@ from gemlint.languages import TRITON_CONFIG_NAME
 from gemlint.text import SourceError
 
 CONFIG_NAME = TRITON_CONFIG_NAME
-INSTALL_HINT = "pip install 'gemlint[triton]'"
+INSTALL_HINT = "install the `triton` extra: pip install -e '.[triton]' in a checkout of gemlint"
 _MAX_BYTES = 1_000_000
 #: ``${name}`` placeholders of configuration templates (TensorRT-LLM's fill_template.py, envsubst).
 _TEMPLATE_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")

@@ -138,7 +138,7 @@ class FileAnalysis:
             assumed=assumptions_at(graph, acquisition.step, tracker.relevant),
             relevant=tracker.relevant,
             # An exit in a branch of `if constexpr` may not exist for the types instantiated.
-            skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call),
+            skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
         )
         if leak is None:
             return
@@ -387,14 +387,11 @@ SELF_DELETING_BASES = frozenset(
 )
 
 
-def _in_compile_time_branch(step, acquired: Node) -> bool:
-    """The leaking exit lies in an ``if constexpr`` that does not hold the acquisition too (an "unsupported
-    type" return of a template): which branch exists is decided per instantiation."""
+def _in_compile_time_branch(step, acquired: Node, function: Node) -> bool:
+    """The leaking exit lies in an ``if constexpr`` of ``function`` that does not hold the acquisition too (an
+    "unsupported type" return of a template): which branch exists is decided per instantiation."""
     line = step.line
-    function = acquired.parent
-    while function is not None and function.type not in ("function_definition", "lambda_expression"):
-        function = function.parent
-    if not line or function is None:
+    if not line:
         return False
     todo = [function]
     while todo:

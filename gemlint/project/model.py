@@ -51,8 +51,8 @@ _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
 _INDEX_FORMAT = f"2|{code_digest()}"
-#: Bases of a class with no behaviour of its own in train or eval mode.
-_PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: Builtins whose values are plain data (an attribute bound to one holds no module).
+_BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: Calls and classes whose result depends on the module's mode (``self.training``).
 _MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm|\btraining\b|RReLU|rrelu")
 INDEX_FILENAME = "project-index.json"
@@ -210,11 +210,42 @@ class ProjectModel:
 
     def entry(self, module: str, near: str | None = None) -> _Entry | None:
         found = self.modules.get(module)
+        if near is not None:
+            beside = self._entry_beside(module, near)
+            if beside is not None:
+                return beside
         if not found:
             return None
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
+
+    def _entry_beside(self, module: str, near: str) -> _Entry | None:
+        """The file that ``import module`` finds from the folders of ``near`` up to the project root, as Python
+        does from a script's folder (``sys.path[0]``) with folders that have no ``__init__.py`` taken as
+        namespace packages: ``from hifigan.models import X`` beside ``hifigan/models.py`` of a subproject of a
+        monorepo, which the index knows only as ``models``."""
+        folder = os.path.dirname(near)
+        key = ("beside", module, folder)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        relative = module.replace(".", os.sep)
+        root = os.path.abspath(self.project.root)
+        found = None
+        while True:
+            # A package's folder is not on sys.path (no implicit relative imports): its importers' are.
+            is_package = os.path.join(folder, "__init__.py") in self._by_path
+            for candidate in () if is_package else (os.path.join(folder, relative + ".py"), os.path.join(folder, relative, "__init__.py")):
+                entry = self._by_path.get(candidate)
+                if entry is not None:
+                    found = entry
+                    break
+            parent = os.path.dirname(folder)
+            if found is not None or parent == folder or not (folder + os.sep).startswith(root + os.sep) or folder == root:
+                break
+            folder = parent
+        self._memo[key] = found
+        return found
 
     def syntax_facts(self, path: str, data: bytes) -> SyntaxFacts | None:
         """The triage facts of the file as indexed, when ``data`` is the content that was indexed: the
@@ -909,12 +940,12 @@ class ProjectModel:
         return resolved is not None and self._mode_free(resolved[1], resolved[0].path, 0)
 
     def _mode_free(self, target: Target, near: str, depth: int) -> bool:
-        key = ("mode-free", target)
+        key = ("mode-free", target, near)
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
         self._memo[key] = False  # a cycle decides nothing
         chain, external = self.lineage(target, near)
-        result = bool(chain) and depth < 4 and external <= _PLAIN_MODULE_BASES
+        result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
         for entry, cls in chain if result else ():
             for function in cls.methods.values():
                 if any(_MODE_DEPENDENT.search(site.callee) for site in function.calls):
@@ -922,6 +953,8 @@ class ProjectModel:
             for spellings in cls.attributes.values():
                 for spelled in spellings:
                     produced = self.resolve(entry, spelled)
+                    if produced is None and spelled in _BUILTIN_VALUES:
+                        continue  # `self.gain = gain` of a parameter annotated `float`: data
                     if produced is None:
                         result = False  # an attribute bound to something unknown may be a module with a mode
                     elif produced.kind == "class":
@@ -930,8 +963,10 @@ class ProjectModel:
                         last = produced.module.rsplit(".", 1)[-1]
                         # A function's value (`torch.hann_window(...)`, `librosa.filters.mel(...)`) is data; of
                         # classes, only torch's parameter-free modules are known to have no mode.
-                        plain = last[:1].islower() or (
-                            produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None
+                        plain = (
+                            last[:1].islower()
+                            or produced.module.startswith(fw.MODE_FREE_TRANSFORMS)
+                            or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
                     else:

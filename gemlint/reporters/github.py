@@ -28,8 +28,9 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(diagnostics: Iterable[Diagnostic], root: Path | None = None) -> str:
-    lines = []
+def render_github(diagnostics: Iterable[Diagnostic], root: Path | None = None, unchecked: Iterable[str] = ()) -> str:
+    """Workflow commands, one per finding, and a ``::warning`` without a file for what was not checked."""
+    lines = [f"::warning title=gemlint: not checked::{_escape_data(notice)}" for notice in unchecked]
     counts: Counter[str] = Counter()
     for d in diagnostics:
         path = (repository_path(d.path, root) if root is not None else None) or d.path

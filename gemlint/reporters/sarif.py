@@ -201,8 +201,10 @@ def build_log(
     root: Path,
     fingerprints: Mapping[Diagnostic, str] | None = None,
     category: str | None = None,
+    unchecked: Sequence[str] = (),
 ) -> om.SarifLog:
-    """The SARIF log of one gemlint run. ``rules`` are every rule gemlint has (GEM000 included)."""
+    """The SARIF log of one gemlint run. ``rules`` are every rule gemlint has (GEM000 included); ``unchecked``
+    (what the run found and did not check) become warning notifications of the invocation."""
     fingerprints = fingerprints or {}
     locations = _Locations(root)
     result_rules = [rule for rule in rules if rule.code != PARSE_ERROR_CODE]
@@ -215,6 +217,7 @@ def build_log(
             notifications.append(_notification(d, fingerprints.get(d), locations))
         else:
             results.append(_result(d, index[d.code], fingerprints.get(d), locations))
+    notifications.extend(om.Notification(level="warning", message=om.Message(text=notice)) for notice in unchecked)
     driver = om.ToolComponent(
         name="gemlint",
         semantic_version=__version__,
@@ -252,7 +255,8 @@ def render_sarif(
     root: Path,
     fingerprints: Mapping[Diagnostic, str] | None = None,
     category: str | None = None,
+    unchecked: Sequence[str] = (),
 ) -> str:
-    data = to_sarif(build_log(diagnostics, rules=rules, root=root, fingerprints=fingerprints, category=category))
+    data = to_sarif(build_log(diagnostics, rules=rules, root=root, fingerprints=fingerprints, category=category, unchecked=unchecked))
     ordered = {key: data.pop(key) for key in ("$schema", "version")} | data  # the header first, for readers
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"

@@ -6,6 +6,7 @@ from gemlint.confinement import read_companion
 import os
 import stat
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -60,7 +61,18 @@ def statistics(diagnostics: list[Diagnostic], unsafe: bool) -> str:
     return "\n".join(rows)
 
 
-def summary(diagnostics: list[Diagnostic], fixed: int, unsafe: bool) -> str:
+def summary(diagnostics: list[Diagnostic], fixed: int, unsafe: bool, unchecked: Sequence[str] = ()) -> str:
+    """The last line of the text output. "All checks passed!" only when every file found was checked; what was
+    not is said after it (``unchecked``)."""
+    text = _findings_summary(diagnostics, fixed, unsafe)
+    if unchecked:
+        if text == "All checks passed!":
+            text = "No problems found in the files checked."
+        text += "".join(f"\n{notice}." for notice in unchecked)
+    return text
+
+
+def _findings_summary(diagnostics: list[Diagnostic], fixed: int, unsafe: bool) -> str:
     total = len(diagnostics)
     if total == 0:
         return f"Fixed {fixed} problem{'s' if fixed != 1 else ''}, none remaining." if fixed else "All checks passed!"
@@ -86,8 +98,10 @@ def render_text(
     fixed: int,
     unsafe: bool,
     quiet: bool = False,
+    unchecked: Sequence[str] = (),
 ) -> str:
-    """``quiet`` prints the findings and nothing else (as ruff's --quiet)."""
+    """``quiet`` prints the findings and nothing else (as ruff's --quiet); ``unchecked`` says what was found and
+    not checked (:attr:`gemlint.runner.RunResult.unchecked`)."""
     out: list[str] = []
     cache: dict[str, list[str]] = {}
     if show_statistics:
@@ -96,5 +110,5 @@ def render_text(
     else:
         out.extend(render_diagnostic(d, color, show_source, cache) for d in diagnostics)
     if not quiet:
-        out.append(summary(diagnostics, fixed, unsafe))
+        out.append(summary(diagnostics, fixed, unsafe, unchecked))
     return "".join(line + "\n" for line in out)

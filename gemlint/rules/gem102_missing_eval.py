@@ -128,9 +128,11 @@ def classify(features: list[float]):
     def _used_as_submodule(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``self.resampler(x)`` in a method of an nn.Module: the model runs as a submodule of that module
         (wherever it was built and handed over), in the mode its parent's ``.eval()`` sets."""
-        if not (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self"):
-            return False
-        function = self.analysis.enclosing_function(call)
+        return _on_self(receiver) and self._in_model_method(call)
+
+    def _in_model_method(self, node: cst.CSTNode) -> bool:
+        """``node`` is inside a method of an nn.Module subclass (one that defines ``forward`` counts)."""
+        function = self.analysis.enclosing_function(node)
         owner = self.analysis.enclosing_class(function) if function is not None else None
         return owner is not None and (self.analysis.models.is_model_class(owner) or _defines_forward(owner))
 
@@ -148,14 +150,7 @@ def classify(features: list[float]):
 
     def _submodule(self, bindings: list[cst.BaseSmallStatement]) -> bool:
         """``self.x = Net()`` inside an nn.Module: a submodule, whose mode follows its parent's ``.eval()``."""
-        for binding in bindings:
-            target = _target(binding)
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-                function = self.analysis.enclosing_function(binding)
-                owner = self.analysis.enclosing_class(function) if function is not None else None
-                if owner is not None and (self.analysis.models.is_model_class(owner) or _defines_forward(owner)):
-                    return True
-        return False
+        return any(_on_self(_target(binding)) and self._in_model_method(binding) for binding in bindings)
 
     def _report(self, origin: ModelOrigin, bindings: list[cst.BaseSmallStatement], verdict: Verdict) -> None:
         reason = verdict.reason
@@ -197,6 +192,11 @@ def _target(binding: cst.BaseSmallStatement) -> cst.BaseExpression | None:
     else:
         return None
     return target if isinstance(target, (cst.Name, cst.Attribute)) else None
+
+
+def _on_self(expression: cst.BaseExpression | None) -> bool:
+    """``self.<name>``."""
+    return isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) and expression.value.value == "self"
 
 
 def _defines_forward(cls: cst.ClassDef) -> bool:

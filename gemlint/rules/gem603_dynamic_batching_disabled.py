@@ -85,8 +85,8 @@ dynamic_batching { max_queue_delay_microseconds: 100 }
             return  # a batcher written and commented out: a script toggles it (static vs dynamic comparisons)
         if message.WhichOneof("scheduling_choice") is not None:  # dynamic, sequence or ensemble scheduling
             return
-        if message.model_transaction_policy.decoupled or message.backend == "python":
-            return
+        if message.model_transaction_policy.decoupled:
+            return  # responses streamed per request: the model, not Triton, decides what runs together
         kind_names = message.DESCRIPTOR.fields_by_name["instance_group"].message_type.enum_types_by_name["Kind"]
         # A passive instance group is loaded but not scheduled: the active groups decide where requests run.
         active = [group for group in message.instance_group if not group.passive] or list(message.instance_group)
