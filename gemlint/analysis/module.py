@@ -412,18 +412,27 @@ class ModuleAnalysis:
         """``function`` is a factory: it returns a model (``return net.eval()``), so what it runs of that model
         runs once while building it (a k-means initialisation on random input, a shape probe); its callers
         serve the model."""
-        return function in self._factories
+        known = self._factories
+        if function not in known:
+            # `return model, outputs` hands back what it computed too: only a lone model counts.
+            known[function] = any(
+                node.value is not None and not isinstance(node.value, cst.Tuple) and bool(self.models.origins(node.value))
+                for node in self._returns.get(function, ())
+            )
+        return known[function]
 
     @cached_property
-    def _factories(self) -> frozenset[cst.FunctionDef]:
-        found = set()
+    def _factories(self) -> dict[cst.FunctionDef, bool]:
+        return {}
+
+    @cached_property
+    def _returns(self) -> dict[cst.FunctionDef, list[cst.Return]]:
+        returns: dict[cst.FunctionDef, list[cst.Return]] = {}
         for node in self.nodes_of(cst.Return):
-            if node.value is None or isinstance(node.value, cst.Tuple):
-                continue  # `return model, outputs` hands back what it computed too
             function = self.enclosing_function(node)
-            if function is not None and function not in found and self.models.origins(node.value):
-                found.add(function)
-        return frozenset(found)
+            if function is not None:
+                returns.setdefault(function, []).append(node)
+        return returns
 
     @cached_property
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
@@ -613,10 +622,8 @@ class ModuleAnalysis:
             helper = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
             if helper is not None and helper is not function and self.trains(helper):
                 return False
-        for node in self.nodes_of(cst.Return):
-            # A factory that returns the model it put in eval mode builds it; its caller runs it.
-            if node.value is not None and self.enclosing_function(node) is function and self.models.origins(node.value):
-                return False
+        if self.builds_model(function):
+            return False  # a factory that returns the model it put in eval mode builds it; its caller runs it
         return any(self.models.forward_receiver(call) is not None for call in own_calls)
 
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
