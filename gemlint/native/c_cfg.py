@@ -28,6 +28,8 @@ _RETURN = re.compile(r"\breturn\b")
 _THROW = re.compile(r"\bthrow\b")
 _GOTO = re.compile(r"\bgoto\s+([A-Za-z_]\w*)")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+#: A test of a value for null in a macro body: ``(p) == NULL``, ``nullptr == p``, ``!(p)``, ``!p``.
+_NULL_TEST = re.compile(r"==\s*(?:NULL|nullptr|0)\b|\b(?:NULL|nullptr)\s*==|!\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*\)")
 _PREPROC_BRANCHES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 _PREPROC_SKIP = frozenset({"preproc_call", "preproc_def", "preproc_function_def", "preproc_include", "comment"})
 _CONDITION_FIELDS = ("name", "condition", "alternative")
@@ -39,6 +41,7 @@ class MacroExit:
 
     returns: bool = False  # return or throw
     labels: tuple[str, ...] = ()  # goto targets
+    null_check: bool = False  # the body tests an argument for null (`if ((p) == NULL) return ...`)
 
 
 @dataclass
@@ -71,7 +74,7 @@ def file_macros(root: Node, included: dict[str, str] | None = None) -> Macros:
         labels = tuple(_GOTO.findall(body))
         returns = bool(_RETURN.search(body) or _THROW.search(body))
         if returns or labels:
-            exits[name] = MacroExit(returns, labels)
+            exits[name] = MacroExit(returns, labels, bool(_NULL_TEST.search(body)))
     # A macro that uses an exiting macro exits too (one expansion is enough in practice, do three).
     for _ in range(3):
         changed = False
@@ -206,6 +209,7 @@ class CfgBuilder:
             line = syn.line_of(call)
             branch = self.graph.add(StepKind.BRANCH, condition=call, line=line)
             branch.checked = call
+            branch.null_check = macro.null_check
             if macro.returns:
                 branch.then(self._exit(f"may return through `{name}`", line), True)
             for label in macro.labels:

@@ -179,11 +179,20 @@ class CTracker:
         if step.checked is not None:
             # An exiting macro: its exit edge is the failure of the call it wraps.
             checked = step.checked
+            if taken and step.null_check and self._tests_the_handle(checked):
+                return True  # `CHECK_NOT_NULL(p)` leaves when `p` is null: nothing was allocated on that path
             return taken and checked.start_byte <= call.start_byte and call.end_byte <= checked.end_byte
         value = self._failure_value(condition, bool(state))
         if value is not None:
             return value == taken
         return self.guards.get((condition.start_byte, condition.end_byte)) == taken
+
+    def _tests_the_handle(self, macro_call: Node) -> bool:
+        """The exiting macro is given the acquisition's handle alone (``CHECK_PARAM_NULL(buf)``)."""
+        if macro_call.type != "call_expression":
+            return False
+        arguments = syn.arguments(macro_call)
+        return len(arguments) == 1 and self._subject(syn.strip(arguments[0]), False) == "handle"
 
     def _failure_value(self, node: Node | None, status_valid: bool, depth: int = 0) -> bool | None:
         """The value of ``node`` for which the acquisition failed (or its handle is null); None if unrelated."""

@@ -178,6 +178,9 @@ class Uses:
                         node = owner
                         continue
                     index = [c for c in parent.named_children if c.type != "comment"].index(node)
+                    if index == 0 and not address and syn.last_component(syn.callee_name(owner)) in _RETURNS_FIRST_ARGUMENT:
+                        node = owner  # `return strcpy(p, src)` returns `p`: what happens to the result happens to it
+                        continue
                     use, _, guessed = self._argument_use(owner, index, address, depth, unit)
                     if use is Use.USE and guessed and not address and self._result_kept(unit, owner, depth):
                         return Use.ESCAPE  # `return make_buffer(iface, ctx)`: what the call built holds the handle
@@ -332,6 +335,10 @@ _VALUE_TYPES = frozenset(
      "uint64_t", "cudaError_t", "CUresult", "ncclResult_t", "cublasStatus_t", "cudnnStatus_t", "cusparseStatus_t",
      "nvrtcResult", "std::size_t", "std::string", "string", "std::int64_t", "std::uint64_t"}
 )
+
+
+#: C library functions that return their first argument (the destination they wrote).
+_RETURNS_FIRST_ARGUMENT = frozenset({"strcpy", "strncpy", "strcat", "strncat", "memcpy", "memmove", "memset", "stpcpy", "wcscpy", "wcscat", "wmemcpy", "wmemset"})
 
 
 _STATUS_TYPE = re.compile(r"(?i)(?:status|error|err|result|retcode|rc)(?:_t)?$")

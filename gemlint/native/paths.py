@@ -43,6 +43,9 @@ class Step:
     #: For a branch that leaves the function when a wrapped call fails (an error-check macro): the wrapping
     #: call. Its True edge is the failure of every acquisition inside it.
     checked: object = None
+    #: For such a branch: the macro leaves only when its argument is null (``CHECK_NOT_NULL(p)``): its True edge
+    #: is the failure of the acquisition whose handle is that argument (nothing was allocated on it).
+    null_check: bool = False
     #: For a branch over tests that cannot change while the function runs (preprocessor conditions, flags
     #: never assigned): what each edge establishes, as (test, value) pairs. A path keeps what it
     #: established and never takes an edge that contradicts it.

@@ -18,6 +18,7 @@ import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -50,6 +51,8 @@ MAX_PARSED_CALLER_FILES = 3
 _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
+#: How many namespace-package folders above a module give it another importable name.
+_MAX_ALIAS_DEPTH = 3
 _INDEX_FORMAT = f"2|{code_digest()}"
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
@@ -210,42 +213,38 @@ class ProjectModel:
 
     def entry(self, module: str, near: str | None = None) -> _Entry | None:
         found = self.modules.get(module)
-        if near is not None:
-            beside = self._entry_beside(module, near)
-            if beside is not None:
-                return beside
+        aliased = self._aliases.get(module)
+        if aliased:
+            found = [*(found or ()), *aliased]
         if not found:
             return None
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
 
-    def _entry_beside(self, module: str, near: str) -> _Entry | None:
-        """The file that ``import module`` finds from the folders of ``near`` up to the project root, as Python
-        does from a script's folder (``sys.path[0]``) with folders that have no ``__init__.py`` taken as
-        namespace packages: ``from hifigan.models import X`` beside ``hifigan/models.py`` of a subproject of a
-        monorepo, which the index knows only as ``models``."""
-        folder = os.path.dirname(near)
-        key = ("beside", module, folder)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        relative = module.replace(".", os.sep)
+    @cached_property
+    def _aliases(self) -> dict[str, list[_Entry]]:
+        """Other names Python imports modules under from a script's folder (``sys.path[0]``), where folders
+        without an ``__init__.py`` are namespace packages: ``hifigan/models.py`` of a monorepo's recipe is
+        ``hifigan.models`` to the recipe's scripts, though the index knows it as ``models``. Kept apart from
+        :attr:`modules` so that walks over the project see each module once."""
         root = os.path.abspath(self.project.root)
-        found = None
-        while True:
-            # A package's folder is not on sys.path (no implicit relative imports): its importers' are.
-            is_package = os.path.join(folder, "__init__.py") in self._by_path
-            for candidate in () if is_package else (os.path.join(folder, relative + ".py"), os.path.join(folder, relative, "__init__.py")):
-                entry = self._by_path.get(candidate)
-                if entry is not None:
-                    found = entry
+        aliases: dict[str, list[_Entry]] = {}
+        for path, entry in self._by_path.items():
+            name = entry.summary.name
+            folder = os.path.dirname(path)
+            for _ in range(name.count(".") + (path.endswith("__init__.py"))):
+                folder = os.path.dirname(folder)  # up to the folder that holds the module's top package
+            for _ in range(_MAX_ALIAS_DEPTH):
+                if not (folder + os.sep).startswith(root + os.sep) or folder == root:
                     break
-            parent = os.path.dirname(folder)
-            if found is not None or parent == folder or not (folder + os.sep).startswith(root + os.sep) or folder == root:
-                break
-            folder = parent
-        self._memo[key] = found
-        return found
+                part = os.path.basename(folder)
+                if not part.isidentifier():
+                    break
+                name = f"{part}.{name}"
+                aliases.setdefault(name, []).append(entry)
+                folder = os.path.dirname(folder)
+        return aliases
 
     def syntax_facts(self, path: str, data: bytes) -> SyntaxFacts | None:
         """The triage facts of the file as indexed, when ``data`` is the content that was indexed: the
