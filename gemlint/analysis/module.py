@@ -579,9 +579,19 @@ class ModuleAnalysis:
         if name in fw.LIGHTNING_INFERENCE_HOOKS:
             return f"`{name}` is a Lightning prediction hook"
         # Evaluation code is evidence, so it is asked before the name (which alone is weak).
-        if name != "__init__" and self._evaluates(function):
-            return f"`{name}` puts a model in eval mode and runs it without training (evaluation code)"
-        return self._named_reason(function)
+        return self._evaluation_reason(function) or self._named_reason(function)
+
+    def _evaluation_reason(self, function: cst.FunctionDef) -> str | None:
+        known = self._evaluation_reasons
+        if function not in known:
+            name = function.name.value
+            evaluates = name != "__init__" and self._evaluates(function)
+            known[function] = f"`{name}` puts a model in eval mode and runs it without training (evaluation code)" if evaluates else None
+        return known[function]
+
+    @cached_property
+    def _evaluation_reasons(self) -> dict[cst.FunctionDef, str | None]:
+        return {}
 
     def _named_reason(self, function: cst.FunctionDef) -> str | None:
         """Inference context by a name alone: the function's (``predict*``, ``evaluate*``, ...) or its class's."""
@@ -954,12 +964,17 @@ class ModuleAnalysis:
                     return f"every caller of `{function.name.value}` in this file disables gradients"
                 if elsewhere and all(guarded) and all(elsewhere):
                     return f"every caller of `{function.name.value}` (in this and other modules) disables gradients"
-                if not guarded and not elsewhere and self._named_reason(function) == self.own_verdict(function).reason:
+                if not guarded and not elsewhere and self.own_verdict(function).reason in self._self_evident_reasons(function):
                     return self._guarded_by_name(function, _depth)
         return None
 
+    def _self_evident_reasons(self, function: cst.FunctionDef) -> tuple[str, ...]:
+        """Reasons that rest on the function alone, not on an entry point: its name, or its body (evaluation
+        code). Its callers are what it runs under, so where none resolves, the calls of its name decide."""
+        return tuple(reason for reason in (self._named_reason(function), self._evaluation_reason(function)) if reason)
+
     def _guarded_by_name(self, function: cst.FunctionDef, depth: int) -> str | None:
-        """For a function in inference context by its name alone, whose callers cannot be resolved
+        """For a function in inference context by its name alone (or by its body), whose callers cannot be resolved
         (``self.policy.predict_values(obs)`` with ``self.policy`` built at run time): every call of that name
         in the project disables gradients (in other modules, by a guard written at the call)."""
         name = function.name.value

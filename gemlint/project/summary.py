@@ -318,7 +318,21 @@ class _Summariser:
                         function.loads_state.add(receiver)
             elif not self.classes:
                 self.summary.module_calls.append(site)
+            if self.functions and self._guards > 0:
+                self._guarded_callbacks(node)
         self.children(node)
+
+    def _guarded_callbacks(self, node: ast.Call) -> None:
+        """A method handed over as a callback under a grad-free guard (``self.run_stage("evaluate", self.evaluate)``
+        inside ``with torch.no_grad():``) runs under that guard: recorded as a guarded call of it. Only guarded
+        ones: unguarded, when the receiver calls it is not known."""
+        function = self.functions[-1]
+        for value in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+                key = (value.lineno, value.attr)
+                ordinal = self._seen.get(key, 0)
+                self._seen[key] = ordinal + 1
+                function.calls.append(CallSite(f"self.{value.attr}", value.lineno, value.col_offset, ordinal, True))
 
 
 def _grad_free(expression: ast.AST) -> bool:
