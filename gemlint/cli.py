@@ -430,18 +430,10 @@ def _check_stdin(tree: ConfigTree, path: Path, *, fix: bool, unsafe: bool, diff:
 
 
 def _explain_unread_triton_configs(result: RunResult) -> None:
-    """Without Triton's schema (an optional dependency) config.pbtxt files are skipped: say so, and why."""
-    from gemlint.frontends.triton_config import schema_problem
-    from gemlint.languages import TRITON_CONFIG_NAME
-
-    count = sum(1 for report in result.files if report.display.rsplit("/", 1)[-1] == TRITON_CONFIG_NAME)
-    problem = schema_problem() if count else None
-    if problem:
-        click.echo(
-            f"gemlint: {count} Triton model configuration{'s' if count != 1 else ''} ({TRITON_CONFIG_NAME}) not checked: "
-            f"{problem}; GEM603 did not run and GEM201 cannot see Triton models' declared output shapes",
-            err=True,
-        )
+    """Without Triton's schema (an optional dependency) config.pbtxt files are skipped: say so, and what is lost."""
+    notice = result.unread_triton_configs
+    if notice:
+        click.echo(f"gemlint: {notice}; GEM603 did not run and GEM201 cannot see Triton models' declared output shapes", err=True)
 
 
 @main.command("rules")

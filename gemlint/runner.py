@@ -7,6 +7,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -78,19 +79,23 @@ class RunResult:
         """(file, note) for every note of the run."""
         return [(f.display, note) for f in self.files for note in f.notes]
 
-    @property
-    def unchecked(self) -> list[str]:
-        """What the run found and did not fully check, said by every output format (no silent skips): files of
-        a language whose front-end's optional dependency is missing, and files whose findings a parse problem
-        limited."""
+    @cached_property
+    def unread_triton_configs(self) -> str | None:
+        """"N Triton model configurations (config.pbtxt) not checked: why", when Triton's schema (an optional
+        dependency) is missing and the run found such files."""
         from gemlint.frontends.triton_config import schema_problem
         from gemlint.languages import TRITON_CONFIG_NAME
 
-        notices = []
         configs = sum(1 for report in self.files if report.display.rsplit("/", 1)[-1] == TRITON_CONFIG_NAME)
         problem = schema_problem() if configs else None
-        if problem:
-            notices.append(f"{_count(configs, 'Triton model configuration')} ({TRITON_CONFIG_NAME}) not checked: {problem}")
+        return f"{_count(configs, 'Triton model configuration')} ({TRITON_CONFIG_NAME}) not checked: {problem}" if problem else None
+
+    @cached_property
+    def unchecked(self) -> list[str]:
+        """What the run found and did not fully check, said by every output format (no silent skips): files of
+        a language whose front-end's optional dependency is missing, and files whose findings a parse problem
+        limited. Asked once the run is over."""
+        notices = [self.unread_triton_configs] if self.unread_triton_configs else []
         limited = sum(1 for report in self.files if report.notes)
         if limited:
             notices.append(

@@ -295,7 +295,7 @@ TORCH_NN_PARAMETER_FREE = re.compile(
 )
 #: Libraries of transforms that are modules without a training mode (feature extractors and augmentations that
 #: behave the same in train and eval mode: ``torchaudio.transforms.MelSpectrogram``, ``torchvision.transforms.Resize``).
-MODE_FREE_TRANSFORMS = ("torchaudio.transforms.", "torchvision.transforms.", "torchvision.transforms.v2.")
+MODE_FREE_TRANSFORMS = ("torchaudio.transforms.", "torchvision.transforms.")
 # torch.nn names that are not modules.
 TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
 # torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers

@@ -81,6 +81,8 @@ class ModuleAnalysis:
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
+        self._factories: dict[cst.FunctionDef, bool] = {}
+        self._evaluation_reasons: dict[cst.FunctionDef, str | None] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
         #: The project model (None when the file is analysed alone): callers, bases and models in other modules.
         self.outside = getattr(context, "outside", None)
@@ -422,10 +424,6 @@ class ModuleAnalysis:
         return known[function]
 
     @cached_property
-    def _factories(self) -> dict[cst.FunctionDef, bool]:
-        return {}
-
-    @cached_property
     def _returns(self) -> dict[cst.FunctionDef, list[cst.Return]]:
         returns: dict[cst.FunctionDef, list[cst.Return]] = {}
         for node in self.nodes_of(cst.Return):
@@ -588,10 +586,6 @@ class ModuleAnalysis:
             evaluates = name != "__init__" and self._evaluates(function)
             known[function] = f"`{name}` puts a model in eval mode and runs it without training (evaluation code)" if evaluates else None
         return known[function]
-
-    @cached_property
-    def _evaluation_reasons(self) -> dict[cst.FunctionDef, str | None]:
-        return {}
 
     def _named_reason(self, function: cst.FunctionDef) -> str | None:
         """Inference context by a name alone: the function's (``predict*``, ``evaluate*``, ...) or its class's."""

@@ -302,11 +302,7 @@ class _Summariser:
     def _call(self, node: ast.Call) -> None:
         callee = dotted(node.func)
         if callee is not None:
-            terminal = callee.rsplit(".", 1)[-1]
-            key = (node.lineno, terminal)
-            ordinal = self._seen.get(key, 0)
-            self._seen[key] = ordinal + 1
-            site = CallSite(callee, node.lineno, node.col_offset, ordinal, self._guards > 0)
+            site = self._site(callee, node, self._guards > 0)
             if self.functions:
                 function = self.functions[-1]
                 function.calls.append(site)
@@ -329,10 +325,14 @@ class _Summariser:
         function = self.functions[-1]
         for value in [*node.args, *(keyword.value for keyword in node.keywords)]:
             if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
-                key = (value.lineno, value.attr)
-                ordinal = self._seen.get(key, 0)
-                self._seen[key] = ordinal + 1
-                function.calls.append(CallSite(f"self.{value.attr}", value.lineno, value.col_offset, ordinal, True))
+                function.calls.append(self._site(f"self.{value.attr}", value, True))
+
+    def _site(self, callee: str, node: ast.expr, guarded: bool) -> CallSite:
+        """A call site of ``callee`` at ``node``, numbered among the calls of the same name on its line."""
+        key = (node.lineno, callee.rsplit(".", 1)[-1])
+        ordinal = self._seen.get(key, 0)
+        self._seen[key] = ordinal + 1
+        return CallSite(callee, node.lineno, node.col_offset, ordinal, guarded)
 
 
 def _grad_free(expression: ast.AST) -> bool:

@@ -64,12 +64,11 @@ def statistics(diagnostics: list[Diagnostic], unsafe: bool) -> str:
 def summary(diagnostics: list[Diagnostic], fixed: int, unsafe: bool, unchecked: Sequence[str] = ()) -> str:
     """The last line of the text output. "All checks passed!" only when every file found was checked; what was
     not is said after it (``unchecked``)."""
-    text = _findings_summary(diagnostics, fixed, unsafe)
-    if unchecked:
-        if text == "All checks passed!":
-            text = "No problems found in the files checked."
-        text += "".join(f"\n{notice}." for notice in unchecked)
-    return text
+    if unchecked and not diagnostics and not fixed:
+        text = "No problems found in the files checked."
+    else:
+        text = _findings_summary(diagnostics, fixed, unsafe)
+    return text + "".join(f"\n{notice}." for notice in unchecked)
 
 
 def _findings_summary(diagnostics: list[Diagnostic], fixed: int, unsafe: bool) -> str:
