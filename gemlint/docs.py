@@ -109,7 +109,7 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
         "",
     ]
     if rule.preview:
-        lines += [PREVIEW_NOTE.format(code=rule.code), ""]
+        lines += [PREVIEW_NOTE.format(code=rule.code) + (f" {rule.preview_reason}" if rule.preview_reason else ""), ""]
     lines += [
         f"{heading}# What it does",
         "",

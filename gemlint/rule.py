@@ -61,6 +61,8 @@ class Rule:
     #: selecting its exact code enables it. It is promoted when a review on real code shows at least
     #: 95 % of its findings right.
     preview: ClassVar[bool] = False
+    #: For a preview rule: what the review on real code found, in a sentence (shown in the docs).
+    preview_reason: ClassVar[str] = ""
     #: Case-sensitive substrings; a file that contains none of them cannot match.
     #: Empty means the rule must always run.
     prefilter: ClassVar[Sequence[str]] = ()

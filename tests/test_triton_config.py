@@ -3,6 +3,7 @@ Triton's ModelConfig schema (from tritonclient), field positions, and what happe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -104,35 +105,40 @@ def test_templates_are_not_configurations(tmp_path):
     assert lint_paths([tmp_path], config=default_config(tmp_path)) == []
 
 
+def with_preview(root):
+    """GEM603 is a preview rule: the configuration that selects it."""
+    return dataclasses.replace(default_config(root), preview=True)
+
+
 def test_without_the_schema_configurations_are_not_checked_and_every_output_says_so(tmp_path, monkeypatch):
     config = tmp_path / "m" / "config.pbtxt"
     config.parent.mkdir()
     config.write_text(BATCHING_OFF + "this is not a configuration {\n")
-    assert [d.code for d in lint_paths([tmp_path], config=default_config(tmp_path))] == ["GEM000"]
+    assert [d.code for d in lint_paths([tmp_path], config=with_preview(tmp_path))] == ["GEM000"]
     config.write_text(BATCHING_OFF)
-    assert [d.code for d in lint_paths([tmp_path], config=default_config(tmp_path))] == ["GEM603"]
+    assert [d.code for d in lint_paths([tmp_path], config=with_preview(tmp_path))] == ["GEM603"]
 
     monkeypatch.setattr(triton_config, "_schema", lambda: "tritonclient is not installed (pip install 'gemlint[triton]')")
-    assert lint_paths([tmp_path], config=default_config(tmp_path)) == []
+    assert lint_paths([tmp_path], config=with_preview(tmp_path)) == []
     model = write_model(tmp_path, 'output [ { name: "input_ids" dims: [ 128 ] } ]')
     assert tensor_shapes(model) is None
-    result = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--verbose", "--format", "json"])
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--preview", "--no-cache", "--verbose", "--format", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout) == []
     assert "2 Triton model configurations (config.pbtxt) not checked: tritonclient is not installed" in result.stderr
     assert "GEM603 did not run" in result.stderr
-    text = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache"])
+    text = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--preview", "--no-cache"])
     assert text.exit_code == 0 and "All checks passed!" not in text.stdout
     assert text.stdout.splitlines()[-2:] == [
         "No problems found in the files checked.",
         "2 Triton model configurations (config.pbtxt) not checked: tritonclient is not installed "
         "(pip install 'gemlint[triton]').",
     ]
-    sarif = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--format", "sarif"])
+    sarif = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--preview", "--no-cache", "--format", "sarif"])
     notifications = json.loads(sarif.stdout)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [(n["level"], n["message"]["text"][:44]) for n in notifications] == [("warning", "2 Triton model configurations (config.pbtxt)")]
-    github = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--format", "github"])
+    github = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--preview", "--no-cache", "--format", "github"])
     assert github.stdout.startswith("::warning title=gemlint: not checked::2 Triton model configurations")
-    json_run = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--no-cache", "--format", "json"])
+    json_run = CliRunner().invoke(main, ["check", str(tmp_path), "--isolated", "--preview", "--no-cache", "--format", "json"])
     assert json.loads(json_run.stdout) == [] and "gemlint: warning: 2 Triton model configurations" in json_run.stderr
 
 

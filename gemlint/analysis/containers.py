@@ -229,8 +229,12 @@ def kubernetes_containers(file: YamlFile) -> list[Container]:
         kind = manifest.text("kind") or "object"
         api = manifest.text("apiVersion") or ""
         # KubeRay's operator mounts a memory-backed /dev/shm, sized to the container's memory, into every Ray
-        # container it creates (RayCluster, RayService and RayJob, and what is built on them).
-        injected = api.startswith("ray.io/") and kind in _KUBERAY_KINDS
+        # container it creates (RayCluster, RayService and RayJob, and what is built on them). KServe merges an
+        # LLMInferenceService (and its LLMInferenceServiceConfig presets) over its well-known base configs,
+        # which mount a memory-backed /dev/shm into the model server's pod.
+        injected = (api.startswith("ray.io/") and kind in _KUBERAY_KINDS) or (
+            api.startswith("serving.kserve.io/") and kind in _KSERVE_LLM_KINDS
+        )
         for pod, containers in _pod_specs(manifest):
             for container in containers:
                 container_name = _value(container.get("name"))
@@ -245,6 +249,7 @@ def kubernetes_containers(file: YamlFile) -> list[Container]:
 
 
 _KUBERAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob", "RayCronJob"})
+_KSERVE_LLM_KINDS = frozenset({"LLMInferenceService", "LLMInferenceServiceConfig"})
 
 
 # -- docker-compose -----------------------------------------------------------------------------------------

@@ -26,6 +26,12 @@ from gemlint.native.resources import NO_RETURN
 
 _RETURN = re.compile(r"\breturn\b")
 _THROW = re.compile(r"\bthrow\b")
+#: Accelerator runtime, driver and library APIs (CUDA, cuBLAS/cuDNN/..., NCCL, NVRTC, NVML, HIP/ROCm, Vulkan,
+#: Ascend ACL): a check macro wrapping one of these calls leaves because the device failed.
+DEVICE_API = re.compile(
+    r"(cuda|cu[A-Z]|cublas|cudnn|cusparse|cusolver|curand|cufft|cutensor|nvjpeg|nccl|nvrtc|nvml|hip|rocblas|miopen"
+    r"|rccl|vk[A-Z]|acl[A-Z]|aclnn)\w*$"
+)
 _GOTO = re.compile(r"\bgoto\s+([A-Za-z_]\w*)")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 #: A test of a value for null in a macro body: ``(p) == NULL``, ``nullptr == p``, ``!(p)``, ``!p``.
@@ -210,6 +216,7 @@ class CfgBuilder:
             branch = self.graph.add(StepKind.BRANCH, condition=call, line=line)
             branch.checked = call
             branch.null_check = macro.null_check
+            branch.wraps_call = call.type == "call_expression" and _checks_a_device_api_call(call)
             if macro.returns:
                 branch.then(self._exit(f"may return through `{name}`", line), True)
             for label in macro.labels:
@@ -618,3 +625,18 @@ def _changing_names(body: Node) -> frozenset[str]:
         nested = in_loop or kind in _LOOPS
         stack.extend((child, nested) for child in node.named_children)
     return frozenset(names)
+
+
+def _checks_a_device_api_call(macro_call: Node) -> bool:
+    """Whether a macro invocation checks a call of an accelerator API (``CHECK(cudaMalloc(&p, n))``,
+    ``NCCLCHECK(ncclAllReduce(...))``, ``VK_CHECK(vkQueueSubmit(...))``): such failures are sticky or fatal in
+    practice, and the macro is the project's way to give up. A check of the project's own call
+    (``RETURN_IF_FAILED(read_block(...))``) or of a plain condition is an error path like any other."""
+    arguments = macro_call.child_by_field_name("arguments")
+    if arguments is None:
+        return False
+    return any(
+        node.type == "call_expression" and DEVICE_API.match(syn.callee_name(node).rpartition("::")[2])
+        for argument in arguments.named_children
+        for node in syn.descendants(argument)
+    )

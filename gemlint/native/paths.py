@@ -46,6 +46,9 @@ class Step:
     #: For such a branch: the macro leaves only when its argument is null (``CHECK_NOT_NULL(p)``): its True edge
     #: is the failure of the acquisition whose handle is that argument (nothing was allocated on it).
     null_check: bool = False
+    #: For such a branch: the macro checks an accelerator API call (``CUDA_CHECK(cudaMemcpy(...))``), so its
+    #: exit is the device failing, where the project gives up.
+    wraps_call: bool = False
     #: For a branch over tests that cannot change while the function runs (preprocessor conditions, flags
     #: never assigned): what each edge establishes, as (test, value) pairs. A path keeps what it
     #: established and never takes an edge that contradicts it.
@@ -239,6 +242,12 @@ def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, q
             continue
         if label is not None and step.kind is StepKind.BRANCH:
             if tracker.fails(step, label, state):
+                continue
+            if label and step.wraps_call and target.kind is StepKind.EXIT:
+                # An error-check macro's exit when the device API call it wraps fails: CUDA errors are mostly
+                # sticky, the project's policy is to give up (throw, fail the test, hand the error to a caller
+                # that stops), and its maintainers do not call what is held then a leak. A macro that jumps to a
+                # cleanup label, or checks the project's own call or a condition (`REQUIRE(n > 0)`), is followed.
                 continue
             facts = _relevant_facts(step, label, relevant)
             if facts:
