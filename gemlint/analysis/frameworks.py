@@ -112,6 +112,10 @@ API_DECORATORS = frozenset({"bentoml.api", "bentoml.task"})
 # Classes whose name says they perform inference (``Inference``, ``SamPredictor``, ``ImageInferencer``): their
 # methods that run a model are per-prediction code; set-up methods are not.
 INFERENCE_CLASS_NAME = re.compile(r"(?:Inference|Inferencer|Predictor)(?![a-z])")
+# Hooks that run once, when a server or worker starts (TorchServe initialize, KServe load, LitServe setup, Ray reconfigure...).
+SETUP_HOOKS = frozenset(
+    {"__init__", "__post_init__", "__new__", "initialize", "load", "setup", "load_model", "reconfigure", "startup", "on_startup", "lifespan", "__enter__", "__aenter__"}
+)
 INFERENCE_CLASS_SETUP_PREFIXES = ("__init__", "setup", "load", "initialize", "init_", "build", "from_", "to", "_")
 INFERENCE_NAME_PREFIXES = ("predict", "infer", "inference", "serve", "generate", "evaluate")
 
@@ -329,6 +333,21 @@ TORCH_NN_MODE_DEPENDENT = frozenset(
         "GRU",
     }
 )
+
+
+def torch_nn_without_mode(name: str) -> bool:
+    """A torch.nn module class whose forward is the same in train and eval mode (``Linear``, ``Conv2d``,
+    ``Embedding``, ``LayerNorm``): not a mode-dependent layer or a container that may hold one. Instance norm
+    keeps running statistics when asked to, so it counts as mode-dependent."""
+    return (
+        name[:1].isupper()
+        and name not in TORCH_NN_MODE_DEPENDENT
+        and name not in TORCH_NN_NON_MODULES
+        and "InstanceNorm" not in name
+        and name not in ("Module", "RReLU")
+    )
+
+
 # Constructors of whole vision models (returned in training mode): every public function and class under
 # torchvision.models except these, timm.create_model and the classes under timm.models.
 TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models"})

@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gemlint.analysis.frameworks import SETUP_HOOKS
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
 from gemlint.analysis.syntax import is_name
 
-# Hooks that run once, when a server or worker starts (TorchServe initialize, KServe load, LitServe setup, Ray reconfigure...).
-SETUP_HOOKS = frozenset(
-    {"__init__", "__post_init__", "__new__", "initialize", "load", "setup", "load_model", "reconfigure", "startup", "on_startup", "lifespan", "__enter__", "__aenter__"}
-)
 _CACHE_DECORATORS = frozenset(
     {
         "functools.cache",

@@ -29,9 +29,15 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
             return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
         return None
     if names & fw.MODEL_LOADERS:
+        if node.args and _in_memory_bytes(analysis, node.args[0].value):
+            return None  # `torch.load(io.BytesIO(body))` decodes a payload already in memory (a request's tensor)
         return "a model"
     loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
     if not loaded:
         return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load
     family = fw.MODEL_PRODUCERS.get(sorted(loaded)[0])
     return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")
+
+
+def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Call) and bool(analysis.qualified_names(value.func) & {"io.BytesIO", "_io.BytesIO"})

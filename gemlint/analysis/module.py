@@ -358,6 +358,9 @@ class ModuleAnalysis:
         """Where ``node`` runs: per request (inference), in training, or unknown. Training wins."""
         if self.is_training_file:
             return Verdict(Context.TRAINING, "the file matches training-paths")
+        if self.is_test_file and not self.is_inference_file:
+            # A test module's handlers, hooks and scripts are fixtures that exercise the code they test.
+            return UNKNOWN
         inference: Verdict | None = None
         in_definition = False
         for ancestor in self.ancestors(node):
@@ -407,6 +410,8 @@ class ModuleAnalysis:
         (``torch.jit.trace``, ``torch.onnx.export``): it runs the model once, to measure or trace it."""
         name = function.name.value.lower()
         if "flop" in name or "macs" in name or name.startswith(("count_param", "num_param", "profile")):
+            return True
+        if "flop" in self.context.relative_path.rpartition("/")[2].lower():  # a FLOP-counting module
             return True
         return function in self._counting_functions
 
@@ -583,7 +588,8 @@ class ModuleAnalysis:
         known = self._evaluation_reasons
         if function not in known:
             name = function.name.value
-            evaluates = name != "__init__" and self._evaluates(function)
+            # A start-up hook that runs the model it loads (calibration, a warm-up) runs it once, not per request.
+            evaluates = name not in fw.SETUP_HOOKS and self._evaluates(function)
             known[function] = f"`{name}` puts a model in eval mode and runs it without training (evaluation code)" if evaluates else None
         return known[function]
 

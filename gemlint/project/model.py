@@ -932,11 +932,12 @@ class ProjectModel:
         return resolved
 
     def mode_free_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """The project class of another module that ``expression`` names has no train/eval behaviour: its
-        classes derive from ``torch.nn.Module`` itself and bind only parameter-free torch modules, buffers and
-        project classes of the same kind; nothing in them calls dropout or batch norm or reads ``training``."""
-        resolved = self._class_elsewhere(analysis, expression)
-        return resolved is not None and self._mode_free(resolved[1], resolved[0].path, 0)
+        """The project class (of this module or another) that ``expression`` names has no train/eval
+        behaviour: its classes derive from ``torch.nn.Module`` itself and bind only torch modules without a
+        mode (``nn.Linear``, ``nn.Embedding``, activations), buffers and project classes of the same kind;
+        nothing in them calls dropout or batch norm or reads ``training``."""
+        resolved = self._resolved(analysis, expression)
+        return resolved is not None and resolved[1].kind == "class" and self._mode_free(resolved[1], resolved[0].path, 0)
 
     def _mode_free(self, target: Target, near: str, depth: int) -> bool:
         key = ("mode-free", target, near)
@@ -966,6 +967,7 @@ class ProjectModel:
                             last[:1].islower()
                             or produced.module.startswith(fw.MODE_FREE_TRANSFORMS)
                             or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
+                            or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
                     else:

@@ -120,8 +120,8 @@ def classify(features: list[float]):
             self._report(origin, bindings, verdict)
 
     def _mode_free(self, origin: ModelOrigin) -> bool:
-        """A project class of another module whose train and eval modes are the same (buffers and
-        parameter-free parts only): `.eval()` would change nothing."""
+        """A project class whose train and eval modes are the same (buffers and torch parts without a mode
+        only): `.eval()` would change nothing."""
         outside = self.analysis.outside
         return outside is not None and isinstance(origin.node, cst.Call) and outside.mode_free_class(self.analysis, origin.node.func)
 
