@@ -215,14 +215,15 @@ class TensorShapes:
     outputs: dict[str, tuple[int, ...]]
 
     def fixed(self, name: str) -> bool | None:
-        """Whether tensor ``name`` has only fixed dims (no -1); None when the configuration does not declare it."""
+        """Whether tensor ``name`` has a fixed length: its last dim, the sequence of a tokenized tensor, is not
+        -1 (a leading -1 is the batch of a model with ``max_batch_size: 0``); None when it is not declared."""
         dims = self.outputs.get(name, self.inputs.get(name))
-        return None if dims is None else -1 not in dims
+        return None if dims is None else bool(dims) and dims[-1] != -1
 
     @property
     def outputs_fixed(self) -> bool:
-        """The model declares outputs, none of variable length."""
-        return bool(self.outputs) and all(-1 not in dims for dims in self.outputs.values())
+        """The model declares outputs, each of a fixed length."""
+        return bool(self.outputs) and all(dims and dims[-1] != -1 for dims in self.outputs.values())
 
 
 def config_path(model_file: Path) -> Path | None:

@@ -218,9 +218,26 @@ class ProjectModel:
             found = [*(found or ()), *aliased]
         if not found:
             return None
+        if near is not None:
+            found = [e for e in found if self._importable_from(e, near)]
+            if not found:
+                return None
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
+
+    def _importable_from(self, entry: _Entry, near: str) -> bool:
+        """A lone module file (no package) in a subfolder is importable as a top-level name only by the
+        scripts of its own folder (``sys.path[0]``): another example's ``pipeline_utils.py`` is not the one
+        this script imports (that one is missing from the tree). Packages and modules of the root are found
+        from anywhere."""
+        name, path = entry.summary.name, entry.path
+        if "." in name or path.endswith("__init__.py"):
+            return True
+        folder = os.path.dirname(path)
+        if folder == os.path.abspath(self.project.root):
+            return True
+        return (os.path.abspath(near) + os.sep).startswith(folder + os.sep)
 
     @cached_property
     def _aliases(self) -> dict[str, list[_Entry]]:
