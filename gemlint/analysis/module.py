@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import enum
+import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Collection, Iterator
 
 import libcst as cst
@@ -291,8 +293,13 @@ class ModuleAnalysis:
 
     @cached_property
     def is_test_file(self) -> bool:
-        """A test module: running it as a script (its ``__main__`` block) runs tests, not inference."""
-        return is_test_path(self.context.relative_path)
+        """A test module: running it as a script (its ``__main__`` block) runs tests, not inference. Judged on
+        its path inside the project (the folders above the project say nothing of it)."""
+        try:
+            inside = Path(os.path.abspath(self.context.source.path)).relative_to(os.path.abspath(self.context.config.root))
+        except ValueError:
+            return is_test_path(self.context.relative_path)
+        return is_test_path(inside.as_posix())
 
     @cached_property
     def is_training_file(self) -> bool:

@@ -66,8 +66,11 @@ class OutsideFacts(Protocol):
         ``self.<name>`` and have no method of that name."""
 
     def mode_free_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
-        """Whether the project class (in another module) that ``expression`` names behaves the same in train and
-        eval mode: only buffers, parameter-free torch modules and project classes of the same kind."""
+        """Whether the project class (of any module) that ``expression`` names behaves the same in train and
+        eval mode: only buffers, torch modules without a mode and project classes of the same kind."""
+
+    def sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
+        """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``."""
 
     def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
         """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""

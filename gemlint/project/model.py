@@ -213,15 +213,13 @@ class ProjectModel:
 
     def entry(self, module: str, near: str | None = None) -> _Entry | None:
         found = self.modules.get(module)
+        if found and near is not None and "." not in module:
+            found = [e for e in found if self._importable_from(e, near)]
         aliased = self._aliases.get(module)
         if aliased:
             found = [*(found or ()), *aliased]
         if not found:
             return None
-        if near is not None:
-            found = [e for e in found if self._importable_from(e, near)]
-            if not found:
-                return None
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
@@ -231,8 +229,8 @@ class ProjectModel:
         scripts of its own folder (``sys.path[0]``): another example's ``pipeline_utils.py`` is not the one
         this script imports (that one is missing from the tree). Packages and modules of the root are found
         from anywhere."""
-        name, path = entry.summary.name, entry.path
-        if "." in name or path.endswith("__init__.py"):
+        path = entry.path
+        if path.endswith("__init__.py"):
             return True
         folder = os.path.dirname(path)
         if folder == os.path.abspath(self.project.root):
@@ -955,6 +953,20 @@ class ProjectModel:
         nothing in them calls dropout or batch norm or reads ``training``."""
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self._mode_free(resolved[1], resolved[0].path, 0)
+
+    def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
+        """The project class that ``expression`` names puts what it builds in eval mode itself: its
+        ``__init__`` calls ``.eval()`` (``self.eval()``, ``self.decoder.to(device).eval()``). Such a wrapper runs
+        its parts in eval mode whatever its own flag says."""
+        resolved = self._resolved(analysis, expression)
+        if resolved is None or resolved[1].kind != "class":
+            return False
+        chain, _ = self.lineage(resolved[1], resolved[0].path)
+        for _, cls in chain:
+            init = cls.methods.get("__init__")
+            if init is not None and any(site.callee.rsplit(".", 1)[-1] == "eval" for site in init.calls):
+                return True
+        return False
 
     def _mode_free(self, target: Target, near: str, depth: int) -> bool:
         key = ("mode-free", target, near)

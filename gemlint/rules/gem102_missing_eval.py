@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gemlint.analysis.module import evidence_precision, Verdict
@@ -7,6 +9,10 @@ from gemlint.analysis.models import ModelOrigin, Origin, shown
 from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.rule import AnalysisRule
+
+
+# A class's own code that reads or sets its mode.
+_READS_MODE = re.compile(r"\btraining\b")
 
 
 class MissingEval(AnalysisRule):
@@ -123,7 +129,13 @@ def classify(features: list[float]):
         """A project class whose train and eval modes are the same (buffers and torch parts without a mode
         only): `.eval()` would change nothing."""
         outside = self.analysis.outside
-        return outside is not None and isinstance(origin.node, cst.Call) and outside.mode_free_class(self.analysis, origin.node.func)
+        if outside is None or not isinstance(origin.node, cst.Call):
+            return False
+        func = origin.node.func
+        local = self.analysis.local_classes.get(func.value) if isinstance(func, cst.Name) else None
+        if local is not None and _READS_MODE.search(self.analysis.module.code_for_node(local)):
+            return False  # `if self.training:` in its own code: the index sees calls, not this read
+        return outside.mode_free_class(self.analysis, func) or outside.sets_own_eval_mode(self.analysis, func)
 
     def _used_as_submodule(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``self.resampler(x)`` in a method of an nn.Module: the model runs as a submodule of that module
