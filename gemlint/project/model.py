@@ -233,9 +233,13 @@ class ProjectModel:
         if path.endswith("__init__.py"):
             return True
         folder = os.path.dirname(path)
-        if folder == os.path.abspath(self.project.root):
+        if folder == self._root:
             return True
         return (os.path.abspath(near) + os.sep).startswith(folder + os.sep)
+
+    @cached_property
+    def _root(self) -> str:
+        return os.path.abspath(self.project.root)
 
     @cached_property
     def _aliases(self) -> dict[str, list[_Entry]]:
