@@ -375,6 +375,11 @@ FRAMEWORK_MODEL_ATTRIBUTES: dict[str, frozenset[str]] = {
 # Methods that run a model without being its forward call: not reported by GEM101 (generate runs under
 # no_grad), but they do use the model for predictions (GEM102).
 NON_FORWARD_METHODS = frozenset({"generate"})
+# Methods of library models (timm, CLIP/open_clip, transformers) that run part of the model's forward with
+# autograd as `model(x)` does: `backbone.forward_features(x)`, `clip.encode_image(x)`.
+LIBRARY_FORWARD_METHODS = frozenset(
+    {"forward_features", "forward_head", "encode_image", "encode_text", "get_image_features", "get_text_features", "get_audio_features"}
+)
 
 # -- routing (gemlint.analysis.routes) ------------------------------------------------------
 # Objects that own routes: qualified constructor -> (framework, keyword of its own path prefix or None).

@@ -117,7 +117,7 @@ class ModelTracker:
         pipelines (transformers, diffusers) are not modules and run their models without gradients.
         """
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        if isinstance(func, cst.Attribute) and (func.attr.value == "forward" or self._runs_forward_method(func)):
             receiver = func.value
         elif isinstance(func, (cst.Name, cst.Attribute)):
             receiver = func
@@ -132,6 +132,56 @@ class ModelTracker:
             # that returns a function): models take tensors, and how the callee runs this one is not known here.
             return None
         return receiver
+
+    def _runs_forward_method(self, func: cst.Attribute) -> bool:
+        """``model.encode_image(x)``: a method of the model that runs part of its forward. For a class of this
+        file, a public method its ``forward`` calls (so the forwards inside it are judged where the model runs,
+        see :meth:`inside_module_forward`) that runs a submodule and has no grad-free decorator; for library
+        models, whose classes are not read, the methods of :data:`fw.LIBRARY_FORWARD_METHODS`."""
+        name = func.attr.value
+        if name.startswith("_") or name in ("forward", "__call__"):
+            return False
+        origins = self.origins(func.value)
+        if not origins:
+            return False
+        for origin in origins:
+            cls = self._constructed_class(origin)
+            if cls is None:
+                if name not in fw.LIBRARY_FORWARD_METHODS:
+                    return False
+                continue
+            method = self._method_of(cls, name)
+            if method is None or method not in self._forward_part_methods or not self._runs_submodules(method):
+                return False
+            if any(self.analysis.grad_mode(d.decorator) == "off" for d in method.decorators):
+                return False
+        return True
+
+    def _runs_submodules(self, method: cst.FunctionDef) -> bool:
+        """``method`` (a part of a model's forward) calls a submodule, itself, or another such part that does."""
+        known = self._submodule_runners
+        if method in known:
+            return known[method]
+        known[method] = False  # recursion
+        owner = self.analysis.enclosing_class(method)
+        found = False
+        for node in self.analysis.subtree(method.body):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if is_name(func, "self") or (isinstance(func, cst.Attribute) and is_name(func.value, "self") and func.attr.value == "forward"):
+                found = True
+            elif isinstance(func, cst.Attribute) and is_name(func.value, "self") and owner is not None:
+                callee = self._method_of(owner, func.attr.value)
+                found = self._runs_submodules(callee) if callee is not None else bool(self.origins(func))
+            if found:
+                break
+        known[method] = found
+        return found
+
+    @cached_property
+    def _submodule_runners(self) -> dict[cst.FunctionDef, bool]:
+        return {}
 
     def _module_argument(self, value: cst.BaseExpression) -> bool:
         """``value`` is known to be a module: built, evident, or loaded as a whole module (``torch.jit.load``,
@@ -424,6 +474,9 @@ class ModelTracker:
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             owner = func.value
+            built = self._classmethod_constructor(func)
+            if built is not None and self.is_model_class(built) and not self._holds_nothing(built):
+                return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, an nn.Module subclass defined in this file")
             if method == "from_pretrained" and self._is_pretrained_class(owner):
                 return ModelOrigin(Origin.PRETRAINED, call, f"`{text}(...)`, a pretrained model (returned in eval mode)")
             if method in fw.FROM_CONFIG_METHODS and self._is_pretrained_class(owner):
@@ -808,12 +861,22 @@ class ModelTracker:
         )
         if function.name.value == "__init__" and owner is not None:
             calls = [call for call in self._calls_of_name.get(owner.name.value, ()) if self._local_class(call.func) is owner]
+            # `cls(image_encoder=..., decoder=...)` in a classmethod of the class (`from_config`) constructs it too
+            calls += [call for call in self._calls_of_name.get("cls", ()) if self._in_classmethod_of(call, owner)]
             bound = True
         else:
             calls = [call for call in self.analysis.callers_of(function) if isinstance(call.func, cst.Attribute) == is_method]
             bound = is_method
         index = parameter_position(function, param, bound)
         return [passed_argument(call, index, param.name.value) for call in calls]
+
+    def _in_classmethod_of(self, call: cst.Call, owner: cst.ClassDef) -> bool:
+        function = self.analysis.enclosing_function(call)
+        return (
+            function is not None
+            and self.analysis.enclosing_class(function) is owner
+            and any(is_name(d.decorator, "classmethod") for d in function.decorators)
+        )
 
     def _param_runs_or_is_kept(self, param: cst.Param) -> bool:
         """The parameter is called (``model(x)``, ``model.forward(x)``) or kept on ``self`` (``self.decoder =
@@ -895,9 +958,26 @@ class ModelTracker:
         return index
 
     def _constructed_class(self, origin: ModelOrigin) -> cst.ClassDef | None:
-        if isinstance(origin.node, cst.Call):
-            return self._local_class(origin.node.func)
-        return None
+        if not isinstance(origin.node, cst.Call):
+            return None
+        func = origin.node.func
+        cls = self._local_class(func)
+        if cls is None and isinstance(func, cst.Attribute):
+            return self._classmethod_constructor(func)
+        return cls
+
+    def _classmethod_constructor(self, func: cst.Attribute) -> cst.ClassDef | None:
+        """``Captioner.from_settings``: a classmethod of a class of this file that returns ``cls(...)`` builds an
+        instance of that class."""
+        owner = self._local_class(func.value)
+        method = self._method_of(owner, func.attr.value) if owner is not None else None
+        if method is None or not any(is_name(d.decorator, "classmethod") for d in method.decorators):
+            return None
+        returns_instance = any(
+            isinstance(node, cst.Return) and isinstance(node.value, cst.Call) and is_name(node.value.func, "cls")
+            for node in self.analysis.subtree(method.body)
+        )
+        return owner if returns_instance else None
 
     def _self_eval_methods(self, cls: cst.ClassDef) -> frozenset[str]:
         methods = set()

@@ -467,12 +467,13 @@ class ProjectModel:
     def factory(self, target: Target, near: str | None = None, _depth: int = 0) -> str | None:
         """``"evaluated"`` / ``"constructed"`` when the project function ``target`` returns a model (already
         in eval mode or not), else None."""
-        key = ("factory", target)
+        entry = self.entry(target.module, near)
+        # Keyed on the file: in a monorepo two examples' `pipeline_loader` modules share a dotted name.
+        key = ("factory", entry.path if entry is not None else None, target)
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
         self._memo[key] = None  # recursion
         result = None
-        entry = self.entry(target.module, near)
         function = entry.summary.functions.get(target.qualname) if entry is not None else None
         if function is not None and _depth < 4:
             for returned in function.returns:
@@ -502,8 +503,11 @@ class ProjectModel:
             if name in fw.MODEL_LOADERS:
                 return "loaded"
             if name.startswith(fw.PRETRAINED_PACKAGES) and name.endswith(".from_pretrained"):
-                # `AutoTokenizer.from_pretrained`, a processor or a config: loaded, but no model
-                return None if name.rsplit(".", 2)[-2].endswith(fw.NON_MODEL_PRETRAINED) else "evaluated"
+                # `AutoTokenizer.from_pretrained`, a processor or a config: loaded, but no model. A pipeline
+                # (`StableDiffusionPipeline`, `AutoPipelineForText2Image`) is no module: its call runs its
+                # models without gradients, as the per-file tracker knows of pipelines built in place.
+                loaded = name.rsplit(".", 2)[-2]
+                return None if loaded.endswith(fw.NON_MODEL_PRETRAINED) or "Pipeline" in loaded else "evaluated"
         return None
 
     # -- calls ---------------------------------------------------------------------------------------
@@ -1099,7 +1103,7 @@ class ProjectModel:
         if resolved is None:
             return None
         entry, target = resolved
-        key = ("loads", target)
+        key = ("loads", entry.path, target)
         if key not in self._memo:
             self._memo[key] = self._initialiser_loads(target, entry.path)
         return self._memo[key]  # type: ignore[return-value]

@@ -109,8 +109,9 @@ def score(batch: dict):
         if not verdict.is_inference:
             return
         model = shown(receiver)
-        # `self.net.forward(x)` is shown as written; `self.net(x)` and `self(x)` by the model that runs
-        called = f"{model}.forward" if isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward" else model
+        # `self.net.forward(x)` and `clip.encode_image(x)` are shown as written; `self.net(x)` and `self(x)` by
+        # the model that runs
+        called = f"{model}.{node.func.attr.value}" if isinstance(node.func, cst.Attribute) and receiver is node.func.value else model
         async_guard = self.analysis.async_decorator_guard(node)
         if async_guard is not None:
             why = (

@@ -34,6 +34,10 @@ _TEXT_ENCODER_CALLS = frozenset({"encode_text", "get_text_features"})
 _CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast"})
 _TRITON_MODEL = "TritonPythonModel"
 _TRITON_TENSOR = frozenset({"triton_python_backend_utils.Tensor"})
+# Clients of a model server: the tokens go to a model whose input signature is fixed at the server
+# (a TF Serving SavedModel, a Triton or OpenVINO Model Server model), not to a model of this process.
+_MODEL_SERVER_CLIENTS = ("tensorflow_serving", "tritonclient", "ovmsclient")
+_TORCHSCRIPT_LOADS = frozenset({"torch.jit.load"})
 
 
 class StaticMaxLengthPadding(AnalysisRule):
@@ -51,8 +55,12 @@ class StaticMaxLengthPadding(AnalysisRule):
         "Training and dataset preprocessing: `dataset.map(...)` transforms, collators, training functions and "
         "files matched by `training-paths`.",
         "Modules that target a static-shape backend that needs fixed shapes: imports of `torch_xla`, `jax`, "
-        "`habana_frameworks` or `tensorrt`, the ONNX Runtime TensorRT provider, or any module listed in "
-        "`static-shape-backends`.",
+        "`habana_frameworks`, `tensorrt` or AWS Neuron (`torch_neuron`, `torch_neuronx`, `optimum.neuron`), the "
+        "ONNX Runtime TensorRT provider, or any module listed in `static-shape-backends`.",
+        "Modules that load a TorchScript model (`torch.jit.load`): a traced graph keeps the sequence length it was "
+        "traced with, so the tokens may have to match it.",
+        "Clients of a model server (modules importing `tensorflow_serving`, `tritonclient` or `ovmsclient`): the "
+        "tokens are sent to a model whose input signature the server fixes, not run here.",
         "Text encoders that need the fixed length by design (CLIP-style tokenizers of diffusion pipelines): the "
         "call pads to the tokenizer's own `model_max_length` (`max_length=tokenizer.model_max_length`, or no "
         "`max_length`) and the code feeds a text encoder: the same function (or, in a method, its class) calls a "
@@ -139,10 +147,17 @@ def embed(text: str):
         return any(name.endswith(_MAX_LENGTH_STRATEGY_SUFFIX) for name in self.analysis.qualified_names(expression))
 
     def _static_shape_backend(self) -> bool:
-        if self.analysis.imports_any(self.context.config.static_shape_backends):
+        """The tokens go to a model whose shapes may be fixed elsewhere: a static-shape backend, a TorchScript
+        graph loaded here, or a model server this module is a client of."""
+        if self.analysis.imports_any((*self.context.config.static_shape_backends, *_MODEL_SERVER_CLIENTS)):
             return True
         text = self.context.text
-        return any(f"{quote}{_TENSORRT_PROVIDER}{quote}" in text for quote in ("'", '"'))
+        if any(f"{quote}{_TENSORRT_PROVIDER}{quote}" in text for quote in ("'", '"')):
+            return True
+        return "jit.load" in text and any(
+            terminal_name(call.func) == "load" and self.analysis.resolves_to(call.func, _TORCHSCRIPT_LOADS)
+            for call in self.analysis.nodes_of(cst.Call)
+        )
 
     # -- fixed length by design ---------------------------------------------------------------
     def _text_encoder_input(self, node: cst.Call, max_length: cst.Arg | None) -> bool:
