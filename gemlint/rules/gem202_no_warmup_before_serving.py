@@ -17,6 +17,9 @@ _RUNS = frozenset({"forward", "generate", "run", "encode", "predict", "infer", "
 # A function named like one of these that runs the model warms it before (or as) traffic arrives.
 _WARMING_NAME = re.compile(r"warm|ready|readiness|health|self_test|selftest", re.IGNORECASE)
 _HELPER_DEPTH = 2
+# Calls that start serving from the script itself.
+_SERVER_STARTS = frozenset({"uvicorn.run", "uvicorn.main.run", "hypercorn.asyncio.serve", "waitress.serve"})
+_SERVER_START_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _SERVER_STARTS)
 
 
 class NoWarmupBeforeServing(AnalysisRule):
@@ -86,12 +89,15 @@ def load():
             where = "module level of the served application"
             body = [s for s in self.analysis.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
         else:
-            where = startup_reason(self.analysis, function)
+            where = startup_reason(self.analysis, function) or self._starts_a_server(function)
             if where is None:
                 return
             body = function.body
         target = _kept_as(self.analysis, node)
-        if target is None or self._warmed(body, target, function, 0) or self._warmed_by_a_check(target):
+        if target is None:
+            return
+        names = {target, *self._aliases(body, target)}
+        if any(self._warmed(body, name, function, 0) or self._warmed_by_a_check(name) for name in names):
             return
         text = self.analysis.module.code_for_node(node.func)
         self.report(
@@ -100,6 +106,27 @@ def load():
             "traffic: the first requests pay CUDA context creation, kernel selection and allocator growth; run one "
             "inference on a representative input after loading",
         )
+
+    def _starts_a_server(self, function: cst.FunctionDef) -> str | None:
+        """``function`` starts the server itself (``uvicorn.run(app)`` in a ``main()``): what it loads before
+        that is loaded at start-up."""
+        for node in self.analysis.subtree(function.body):
+            if isinstance(node, cst.Call) and terminal_name(node.func) in _SERVER_START_NAMES and self.analysis.resolves_to(node.func, _SERVER_STARTS):
+                return f"`{function.name.value}`, which then starts the server"
+        return None
+
+    def _aliases(self, body, target: str) -> set[str]:
+        """Where ``body`` keeps the loaded model under other names: ``shared["ranker"] = torch.compile(ranker)``."""
+        found = set()
+        nodes = (n for statement in body for n in self.analysis.subtree(statement)) if isinstance(body, list) else self.analysis.subtree(body)
+        for node in nodes:
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            mentions = any(_spelled(n) == target for n in self.analysis.subtree(node.value, into_scopes=False) if isinstance(n, (cst.Name, cst.Attribute)))
+            spelled = _spelled(node.targets[0].target) if mentions or _spelled(node.value) == target else None
+            if spelled is not None and spelled != target:
+                found.add(spelled)
+        return found
 
     def _warmed(self, body, target: str, function: cst.FunctionDef | None, depth: int) -> bool:
         """Whether ``body`` (a function's, or the module's top-level statements) runs ``target``."""
@@ -142,6 +169,10 @@ def _kept_as(analysis, call: cst.Call) -> str | None:
     """The name, attribute or subscript the load is assigned to (``self.model``, ``state["model"]``)."""
     statement = next((a for a in analysis.ancestors(call) if isinstance(a, (cst.Assign, cst.AnnAssign))), None)
     if statement is None:
+        # `ranker.load_state_dict(torch.load(path))`: the weights are kept in the module they are loaded into
+        outer = analysis.parent(analysis.parent(call))
+        if isinstance(outer, cst.Call) and isinstance(outer.func, cst.Attribute) and outer.func.attr.value == "load_state_dict":
+            return _spelled(outer.func.value)
         return None
     target = statement.targets[0].target if isinstance(statement, cst.Assign) else statement.target
     if isinstance(target, (cst.Name, cst.Attribute)):
