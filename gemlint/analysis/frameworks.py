@@ -90,6 +90,9 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     # MLServer
     "mlserver.MLModel": frozenset({"predict", "predict_stream"}),
     "mlserver.model.MLModel": frozenset({"predict", "predict_stream"}),
+    # Mosec: each worker process runs `forward` per batch (`deserialize`/`serialize` per request)
+    "mosec.Worker": frozenset({"forward", "deserialize", "serialize"}),
+    "mosec.worker.Worker": frozenset({"forward", "deserialize", "serialize"}),
     # Tornado, Django and aiohttp class-based views
     "tornado.web.RequestHandler": frozenset({"get", "post", "put", "patch", "delete"}),
     "django.views.View": frozenset({"get", "post", "put", "patch", "delete"}),
@@ -567,7 +570,7 @@ OFFLOAD_METHODS = {"run_in_executor": 1, "submit": 0}
 TOKENIZER_LOADERS = frozenset({"tokenizers.Tokenizer.from_file", "tokenizers.Tokenizer.from_pretrained", "sentencepiece.SentencePieceProcessor"})
 
 # Text markers of a module that serves requests: it imports a web or serving framework (prefilters of GEM502/GEM602).
-SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "ts", "kserve", "litserve", "mlserver", "ray", "triton_python_backend_utils")
+SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "ts", "kserve", "litserve", "mlserver", "mosec", "ray", "triton_python_backend_utils")
 SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
     "TritonPythonModel",
     "check_health",

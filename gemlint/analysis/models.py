@@ -314,6 +314,8 @@ class ModelTracker:
             return False  # an MLX, Flax or Keras module: no autograd tape that torch's guards could stop
         if any(word in current.name.value for current in chain for word in fw.NON_MODEL_CLASS_WORDS):
             return False  # transformers' Pipeline has a `forward` too
+        if self.analysis.class_hooks(cls) is not None:
+            return False  # a serving framework's worker (Mosec's `forward` runs per batch): it runs models, it is none
         if any(
             self._member_owner(node) in chain
             for member in fw.SELF_MODULE_MEMBERS

@@ -152,7 +152,8 @@ def add_module(into: set[str], name: str | None) -> None:
 
 
 def script_runs(tree: ast.Module) -> bool:
-    """Whether module-level code (outside functions and classes) calls a module-level name bound to a call."""
+    """Whether module-level code (outside functions and classes) calls a module-level name bound to a call, or
+    hands one to a function of the module (``segment(image, box, model)`` with ``model = torch.jit.load(...)``)."""
     built = {
         target.id
         for statement in tree.body
@@ -162,11 +163,18 @@ def script_runs(tree: ast.Module) -> bool:
     }
     if not built:
         return False
+    functions = {statement.name for statement in tree.body if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
             continue
         for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in built:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id in built:
+                return True
+            if node.func.id in functions and any(
+                isinstance(value, ast.Name) and value.id in built for value in [*node.args, *(k.value for k in node.keywords)]
+            ):
                 return True
     return False
 
