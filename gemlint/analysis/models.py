@@ -463,6 +463,8 @@ class ModelTracker:
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model constructor")
         if any(fw.TORCH_NN_PARAMETER_FREE.search(_torch_nn_class(name) or "-") for name in names):
             return None  # nn.Softmax(...), nn.CrossEntropyLoss(...): no parameters, no mode, not a model
+        if any(_torch_nn_class(name) == "Sequential" for name in names) and call.args and all(self._parameter_free(arg.value) for arg in call.args):
+            return None  # nn.Sequential(Resize(...), Normalize(...)): a chain of transforms, no parameters
         if any(_torch_nn_class(name) for name in names):
             kind = Origin.CONSTRUCTED if any(_torch_nn_class(name) in fw.TORCH_NN_MODE_DEPENDENT for name in names) else Origin.EVIDENT
             return ModelOrigin(kind, call, f"`{text}(...)`, a torch.nn module")
@@ -494,6 +496,17 @@ class ModelTracker:
         if self._is_project_class(func) and self._bound_and_used_as_module(call):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module")
         return None
+
+    def _parameter_free(self, value: cst.BaseExpression) -> bool:
+        """``value`` builds a layer without parameters or mode: an activation, pooling or loss of torch.nn, or a
+        torchvision/torchaudio transform."""
+        if not isinstance(value, cst.Call) or dotted_name(value.func) is None:
+            return False
+        names = self.analysis.qualified_names(value.func)
+        return any(
+            fw.TORCH_NN_PARAMETER_FREE.search(_torch_nn_class(name) or "-") or name.startswith(fw.MODE_FREE_TRANSFORMS)
+            for name in names
+        )
 
     # -- resolution ----------------------------------------------------------------------------
     def _resolve(self, expression: cst.BaseExpression, *, follow_names: bool, depth: int) -> tuple[ModelOrigin, ...]:

@@ -17,6 +17,8 @@ _RUNS = frozenset({"forward", "generate", "run", "encode", "predict", "infer", "
 # A function named like one of these that runs the model warms it before (or as) traffic arrives.
 _WARMING_NAME = re.compile(r"warm|ready|readiness|health|self_test|selftest", re.IGNORECASE)
 _HELPER_DEPTH = 2
+# Attributes a serving framework reads at start-up to warm the model itself (Mosec's worker examples).
+_WARMUP_ATTRIBUTES = frozenset({"example", "multi_examples"})
 # Calls that start serving from the script itself.
 _SERVER_STARTS = frozenset({"uvicorn.run", "uvicorn.main.run", "hypercorn.asyncio.serve", "waitress.serve"})
 _SERVER_START_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _SERVER_STARTS)
@@ -37,7 +39,8 @@ class NoWarmupBeforeServing(AnalysisRule):
     )
     not_flagged = (
         "A start-up path that runs the loaded model (a forward, `generate`, `run`, `encode`, ...) directly or "
-        "through a helper of the same class or module, or calls a warm-up function.",
+        "through a helper of the same class or module, or calls a warm-up function, or sets the example a "
+        "framework runs before traffic (Mosec's `self.example`).",
         "A readiness or health check of the same module that runs the model (the first probe warms it).",
         "Loads outside start-up code (request handlers are GEM502's), loads whose result is not kept, "
         "tokenizers and processors alone, and tests and benchmarks.",
@@ -132,6 +135,8 @@ def load():
         """Whether ``body`` (a function's, or the module's top-level statements) runs ``target``."""
         nodes = (n for statement in body for n in self.analysis.subtree(statement)) if isinstance(body, list) else self.analysis.subtree(body)
         for node in nodes:
+            if isinstance(node, cst.Assign) and any(_framework_warmup(t.target) for t in node.targets):
+                return True
             if not isinstance(node, cst.Call):
                 continue
             if _runs(node, target):
@@ -196,6 +201,11 @@ def _runs(call: cst.Call, target: str) -> bool:
     if _spelled(func) == target:
         return True
     return isinstance(func, cst.Attribute) and func.attr.value in _RUNS and _spelled(func.value) == target
+
+
+def _framework_warmup(target: cst.BaseExpression) -> bool:
+    """``self.example = ...``: Mosec runs a worker's example through ``forward`` before it takes traffic."""
+    return isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self" and target.attr.value in _WARMUP_ATTRIBUTES
 
 
 def _module_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
