@@ -30,7 +30,8 @@ class HostMemoryLeak(PairingRule):
         "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, and `new T(args)` "
         "statements whose constructor registers the object with its arguments.",
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
-        "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`).",
+        "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
+        "case as the allocation, on a value not changed in between.",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
         "Stores inside loops and code that did not parse, as for GEM301.",
     )
