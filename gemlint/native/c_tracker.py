@@ -161,8 +161,10 @@ class CTracker:
         argument = syn.strip(argument)
         if argument is None:
             return False
-        if argument.type == "field_expression":  # cudaMalloc3D's cudaPitchedPtr: cudaFree(p.ptr)
-            argument = syn.strip(argument.child_by_field_name("argument"))
+        if argument.type == "field_expression":
+            if _through_pointer(argument):
+                return False  # `s->member` holds what was stored into it (`s->member = new T`), not `s` itself
+            argument = syn.strip(argument.child_by_field_name("argument"))  # cudaMalloc3D's struct: cudaFree(p.ptr)
         return argument is not None and argument.type == "identifier" and syn.text(argument) in (self.names if holders is None else holders)
 
     def _lost(self, facts: StepFacts, step: Step) -> str:
@@ -302,6 +304,11 @@ class CTracker:
             if name in _LAST_ERROR and not acquisition.status:
                 return "status"
         return None
+
+
+def _through_pointer(field: Node) -> bool:
+    """``s->member``: a member reached through a pointer, a separate object from the one pointed to."""
+    return any(child.type == "->" for child in field.children)
 
 
 def _copy_into(copies: set[str], name: str, value: Node | None, holders: frozenset[str]) -> None:

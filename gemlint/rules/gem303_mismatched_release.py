@@ -27,6 +27,8 @@ class MismatchedRelease(PairingRule):
         "malloc(n); else cudaMallocHost(&p, n); ... if (pageable) free(p); else cudaFreeHost(p);`, or two `switch` "
         "statements on the same variable): a path takes the same branch or case at both. A local is a copy of "
         "the pointer only on the paths that copied it (`case MANAGED: host = dev;`).",
+        "A member reached through a pointer releases what was stored into it, not its container: `delete "
+        "s->engine` after `s = (Session*)calloc(...)` and `s->engine = new Engine` is the right release.",
     )
     bad = """\
 void upload(const float* host, size_t n) {
