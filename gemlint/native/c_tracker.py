@@ -53,6 +53,9 @@ class CTracker:
         self.names = analysis.uses.aliases(self.unit, acquisition.variable) if acquisition.variable else frozenset()
         # Names a step must mention to do anything to the resource (its handles, its status, its stream).
         self.mentions = self.names | {_base_name(status) for status in acquisition.status} | _identifiers(acquisition.key)
+        # The declaration the acquisition's variable names: a local of the same name declared in a nested block
+        # (`float loss = ...` inside a loop) is another variable there.
+        self.declaration = self.unit.declaration_in_scope(acquisition.variable, acquisition.call) if acquisition.variable else None
         self.release_steps: list[Step] = []
         self.guards = self._release_guards()
         # A capture begun over an array in a loop (`begin(streams[i])` for i < n) is ended by a sibling loop
@@ -120,6 +123,8 @@ class CTracker:
         # Escapes and releases through other functions.
         for name in self.names:
             for occurrence, in_lambda in facts.names.get(name, ()):
+                if not self._is_ours(occurrence):
+                    continue
                 if in_lambda:
                     return Effect(Outcome.ESCAPED)
                 use = self.analysis.uses.classify(self.unit, occurrence)
@@ -144,12 +149,12 @@ class CTracker:
         for declarator in facts.declarators:
             identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
             value = syn.strip(declarator.child_by_field_name("value"))
-            if identifier is not None and syn.text(identifier) in self.names:
-                _copy_into(copies, syn.text(identifier), value, holders)
+            if identifier is not None and syn.text(identifier) in self.names and self._is_ours(identifier):
+                self._copy_into(copies, syn.text(identifier), value, holders)
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
-            if left is not None and left.type == "identifier" and syn.text(left) in self.names and syn.operator(assignment) == "=":
-                _copy_into(copies, syn.text(left), syn.strip(assignment.child_by_field_name("right")), holders)
+            if left is not None and left.type == "identifier" and self._is_one_of(left, self.names) and syn.operator(assignment) == "=":
+                self._copy_into(copies, syn.text(left), syn.strip(assignment.child_by_field_name("right")), holders)
         copies.discard(self.acquisition.variable)
         return state if copies == state.copies else replace(state, copies=frozenset(copies))
 
@@ -165,7 +170,28 @@ class CTracker:
             if _through_pointer(argument):
                 return False  # `s->member` holds what was stored into it (`s->member = new T`), not `s` itself
             argument = syn.strip(argument.child_by_field_name("argument"))  # cudaMalloc3D's struct: cudaFree(p.ptr)
-        return argument is not None and argument.type == "identifier" and syn.text(argument) in (self.names if holders is None else holders)
+        return argument is not None and argument.type == "identifier" and self._is_one_of(argument, self.names if holders is None else holders)
+
+    def _is_ours(self, identifier: Node) -> bool:
+        """Whether an occurrence of a handle's name means the tracked local, not a namesake declared in a
+        nested block; only the acquisition's own variable is resolved (its copies are taken as written)."""
+        return syn.text(identifier) != self.acquisition.variable or self._variable_means_ours_at(identifier)
+
+    def _variable_means_ours_at(self, node: Node) -> bool:
+        if self.declaration is None:
+            return True
+        meant = self.unit.declaration_in_scope(self.acquisition.variable, node)
+        return meant is None or meant == self.declaration
+
+    def _is_one_of(self, identifier: Node, names: frozenset[str]) -> bool:
+        return syn.text(identifier) in names and self._is_ours(identifier)
+
+    def _copy_into(self, copies: set[str], name: str, value: Node | None, holders: frozenset[str]) -> None:
+        """``name`` receives ``value``: a copy of the handle when ``value`` is a holder, something else otherwise."""
+        if value is not None and value.type == "identifier" and self._is_one_of(value, holders):
+            copies.add(name)
+        else:
+            copies.discard(name)
 
     def _lost(self, facts: StepFacts, step: Step) -> str:
         if len(self.names) > 1:
@@ -173,7 +199,7 @@ class CTracker:
         variable = self.acquisition.variable
         line = step.line
         for acquisition in self._acquisitions_in(step):
-            if acquisition.target is Target.TRACKED and acquisition.variable == variable:
+            if acquisition.target is Target.TRACKED and acquisition.variable == variable and self._variable_means_ours_at(acquisition.call):
                 if acquisition.call == self.acquisition.call:
                     if _conditional_in_loop(acquisition.call):
                         return ""  # maybe not every iteration acquires: say nothing rather than guess
@@ -181,7 +207,7 @@ class CTracker:
                 return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
-            if left is None or left.type != "identifier" or syn.text(left) != variable or syn.operator(assignment) != "=":
+            if left is None or left.type != "identifier" or not self._is_one_of(left, frozenset({variable})) or syn.operator(assignment) != "=":
                 continue
             right = assignment.child_by_field_name("right")
             if right is not None and any(n.type == "identifier" and syn.text(n) == variable for n in syn.descendants(right)):
@@ -189,7 +215,7 @@ class CTracker:
             return f"`{variable}` is overwritten at line {line}"
         for declarator in facts.declarators:
             identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
-            if identifier is not None and syn.text(identifier) == variable and declarator.child_by_field_name("value") is not None:
+            if identifier is not None and self._is_one_of(identifier, frozenset({variable})) and declarator.child_by_field_name("value") is not None:
                 return f"`{variable}` is declared again at line {line}"
         return ""
 
@@ -309,14 +335,6 @@ class CTracker:
 def _through_pointer(field: Node) -> bool:
     """``s->member``: a member reached through a pointer, a separate object from the one pointed to."""
     return any(child.type == "->" for child in field.children)
-
-
-def _copy_into(copies: set[str], name: str, value: Node | None, holders: frozenset[str]) -> None:
-    """``name`` receives ``value``: a copy of the handle when ``value`` is a holder, something else otherwise."""
-    if value is not None and value.type == "identifier" and syn.text(value) in holders:
-        copies.add(name)
-    else:
-        copies.discard(name)
 
 
 def _base_name(expression: str) -> str:
