@@ -157,6 +157,7 @@ class CfgBuilder:
         self.graph.entry = self.statement(body, end)
         for step in self.graph.steps:
             step.changes = step.changes | changed_names(step.nodes)
+            step.sets = tuple((self._test_key(target), True) for target in _plain_new_targets(step.nodes))
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
 
@@ -362,6 +363,11 @@ class CfgBuilder:
                     node.child_by_field_name("right"), value
                 )
             return []
+        compared = _compared_with_null(node)
+        if compared is not None:  # `p == nullptr` is `p` false, `p != NULL` is `p` true, as `!p` and `p` are
+            subject, true_when_set = compared
+            key = self._test_key(subject)
+            return [(key, value == true_when_set)] if key is not None else []
         key = self._test_key(node)
         return [(key, value)] if key is not None else []
 
@@ -641,6 +647,41 @@ def zero_tested(body: Node) -> frozenset[str]:
 
 def _tests_for_zero(tested: frozenset[str], bound: str) -> bool:
     return bool(tested.intersection({bound, f"{bound}.size()", f"{bound}->size()", f"{bound}.length()"}))
+
+
+_NULLS = frozenset({"NULL", "nullptr", "0"})
+
+
+def _compared_with_null(node: Node) -> tuple[Node, bool] | None:
+    """``(p, False)`` for ``p == nullptr`` (true when ``p`` is null), ``(p, True)`` for ``NULL != p``."""
+    if node.type != "binary_expression" or syn.operator(node) not in ("==", "!="):
+        return None
+    left, right = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+    for subject, other in ((left, right), (right, left)):
+        if subject is not None and other is not None and subject.type in ("identifier", "field_expression") and syn.text(other) in _NULLS:
+            return subject, syn.operator(node) == "!="
+    return None
+
+
+def _plain_new_targets(nodes: tuple) -> list[Node]:
+    """The variables and members a step sets from a plain ``new`` (``p = new T``, ``T* p = new T``, ``s->m = new
+    T``): it throws rather than return null, so they are not null afterwards. ``new (std::nothrow)`` may be."""
+    targets = []
+    for root in nodes:
+        if root is None:
+            continue
+        for node in syn.descendants(root):
+            if node.type == "assignment_expression" and syn.operator(node) == "=":
+                target, value = syn.strip(node.child_by_field_name("left")), node.child_by_field_name("right")
+            elif node.type == "init_declarator":
+                target, value = syn.declared_identifier(node.child_by_field_name("declarator")), node.child_by_field_name("value")
+            else:
+                continue
+            value = syn.strip(value)
+            plain_new = value is not None and value.type == "new_expression" and value.child_by_field_name("placement") is None
+            if plain_new and target is not None and target.type in ("identifier", "field_expression"):
+                targets.append(target)
+    return targets
 
 
 _CHANGED_NAMES = frozenset({"identifier", "field_identifier"})

@@ -64,6 +64,8 @@ class Step:
     changes: frozenset = frozenset()
     #: The tests a path forgets at this step, because it changes one of their names.
     kills: frozenset = frozenset()
+    #: What every path knows after this step, whatever it knew before: ``p = new T`` makes ``p`` non-null.
+    sets: tuple = ()
     #: Inside a loop: a path may pass this step more than once.
     in_loop: bool = False
     #: For the first test of a loop: the loop's bound as written (``args->n``), to pair sibling loops.
@@ -122,6 +124,9 @@ class Graph:
     def keep_repeated_tests(self, always: Sequence[str] = ()) -> None:
         """Assumptions only matter where a test can be met twice on one path (written twice, or inside a
         loop); dropping the others keeps the search small. Tests in ``always`` are kept regardless."""
+        # A value a step sets and a branch tests is worth keeping whatever the resource (`p = new T; if (!p) ...`).
+        tested = {test for step in self.steps for facts in step.assume.values() for test, _ in facts}
+        always = set(always) | {test for step in self.steps for test, _ in step.sets if test in tested}
         self.always = frozenset(always)
         counts: dict[str, int] = {test: 2 for test in always}
         for step in self.steps:
@@ -138,6 +143,7 @@ class Graph:
             step.enclosing = step.enclosing & kept_tests
             if step.changes:
                 step.kills = frozenset(test for test in kept_tests if self.test_names.get(test, frozenset()) & step.changes)
+            step.sets = tuple(fact for fact in step.sets if fact[0] in kept_tests)
 
     def relevant_tests(self, steps: Iterable[Step]) -> frozenset[str]:
         """The tests worth keeping consistent for a resource acquired or released at ``steps``: those
@@ -208,7 +214,7 @@ def assumptions_at(
             continue
         if len(seen) > budget:
             return [given]
-        assumed = _forget_changed(step, assumed)
+        assumed = _after(step, assumed, relevant)
         for target, label in step.successors:
             facts = _relevant_facts(step, label, relevant)
             if facts:
@@ -226,11 +232,13 @@ def _relevant_facts(step: Step, label: Hashable, relevant: frozenset[str]) -> tu
     return tuple(fact for fact in step.assume.get(label, ()) if fact[0] in relevant)
 
 
-def _forget_changed(step: Step, assumed: frozenset) -> frozenset:
-    """What a path still knows after ``step``: nothing more of the tests whose names it changes."""
-    if not step.kills or not assumed:
-        return assumed
-    return frozenset(fact for fact in assumed if fact[0] not in step.kills)
+def _after(step: Step, assumed: frozenset, relevant: frozenset[str]) -> frozenset:
+    """What a path knows after ``step``: nothing more of the tests whose names it changes, and what it sets."""
+    if step.kills and assumed:
+        assumed = frozenset(fact for fact in assumed if fact[0] not in step.kills)
+    if step.sets:
+        assumed = assumed | {fact for fact in step.sets if fact[0] in relevant}
+    return assumed
 
 
 def _contradicts(assumed: frozenset, facts: Iterable[tuple]) -> bool:
@@ -292,7 +300,7 @@ def find_leak(
 
 
 def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, queue: deque, relevant: frozenset[str]) -> None:
-    assumed = _forget_changed(step, assumed)
+    assumed = _after(step, assumed, relevant)
     for target, label in step.successors:
         if label is False and step.runs_once:
             continue
