@@ -146,6 +146,7 @@ class CfgBuilder:
     # -- entry point ------------------------------------------------------------------
     def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
         self._unstable = _changing_names(body)
+        self._changed_by_lambdas = _changed_in_lambdas(body)
         self._body = body
         self._body_locals = _declared_names(body)
         end_line = body.end_point[0] + 1
@@ -157,7 +158,8 @@ class CfgBuilder:
         self.graph.entry = self.statement(body, end)
         for step in self.graph.steps:
             step.changes = step.changes | changed_names(step.nodes)
-            step.sets = tuple((self._test_key(target), True) for target in _plain_new_targets(step.nodes))
+            keys = (self._test_key(target) for target in _plain_new_targets(step.nodes))
+            step.sets = tuple((key, True) for key in keys if key is not None)
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
 
@@ -344,8 +346,11 @@ class CfgBuilder:
         for child in syn.descendants(node):
             if child.type in ("call_expression", "assignment_expression", "update_expression", "new_expression", "lambda_expression"):
                 return None
+        names = _names_read(node)
+        if names & self._changed_by_lambdas:
+            return None  # a lambda may change it whenever it is called: no step of this body says when
         key = syn.normalized(node)
-        self.graph.test_names[key] = _names_read(node)
+        self.graph.test_names[key] = names
         return key
 
     def _established(self, condition: Node | None, value: bool) -> list[tuple[str, bool]]:
@@ -478,7 +483,8 @@ class CfgBuilder:
         init, condition = condition_parts(node.child_by_field_name("condition"))
         body = node.child_by_field_name("body")
         cases = [c for c in body.named_children if c.type == "case_statement"] if body is not None else []
-        subject = self._test_key(syn.strip(condition)) if condition is not None else None
+        tested = syn.strip(condition)
+        subject = self._test_key(tested) if tested is not None else None
         key = f"switch ({subject})" if subject is not None else None
         if key is not None:
             self.graph.test_names[key] = self.graph.test_names[subject]
@@ -713,6 +719,16 @@ def changed_names(nodes: tuple) -> frozenset[str]:
                 for index, child in enumerate(node.children):
                     if node.field_name_for_child(index) == "declarator":
                         names |= _names_read(syn.declared_identifier(child))
+    return frozenset(names)
+
+
+def _changed_in_lambdas(body: Node) -> frozenset[str]:
+    """The names the lambdas of a body may change (``[&] { ready = true; }``)."""
+    names: set[str] = set()
+    for node in syn.descendants(body, skip=frozenset()):
+        if node.type == "lambda_expression":
+            inner = node.child_by_field_name("body")
+            names |= changed_names((inner,))
     return frozenset(names)
 
 
