@@ -505,7 +505,8 @@ class CfgBuilder:
         values = frozenset(syn.normalized(label) for label in labels if label is not None)
         # Each edge says which case it takes, so that a later switch on the same unchanged subject takes it too.
         for label, entry in zip(labels, reversed(entries)):
-            self._switch_edge(dispatch, entry, key, OneOf(values, excluded=True) if label is None else OneOf(frozenset({syn.normalized(label)})))
+            taken = OneOf(values, excluded=True) if label is None else OneOf(frozenset({syn.normalized(label)}))
+            self._switch_edge(dispatch, entry, key, taken)
         if not any(label is None for label in labels):
             self._switch_edge(dispatch, after, key, OneOf(values, excluded=True))  # no default: the switch may do nothing
         return self.sequence(init, dispatch)

@@ -170,7 +170,9 @@ class CTracker:
             if _through_pointer(argument):
                 return False  # `s->member` holds what was stored into it (`s->member = new T`), not `s` itself
             argument = syn.strip(argument.child_by_field_name("argument"))  # cudaMalloc3D's struct: cudaFree(p.ptr)
-        return argument is not None and argument.type == "identifier" and self._is_one_of(argument, self.names if holders is None else holders)
+        if argument is None or argument.type != "identifier":
+            return False
+        return self._is_one_of(argument, self.names if holders is None else holders)
 
     def _is_ours(self, identifier: Node) -> bool:
         """Whether an occurrence of a handle's name means the tracked local, not a namesake declared in a
@@ -183,7 +185,7 @@ class CTracker:
         meant = self.unit.declaration_in_scope(self.acquisition.variable, node)
         return meant is None or meant == self.declaration
 
-    def _is_one_of(self, identifier: Node, names: frozenset[str]) -> bool:
+    def _is_one_of(self, identifier: Node, names: frozenset[str] | set[str]) -> bool:
         return syn.text(identifier) in names and self._is_ours(identifier)
 
     def _copy_into(self, copies: set[str], name: str, value: Node | None, holders: frozenset[str]) -> None:
@@ -207,7 +209,7 @@ class CTracker:
                 return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
-            if left is None or left.type != "identifier" or not self._is_one_of(left, frozenset({variable})) or syn.operator(assignment) != "=":
+            if left is None or left.type != "identifier" or syn.operator(assignment) != "=" or not self._is_one_of(left, {variable}):
                 continue
             right = assignment.child_by_field_name("right")
             if right is not None and any(n.type == "identifier" and syn.text(n) == variable for n in syn.descendants(right)):
@@ -215,7 +217,8 @@ class CTracker:
             return f"`{variable}` is overwritten at line {line}"
         for declarator in facts.declarators:
             identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
-            if identifier is not None and self._is_one_of(identifier, frozenset({variable})) and declarator.child_by_field_name("value") is not None:
+            declared_again = identifier is not None and self._is_one_of(identifier, {variable})
+            if declared_again and declarator.child_by_field_name("value") is not None:
                 return f"`{variable}` is declared again at line {line}"
         return ""
 

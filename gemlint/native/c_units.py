@@ -152,17 +152,22 @@ def _declarations(function: Node, body: Node, name: str) -> list[tuple[int, int,
     return found
 
 
+#: Nodes a declaration may sit in without them ending its scope: its block or statement is further up.
+_SCOPE_TRANSPARENT = frozenset(
+    {"condition_clause", "case_statement", "labeled_statement", "attributed_statement",
+     "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+)
+
+
 def _scope_of(declaration: Node) -> Node:
     """The node a declaration's scope ends with: its block, its ``for`` or ``if`` (a declaration in the
-    statement's head), or the ``switch`` body of its ``case``."""
+    statement's head), or the ``switch`` body of its ``case``; ``#ifdef`` and labels do not end it."""
     if declaration.type == "for_range_loop":
         return declaration
-    parent = declaration.parent
-    if parent is None:
-        return declaration
-    if parent.type in ("condition_clause", "case_statement") and parent.parent is not None:
-        return parent.parent
-    return parent
+    scope = declaration.parent
+    while scope is not None and scope.type in _SCOPE_TRANSPARENT and scope.parent is not None:
+        scope = scope.parent
+    return scope if scope is not None else declaration
 
 
 def _in_vexing_parse(node: Node) -> bool:
