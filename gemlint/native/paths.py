@@ -267,8 +267,9 @@ def find_leak(
 
     ``origin`` is the step that acquires; its own effects are not re-evaluated,
     except when a path comes back to it (a loop acquiring again). A path
-    remembers the direction it took at keyed branches, so correlated tests
-    (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not mixed. An exit for which ``skipped_exit``
+    remembers the direction it took at keyed branches (the case it took at a ``switch``) until a step changes
+    a name of the test, so correlated tests (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not
+    mixed. An exit for which ``skipped_exit``
     holds is not a leak, and the search goes on to the others.
     """
     queue: deque[tuple[Step, Hashable, frozenset]] = deque()
