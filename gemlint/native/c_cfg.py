@@ -21,7 +21,7 @@ from typing import Iterator
 
 from gemlint.frontends.native import Node, is_disabled_condition
 from gemlint.native import c_syntax as syn
-from gemlint.native.paths import Graph, Step, StepKind
+from gemlint.native.paths import Graph, OneOf, Step, StepKind
 from gemlint.native.resources import NO_RETURN
 
 _RETURN = re.compile(r"\breturn\b")
@@ -146,6 +146,7 @@ class CfgBuilder:
     # -- entry point ------------------------------------------------------------------
     def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
         self._unstable = _changing_names(body)
+        self._changed_by_lambdas = _changed_in_lambdas(body)
         self._body = body
         self._body_locals = _declared_names(body)
         end_line = body.end_point[0] + 1
@@ -155,6 +156,10 @@ class CfgBuilder:
             end = self.graph.add(StepKind.EXIT, exit=f"reaches its end at line {end_line}", line=end_line)
         self._is_main = is_main
         self.graph.entry = self.statement(body, end)
+        for step in self.graph.steps:
+            step.changes = step.changes | changed_names(step.nodes)
+            keys = (self._test_key(target) for target in _plain_new_targets(step.nodes))
+            step.sets = tuple((key, True) for key in keys if key is not None)
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
 
@@ -313,17 +318,45 @@ class CfgBuilder:
 
     @contextmanager
     def _given(self, facts: list[tuple[str, bool]]) -> Iterator[None]:
+        """The steps built inside hold ``facts``: as known facts where no name of the test ever changes, as
+        enclosing tests (worth keeping consistent along a path) in any case."""
         previous = self.graph.given
-        self.graph.given = previous | frozenset(facts)
+        self.graph.given = previous | frozenset(fact for fact in facts if self._never_changes(fact[0]))
         try:
-            yield
+            with self._enclosed_by([test for test, _ in facts]):
+                yield
         finally:
             self.graph.given = previous
 
+    @contextmanager
+    def _enclosed_by(self, tests: list[str]) -> Iterator[None]:
+        previous = self.graph.enclosing
+        self.graph.enclosing = previous | frozenset(tests)
+        try:
+            yield
+        finally:
+            self.graph.enclosing = previous
+
+    def _never_changes(self, test: str) -> bool:
+        return not self.graph.test_names.get(test, frozenset()) & self._unstable
+
+    def _test_key(self, node: Node) -> str | None:
+        """The key of a test without side effects (no calls, assignments, allocations, lambdas), with the names it
+        reads recorded: a path knows its value until a step changes one of them."""
+        for child in syn.descendants(node):
+            if child.type in ("call_expression", "assignment_expression", "update_expression", "new_expression", "lambda_expression"):
+                return None
+        names = _names_read(node)
+        if names & self._changed_by_lambdas:
+            return None  # a lambda may change it whenever it is called: no step of this body says when
+        key = syn.normalized(node)
+        self.graph.test_names[key] = names
+        return key
+
     def _established(self, condition: Node | None, value: bool) -> list[tuple[str, bool]]:
-        """The stable tests known when ``condition`` evaluates to ``value``: ``a && b`` true gives a and b,
-        ``a || b`` false gives !a and !b, ``!a`` flips. A stable test has no calls, no assignments, and
-        only names that the function never changes (``if (flag)``, ``if (!use_pinned)``)."""
+        """The tests known when ``condition`` evaluates to ``value``: ``a && b`` true gives a and b,
+        ``a || b`` false gives !a and !b, ``!a`` flips. A test has no calls and no assignments
+        (``if (flag)``, ``if (!use_pinned)``); it holds along a path until a step changes one of its names."""
         node = syn.strip(condition)
         if node is None:
             return []
@@ -335,12 +368,13 @@ class CfgBuilder:
                     node.child_by_field_name("right"), value
                 )
             return []
-        for child in syn.descendants(node):
-            if child.type in ("call_expression", "assignment_expression", "update_expression", "new_expression", "lambda_expression"):
-                return []
-            if child.type == "identifier" and syn.text(child) in self._unstable:
-                return []
-        return [(syn.normalized(node), value)]
+        compared = _compared_with_null(node)
+        if compared is not None:  # `p == nullptr` is `p` false, `p != NULL` is `p` true, as `!p` and `p` are
+            subject, true_when_set = compared
+            key = self._test_key(subject)
+            return [(key, value == true_when_set)] if key is not None else []
+        key = self._test_key(node)
+        return [(key, value)] if key is not None else []
 
     def _build_if_statement(self, node: Node, after: Step) -> Step:
         init, condition = condition_parts(node.child_by_field_name("condition"))
@@ -414,6 +448,7 @@ class CfgBuilder:
 
     def _build_for_range_loop(self, node: Node, after: Step) -> Step:
         head = self.graph.join()
+        head.changes = _names_read(node.child_by_field_name("declarator"))  # each iteration binds it anew
         self._breaks.append(after)
         self._continues.append(head)
         try:
@@ -448,22 +483,41 @@ class CfgBuilder:
         init, condition = condition_parts(node.child_by_field_name("condition"))
         body = node.child_by_field_name("body")
         cases = [c for c in body.named_children if c.type == "case_statement"] if body is not None else []
+        tested = syn.strip(condition)
+        subject = self._test_key(tested) if tested is not None else None
+        key = f"switch ({subject})" if subject is not None else None
+        if key is not None:
+            self.graph.test_names[key] = self.graph.test_names[subject]
         self._breaks.append(after)
         try:
             entries: list[Step] = []
             following = after
-            for case in reversed(cases):
-                statements = [c for c in case.named_children if c != case.child_by_field_name("value")]
-                following = self.sequence(statements, following)
-                entries.append(following)
+            with self._enclosed_by([key] if key is not None else []):
+                for case in reversed(cases):
+                    statements = [c for c in case.named_children if c != case.child_by_field_name("value")]
+                    following = self.sequence(statements, following)
+                    entries.append(following)
         finally:
             self._breaks.pop()
         dispatch = self.graph.add(StepKind.BRANCH, (condition,) if condition is not None else (), line=syn.line_of(node))
-        for entry in reversed(entries):
-            dispatch.then(entry)
-        if not any(case.child_by_field_name("value") is None for case in cases):
-            dispatch.then(after)  # no default: the switch may do nothing
+        dispatch.in_loop = bool(self._continues)
+        labels = [case.child_by_field_name("value") for case in cases]
+        values = frozenset(syn.normalized(label) for label in labels if label is not None)
+        # Each edge says which case it takes, so that a later switch on the same unchanged subject takes it too.
+        for label, entry in zip(labels, reversed(entries)):
+            taken = OneOf(values, excluded=True) if label is None else OneOf(frozenset({syn.normalized(label)}))
+            self._switch_edge(dispatch, entry, key, taken)
+        if not any(label is None for label in labels):
+            self._switch_edge(dispatch, after, key, OneOf(values, excluded=True))  # no default: the switch may do nothing
         return self.sequence(init, dispatch)
+
+    @staticmethod
+    def _switch_edge(dispatch: Step, entry: Step, key: str | None, taken: OneOf) -> None:
+        if key is None:
+            dispatch.then(entry)
+            return
+        dispatch.then(entry, taken)
+        dispatch.assume[taken] = ((key, taken),)
 
     def _build_try_statement(self, node: Node, after: Step) -> Step:
         handlers = [
@@ -602,6 +656,83 @@ def _tests_for_zero(tested: frozenset[str], bound: str) -> bool:
     return bool(tested.intersection({bound, f"{bound}.size()", f"{bound}->size()", f"{bound}.length()"}))
 
 
+_NULLS = frozenset({"NULL", "nullptr", "0"})
+
+
+def _compared_with_null(node: Node) -> tuple[Node, bool] | None:
+    """``(p, False)`` for ``p == nullptr`` (true when ``p`` is null), ``(p, True)`` for ``NULL != p``."""
+    if node.type != "binary_expression" or syn.operator(node) not in ("==", "!="):
+        return None
+    left, right = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+    for subject, other in ((left, right), (right, left)):
+        if subject is not None and other is not None and subject.type in ("identifier", "field_expression") and syn.text(other) in _NULLS:
+            return subject, syn.operator(node) == "!="
+    return None
+
+
+def _plain_new_targets(nodes: tuple) -> list[Node]:
+    """The variables and members a step sets from a plain ``new`` (``p = new T``, ``T* p = new T``, ``s->m = new
+    T``): it throws rather than return null, so they are not null afterwards. ``new (std::nothrow)`` may be."""
+    targets = []
+    for root in nodes:
+        if root is None:
+            continue
+        for node in syn.descendants(root):
+            if node.type == "assignment_expression" and syn.operator(node) == "=":
+                target, value = syn.strip(node.child_by_field_name("left")), node.child_by_field_name("right")
+            elif node.type == "init_declarator":
+                target, value = syn.declared_identifier(node.child_by_field_name("declarator")), node.child_by_field_name("value")
+            else:
+                continue
+            value = syn.strip(value)
+            plain_new = value is not None and value.type == "new_expression" and value.child_by_field_name("placement") is None
+            if plain_new and target is not None and target.type in ("identifier", "field_expression"):
+                targets.append(target)
+    return targets
+
+
+_CHANGED_NAMES = frozenset({"identifier", "field_identifier"})
+
+
+def _names_read(node: Node | None) -> frozenset[str]:
+    """The variables and fields an expression names (``caps`` and ``canMap`` for ``caps.canMap``)."""
+    if node is None:
+        return frozenset()
+    return frozenset(syn.text(child) for child in syn.descendants(node) if child.type in _CHANGED_NAMES)
+
+
+def changed_names(nodes: tuple) -> frozenset[str]:
+    """The names a step may change: assigned (``x = ...``, ``s.f = ...``), incremented, passed by address
+    (``fill(&caps)``) or declared (``int x = ...``: a new variable from here on)."""
+    names: set[str] = set()
+    for root in nodes:
+        if root is None:
+            continue
+        for node in syn.descendants(root):
+            kind = node.type
+            if kind == "assignment_expression":
+                names |= _names_read(node.child_by_field_name("left"))
+            elif kind == "update_expression":
+                names |= _names_read(node.child_by_field_name("argument"))
+            elif kind == "pointer_expression" and syn.operator(node) == "&":
+                names |= _names_read(node.child_by_field_name("argument"))
+            elif kind == "declaration":
+                for index, child in enumerate(node.children):
+                    if node.field_name_for_child(index) == "declarator":
+                        names |= _names_read(syn.declared_identifier(child))
+    return frozenset(names)
+
+
+def _changed_in_lambdas(body: Node) -> frozenset[str]:
+    """The names the lambdas of a body may change (``[&] { ready = true; }``)."""
+    names: set[str] = set()
+    for node in syn.descendants(body, skip=frozenset()):
+        if node.type == "lambda_expression":
+            inner = node.child_by_field_name("body")
+            names |= changed_names((inner,))
+    return frozenset(names)
+
+
 def _changing_names(body: Node) -> frozenset[str]:
     """Names a function assigns, increments, passes by address, or declares inside a loop."""
     names: set[str] = set()
@@ -619,9 +750,7 @@ def _changing_names(body: Node) -> frozenset[str]:
         elif kind == "init_declarator" and in_loop:
             target = node.child_by_field_name("declarator")
         if target is not None:
-            for child in syn.descendants(target):
-                if child.type == "identifier":
-                    names.add(syn.text(child))
+            names |= _names_read(target)
         nested = in_loop or kind in _LOOPS
         stack.extend((child, nested) for child in node.named_children)
     return frozenset(names)

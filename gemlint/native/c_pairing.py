@@ -27,7 +27,7 @@ from typing import Iterator
 from gemlint.frontends.native import NativeDocument, Node, function_nodes
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import Macros, file_macros
-from gemlint.native.c_tracker import CTracker
+from gemlint.native.c_tracker import CTracker, Held
 from gemlint.native.c_units import Acquisition, Finding, Target, Unit
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
@@ -134,7 +134,7 @@ class FileAnalysis:
         leak = find_leak(
             acquisition.step,
             tracker,
-            state=True,
+            state=Held(),
             assumed=assumptions_at(graph, acquisition.step, tracker.relevant),
             relevant=tracker.relevant,
             # An exit in a branch of `if constexpr` may not exist for the types instantiated.

@@ -6,7 +6,8 @@ acquisition failed (its status says so, its handle is null, a check macro wrappi
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Hashable, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import condition_parts, loop_bound
@@ -34,6 +35,16 @@ _JUMPS = frozenset({"return_statement", "throw_statement", "goto_statement", "br
 _LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 
 
+@dataclass(frozen=True)
+class Held:
+    """What a path knows of the resource it follows: whether the acquisition's status variables still
+    describe it, and the locals the path has copied its handle into so far (``q = p;``): a local that is
+    only a copy on another path (``if (managed) q = p;``) holds something else on this one."""
+
+    status: bool = True
+    copies: frozenset[str] = frozenset()
+
+
 class CTracker:
     def __init__(self, analysis: FileAnalysis, acquisition: Acquisition) -> None:
         self.analysis = analysis
@@ -42,6 +53,9 @@ class CTracker:
         self.names = analysis.uses.aliases(self.unit, acquisition.variable) if acquisition.variable else frozenset()
         # Names a step must mention to do anything to the resource (its handles, its status, its stream).
         self.mentions = self.names | {_base_name(status) for status in acquisition.status} | _identifiers(acquisition.key)
+        # The declaration the acquisition's variable names: a local of the same name declared in a nested block
+        # (`float loss = ...` inside a loop) is another variable there.
+        self.declaration = self.unit.declaration_in_scope(acquisition.variable, acquisition.call) if acquisition.variable else None
         self.release_steps: list[Step] = []
         self.guards = self._release_guards()
         # A capture begun over an array in a loop (`begin(streams[i])` for i < n) is ended by a sibling loop
@@ -53,7 +67,7 @@ class CTracker:
         """Tests that decide whether the resource is released (``if (sz > sizeof(buf)) free(bp);``): the
         author knows when it is held, so a path that skips such a release is taken to not hold it.
         Maps the test's span to the branch label that skips the release."""
-        guards: dict[tuple[int, int], bool] = {}
+        skipping: dict[tuple[int, int], set[bool]] = {}
         steps = {step.index: step for step in self.unit.graph.steps}
         for index, facts in self.unit.facts.items():
             if not self.mentions.intersection(facts.names):
@@ -69,22 +83,25 @@ class CTracker:
                         _, condition = condition_parts(parent.child_by_field_name("condition"))
                         if condition is not None:
                             in_consequence = parent.child_by_field_name("consequence") == child
-                            guards[(condition.start_byte, condition.end_byte)] = not in_consequence
+                            skipping.setdefault((condition.start_byte, condition.end_byte), set()).add(not in_consequence)
                     child, parent = parent, parent.parent
-        return guards
+        # A test with a release on both arms (`if (pinned) cudaFreeHost(p); else free(p);`) says how, not whether.
+        return {span: labels.pop() for span, labels in skipping.items() if len(labels) == 1}
 
-    def effect(self, step: Step, state: Hashable) -> Effect:
+    def effect(self, step: Step, state: Held) -> Effect:
         facts = self.unit.facts.get(step.index)
         if facts is None or not self.mentions.intersection(facts.names):
             return Effect(Outcome.NOTHING, state)
         acquisition = self.acquisition
+        state = self._copied(facts, state)
+        holders = self._holders(state)
         # Releases, right or wrong.
         for call in facts.calls:
             released = released_argument(call)
             if released is None:
                 continue
             argument, row = released
-            if not self._denotes(argument, row):
+            if not self._denotes(argument, row, holders):
                 continue
             if row.kind is acquisition.kind or (row.name == "realloc" and acquisition.kind is Kind.HEAP_MEMORY):
                 return Effect(Outcome.RELEASED)
@@ -93,7 +110,7 @@ class CTracker:
                 return Effect(Outcome.RELEASED)
         for delete in facts.deletes:
             operand = delete_operand(delete)
-            if operand is None or not self._denotes(operand, None):
+            if operand is None or not self._denotes(operand, None, holders):
                 continue
             row = releases_by_name()["delete[]" if is_array_delete(delete) else "delete"]
             if row.kind is acquisition.kind:
@@ -106,6 +123,8 @@ class CTracker:
         # Escapes and releases through other functions.
         for name in self.names:
             for occurrence, in_lambda in facts.names.get(name, ()):
+                if not self._is_ours(occurrence):
+                    continue
                 if in_lambda:
                     return Effect(Outcome.ESCAPED)
                 use = self.analysis.uses.classify(self.unit, occurrence)
@@ -119,15 +138,62 @@ class CTracker:
             return Effect(Outcome.LOST, reason=lost)
         return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
 
-    def _denotes(self, argument: Node, row: Release | None) -> bool:
+    def _holders(self, state: Held) -> frozenset[str]:
+        """The locals that hold the resource on this path: its variable and the copies made of it so far."""
+        return state.copies | {self.acquisition.variable}
+
+    def _copied(self, facts: StepFacts, state: Held) -> Held:
+        """``state`` after the copies of this step: ``q = p`` makes ``q`` a holder, ``q = other`` ends it."""
+        copies = set(state.copies)
+        holders = self._holders(state)
+        for declarator in facts.declarators:
+            identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
+            value = syn.strip(declarator.child_by_field_name("value"))
+            if identifier is not None and syn.text(identifier) in self.names and self._is_ours(identifier):
+                self._copy_into(copies, syn.text(identifier), value, holders)
+        for assignment in facts.assignments:
+            left = syn.strip(assignment.child_by_field_name("left"))
+            if left is not None and left.type == "identifier" and self._is_one_of(left, self.names) and syn.operator(assignment) == "=":
+                self._copy_into(copies, syn.text(left), syn.strip(assignment.child_by_field_name("right")), holders)
+        copies.discard(self.acquisition.variable)
+        return state if copies == state.copies else replace(state, copies=frozenset(copies))
+
+    def _denotes(self, argument: Node, row: Release | None, holders: frozenset[str] | None = None) -> bool:
+        """Whether ``argument`` is the resource: its key (a capture), or one of ``holders`` (by default, every
+        local that is ever a copy of it)."""
         if self.acquisition.kind is Kind.CAPTURE:
             return row is not None and row.kind is Kind.CAPTURE and _any_index(syn.normalized(argument)) == _any_index(self.acquisition.key)
         argument = syn.strip(argument)
         if argument is None:
             return False
-        if argument.type == "field_expression":  # cudaMalloc3D's cudaPitchedPtr: cudaFree(p.ptr)
-            argument = syn.strip(argument.child_by_field_name("argument"))
-        return argument is not None and argument.type == "identifier" and syn.text(argument) in self.names
+        if argument.type == "field_expression":
+            if _through_pointer(argument):
+                return False  # `s->member` holds what was stored into it (`s->member = new T`), not `s` itself
+            argument = syn.strip(argument.child_by_field_name("argument"))  # cudaMalloc3D's struct: cudaFree(p.ptr)
+        if argument is None or argument.type != "identifier":
+            return False
+        return self._is_one_of(argument, self.names if holders is None else holders)
+
+    def _is_ours(self, identifier: Node) -> bool:
+        """Whether an occurrence of a handle's name means the tracked local, not a namesake declared in a
+        nested block; only the acquisition's own variable is resolved (its copies are taken as written)."""
+        return syn.text(identifier) != self.acquisition.variable or self._variable_means_ours_at(identifier)
+
+    def _variable_means_ours_at(self, node: Node) -> bool:
+        if self.declaration is None:
+            return True
+        meant = self.unit.declaration_in_scope(self.acquisition.variable, node)
+        return meant is None or meant == self.declaration
+
+    def _is_one_of(self, identifier: Node, names: frozenset[str] | set[str]) -> bool:
+        return syn.text(identifier) in names and self._is_ours(identifier)
+
+    def _copy_into(self, copies: set[str], name: str, value: Node | None, holders: frozenset[str]) -> None:
+        """``name`` receives ``value``: a copy of the handle when ``value`` is a holder, something else otherwise."""
+        if value is not None and value.type == "identifier" and self._is_one_of(value, holders):
+            copies.add(name)
+        else:
+            copies.discard(name)
 
     def _lost(self, facts: StepFacts, step: Step) -> str:
         if len(self.names) > 1:
@@ -135,7 +201,7 @@ class CTracker:
         variable = self.acquisition.variable
         line = step.line
         for acquisition in self._acquisitions_in(step):
-            if acquisition.target is Target.TRACKED and acquisition.variable == variable:
+            if acquisition.target is Target.TRACKED and acquisition.variable == variable and self._variable_means_ours_at(acquisition.call):
                 if acquisition.call == self.acquisition.call:
                     if _conditional_in_loop(acquisition.call):
                         return ""  # maybe not every iteration acquires: say nothing rather than guess
@@ -143,7 +209,7 @@ class CTracker:
                 return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
-            if left is None or left.type != "identifier" or syn.text(left) != variable or syn.operator(assignment) != "=":
+            if left is None or left.type != "identifier" or syn.operator(assignment) != "=" or not self._is_one_of(left, {variable}):
                 continue
             right = assignment.child_by_field_name("right")
             if right is not None and any(n.type == "identifier" and syn.text(n) == variable for n in syn.descendants(right)):
@@ -151,25 +217,26 @@ class CTracker:
             return f"`{variable}` is overwritten at line {line}"
         for declarator in facts.declarators:
             identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
-            if identifier is not None and syn.text(identifier) == variable and declarator.child_by_field_name("value") is not None:
+            declared_again = identifier is not None and self._is_one_of(identifier, {variable})
+            if declared_again and declarator.child_by_field_name("value") is not None:
                 return f"`{variable}` is declared again at line {line}"
         return ""
 
     def _acquisitions_in(self, step: Step) -> list[Acquisition]:
         return self.analysis.step_acquisitions(self.unit, step)
 
-    def _status_state(self, facts: StepFacts, step: Step, state: Hashable) -> Hashable:
+    def _status_state(self, facts: StepFacts, step: Step, state: Held) -> Held:
         """The status variables stop describing the acquisition once they are assigned again."""
-        if not state or not self.acquisition.status or step is self.acquisition.step:
+        if not state.status or not self.acquisition.status or step is self.acquisition.step:
             return state
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
             if left is not None and syn.normalized(left) in self.acquisition.status:
-                return False
+                return replace(state, status=False)
         return state
 
     # -- failure tests ----------------------------------------------------------------------------
-    def fails(self, step: Step, taken: bool, state: Hashable) -> bool:
+    def fails(self, step: Step, taken: bool, state: Held) -> bool:
         if self.loop_bound and step.loop_bound == self.loop_bound and not taken:
             return True
         condition = step.condition
@@ -182,7 +249,7 @@ class CTracker:
             if taken and step.null_check and self._tests_the_handle(checked):
                 return True  # `CHECK_NOT_NULL(p)` leaves when `p` is null: nothing was allocated on that path
             return taken and checked.start_byte <= call.start_byte and call.end_byte <= checked.end_byte
-        value = self._failure_value(condition, bool(state))
+        value = self._failure_value(condition, state.status)
         if value is not None:
             return value == taken
         return self.guards.get((condition.start_byte, condition.end_byte)) == taken
@@ -266,6 +333,11 @@ class CTracker:
             if name in _LAST_ERROR and not acquisition.status:
                 return "status"
         return None
+
+
+def _through_pointer(field: Node) -> bool:
+    """``s->member``: a member reached through a pointer, a separate object from the one pointed to."""
+    return any(child.type == "->" for child in field.children)
 
 
 def _base_name(expression: str) -> str:

@@ -47,6 +47,23 @@ class Unit:
     def facts(self) -> dict[int, "StepFacts"]:
         return {step.index: StepFacts(step) for step in self.graph.steps if step.nodes}
 
+    def declarations_of(self, name: str) -> list[tuple[int, int, Node]]:
+        """Where each declaration of ``name`` in this body is in scope, as (start byte, end byte, declared
+        identifier): from the declaration to the end of its block, a parameter's over the whole body."""
+        if name not in self._declarations:
+            self._declarations[name] = _declarations(self.node, self.body, name)
+        return self._declarations[name]
+
+    @cached_property
+    def _declarations(self) -> dict[str, list[tuple[int, int, Node]]]:
+        return {}
+
+    def declaration_in_scope(self, name: str, node: Node) -> Node | None:
+        """The declared identifier that ``name`` means at ``node``: the innermost declaration whose scope holds it
+        (a local declared in a nested block shadows the outer one there); None if none does."""
+        holding = [(start, identifier) for start, end, identifier in self.declarations_of(name) if start <= node.start_byte < end]
+        return max(holding, key=lambda pair: pair[0])[1] if holding else None
+
     def is_local(self, name: str) -> bool:
         variable = self.variables.get(name)
         return variable is not None and variable.local
@@ -114,6 +131,43 @@ class StepFacts:
                 continue
             nested = in_lambda or kind == "lambda_expression"
             stack.extend((child, nested) for child in reversed(node.named_children))
+
+
+def _declarations(function: Node, body: Node, name: str) -> list[tuple[int, int, Node]]:
+    found = []
+    for parameter in _parameters(function):
+        identifier = syn.declared_identifier(parameter.child_by_field_name("declarator"))
+        if identifier is not None and syn.text(identifier) == name:
+            found.append((body.start_byte, body.end_byte, identifier))
+    for node in syn.descendants(body):
+        if node.type not in ("declaration", "for_range_loop"):
+            continue
+        for index, child in enumerate(node.children):
+            if node.field_name_for_child(index) != "declarator":
+                continue
+            target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+            identifier = syn.declared_identifier(target)
+            if identifier is not None and syn.text(identifier) == name:
+                found.append((identifier.start_byte, _scope_of(node).end_byte, identifier))
+    return found
+
+
+#: Nodes a declaration may sit in without them ending its scope: its block or statement is further up.
+_SCOPE_TRANSPARENT = frozenset(
+    {"condition_clause", "case_statement", "labeled_statement", "attributed_statement",
+     "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+)
+
+
+def _scope_of(declaration: Node) -> Node:
+    """The node a declaration's scope ends with: its block, its ``for`` or ``if`` (a declaration in the
+    statement's head), or the ``switch`` body of its ``case``; ``#ifdef`` and labels do not end it."""
+    if declaration.type == "for_range_loop":
+        return declaration
+    scope = declaration.parent
+    while scope is not None and scope.type in _SCOPE_TRANSPARENT and scope.parent is not None:
+        scope = scope.parent
+    return scope if scope is not None else declaration
 
 
 def _in_vexing_parse(node: Node) -> bool:

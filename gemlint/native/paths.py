@@ -49,12 +49,23 @@ class Step:
     #: For such a branch: the macro checks an accelerator API call (``CUDA_CHECK(cudaMemcpy(...))``), so its
     #: exit is the device failing, where the project gives up.
     wraps_call: bool = False
-    #: For a branch over tests that cannot change while the function runs (preprocessor conditions, flags
-    #: never assigned): what each edge establishes, as (test, value) pairs. A path keeps what it
-    #: established and never takes an edge that contradicts it.
+    #: For a branch over tests without side effects (preprocessor conditions, flags, a ``switch``'s subject):
+    #: what each edge establishes, as (test, value) pairs, the value a bool or, for a ``switch``, a
+    #: :class:`OneOf`. A path keeps what it established until a step changes a name of the test, and
+    #: never takes an edge that contradicts it.
     assume: dict = field(default_factory=dict)
-    #: What the enclosing branches established for every path through this step.
+    #: What the enclosing branches established for every path through this step (tests of names the
+    #: function never changes).
     given: frozenset = frozenset()
+    #: The tests of the enclosing branches, whether or not their names change (what a path must keep
+    #: consistent for a resource acquired or released here).
+    enclosing: frozenset = frozenset()
+    #: The names (identifiers, fields) this step may change: assigned, incremented, declared, passed by address.
+    changes: frozenset = frozenset()
+    #: The tests a path forgets at this step, because it changes one of their names.
+    kills: frozenset = frozenset()
+    #: What every path knows after this step, whatever it knew before: ``p = new T`` makes ``p`` non-null.
+    sets: tuple = ()
     #: Inside a loop: a path may pass this step more than once.
     in_loop: bool = False
     #: For the first test of a loop: the loop's bound as written (``args->n``), to pair sibling loops.
@@ -62,14 +73,32 @@ class Step:
     #: For the first test of a loop whose bound is a member or parameter the function never tests for zero:
     #: the path that skips the loop altogether is not followed (nothing says it can happen).
     runs_once: bool = False
-    successors: list[tuple["Step", bool | None]] = field(default_factory=list)
+    successors: list[tuple["Step", Hashable]] = field(default_factory=list)
 
-    def then(self, step: "Step", label: bool | None = None) -> "Step":
+    def then(self, step: "Step", label: Hashable = None) -> "Step":
         self.successors.append((step, label))
         return self
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Step({self.index}, {self.kind.value}, line={self.line}, exit={self.exit!r})"
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """What a ``switch`` edge establishes about its subject: it equals one of ``values`` (the case labels, as
+    written), or, for ``default``, none of them (``excluded``)."""
+
+    values: frozenset
+    excluded: bool = False
+
+    def contradicts(self, other: "OneOf") -> bool:
+        if self.excluded and other.excluded:
+            return False
+        if self.excluded:
+            return other.values <= self.values
+        if other.excluded:
+            return self.values <= other.values
+        return not self.values & other.values
 
 
 class Graph:
@@ -80,36 +109,48 @@ class Graph:
         self.entry: Step | None = None
         #: Facts established by the branches enclosing the steps being added (kept by the builder).
         self.given: frozenset = frozenset()
+        #: The tests of the branches enclosing the steps being added (kept by the builder).
+        self.enclosing: frozenset = frozenset()
         #: Tests every path must keep consistent whatever the resource (preprocessor conditions).
         self.always: frozenset[str] = frozenset()
+        #: The names each test reads: a step that changes one of them ends what a path knows of the test.
+        self.test_names: dict[str, frozenset[str]] = {}
 
     def add(self, kind: StepKind, nodes: Sequence = (), *, condition: object = None, exit: str = "", line: int = 0) -> Step:
-        step = Step(len(self.steps), kind, tuple(nodes), condition, exit, line, given=self.given)
+        step = Step(len(self.steps), kind, tuple(nodes), condition, exit, line, given=self.given, enclosing=self.enclosing)
         self.steps.append(step)
         return step
 
     def keep_repeated_tests(self, always: Sequence[str] = ()) -> None:
         """Assumptions only matter where a test can be met twice on one path (written twice, or inside a
         loop); dropping the others keeps the search small. Tests in ``always`` are kept regardless."""
+        # A value a step sets and a branch tests is worth keeping whatever the resource (`p = new T; if (!p) ...`).
+        tested = {test for step in self.steps for facts in step.assume.values() for test, _ in facts}
+        always = set(always) | {test for step in self.steps for test, _ in step.sets if test in tested}
         self.always = frozenset(always)
         counts: dict[str, int] = {test: 2 for test in always}
         for step in self.steps:
             tests = {test for facts in step.assume.values() for test, _ in facts}
             for test in tests:
                 counts[test] = counts.get(test, 0) + (2 if step.in_loop else 1)
+        kept_tests = {test for test, count in counts.items() if count > 1}
         for step in self.steps:
             if step.assume:
-                kept = {label: tuple(f for f in facts if counts[f[0]] > 1) for label, facts in step.assume.items()}
+                kept = {label: tuple(f for f in facts if f[0] in kept_tests) for label, facts in step.assume.items()}
                 step.assume = {label: facts for label, facts in kept.items() if facts}
             if step.given:
-                step.given = frozenset(f for f in step.given if counts.get(f[0], 0) > 1)
+                step.given = frozenset(f for f in step.given if f[0] in kept_tests)
+            step.enclosing = step.enclosing & kept_tests
+            if step.changes:
+                step.kills = frozenset(test for test in kept_tests if self.test_names.get(test, frozenset()) & step.changes)
+            step.sets = tuple(fact for fact in step.sets if fact[0] in kept_tests)
 
     def relevant_tests(self, steps: Iterable[Step]) -> frozenset[str]:
         """The tests worth keeping consistent for a resource acquired or released at ``steps``: those
         enclosing them (``if (flag) p = malloc(n); ... if (flag) free(p);``) and the preprocessor's."""
         tests = set(self.always)
         for step in steps:
-            tests.update(test for test, _ in step.given)
+            tests.update(step.enclosing)
         return frozenset(tests)
 
     def join(self) -> Step:
@@ -173,10 +214,11 @@ def assumptions_at(
             continue
         if len(seen) > budget:
             return [given]
+        assumed = _after(step, assumed, relevant)
         for target, label in step.successors:
             facts = _relevant_facts(step, label, relevant)
             if facts:
-                if any((test, not value) in assumed for test, value in facts):
+                if _contradicts(assumed, facts):
                     continue
                 queue.append((target, assumed | set(facts)))
             else:
@@ -184,10 +226,31 @@ def assumptions_at(
     return sorted(found, key=len) or [given]
 
 
-def _relevant_facts(step: Step, label: bool | None, relevant: frozenset[str]) -> tuple:
+def _relevant_facts(step: Step, label: Hashable, relevant: frozenset[str]) -> tuple:
     if label is None or not step.assume:
         return ()
     return tuple(fact for fact in step.assume.get(label, ()) if fact[0] in relevant)
+
+
+def _after(step: Step, assumed: frozenset, relevant: frozenset[str]) -> frozenset:
+    """What a path knows after ``step``: nothing more of the tests whose names it changes, and what it sets."""
+    if step.kills and assumed:
+        assumed = frozenset(fact for fact in assumed if fact[0] not in step.kills)
+    if step.sets:
+        assumed = assumed | {fact for fact in step.sets if fact[0] in relevant}
+    return assumed
+
+
+def _contradicts(assumed: frozenset, facts: Iterable[tuple]) -> bool:
+    """Whether a path that established ``assumed`` cannot go where ``facts`` hold: it went the other way at
+    a test (``flag`` true, now false), or a ``switch`` on the same subject took a case that excludes this one."""
+    for test, value in facts:
+        if isinstance(value, OneOf):
+            if any(known == test and isinstance(other, OneOf) and other.contradicts(value) for known, other in assumed):
+                return True
+        elif (test, not value) in assumed:
+            return True
+    return False
 
 
 def find_leak(
@@ -204,8 +267,9 @@ def find_leak(
 
     ``origin`` is the step that acquires; its own effects are not re-evaluated,
     except when a path comes back to it (a loop acquiring again). A path
-    remembers the direction it took at keyed branches, so correlated tests
-    (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not mixed. An exit for which ``skipped_exit``
+    remembers the direction it took at keyed branches (the case it took at a ``switch``) until a step changes
+    a name of the test, so correlated tests (``if (flag) p = malloc(n); ... if (flag) free(p);``) are not
+    mixed. An exit for which ``skipped_exit``
     holds is not a leak, and the search goes on to the others.
     """
     queue: deque[tuple[Step, Hashable, frozenset]] = deque()
@@ -237,6 +301,7 @@ def find_leak(
 
 
 def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, queue: deque, relevant: frozenset[str]) -> None:
+    assumed = _after(step, assumed, relevant)
     for target, label in step.successors:
         if label is False and step.runs_once:
             continue
@@ -251,7 +316,7 @@ def _follow(step: Step, state: Hashable, assumed: frozenset, tracker: Tracker, q
                 continue
             facts = _relevant_facts(step, label, relevant)
             if facts:
-                if any((test, not value) in assumed for test, value in facts):
+                if _contradicts(assumed, facts):
                     continue  # this path already went the other way at a branch with the same test
                 queue.append((target, state, assumed | set(facts)))
                 continue

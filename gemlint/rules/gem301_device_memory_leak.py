@@ -37,7 +37,8 @@ class DeviceMemoryLeak(PairingRule):
         "null test of the pointer says nothing was allocated.",
         "Members allocated in a constructor and freed in the destructor.",
         "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
-        "test that guarded the allocation.",
+        "test that guarded the allocation (an `if` or a `switch` case on a value not changed in between: a path "
+        "takes the same branch or case at both tests).",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
         "`--verbose` says which, `--statistics` counts the files.",

@@ -30,7 +30,12 @@ class HostMemoryLeak(PairingRule):
         "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, and `new T(args)` "
         "statements whose constructor registers the object with its arguments.",
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
-        "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`).",
+        "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
+        "case as the allocation, on a value not changed in between.",
+        "Paths that need a plain `new` to have returned null (`s->model = new Model; if (s->model == nullptr) "
+        "return NULL;`): it throws instead. `new (std::nothrow)` may return null, and its test is followed.",
+        "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
+        "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release.",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
         "Stores inside loops and code that did not parse, as for GEM301.",
     )

@@ -23,6 +23,12 @@ class MismatchedRelease(PairingRule):
     not_flagged = (
         "`cudaFreeAsync` on memory from `cudaMalloc` (allowed by CUDA), `realloc` of `malloc` memory.",
         "Members acquired with more than one kind of allocator in the file (the release cannot be matched).",
+        "Allocations and releases chosen by the same test of a value not changed in between (`if (pageable) p = "
+        "malloc(n); else cudaMallocHost(&p, n); ... if (pageable) free(p); else cudaFreeHost(p);`, or two `switch` "
+        "statements on the same variable): a path takes the same branch or case at both. A local is a copy of "
+        "the pointer only on the paths that copied it (`case MANAGED: host = dev;`).",
+        "A member reached through a pointer releases what was stored into it, not its container: `delete "
+        "s->engine` after `s = (Session*)calloc(...)` and `s->engine = new Engine` is the right release.",
     )
     bad = """\
 void upload(const float* host, size_t n) {
