@@ -38,9 +38,13 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "Framework hooks that run under no_grad: Lightning `predict_step`, `validation_step`, `test_step` and the "
         "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
         "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
-        "Calls of objects that are not evidently models, methods or submodules of a model "
+        "Calls of objects that are not evidently models (a `torch.nn.Sequential` of transforms and "
+        "parameter-free layers is none), methods or submodules of a model whose class is not known "
         "(`model.encoder(x)`, `model.encode(x)`), and calls inside a module's own `forward`, whose grad mode "
-        "is decided where the module is called.",
+        "is decided where the module is called. Methods that run the forward are forwards: a public method of "
+        "a model class of the file that its `forward` calls and that runs a submodule (`captioner.encode_pixels(x)`), "
+        "and the library methods `forward_features`, `forward_head`, `encode_image`, `encode_text` and "
+        "`get_image_features`/`get_text_features`/`get_audio_features`.",
         "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
         "creation of the coroutine, not the body that runs the forward.",
     )
