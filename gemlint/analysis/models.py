@@ -94,6 +94,7 @@ class ModelTracker:
         self._direct: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
         self._in_progress: set[tuple[cst.CSTNode, bool]] = set()
         self._class_cache: dict[cst.ClassDef, bool] = {}
+        self._submodule_runners: dict[cst.FunctionDef, bool] = {}
 
     # -- public questions ----------------------------------------------------------------
     def is_model(self, expression: cst.BaseExpression) -> str | None:
@@ -178,10 +179,6 @@ class ModelTracker:
                 break
         known[method] = found
         return found
-
-    @cached_property
-    def _submodule_runners(self) -> dict[cst.FunctionDef, bool]:
-        return {}
 
     def _module_argument(self, value: cst.BaseExpression) -> bool:
         """``value`` is known to be a module: built, evident, or loaded as a whole module (``torch.jit.load``,
@@ -887,11 +884,7 @@ class ModelTracker:
 
     def _in_classmethod_of(self, call: cst.Call, owner: cst.ClassDef) -> bool:
         function = self.analysis.enclosing_function(call)
-        return (
-            function is not None
-            and self.analysis.enclosing_class(function) is owner
-            and any(is_name(d.decorator, "classmethod") for d in function.decorators)
-        )
+        return function is not None and self.analysis.enclosing_class(function) is owner and _is_classmethod(function)
 
     def _param_runs_or_is_kept(self, param: cst.Param) -> bool:
         """The parameter is called (``model(x)``, ``model.forward(x)``) or kept on ``self`` (``self.decoder =
@@ -986,7 +979,7 @@ class ModelTracker:
         instance of that class."""
         owner = self._local_class(func.value)
         method = self._method_of(owner, func.attr.value) if owner is not None else None
-        if method is None or not any(is_name(d.decorator, "classmethod") for d in method.decorators):
+        if method is None or not _is_classmethod(method):
             return None
         returns_instance = any(
             isinstance(node, cst.Return) and isinstance(node.value, cst.Call) and is_name(node.value.func, "cls")
@@ -1129,6 +1122,10 @@ def _torch_nn_class(name: str) -> str | None:
 def _is_hf_base(name: str) -> bool:
     """``transformers.BertPreTrainedModel``, ``diffusers.ModelMixin`` and the like."""
     return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
+
+
+def _is_classmethod(function: cst.FunctionDef) -> bool:
+    return any(is_name(d.decorator, "classmethod") for d in function.decorators)
 
 
 def shown(expression: cst.BaseExpression) -> str:

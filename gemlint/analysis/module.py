@@ -463,34 +463,24 @@ class ModuleAnalysis:
         return frozenset(self._callers_within_module(found)) if found else frozenset()
 
     def _callers_within_module(self, functions: set[cst.FunctionDef]) -> set[cst.FunctionDef]:
-        """``functions`` and the functions of this module that call one of them, by its name (``_save_model(...)``
-        or ``self._save_model(...)`` in the same class), until none is added: a function that exports through a
+        """``functions`` and the functions of this module that call one of them (``_save_model(...)``, or
+        ``self._save_model(...)`` in the same class), until none is added: a function that exports through a
         helper exports too. Other modules' helpers are not followed."""
         found = set(functions)
-        calls = [call for call in self.nodes_of(cst.Call) if isinstance(call.func, (cst.Name, cst.Attribute))]
-        while True:
-            names = {function.name.value for function in found}
-            added = False
-            for call in calls:
-                func = call.func
-                if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")):
-                    continue
-                name = func.value if isinstance(func, cst.Name) else func.attr.value
-                if name not in names:
-                    continue
+        todo = list(functions)
+        while todo:
+            function = todo.pop()
+            owner = self.enclosing_class(function)
+            for call in self.callers_of(function):
                 caller = self.enclosing_function(call)
                 if caller is None or caller in found:
                     continue
-                callee_owner = self.enclosing_class(caller) if isinstance(func, cst.Attribute) else None
-                if any(
-                    function.name.value == name and (callee_owner is None or self.enclosing_class(function) is callee_owner)
-                    and (callee_owner is not None or self.enclosing_class(function) is None)
-                    for function in found
-                ):
-                    found.add(caller)
-                    added = True
-            if not added:
-                return found
+                # A bare name calls a module function; `self.x(...)` a method of the caller's own class.
+                if (owner is None) != isinstance(call.func, cst.Name) or (owner is not None and self.enclosing_class(caller) is not owner):
+                    continue
+                found.add(caller)
+                todo.append(caller)
+        return found
 
     @cached_property
     def is_streamlit_app(self) -> bool:

@@ -709,18 +709,26 @@ def changed_names(nodes: tuple) -> frozenset[str]:
         if root is None:
             continue
         for node in syn.descendants(root):
-            kind = node.type
-            if kind == "assignment_expression":
-                names |= _names_read(node.child_by_field_name("left"))
-            elif kind == "update_expression":
-                names |= _names_read(node.child_by_field_name("argument"))
-            elif kind == "pointer_expression" and syn.operator(node) == "&":
-                names |= _names_read(node.child_by_field_name("argument"))
-            elif kind == "declaration":
+            target = _changed_target(node)
+            if target is not None:
+                names |= _names_read(target)
+            elif node.type == "declaration":
                 for index, child in enumerate(node.children):
                     if node.field_name_for_child(index) == "declarator":
                         names |= _names_read(syn.declared_identifier(child))
     return frozenset(names)
+
+
+def _changed_target(node: Node) -> Node | None:
+    """What ``node`` changes: an assignment's left side, an increment's operand, what ``&`` passes on."""
+    kind = node.type
+    if kind == "assignment_expression":
+        return node.child_by_field_name("left")
+    if kind == "update_expression":
+        return node.child_by_field_name("argument")
+    if kind == "pointer_expression" and syn.operator(node) == "&":
+        return node.child_by_field_name("argument")
+    return None
 
 
 def _changed_in_lambdas(body: Node) -> frozenset[str]:
@@ -740,14 +748,8 @@ def _changing_names(body: Node) -> frozenset[str]:
     while stack:
         node, in_loop = stack.pop()
         kind = node.type
-        target = None
-        if kind == "assignment_expression":
-            target = node.child_by_field_name("left")
-        elif kind == "update_expression":
-            target = node.child_by_field_name("argument")
-        elif kind == "pointer_expression" and syn.operator(node) == "&":
-            target = node.child_by_field_name("argument")
-        elif kind == "init_declarator" and in_loop:
+        target = _changed_target(node)
+        if target is None and kind == "init_declarator" and in_loop:
             target = node.child_by_field_name("declarator")
         if target is not None:
             names |= _names_read(target)

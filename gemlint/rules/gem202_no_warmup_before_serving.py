@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 import libcst as cst
 
@@ -8,6 +9,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import startup_reason
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import dotted_name, terminal_name
+from gemlint.analysis.syntax import is_member
 from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
@@ -121,7 +123,7 @@ def load():
     def _aliases(self, body, target: str) -> set[str]:
         """Where ``body`` keeps the loaded model under other names: ``shared["ranker"] = torch.compile(ranker)``."""
         found = set()
-        nodes = (n for statement in body for n in self.analysis.subtree(statement)) if isinstance(body, list) else self.analysis.subtree(body)
+        nodes = self._nodes(body)
         for node in nodes:
             if not isinstance(node, cst.Assign) or len(node.targets) != 1:
                 continue
@@ -131,9 +133,15 @@ def load():
                 found.add(spelled)
         return found
 
+    def _nodes(self, body) -> Iterator[cst.CSTNode]:
+        """The nodes of a function's body, or of the module's top-level statements (a list)."""
+        if isinstance(body, list):
+            return (node for statement in body for node in self.analysis.subtree(statement))
+        return self.analysis.subtree(body)
+
     def _warmed(self, body, target: str, function: cst.FunctionDef | None, depth: int) -> bool:
         """Whether ``body`` (a function's, or the module's top-level statements) runs ``target``."""
-        nodes = (n for statement in body for n in self.analysis.subtree(statement)) if isinstance(body, list) else self.analysis.subtree(body)
+        nodes = self._nodes(body)
         for node in nodes:
             if isinstance(node, cst.Assign) and any(_framework_warmup(t.target) for t in node.targets):
                 return True
@@ -205,7 +213,7 @@ def _runs(call: cst.Call, target: str) -> bool:
 
 def _framework_warmup(target: cst.BaseExpression) -> bool:
     """``self.example = ...``: Mosec runs a worker's example through ``forward`` before it takes traffic."""
-    return isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self" and target.attr.value in _WARMUP_ATTRIBUTES
+    return is_member(target, ("self",)) and target.attr.value in _WARMUP_ATTRIBUTES
 
 
 def _module_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
