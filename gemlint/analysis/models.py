@@ -218,11 +218,24 @@ class ModelTracker:
             if forward is not None and any(self.analysis.grad_mode(d.decorator) == "off" for d in forward.decorators):
                 reason = f"`{cls.name.value}.forward` is decorated with a grad-free guard"
             elif isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
-                reason = self.analysis.outside.forward_without_grad(self.analysis, origin.node.func)
+                entry = self._own_hub_entry(origin.node)
+                if entry is not None:
+                    reason = self.analysis.outside.hub_entry_forward_without_grad(entry)
+                else:
+                    reason = self.analysis.outside.forward_without_grad(self.analysis, origin.node.func)
             if reason is None:
                 return None
             reasons.append(reason)
         return reasons[0] if reasons else None
+
+    def _own_hub_entry(self, call: cst.Call) -> str | None:
+        """The entry ``torch.hub.load(repo, "entry")`` names, when written as a literal (the project's own
+        ``hubconf.py`` may define it)."""
+        if terminal_name(call.func) != "load" or not self.analysis.resolves_to(call.func, _HUB_LOADS):
+            return None
+        entry = passed_argument(call, 1, "model")
+        name = literal_value(entry) if entry is not None else None
+        return name if isinstance(name, str) else None
 
     def forward_call(self, call: cst.Call) -> bool:
         return self.forward_receiver(call) is not None
@@ -307,7 +320,7 @@ class ModelTracker:
         if not cls.bases or any(self.analysis.qualified_names(b.value) & {"builtins.object", "object"} for b in cls.bases):
             return False
         chain = self._class_chain(cls)
-        if any(self.analysis.resolves_with_prefix(b.value, fw.OTHER_FRAMEWORKS) for current in chain for b in current.bases):
+        if self._other_framework_class(cls):
             return False  # an MLX, Flax or Keras module: no autograd tape that torch's guards could stop
         if any(word in current.name.value for current in chain for word in fw.NON_MODEL_CLASS_WORDS):
             return False  # transformers' Pipeline has a `forward` too
@@ -796,14 +809,23 @@ class ModelTracker:
                 return True
         return False
 
+    def _other_framework_class(self, cls: cst.ClassDef) -> bool:
+        """``cls`` (or a base of this file) derives from another framework's module class (``mlx.nn.Module``,
+        ``flax.linen.Module``, ``keras.Model``): its instances are not torch modules."""
+        return any(self.analysis.resolves_with_prefix(b.value, fw.OTHER_FRAMEWORKS) for current in self._class_chain(cls) for b in current.bases)
+
     def _known_non_model(self, value: cst.BaseExpression) -> bool:
-        """A value that is certainly not a model: literals, containers, and calls of known non-model classes
-        (tokenizers, processors, pipelines, trainers) or of third-party functions and classes."""
+        """A value that is certainly not a torch model: literals, containers, and calls of known non-model classes
+        (tokenizers, processors, pipelines, trainers), of third-party functions and classes, or of a class of this
+        file built on another framework's modules (an MLX model used with `.parameters()` is no torch module)."""
         if isinstance(value, (cst.BaseString, cst.Integer, cst.Float, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.Comparison, cst.BinaryOperation)):
             return True
         if literal_value(value) is not NOT_LITERAL:
             return True
         if isinstance(value, cst.Call):
+            local = self._local_class(value.func)
+            if local is not None and self._other_framework_class(local):
+                return True
             target = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value == "from_pretrained" else value.func
             for name in self.analysis.qualified_names(target):
                 last = name.rsplit(".", 1)[-1]
@@ -921,11 +943,19 @@ class ModelTracker:
 
     def _nodes_used_as_module(self, nodes: list[cst.CSTNode]) -> bool:
         """Some node is used with a module-only method. ``.train()`` counts only for an object that is also
-        called: transformers' ``Trainer`` has a ``.train()`` too, but is never called like a model."""
+        called: transformers' ``Trainer`` has a ``.train()`` too, but is never called like a model. In a module
+        that imports another framework (MLX, JAX, TensorFlow) and not torch, such use says nothing: MLX models
+        have ``.parameters()``, ``.train()`` and ``.eval()`` too."""
+        if not self._use_is_torch_evidence:
+            return False
         methods = {self._method_called_on(node) for node in nodes}
         if methods & (fw.MODULE_ONLY_METHODS - {"train"}):
             return True
         return "train" in methods and any(self._is_called(node) for node in nodes)
+
+    @cached_property
+    def _use_is_torch_evidence(self) -> bool:
+        return self.analysis.imports_any(("torch",)) or not self.analysis.imports_any(_OTHER_FRAMEWORK_PACKAGES)
 
     def _method_called_on(self, node: cst.CSTNode) -> str | None:
         """``"eval"`` for ``node.eval()``; None when ``node`` is not the receiver of a method call."""
@@ -1122,6 +1152,10 @@ def _torch_nn_class(name: str) -> str | None:
 def _is_hf_base(name: str) -> bool:
     """``transformers.BertPreTrainedModel``, ``diffusers.ModelMixin`` and the like."""
     return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
+
+
+_HUB_LOADS = frozenset({"torch.hub.load"})
+_OTHER_FRAMEWORK_PACKAGES = tuple(prefix.rstrip(".") for prefix in fw.OTHER_FRAMEWORKS)
 
 
 def _is_classmethod(function: cst.FunctionDef) -> bool:

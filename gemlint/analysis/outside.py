@@ -38,6 +38,10 @@ class OutsideFacts(Protocol):
         """Why instances of the project class ``func`` names run their ``forward`` without gradients (a
         grad-free decorator on it, in another module), or None."""
 
+    def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
+        """Why the model that the project's own ``hubconf.py`` entry ``entry_name`` builds runs its ``forward``
+        without gradients (every class it returns has a grad-free decorator on ``forward``), or None."""
+
     def inherited_attribute(self, analysis: "ModuleAnalysis", cls: cst.ClassDef, name: str) -> str | None:
         """Why ``self.<name>`` of ``cls`` holds a model when a project base class in another module binds it."""
 

@@ -1087,7 +1087,39 @@ class ProjectModel:
         resolved = self._resolved(analysis, func)
         if resolved is None or resolved[1].kind != "class":
             return None
-        forward = self.find_method(resolved[1], "forward")
+        return self._class_forward_without_grad(resolved[1])
+
+    def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
+        """``torch.hub.load(repo, "cotracker3_online")`` where the project's own root ``hubconf.py`` defines that
+        entry: why every class its entry builds (through its helpers) runs ``forward`` without gradients."""
+        hub = next((e for e in self.modules.get("hubconf", ()) if os.path.dirname(e.path) == self._root), None)
+        if hub is None or entry_name not in hub.summary.functions:
+            return None
+        classes = self._returned_classes(hub, Target("function", hub.summary.name, entry_name), 0)
+        reasons = [self._class_forward_without_grad(cls) for cls in classes]
+        return reasons[0] if reasons and all(reasons) else None
+
+    def _returned_classes(self, entry: _Entry, target: Target, depth: int) -> list[Target]:
+        """The project classes the function ``target`` returns instances of, through the functions it returns
+        the results of; empty when any return is something else."""
+        function = entry.summary.functions.get(target.qualname)
+        if function is None or depth > 3 or not function.returns:
+            return []
+        found = []
+        for returned in function.returns:
+            resolved = self.resolve(entry, function.locals.get(returned, returned))
+            if resolved is not None and resolved.kind == "class":
+                found.append(resolved)
+                continue
+            owner = self.entry(resolved.module, entry.path) if resolved is not None and resolved.kind == "function" else None
+            inner = self._returned_classes(owner, resolved, depth + 1) if owner is not None else []
+            if not inner:
+                return []
+            found.extend(inner)
+        return found
+
+    def _class_forward_without_grad(self, cls: Target) -> str | None:
+        forward = self.find_method(cls, "forward")
         located = self._function(forward) if forward is not None else None
         if located is None:
             return None
