@@ -618,7 +618,7 @@ class ModuleAnalysis:
             # A start-up hook that runs the model it loads (calibration, a warm-up) runs it once, not per request;
             # a module's own forward (a frozen text encoder run in eval mode inside a conditioner) runs wherever
             # the module runs, in training as in inference: its callers decide.
-            evaluates = name not in fw.SETUP_HOOKS and not self.models.inside_module_forward(function.body) and self._evaluates(function)
+            evaluates = name not in fw.SETUP_HOOKS and self._evaluates(function) and not self.models.inside_module_forward(function.body)
             known[function] = f"`{name}` puts a model in eval mode and runs it without training (evaluation code)" if evaluates else None
         return known[function]
 
