@@ -112,6 +112,7 @@ class Origin:
 
 
 _NONE: frozenset = frozenset()
+_UNPACKED = "*"
 
 
 def shares(first: Iterable[Origin], second: Iterable[Origin]) -> bool:
@@ -170,6 +171,9 @@ class FunctionGraphs:
         self._inputs: dict[cst.Call, frozenset] = {}
         #: The same, for calls of code this file cannot see (and constructions): it may keep what it gets.
         self._handed: dict[cst.Call, frozenset] = {}
+        #: What each call binds to each parameter of its callee: position or keyword -> origins
+        #: (``_UNPACKED`` when a ``*args``/``**kwargs`` makes the binding unknown).
+        self._bound: dict[cst.Call, dict[int | str, frozenset]] = {}
         self._grad_free = 1 if isinstance(scope, cst.FunctionDef) and graphs.grad_free_function(scope) else 0
         self._params: set[str] = set()
         env: dict[str, frozenset] = {}
@@ -184,7 +188,7 @@ class FunctionGraphs:
             self._statements(scope.body, env)
 
     # -- questions -------------------------------------------------------------------------------------
-    def reuses(self, retained: BackwardEvent) -> tuple[str, BackwardEvent | Escape | None]:
+    def reuses(self, retained: BackwardEvent, data: frozenset[str] = frozenset()) -> tuple[str, BackwardEvent | Escape | None]:
         """Whether the graph ``retained`` keeps may be traversed again, as ``(verdict, evidence)``:
 
         * ``"reused"``: a later backward on some path, or a place the graph leaves the function (evidence);
@@ -192,12 +196,14 @@ class FunctionGraphs:
         * ``"free"``: nothing traverses it again; the evidence is the next backward, if there is one.
 
         A graph that leaves only by ``return`` is not reused when every caller in the project is known and
-        none backpropagates what it received again (:meth:`AutogradGraphs.returns_reused`).
+        none backpropagates what it received again (:meth:`AutogradGraphs.returns_reused`). The parameters
+        named in ``data`` carry no graph (:meth:`AutogradGraphs.data_parameters`): two backward passes that
+        both reach one of them share nothing through it.
         """
         if not any(o.kind == FORWARD for o in retained.origins) or any(o.kind == OUTSIDE for o in retained.origins):
             return "unknown", None
         # The items of a loader are data, new every iteration: sharing one is not sharing a graph.
-        mine = {o for o in retained.origins if o.kind != ITEM}
+        mine = {o for o in retained.origins if o.kind != ITEM and not (o.kind == CALLER and o.node.name.value in data)}
         # What leaves the function matters for the graph this function builds; the caller has its own already.
         built = {o for o in mine if o.kind != CALLER}
         built |= {o.aged() for o in built}
@@ -225,6 +231,17 @@ class FunctionGraphs:
             if any(shares(other.origins, aged) for aged in again):
                 return "reused", other
         return "free", next_backward
+
+    def argument(self, call: cst.Call, position: int | None, name: str) -> frozenset | None:
+        """The origins ``call`` binds to the callee's parameter ``name`` (at ``position`` when positional),
+        over every pass; nothing when it is left to its default; None when this function never evaluated
+        the call or unpacks arguments into it."""
+        bound = self._bound.get(call)
+        if bound is None or _UNPACKED in bound:
+            return None
+        if name in bound:
+            return bound[name]
+        return bound.get(position, _NONE) if position is not None else _NONE
 
     def returns_retained(self, retained: BackwardEvent) -> bool:
         """Whether the function returns (part of) the graph ``retained`` keeps."""
@@ -618,7 +635,16 @@ class FunctionGraphs:
         func = call.func
         receiver = func.value if isinstance(func, cst.Attribute) else None
         receiver_value = self._eval(receiver, env) if receiver is not None and not is_name(receiver, "self", "cls") else _NONE
-        values = [self._eval(arg.value, env) for arg in call.args if arg.keyword is None or arg.keyword.value not in OPTION_KEYWORDS]
+        bound = self._bound.setdefault(call, {})
+        values = []
+        for position, arg in enumerate(call.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword in OPTION_KEYWORDS:
+                continue
+            value = self._eval(arg.value, env)
+            values.append(value)
+            key = _UNPACKED if arg.star else keyword if keyword is not None else position
+            bound[key] = bound.get(key, _NONE) | value
         arguments = frozenset().union(*values) if values else _NONE
         self._inputs[call] = self._inputs.get(call, _NONE) | arguments | receiver_value
         backward = backward_call(self.analysis, call)
@@ -851,6 +877,7 @@ class AutogradGraphs:
         self._within: dict[tuple[int, int], bool] = {}
         self._outside_summaries: dict[cst.Call, FunctionSummary | None] = {}
         self._returns_reused: dict[cst.CSTNode, bool | None] = {}
+        self._data_parameters: dict[cst.CSTNode, tuple[frozenset[str], bool]] = {}
 
     def function(self, scope: cst.CSTNode) -> FunctionGraphs:
         flow = self._functions.get(scope)
@@ -899,6 +926,52 @@ class AutogradGraphs:
             else:
                 self._returns_reused[scope] = any(_caller_uses_result(analysis, call) for analysis, call in callers)
         return self._returns_reused[scope]
+
+    def data_parameters(self, scope: cst.CSTNode) -> tuple[frozenset[str], bool]:
+        """The parameters of the function ``scope`` that carry no graph into it, and whether that is proven.
+
+        Where every call of the function in the project is known, each call decides: a parameter is data when
+        every call hands it a value that carries no graph in the caller (a loader's item, a constant, a
+        tensor built or detached there) or leaves it to its default (proven). Where the calls are not all
+        known, a parameter that the function only hands to calls as an input (``net(x)``, ``criterion(out,
+        y)``, moved first with ``x = x.to(device)``) is taken for data: a guess, since a caller could pass a
+        tensor with a graph.
+        """
+        if scope in self._data_parameters:
+            return self._data_parameters[scope]
+        answer: tuple[frozenset[str], bool] = (frozenset(), False)
+        if isinstance(scope, cst.FunctionDef):
+            names = [p.name.value for p in _parameters(scope.params) if p.name.value not in ("self", "cls")]
+            callers = self.result_callers(scope)
+            if callers is not None:
+                answer = frozenset(n for n in names if all(_hands_data(a, c, scope, n) for a, c in callers)), True
+            else:
+                answer = frozenset(n for n in names if self._only_an_input(scope, n)), False
+        self._data_parameters[scope] = answer
+        return answer
+
+    def _only_an_input(self, function: cst.FunctionDef, name: str) -> bool:
+        """Every use of the parameter ``name`` in ``function`` hands it to a call as an input (not to a backward
+        pass, a store or a logger), or rebinds it to itself moved or reshaped (``x = x.to(device)``)."""
+        for node in self.analysis.nodes_of(cst.Name):
+            if node.value != name or not self.within(node, function):
+                continue
+            if self.scope_of(node) is not function:
+                return False  # captured by a nested function or lambda, which may do anything with it
+            parent = self.analysis.parent(node)
+            if isinstance(parent, cst.Param) or isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue
+            if isinstance(parent, cst.Arg):
+                if parent.keyword is node:
+                    continue
+                call = self.analysis.parent(parent)
+                if parent.value is node and not parent.star and isinstance(call, cst.Call) and _an_input(self.analysis, call):
+                    continue
+                return False
+            if isinstance(parent, cst.AssignTarget) or _rebinds_itself(self.analysis, node):
+                continue
+            return False
+        return True
 
     def result_callers(self, scope: cst.CSTNode) -> "list[tuple[ModuleAnalysis, cst.Call]] | None":
         """Every call of the function ``scope`` in the project, or None when some may be missed."""
@@ -1082,6 +1155,41 @@ def _caller_uses_result(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     if isinstance(scope, cst.Lambda):
         return True  # ``closure = lambda: loss_fn(x)``: the lambda returns it to whoever calls the lambda
     return graphs.function(scope).uses_result(call)
+
+
+def _hands_data(analysis: "ModuleAnalysis", call: cst.Call, function: cst.FunctionDef, name: str) -> bool:
+    """Whether ``call`` of ``function`` binds a value without a graph (in the caller's flow) to ``name``."""
+    graphs = analysis.autograd_graphs
+    scope = graphs.scope_of(call)
+    if isinstance(scope, cst.Lambda):
+        return False
+    positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if positional and positional[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+        positional = positional[1:]  # ``self.update(batch)``: the receiver is bound to ``self``
+    position = positional.index(name) if name in positional else None
+    origins = graphs.function(scope).argument(call, position, name)
+    return origins is not None and all(o.kind == ITEM for o in origins)
+
+
+def _an_input(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
+    """A call that takes a tensor as an input: not a backward pass, a store into a container or a logger."""
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    return backward_call(analysis, call) is None and method not in STORING_METHODS and method not in LOGGING_METHODS
+
+
+def _rebinds_itself(analysis: "ModuleAnalysis", name: cst.Name) -> bool:
+    """``x = x.to(device)``, ``x = x.float()``: the parameter moved or reshaped, under its own name."""
+    attribute = analysis.parent(name)
+    if not (isinstance(attribute, cst.Attribute) and attribute.value is name and attribute.attr.value in SHAPING_METHODS):
+        return False
+    call = analysis.parent(attribute)
+    assign = analysis.parent(call) if isinstance(call, cst.Call) else None
+    return (
+        isinstance(assign, cst.Assign)
+        and assign.value is call
+        and len(assign.targets) == 1
+        and is_name(assign.targets[0].target, name.value)
+    )
 
 
 def referenced_besides_calls(analysis: "ModuleAnalysis", name: str) -> bool:

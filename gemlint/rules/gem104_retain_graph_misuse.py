@@ -31,7 +31,11 @@ class RetainGraphMisuse(AnalysisRule):
         "and none backpropagates the result (or a graph it handed in) again, the retain is useless too. A retain "
         "followed by a backward through a separate graph, or repeated in a loop that rebuilds the graph, is a "
         "warning (it overlaps the next forward and raises peak memory); the last backward of a function that "
-        "runs once is a note."
+        "runs once is a note. A tensor parameter may carry a graph the caller built, shared by every backward "
+        "that reaches it; it is data (a batch) when every call of the function in the project hands it one (a "
+        "loader's item, a constant, a detached tensor). Where the calls are not all known, a parameter the "
+        "function only hands to modules as an input (`loss = mse(net(x), y)`) is taken for data: such findings "
+        "say so and are reported with `strict` (precision medium)."
     )
     not_flagged = (
         "A later backward or `torch.autograd.grad` on some path (later in the step, after the loop, or in the next "
@@ -45,7 +49,9 @@ class RetainGraphMisuse(AnalysisRule):
         "of the function in the project is known and none backpropagates the result again (a function without a "
         "caller in the project, one passed around by name, or a method a framework base class may call keeps the "
         "benefit of the doubt). A graph the function did not build (a loss passed in, a tensor stored on `self` by "
-        "another method, a closure's variable) is left alone for the same reason.",
+        "another method, a closure's variable) is left alone for the same reason. So is a parameter that a call "
+        "in the project hands a tensor with a graph, or that the function does more with than hand to a module "
+        "(arithmetic, storing, a closure).",
         "`create_graph=True` (gradient penalties, Hessian-vector products, higher-order gradients), and "
         "`retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
@@ -95,12 +101,23 @@ def train_epoch(model, loader, optimizer, criterion):
         if event is None:
             return
         verdict, evidence = flow.reuses(event)
+        data, proven = frozenset(), True
+        if verdict == "reused":
+            # Shared only through a parameter? Not when that parameter is data (a batch, not a graph).
+            data, proven = self.graphs.data_parameters(self.graphs.scope_of(node))
+            verdict, evidence = flow.reuses(event, data) if data else (verdict, evidence)
+            data = data if verdict == "free" else frozenset()
         if verdict != "free":
             return
+        data = _shared_data(event, data)
+        if data and not proven and not getattr(self.context.config, "strict", False):
+            return  # a guess that the parameters are data: reported with ``strict`` only
         loop = flow.innermost_loop(node)
         if loop is not None and evidence is None or loop is not None and not self.graphs.within(evidence.node, loop):
             if any(origin.picked is loop for origin in event.origins):
-                self.report(
+                self._report(
+                    data,
+                    proven,
                     node,
                     "`retain_graph=True` but each iteration backpropagates through a different element of a list "
                     "whose elements have graphs of their own, and nothing later in the iteration goes through this "
@@ -108,7 +125,9 @@ def train_epoch(model, loader, optimizer, criterion):
                     related=self._related(loop, "the loop that picks a different element every iteration"),
                 )
                 return
-            self.report(
+            self._report(
+                data,
+                proven,
                 node,
                 "`retain_graph=True` but the graph is rebuilt every iteration and nothing later in the iteration "
                 "backpropagates through this one: its saved tensors stay alive for nothing. Drop it, or sum the "
@@ -120,7 +139,9 @@ def train_epoch(model, loader, optimizer, criterion):
             scope = self.graphs.scope_of(node)
             callers = self.graphs.result_callers(scope) if flow.returns_retained(event) else None
             if callers:
-                self.report(
+                self._report(
+                    data,
+                    proven,
                     node,
                     f"`retain_graph=True` but no later backward uses this graph: `{scope.name.value}` returns it, and "
                     f"none of its callers ({_count(len(callers), 'call')} in the project) backpropagates the result "
@@ -129,14 +150,18 @@ def train_epoch(model, loader, optimizer, criterion):
                     related=tuple(_caller_location(analysis, call) for analysis, call in callers[:_SHOWN_CALLERS]),
                 )
                 return
-            self.report(
+            self._report(
+                data,
+                proven,
                 node,
                 "`retain_graph=True` but no later backward in this step uses this graph: it is the last backward "
                 "pass here and its saved tensors stay alive for nothing. Drop it",
                 severity=Severity.NOTE,
             )
             return
-        self.report(
+        self._report(
+            data,
+            proven,
             node,
             "`retain_graph=True` but no later backward in this step uses this graph: the next backward goes "
             "through a graph of its own, so this one's saved tensors stay alive for nothing. Drop it, or sum the "
@@ -144,11 +169,25 @@ def train_epoch(model, loader, optimizer, criterion):
             related=self._related(evidence.node, "the next backward, through a separate graph"),
         )
 
+    def _report(self, data: frozenset[str], proven: bool, node: cst.CSTNode, message: str, **kwargs) -> None:
+        """A finding; where the verdict rests on parameters taken for data, the message says which and why, and
+        a guess (no project call to prove it) is reported at medium precision (``--strict``)."""
+        if data:
+            names = ", ".join(f"`{name}`" for name in sorted(data))
+            why = "every call of the function in the project passes data" if proven else "the function only hands them to calls as inputs"
+            message = f"{message} ({names} carry no graph: {why})"
+        self.report(node, message, precision=None if proven or not data else "medium", **kwargs)
+
     def _related(self, node: cst.CSTNode, message: str) -> tuple[RelatedLocation, ...]:
         start, end = self.range_of(node)
         if isinstance(node, (cst.For, cst.While)):
             end = self.range_of(node.iter if isinstance(node, cst.For) else node.test)[1]  # the loop's header
         return (RelatedLocation(Span(self.context.display_path, start.line, start.column, end.line, end.column), message),)
+
+
+def _shared_data(event, data: frozenset[str]) -> frozenset[str]:
+    """The data parameters the retained graph's root reaches: those the verdict rests on."""
+    return frozenset(o.node.name.value for o in event.origins if o.kind == "caller" and o.node.name.value in data)
 
 
 def _count(number: int, noun: str) -> str:
