@@ -108,12 +108,15 @@ NEEDS_THE_PROJECT = {
             ("predictors/parts.py", 13, 16, "GEM101"),  # a part of a model whose class is in models/composite.py
             ("audio/serve.py", 10, 1, "GEM102"),  # the model class, and its dropout, are in audio/spectral.py
             ("examples/compiled_diffusion/handler.py", 10, 16, "GEM101"),  # the loader beside it builds a model
+            ("vlm/caption_folder.py", 26, 57, "GEM101"),  # the first forward of `main` whose method, in vlm/model.py, runs unguarded
         },
         {
             ("serving/app.py", 52, 15, "GEM101"),  # the model's own forward, in models/, disables gradients
             ("solvers/denoising.py", 21, 17, "GEM101"),  # the base class in solvers/base.py runs it under no_grad
             ("scripts/track_points.py", 8, 11, "GEM101"),  # the tracker of the project's own hubconf.py guards itself
             ("scripts/track_points.py", 10, 11, "GEM101"),  # likewise
+            ("vlm/caption_folder.py", 12, 12, "GEM101"),  # the decorator factory in vlm/guards.py disables gradients
+            ("vlm/caption_folder.py", 20, 16, "GEM101"),  # `encode_image`, in vlm/model.py, guards its own forward
         },
     ),
     "GEM1xx-grpc-service": (
@@ -141,6 +144,7 @@ NEEDS_THE_PROJECT = {
             ("trainer/losses.py", 79, 13, "GEM104"),
             ("trainer/losses.py", 96, 9, "GEM104"),
             ("trainer/loop.py", 76, 5, "GEM104"),  # the helper in trainer/losses.py only reads the loss
+            ("trainer/fitting.py", 9, 9, "GEM104"),  # every call, in trainer/fitting_loops.py, hands it a batch
         },
         set(),
     ),

@@ -145,18 +145,43 @@ class ModelTracker:
         origins = self.origins(func.value)
         if not origins:
             return False
+        outside = self.analysis.outside
         for origin in origins:
             cls = self._constructed_class(origin)
             if cls is None:
-                if name not in fw.LIBRARY_FORWARD_METHODS:
+                # A project class of another module: its method's body says; a library's: the known methods.
+                constructed = origin.node if origin.kind is Origin.CONSTRUCTED and isinstance(origin.node, cst.Call) else None
+                runs = outside.method_runs_forward(self.analysis, constructed.func, name) if constructed is not None and outside is not None else None
+                if runs is False or runs is None and name not in fw.LIBRARY_FORWARD_METHODS:
+                    return False
+                if runs is None and self._unseen_project_class(origin.node if isinstance(origin.node, cst.Call) else func.value):
                     return False
                 continue
             method = self._method_of(cls, name)
             if method is None or method not in self._forward_part_methods or not self._runs_submodules(method):
                 return False
-            if any(self.analysis.grad_mode(d.decorator) == "off" for d in method.decorators):
+            if any(self.analysis.decorator_grad_mode(d.decorator) == "off" for d in method.decorators):
                 return False
         return True
+
+    def _unseen_project_class(self, producer: cst.BaseExpression) -> bool:
+        """The model comes from a project class whose code is not in the tree (``Moondream.from_pretrained``
+        with ``Moondream`` imported from a module of the project's package that is missing): what its methods
+        do is not known, and it is not a library's class either. ``producer`` is the producing call, or the
+        name the model is bound to."""
+        outside = self.analysis.outside
+        if outside is None:
+            return False
+        values = [producer] if isinstance(producer, cst.Call) else self.analysis.bound_values(producer)
+        for value in values:
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
+                value = value.func.value  # `Net.from_pretrained(...).to(device)`: the producing call
+            if not isinstance(value, cst.Call):
+                continue
+            func = value.func
+            if outside.unseen_project_name(self.analysis, func.value if isinstance(func, cst.Attribute) else func):
+                return True
+        return False
 
     def _runs_submodules(self, method: cst.FunctionDef) -> bool:
         """``method`` (a part of a model's forward) calls a submodule, itself, or another such part that does."""
@@ -215,7 +240,7 @@ class ModelTracker:
             reason = None
             cls = self._constructed_class(origin) if origin.kind is Origin.CONSTRUCTED else None
             forward = self._method_of(cls, "forward") if cls is not None else None
-            if forward is not None and any(self.analysis.grad_mode(d.decorator) == "off" for d in forward.decorators):
+            if forward is not None and any(self.analysis.decorator_grad_mode(d.decorator) == "off" for d in forward.decorators):
                 reason = f"`{cls.name.value}.forward` is decorated with a grad-free guard"
             elif isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
                 entry = self._own_hub_entry(origin.node)

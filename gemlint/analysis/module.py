@@ -908,6 +908,14 @@ class ModuleAnalysis:
                             return mode
         return None
 
+    def decorator_grad_mode(self, decorator: cst.BaseExpression) -> str | None:
+        """:meth:`grad_mode` of a decorator, and "off" for a project decorator that wraps the function in a
+        grad-free guard (``@smart_inference_mode()`` defined in another module)."""
+        mode = self.grad_mode(decorator)
+        if mode is None and self.outside is not None and self.outside.grad_free_decorator(self, decorator):
+            return "off"
+        return mode
+
     def _grad_free_context_manager(self, name: str, depth: int) -> str | None:
         """The grad mode of a ``@contextmanager`` function of this module named ``name``: the mode of the
         ``with`` blocks around every ``yield`` of its body (``with torch.inference_mode(), autocast(): yield``),
@@ -964,7 +972,7 @@ class ModuleAnalysis:
                 if mode == "off":
                     return "`torch.set_grad_enabled(False)` runs earlier in the same block"
             if isinstance(ancestor, cst.FunctionDef):
-                modes = [self.grad_mode(d.decorator) for d in self.wrapping_decorators(ancestor)]
+                modes = [self.decorator_grad_mode(d.decorator) for d in self.wrapping_decorators(ancestor)]
                 if "on" in modes:
                     return None
                 if ("off" in modes or "switch" in modes) and ancestor.asynchronous is None:

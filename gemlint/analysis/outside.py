@@ -38,6 +38,22 @@ class OutsideFacts(Protocol):
         """Why instances of the project class ``func`` names run their ``forward`` without gradients (a
         grad-free decorator on it, in another module), or None."""
 
+    def method_runs_forward(self, analysis: "ModuleAnalysis", func: cst.BaseExpression, method: str) -> bool | None:
+        """Whether ``method`` of the project class ``func`` names (in another module) runs part of a forward pass
+        with autograd on: it calls ``self``'s submodules outside a grad-free guard (directly or through
+        another of its methods). False when its guard covers them (a grad-free decorator, a ``with
+        torch.inference_mode()`` around every such call); None when the class or the method is not the
+        project's (a library base class may define it)."""
+
+    def grad_free_decorator(self, analysis: "ModuleAnalysis", decorator: cst.BaseExpression) -> bool:
+        """``decorator`` (``@smart_inference_mode()``, ``@no_grad_wrapper``) is a project function that wraps what
+        it decorates in ``torch.no_grad``/``inference_mode``: its body names one of them."""
+
+    def unseen_project_name(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> bool:
+        """``func`` is imported from the project's own package but names nothing the index holds (a module
+        missing from the tree, a name bound at run time): a project class whose code cannot be read, not a
+        library's."""
+
     def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
         """Why the model that the project's own ``hubconf.py`` entry ``entry_name`` builds runs its ``forward``
         without gradients (every class it returns has a grad-free decorator on ``forward``), or None."""

@@ -427,6 +427,15 @@ class ProjectModel:
                     found.append(Target("function", sub.module, f"{sub.qualname}.{name}"))
         return found
 
+    def method_summary(self, cls: Target, name: str, near: str | None = None) -> tuple[_Entry, FunctionSummary] | None:
+        """The method ``name`` of ``cls`` (or the nearest project base class that defines it), with its module's
+        entry: read from the entries the class's lineage found, since a module indexed under two names
+        (an alias) would not be found again by the name its summary gives."""
+        for entry, summary in self.lineage(cls, near)[0]:
+            if name in summary.methods:
+                return entry, summary.methods[name]
+        return None
+
     def find_method(self, cls: Target, name: str) -> Target | None:
         for entry, summary in self.lineage(cls)[0]:
             if name in summary.methods:
@@ -887,7 +896,11 @@ class ProjectModel:
             callers = self._located_callers(analysis, function)
             if not self._parses_callers(analysis, callers):
                 # From the index: a guard written at the call or on its function (none further up is seen).
-                return [site.guarded for entry, caller, site in callers if caller is None or not _summary_trains(caller)]
+                return [
+                    site.guarded or (caller is not None and self._decorated_grad_free(entry, caller))
+                    for entry, caller, site in callers
+                    if caller is None or not _summary_trains(caller)
+                ]
             results = []
             for caller, call in self._caller_calls(analysis, callers):
                 verdict = caller.context_of(call)
@@ -1087,7 +1100,62 @@ class ProjectModel:
         resolved = self._resolved(analysis, func)
         if resolved is None or resolved[1].kind != "class":
             return None
-        return self._class_forward_without_grad(resolved[1])
+        return self._class_forward_without_grad(resolved[1], resolved[0].path)
+
+    def grad_free_decorator(self, analysis: ModuleAnalysis, decorator: cst.BaseExpression) -> bool:
+        resolved = self._resolved(analysis, decorator.func if isinstance(decorator, cst.Call) else decorator)
+        return resolved is not None and self._guard_factory(resolved[1])
+
+    def _guard_factory(self, target: Target) -> bool:
+        """``target`` is a project function whose body names a grad-free guard (``smart_inference_mode``)."""
+        located = self._function(target) if target.kind == "function" else None
+        return located is not None and located[1].names_grad_guard
+
+    def _decorated_grad_free(self, entry: _Entry, function: FunctionSummary) -> bool:
+        """A decorator of ``function`` wraps it in a grad-free guard: torch's, or a project factory of one."""
+        for decorator in function.decorators:
+            target = self.resolve(entry, decorator)
+            if target is None:
+                continue
+            if target.kind == "external" and target.module in fw.NO_GRAD_GUARDS or self._guard_factory(target):
+                return True
+        return False
+
+    def unseen_project_name(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
+        entry = self._entry_for(analysis)
+        spelled = _spelled(func)
+        if entry is None or spelled is None or "()" in spelled:
+            return False
+        return spelled.partition(".")[0] in entry.summary.imports and self.resolve(entry, spelled) is None
+
+    def method_runs_forward(self, analysis: ModuleAnalysis, func: cst.BaseExpression, method: str) -> bool | None:
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "class":
+            return None
+        return self._method_runs_forward(resolved[1], method, resolved[0].path, 0)
+
+    def _method_runs_forward(self, cls: Target, method: str, near: str, depth: int) -> bool | None:
+        located = self.method_summary(cls, method, near)
+        if located is None:
+            return None
+        owner_entry, function = located
+        if self._decorated_grad_free(owner_entry, function):
+            return False
+        attributes = {name for _, summary in self.lineage(cls, near)[0] for name in summary.attributes}
+        for site in function.calls:
+            if site.guarded or not (site.callee == "self" or site.callee.startswith("self.")):
+                continue
+            parts = site.callee.split(".")
+            if parts == ["self"] or parts[1:] == ["forward"]:
+                return True
+            if len(parts) == 2 and self.method_summary(cls, parts[1], near) is not None:
+                # `self._encode(x)`: another method, which may guard itself in turn
+                if depth < 3 and self._method_runs_forward(cls, parts[1], near, depth + 1) is not False:
+                    return True
+                continue
+            if parts[1] in attributes and (len(parts) == 2 or parts[-1] in fw.LIBRARY_FORWARD_METHODS or parts[-1] == "forward"):
+                return True  # `self.vision(x)`, `self.visual.forward_features(x)`: a submodule runs
+        return False
 
     def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
         """``torch.hub.load(repo, "cotracker3_online")`` where the project's own root ``hubconf.py`` defines that
@@ -1118,16 +1186,15 @@ class ProjectModel:
             found.extend(inner)
         return found
 
-    def _class_forward_without_grad(self, cls: Target) -> str | None:
-        forward = self.find_method(cls, "forward")
-        located = self._function(forward) if forward is not None else None
+    def _class_forward_without_grad(self, cls: Target, near: str | None = None) -> str | None:
+        located = self.method_summary(cls, "forward", near)
         if located is None:
             return None
         owner_entry, function = located
         for decorator in function.decorators:
             resolved = self.resolve(owner_entry, decorator)
             if resolved is not None and resolved.kind == "external" and resolved.module in fw.NO_GRAD_GUARDS:
-                return f"`{forward.qualname}` (in `{forward.module}`) is decorated with a grad-free guard"
+                return f"`{function.qualname}` (in `{owner_entry.summary.name}`) is decorated with a grad-free guard"
         return None
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:

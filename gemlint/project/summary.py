@@ -47,6 +47,9 @@ class FunctionSummary:
     evaluated: set[str] = field(default_factory=set)
     #: Names and attributes whose ``load_state_dict`` is called in the body (weights loaded into a model).
     loads_state: set[str] = field(default_factory=set)
+    #: The body (nested functions included) names ``no_grad`` or ``inference_mode``: a decorator factory such
+    #: as ``smart_inference_mode()`` that wraps what it decorates in a grad-free guard.
+    names_grad_guard: bool = False
 
 
 @dataclass
@@ -143,9 +146,19 @@ class _Summariser:
             ast.Call: self._call,
             ast.With: self._with,
             ast.AsyncWith: self._with,
-            ast.Name: _nothing,
+            ast.Name: self._name,
+            ast.Attribute: self._attribute,
             ast.Constant: _nothing,
         }
+
+    def _name(self, node: ast.Name) -> None:
+        if node.id in _GRAD_GUARD_NAMES and self.functions:
+            self.functions[0].names_grad_guard = True
+
+    def _attribute(self, node: ast.Attribute) -> None:
+        if node.attr in _GRAD_GUARD_NAMES and self.functions:
+            self.functions[0].names_grad_guard = True
+        self.children(node)
 
     def visit(self, node: ast.AST) -> None:
         handler = self._handlers.get(type(node))
@@ -333,6 +346,9 @@ class _Summariser:
         ordinal = self._seen.get(key, 0)
         self._seen[key] = ordinal + 1
         return CallSite(callee, node.lineno, node.col_offset, ordinal, guarded)
+
+
+_GRAD_GUARD_NAMES = frozenset({"no_grad", "inference_mode"})
 
 
 def _grad_free(expression: ast.AST) -> bool:
