@@ -8,8 +8,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from gemlint.version import __version__
 from gemlint.baseline import BaselineError, load_baseline, new_findings
@@ -27,6 +29,9 @@ from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
 from gemlint.runner import FixMode, RunResult, lint_stdin, run
 from gemlint.selection import Selection
+
+if TYPE_CHECKING:
+    from gemlint.bench.result import Result
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 FAIL_LEVELS = ("error", "warning", "note")
@@ -492,27 +497,89 @@ def server_command() -> None:
     server.main()
 
 
+def _chart_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """--plot FILE: its suffix chooses the format, checked before any pair runs."""
+    if value is not None:
+        from gemlint.bench.plot import chart_format
+
+        try:
+            chart_format(value)
+        except ValueError as error:
+            raise click.BadParameter(str(error)) from None
+    return value
+
+
 @main.command("bench")
 @click.option("--rule", "rules", multiple=True, metavar="CODE", help="Benchmark these rules only (codes or prefixes, repeatable).")
 @click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True, help="Where the pairs run.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True, help="Output format.")
 @click.option("--quick", is_flag=True, help="Small sizes and few repetitions (for tests and smoke runs).")
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
-def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Path | None) -> None:
+@click.option("--plot", type=click.Path(path_type=Path, dir_okay=False), callback=_chart_path, metavar="FILE", help="Also draw the results as a chart, bad vs good per pair (.svg or .png; needs matplotlib, from the bench extra).")
+@click.option("--from", "from_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="RESULTS", help="Report (and --plot) the results of an earlier `--format json` run instead of running the pairs, e.g. gemlint/bench/results/cpu.json.")
+def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Path | None, plot: Path | None, from_file: Path | None) -> None:
     """Run each rule's bad and good variant and measure what the rule's claim is about.
 
     Rules whose device, library or toolchain is missing are reported as skipped, with the reason.
     The measuring libraries come with the `bench` extra: `pip install -e '.[bench]'` in a checkout (see the README for the CPU build of torch).
+    With --from, nothing runs: the results of that file are reported (and drawn with --plot), and the exit status is 0.
     """
     from gemlint.bench.render import render_table
     from gemlint.bench.result import Status
-    from gemlint.bench.runner import INSTALL_HINT, run_benchmarks, select_codes
+    from gemlint.bench.runner import INSTALL_HINT, select_codes
 
     try:
         codes = select_codes([code for value in rules for code in value.split(",") if code.strip()]) if rules else None
     except ValueError as error:
         click.echo(f"gemlint: error: {error}", err=True)
         sys.exit(2)
+    if from_file is not None and (quick or click.get_current_context().get_parameter_source("device") is not ParameterSource.DEFAULT):
+        raise click.UsageError("--quick and --device choose how the pairs run; with --from nothing runs")
+    if plot is not None:
+        _require_plotting()
+    if from_file is not None:
+        results = _earlier_results(from_file, codes)
+    else:
+        results = _run_bench(codes, device, quick)
+    text = json.dumps([result.to_json() for result in results], indent=2) + "\n" if fmt == "json" else render_table(results)
+    if output is not None:
+        _write(output, text)
+    else:
+        click.echo(text, nl=False)
+    if plot is not None:
+        _write_chart(results, plot)
+    if from_file is not None:
+        return
+    if any(result.status is Status.SKIPPED and INSTALL_HINT in (result.reason or "") for result in results):
+        click.echo(f"gemlint: some pairs need the benchmark dependencies: {INSTALL_HINT}", err=True)
+    sys.exit(1 if any(result.status is Status.ERROR for result in results) else 0)
+
+
+def _require_plotting() -> None:
+    """A missing matplotlib is reported before the pairs run (minutes), not after."""
+    from gemlint.bench.plot import PlotUnavailable, require_matplotlib
+
+    try:
+        require_matplotlib()
+    except PlotUnavailable as error:
+        click.echo(f"gemlint: error: {error}", err=True)
+        sys.exit(2)
+
+
+def _earlier_results(path: Path, codes: list[str] | None) -> list[Result]:
+    """The results of an earlier JSON report, those of ``codes`` only when --rule chose some."""
+    from gemlint.bench.result import read_results
+
+    try:
+        results = read_results(path)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--from") from None
+    return results if codes is None else [result for result in results if result.code in codes]
+
+
+def _run_bench(codes: list[str] | None, device: str, quick: bool) -> list[Result]:
+    from gemlint.bench.runner import run_benchmarks
+
     terminal = sys.stderr.isatty()
 
     def progress(code: str) -> None:
@@ -525,14 +592,16 @@ def bench(rules: tuple[str, ...], device: str, fmt: str, quick: bool, output: Pa
     results = run_benchmarks(codes, device=device, quick=quick, progress=progress)
     if terminal:
         click.echo("\r" + " " * 30 + "\r", err=True, nl=False)
-    text = json.dumps([result.to_json() for result in results], indent=2) + "\n" if fmt == "json" else render_table(results)
-    if output is not None:
-        _write(output, text)
-    else:
-        click.echo(text, nl=False)
-    if any(result.status is Status.SKIPPED and INSTALL_HINT in (result.reason or "") for result in results):
-        click.echo(f"gemlint: some pairs need the benchmark dependencies: {INSTALL_HINT}", err=True)
-    sys.exit(1 if any(result.status is Status.ERROR for result in results) else 0)
+    return results
+
+
+def _write_chart(results: list[Result], path: Path) -> None:
+    from gemlint.bench.plot import plot_results
+
+    try:
+        plot_results(results, path)
+    except OSError as error:
+        raise click.ClickException(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+import json
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 
 class Status(str, enum.Enum):
@@ -69,3 +71,19 @@ def ratio(bad: float, good: float) -> float | None:
     if good == 0 or not math.isfinite(bad) or not math.isfinite(good):
         return None
     return bad / good
+
+
+def read_results(path: Path) -> list[Result]:
+    """Every row of a ``gemlint bench --format json`` report; ValueError, naming the file, for anything else."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    if not isinstance(rows, list):
+        raise ValueError(f"{path} is not a `gemlint bench --format json` report: it holds no array of results")
+    try:
+        return [Result.from_json(row) for row in rows]
+    except KeyError as error:
+        raise ValueError(f"{path} is not a `gemlint bench --format json` report: a result has no {error} key") from None
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path} is not a `gemlint bench --format json` report: {error}") from None
