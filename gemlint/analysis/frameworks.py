@@ -29,6 +29,11 @@ COUNTING_AND_EXPORT_NAMES = frozenset({
     "clever_format", "get_model_complexity_info", "calculate_flops", "get_model_profile", "summary", "profile_macs",
     "trace", "script", "trace_module", "export", "dynamo_export", "compile", "convert",
 })
+#: Inference engines that run compiled graphs outside torch: an nn.Module that only wraps one (a TensorRT or
+#: ONNX Runtime session behind ``forward``) has no parameters for autograd to record.
+OUTSIDE_TORCH_ENGINES = frozenset({"tensorrt", "onnxruntime", "openvino", "tritonclient", "pycuda", "polygraphy"})
+#: Calls that put a module into an attribute (besides ``torch.nn`` classes and the project's model classes).
+MODULE_LOADING_CALLS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.compile"})
 #: Demo-app frameworks that call the app's code on every interaction (:mod:`gemlint.analysis.apps`).
 APP_FRAMEWORKS = frozenset({"gradio", "streamlit"})
 WEB_FRAMEWORKS = frozenset(

@@ -470,7 +470,32 @@ class ProjectModel:
 
     def is_model_class(self, target: Target, near: str | None = None) -> bool:
         chain, external = self.lineage(target, near)
-        return bool(chain) and any(_is_module_base(name) for name in external)
+        return bool(chain) and any(_is_module_base(name) for name in external) and not self._engine_wrapper(chain)
+
+    def _engine_wrapper(self, chain: list[tuple[_Entry, ClassSummary]]) -> bool:
+        """An nn.Module subclass that wraps an engine outside torch (its module imports TensorRT, ONNX Runtime,
+        ...) and puts no torch module in its attributes: running it records no autograd graph, and it has no
+        dropout or batch norm for ``.eval()`` to switch."""
+        entry = chain[0][0]
+        if not any(name.partition(".")[0] in fw.OUTSIDE_TORCH_ENGINES for name in entry.summary.imports.values()):
+            return False
+        key = ("engine wrapper", entry.path, chain[0][1].name)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        self._memo[key] = False  # recursion: a class that holds itself is not known to be a wrapper
+        holds_module = False
+        for owner, cls in chain:
+            for callees in cls.attributes.values():
+                for spelled in callees:
+                    target = self.resolve(owner, spelled)
+                    if target is None:
+                        continue
+                    if target.kind == "external" and (target.module.startswith("torch.nn.") or target.module in fw.MODULE_LOADING_CALLS):
+                        holds_module = True
+                    elif target.kind == "class" and self.is_model_class(target, owner.path):
+                        holds_module = True
+        self._memo[key] = not holds_module
+        return not holds_module
 
     # -- factories ----------------------------------------------------------------------------------
     def factory(self, target: Target, near: str | None = None, _depth: int = 0) -> str | None:
