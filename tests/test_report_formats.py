@@ -1,0 +1,130 @@
+"""The CI report formats: GitLab Code Quality, valid against its consumer's published schema, carrying the
+fingerprints --baseline uses, and saying what was not checked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gemlint.cli import main
+from report_validation import gitlab_errors
+
+SERVICE = 'import os\n\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
+# A C function whose possible leak sits past code that does not parse: the run checks the file only in part.
+UNPARSED_C = """\
+#include <stdlib.h>
+int f(int n, int fail) {
+  char *p = malloc(n);
+  int total = SOME_MACRO(p) @@ n;
+  if (fail) return -1;
+  free(p);
+  return total;
+}
+"""
+# GEM602 (a warning): a health endpoint that runs the model, with the forward pass as a related place.
+HEALTHZ = (
+    "import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\nmodel = torch.jit.load('m.pt')\n\n\n"
+    "@app.get('/healthz')\ndef healthz():\n    with torch.inference_mode():\n        model(torch.zeros(1))\n    return {}\n"
+)
+FORMATS = ("gitlab",)
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, [*args, "--no-cache"], catch_exceptions=False)
+
+
+def errors(fmt: str, output: str) -> list[str]:
+    return gitlab_errors(json.loads(output))
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A git repository (a .git folder marks the root) with one finding in src/service.py."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "service.py").write_text(SERVICE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# -- valid in every situation ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_run_with_findings_is_valid_and_keeps_the_exit_code(repo, fmt):
+    result = invoke("src", "--format", fmt)
+    assert result.exit_code == 1
+    assert not errors(fmt, result.stdout)
+    assert "GEM404" in result.stdout
+    assert invoke("src", "--format", fmt, "--exit-zero").exit_code == 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_run_without_findings_is_valid(repo, fmt):
+    (repo / "src" / "service.py").write_text("x = 1\n", encoding="utf-8")
+    result = invoke("src", "--format", fmt)
+    assert result.exit_code == 0 and not errors(fmt, result.stdout)
+    assert json.loads(result.stdout) == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_what_was_not_checked_is_said_in_each_formats_way(repo, fmt):
+    (repo / "src" / "kernel.c").write_text(UNPARSED_C, encoding="utf-8")
+    result = invoke("src", "--select", "GEM302", "--format", fmt)
+    assert result.exit_code == 0 and not errors(fmt, result.stdout)
+    assert "gemlint: warning: 1 file checked only in part" in result.stderr
+    # An array of issues, as the JSON report is: the notice is on stderr only.
+    assert "checked only in part" not in result.stdout
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_odd_characters_stay_valid(repo, fmt):
+    names = ['a&b<c>"q\'.py', "модель é.py", "new\nline.py", "esc\x1bape.py"]
+    for name in names:
+        (repo / "src" / name).write_text(SERVICE, encoding="utf-8")
+    result = invoke("src", "--format", fmt)
+    assert result.exit_code == 1 and not errors(fmt, result.stdout)
+    paths = [issue["location"]["path"] for issue in json.loads(result.stdout)]
+    assert sorted(paths) == sorted(f"src/{name}" for name in [*names, "service.py"])
+
+
+# -- GitLab Code Quality ------------------------------------------------------------------------------
+
+
+def test_gitlab_issues_carry_the_baselines_fingerprints_and_repository_paths(repo, monkeypatch):
+    (repo / "src" / "classifier.py").write_text(HEALTHZ, encoding="utf-8")
+    issues = json.loads(invoke("src", "--format", "gitlab").stdout)
+    findings = json.loads(invoke("src", "--format", "json").stdout)
+    assert [(i["check_name"], i["fingerprint"], i["location"]["lines"]["begin"]) for i in issues] == [
+        (f["code"], f["fingerprint"], f["line"]) for f in findings
+    ]
+    assert {f["severity"] for f in findings} == {"error", "warning"}
+    assert [i["severity"] for i in issues] == [{"error": "major", "warning": "minor"}[f["severity"]] for f in findings]
+    assert all(i["description"].startswith(f"{f['code']} [{f['name']}] ") for i, f in zip(issues, findings))
+    # Started inside src/, the paths are still the repository's (GitLab links them so).
+    monkeypatch.chdir(repo / "src")
+    assert json.loads(invoke(".", "--format", "gitlab").stdout) == issues
+
+
+def test_a_gitlab_issue_keeps_its_fingerprint_when_code_above_it_moves(repo):
+    (before,) = json.loads(invoke("src", "--format", "gitlab").stdout)
+    (repo / "src" / "service.py").write_text('"""Docs."""\nimport sys\n' + SERVICE, encoding="utf-8")
+    (after,) = json.loads(invoke("src", "--format", "gitlab").stdout)
+    assert after["location"]["lines"]["begin"] == before["location"]["lines"]["begin"] + 2
+    assert after["fingerprint"] == before["fingerprint"]
+
+
+def test_a_gitlab_report_serves_as_a_baseline(repo):
+    (repo / "gl-code-quality-report.json").write_text(invoke("src", "--format", "gitlab").stdout, encoding="utf-8")
+    result = invoke("src", "--baseline", "gl-code-quality-report.json")
+    assert result.exit_code == 0 and "1 finding in the baseline" in result.stderr
+
+
+def test_extra_reports_are_written_alongside_the_text_report(repo):
+    result = invoke("src", "--output-format", "gitlab:reports/cq.json")
+    assert result.exit_code == 1 and "src/service.py:3:1: GEM404" in result.stdout
+    assert not gitlab_errors(json.loads((repo / "reports" / "cq.json").read_text(encoding="utf-8")))
+    # The same report as --format gives, whichever way it is asked for.
+    assert (repo / "reports" / "cq.json").read_text(encoding="utf-8") == invoke("src", "--format", "gitlab").stdout
