@@ -24,6 +24,7 @@ from gemlint.reporters import FORMATS
 from gemlint.reporters.github import render_github
 from gemlint.reporters.gitlab import render_gitlab
 from gemlint.reporters.json import render_json
+from gemlint.reporters.junit import render_junit
 from gemlint.reporters.sarif import render_sarif
 from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
@@ -33,8 +34,8 @@ from gemlint.selection import Selection
 OUTPUT_FORMATS = FORMATS
 FAIL_LEVELS = ("error", "warning", "note")
 _LEVEL_RANK = {Severity.NOTE: 0, Severity.WARNING: 1, Severity.ERROR: 2}
-#: Formats that carry each finding's fingerprint (and so can serve as a --baseline).
-_FINGERPRINTED = ("json", "sarif", "gitlab")
+#: Formats that carry each finding's fingerprint: all but JUnit's (XML) can serve as a --baseline.
+_FINGERPRINTED = ("json", "sarif", "gitlab", "junit")
 PROGRESS_MIN_FILES = 200
 
 
@@ -180,6 +181,9 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
         # An array of issues, as the JSON report is: what was not checked goes to stderr (see `run`).
         assert report.fingerprints is not None
         return render_gitlab(diagnostics, report.root, report.fingerprints)
+    if fmt == "junit":
+        assert report.fingerprints is not None
+        return render_junit(diagnostics, report.root, report.fingerprints, unchecked)
     return render_text(
         diagnostics,
         color=color,

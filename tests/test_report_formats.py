@@ -1,15 +1,17 @@
-"""The CI report formats: GitLab Code Quality, valid against its consumer's published schema, carrying the
-fingerprints --baseline uses, and saying what was not checked."""
+"""The CI report formats: GitLab Code Quality and JUnit XML, each valid against its consumer's published
+schema, carrying the fingerprints --baseline uses, and saying what was not checked."""
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
 
 from gemlint.cli import main
-from report_validation import gitlab_errors
+from gemlint.registry import rule_by_code
+from report_validation import gitlab_errors, junit_errors
 
 SERVICE = 'import os\n\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
 # A C function whose possible leak sits past code that does not parse: the run checks the file only in part.
@@ -28,7 +30,7 @@ HEALTHZ = (
     "import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\nmodel = torch.jit.load('m.pt')\n\n\n"
     "@app.get('/healthz')\ndef healthz():\n    with torch.inference_mode():\n        model(torch.zeros(1))\n    return {}\n"
 )
-FORMATS = ("gitlab",)
+FORMATS = ("gitlab", "junit")
 
 
 def invoke(*args: str):
@@ -36,7 +38,7 @@ def invoke(*args: str):
 
 
 def errors(fmt: str, output: str) -> list[str]:
-    return gitlab_errors(json.loads(output))
+    return junit_errors(output) if fmt == "junit" else gitlab_errors(json.loads(output))
 
 
 @pytest.fixture
@@ -47,6 +49,10 @@ def repo(tmp_path, monkeypatch):
     (tmp_path / "src" / "service.py").write_text(SERVICE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def junit_cases(document: str) -> list[ET.Element]:
+    return list(ET.fromstring(document).iter("testcase"))
 
 
 # -- valid in every situation ------------------------------------------------------------------------
@@ -66,7 +72,11 @@ def test_a_run_without_findings_is_valid(repo, fmt):
     (repo / "src" / "service.py").write_text("x = 1\n", encoding="utf-8")
     result = invoke("src", "--format", fmt)
     assert result.exit_code == 0 and not errors(fmt, result.stdout)
-    assert json.loads(result.stdout) == []
+    if fmt == "gitlab":
+        assert json.loads(result.stdout) == []
+    else:  # JUnit: one passing test, so that the report says a run happened
+        (case,) = junit_cases(result.stdout)
+        assert list(case) == []
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -75,8 +85,12 @@ def test_what_was_not_checked_is_said_in_each_formats_way(repo, fmt):
     result = invoke("src", "--select", "GEM302", "--format", fmt)
     assert result.exit_code == 0 and not errors(fmt, result.stdout)
     assert "gemlint: warning: 1 file checked only in part" in result.stderr
-    # An array of issues, as the JSON report is: the notice is on stderr only.
-    assert "checked only in part" not in result.stdout
+    if fmt == "junit":
+        skipped = [case for case in junit_cases(result.stdout) if case.find("skipped") is not None]
+        (notice,) = [case.find("skipped").get("message") for case in skipped]
+        assert notice.startswith("1 file checked only in part")
+    else:  # an array of issues, as the JSON report is: the notice is on stderr only
+        assert "checked only in part" not in result.stdout
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -86,8 +100,13 @@ def test_odd_characters_stay_valid(repo, fmt):
         (repo / "src" / name).write_text(SERVICE, encoding="utf-8")
     result = invoke("src", "--format", fmt)
     assert result.exit_code == 1 and not errors(fmt, result.stdout)
-    paths = [issue["location"]["path"] for issue in json.loads(result.stdout)]
-    assert sorted(paths) == sorted(f"src/{name}" for name in [*names, "service.py"])
+    if fmt == "junit":
+        suites = {suite.get("name") for suite in ET.fromstring(result.stdout).iter("testsuite")}
+        # XML cannot hold an escape character, even escaped: it is written as Python writes it.
+        assert suites == {f"src/{name}" for name in names[:3]} | {"src/esc\\x1bape.py", "src/service.py"}
+    else:
+        paths = [issue["location"]["path"] for issue in json.loads(result.stdout)]
+        assert sorted(paths) == sorted(f"src/{name}" for name in [*names, "service.py"])
 
 
 # -- GitLab Code Quality ------------------------------------------------------------------------------
@@ -123,8 +142,37 @@ def test_a_gitlab_report_serves_as_a_baseline(repo):
 
 
 def test_extra_reports_are_written_alongside_the_text_report(repo):
-    result = invoke("src", "--output-format", "gitlab:reports/cq.json")
+    result = invoke("src", "--output-format", "gitlab:reports/cq.json", "--output-format", "junit:reports/junit.xml")
     assert result.exit_code == 1 and "src/service.py:3:1: GEM404" in result.stdout
     assert not gitlab_errors(json.loads((repo / "reports" / "cq.json").read_text(encoding="utf-8")))
+    assert not junit_errors((repo / "reports" / "junit.xml").read_text(encoding="utf-8"))
     # The same report as --format gives, whichever way it is asked for.
     assert (repo / "reports" / "cq.json").read_text(encoding="utf-8") == invoke("src", "--format", "gitlab").stdout
+
+
+# -- JUnit ------------------------------------------------------------------------------------------
+
+
+def test_junit_has_a_suite_per_file_and_a_failure_per_finding(repo):
+    (repo / "src" / "classifier.py").write_text(rule_by_code("GEM103").bad, encoding="utf-8")
+    (repo / "src" / "broken.py").write_text("def f(:\n", encoding="utf-8")
+    document = invoke("src", "--format", "junit").stdout
+    findings = json.loads(invoke("src", "--format", "json").stdout)
+    assert not junit_errors(document)
+    suites = {suite.get("name"): suite for suite in ET.fromstring(document).iter("testsuite")}
+    assert set(suites) == {f["path"] for f in findings}
+    for f in findings:
+        (case,) = [c for c in suites[f["path"]].iter("testcase") if f["fingerprint"] in c.get("name")]
+        # A file that could not be parsed is an error of the test run; a finding, a failed test.
+        (outcome,) = list(case)
+        assert outcome.tag == ("error" if f["code"] == "GEM000" else "failure")
+        assert outcome.get("type") == f["code"] and outcome.get("message") == f["message"]
+        assert outcome.text.startswith(f"{f['path']}:{f['line']}:{f['column']}: {f['code']} [{f['name']}]")
+        assert case.get("classname") == f["path"].removesuffix(".py")
+
+
+def test_a_junit_test_keeps_its_name_when_code_above_it_moves(repo):
+    (before,) = junit_cases(invoke("src", "--format", "junit").stdout)
+    (repo / "src" / "service.py").write_text("import sys\n\n" + SERVICE, encoding="utf-8")
+    (after,) = junit_cases(invoke("src", "--format", "junit").stdout)
+    assert after.get("name") == before.get("name") and after.find("failure").text != before.find("failure").text
