@@ -25,6 +25,7 @@ from gemlint.reporters.github import render_github
 from gemlint.reporters.gitlab import render_gitlab
 from gemlint.reporters.json import render_json
 from gemlint.reporters.junit import render_junit
+from gemlint.reporters.rdjson import render_rdjson
 from gemlint.reporters.sarif import render_sarif
 from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
@@ -184,6 +185,8 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
     if fmt == "junit":
         assert report.fingerprints is not None
         return render_junit(diagnostics, report.root, report.fingerprints, unchecked)
+    if fmt == "rdjson":
+        return render_rdjson(diagnostics, unsafe)
     return render_text(
         diagnostics,
         color=color,
