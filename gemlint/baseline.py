@@ -1,7 +1,8 @@
-"""``--baseline``: report only findings that an earlier JSON or SARIF report did not contain.
+"""``--baseline``: report only findings that an earlier JSON, SARIF or GitLab report did not contain.
 
 Findings are matched on their fingerprints (:mod:`gemlint.fingerprints`), never on
-line numbers, so code added above an accepted finding does not bring it back.
+line numbers, so code added above an accepted finding does not bring it back. A GitLab
+Code Quality report is, like a JSON report, an array of objects with a ``fingerprint``.
 """
 
 from __future__ import annotations

@@ -22,8 +22,12 @@ from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.docs import fix_label, languages_label, name_label, rule_text, rules_markdown
 from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name
+from gemlint.reporters import FORMATS
 from gemlint.reporters.github import render_github
+from gemlint.reporters.gitlab import render_gitlab
 from gemlint.reporters.json import render_json
+from gemlint.reporters.junit import render_junit
+from gemlint.reporters.rdjson import render_rdjson
 from gemlint.reporters.sarif import render_sarif
 from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
@@ -33,11 +37,11 @@ from gemlint.selection import Selection
 if TYPE_CHECKING:
     from gemlint.bench.result import Result
 
-OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+OUTPUT_FORMATS = FORMATS
 FAIL_LEVELS = ("error", "warning", "note")
 _LEVEL_RANK = {Severity.NOTE: 0, Severity.WARNING: 1, Severity.ERROR: 2}
-#: Formats that carry each finding's fingerprint (and so can serve as a --baseline).
-_FINGERPRINTED = ("json", "sarif")
+#: Formats that carry each finding's fingerprint: all but JUnit's (XML) can serve as a --baseline.
+_FINGERPRINTED = ("json", "sarif", "gitlab", "junit")
 PROGRESS_MIN_FILES = 200
 
 
@@ -179,6 +183,15 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
         )
     if fmt == "github":
         return render_github(diagnostics, report.root, unchecked)
+    if fmt == "gitlab":
+        # An array of issues, as the JSON report is: what was not checked goes to stderr (see `run`).
+        assert report.fingerprints is not None
+        return render_gitlab(diagnostics, report.root, report.fingerprints)
+    if fmt == "junit":
+        assert report.fingerprints is not None
+        return render_junit(diagnostics, report.root, report.fingerprints, unchecked)
+    if fmt == "rdjson":
+        return render_rdjson(diagnostics, unsafe)
     return render_text(
         diagnostics,
         color=color,
@@ -221,7 +234,7 @@ def main() -> None:
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT:FILE", help="An extra report in the same run, e.g. sarif:gemlint.sarif.")
 @click.option("--sarif-category", metavar="NAME", help="SARIF automationDetails.id, to upload several gemlint runs for one commit.")
-@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Report only findings absent from this earlier JSON or SARIF report.")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Report only findings absent from this earlier JSON, SARIF or GitLab report.")
 @click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Write every current finding to FILE as a baseline and exit 0.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named explicitly (for pre-commit).")
 @click.option("--respect-gitignore/--no-respect-gitignore", "respect_gitignore", default=None, help="Skip files that .gitignore files ignore (default: on, or the config's respect-gitignore).")

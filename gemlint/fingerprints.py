@@ -34,7 +34,7 @@ def normalized_line(lines: list[str], line: int) -> str:
     return _WHITESPACE.sub("", lines[line - 1])
 
 
-def _source_lines(path: str) -> list[str]:
+def source_lines(path: str) -> list[str]:
     """The file's lines decoded as the engine decodes them; empty when it cannot be read."""
     try:
         data = read_regular_file(path)  # never a FIFO or device, whose reading could block forever
@@ -59,7 +59,7 @@ def fingerprint_diagnostics(diagnostics: Iterable[Diagnostic], root: Path) -> di
         by_path[diagnostic.path].append(diagnostic)
     result: dict[Diagnostic, str] = {}
     for path, found in by_path.items():
-        lines = _source_lines(path)
+        lines = source_lines(path)
         anchored = repository_path(path, root) or Path(os.path.abspath(path)).as_posix()
         seen: dict[str, int] = defaultdict(int)
         for diagnostic in sorted(found, key=lambda d: (d.line, d.column, d.end_line, d.end_column, d.code, d.message)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from gemlint.cli import main
+from report_validation import gitlab_errors, junit_errors, rdjson_errors
 from sarif_validation import github_errors, schema_errors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +54,40 @@ def test_the_pre_commit_snippet_is_a_valid_config(tmp_path):
     completed = subprocess.run([sys.executable, "-m", "pre_commit", "validate-config", str(config)], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert yaml.safe_load(snippet)["repos"][0]["hooks"][0]["id"] == "gemlint"
+
+
+def run_gemlint_line(command: str):
+    """Runs a snippet's gemlint command (the part before any pipe) with the gemlint under test, here."""
+    args = shlex.split(command.split("|")[0])
+    assert args[0] == "gemlint"
+    result = CliRunner().invoke(main, args[1:])
+    assert result.exit_code == 0, result.output  # --exit-zero: the reports, not the exit code, say what was found
+    return result
+
+
+def test_the_gitlab_job_writes_the_reports_it_declares(repo, monkeypatch):
+    (job,) = [yaml.safe_load(block)["gemlint"] for block in yaml_blocks() if block.startswith("gemlint:")]
+    reports = job["artifacts"]["reports"]
+    assert job["artifacts"]["when"] == "always"
+    (lint,) = [line for line in job["script"] if line.startswith("gemlint ")]
+    assert f"gitlab:{reports['codequality']}" in lint and f"junit:{reports['junit']}" in lint
+    monkeypatch.chdir(repo)
+    run_gemlint_line(lint)
+    issues = json.loads((repo / reports["codequality"]).read_text(encoding="utf-8"))
+    assert not gitlab_errors(issues) and [issue["location"]["path"] for issue in issues] == ["src/service.py"]
+    assert not junit_errors((repo / reports["junit"]).read_text(encoding="utf-8"))
+
+
+def test_the_reviewdog_step_pipes_rdjson_into_reviewdog(repo, monkeypatch):
+    (step,) = [step for block in yaml_blocks() if block.startswith(" ") for step in yaml.safe_load("steps:\n" + block)["steps"]
+               if "reviewdog" in step.get("run", "")]
+    assert step["env"]["REVIEWDOG_GITHUB_API_TOKEN"] == "${{ secrets.GITHUB_TOKEN }}"
+    (pipeline,) = [line for line in step["run"].splitlines() if "| reviewdog" in line]
+    assert "--format rdjson" in pipeline and "-f=rdjson" in pipeline and "-reporter=github-pr-review" in pipeline
+    assert "set -o pipefail" in step["run"]  # gemlint's exit code 2 is not lost in the pipe
+    monkeypatch.chdir(repo)
+    document = json.loads(run_gemlint_line(pipeline).stdout)
+    assert not rdjson_errors(document) and [d["location"]["path"] for d in document["diagnostics"]] == ["src/service.py"]
 
 
 def test_the_ruff_advice_is_there():

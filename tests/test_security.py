@@ -91,8 +91,8 @@ def cache_in_the_repository(monkeypatch):
 
 def reported(output: str, code: str) -> bool:
     """Whether a report lists a finding of ``code`` (SARIF names every rule in its tool metadata)."""
-    if output.lstrip().startswith("{"):
-        return any(result["ruleId"] == code for run in json.loads(output)["runs"] for result in run["results"])
+    if output.lstrip().startswith("{") and "runs" in (log := json.loads(output)):
+        return any(result["ruleId"] == code for run in log["runs"] for result in run["results"])
     return code in output
 
 
@@ -228,7 +228,9 @@ def test_a_result_cache_entry_that_is_a_fifo_or_device_link_is_a_miss(repository
 
 
 # -- links out of the repository -------------------------------------------------------------------
-FORMATS = [["--format", "text", "--show-source"], ["--format", "json"], ["--format", "sarif"], ["--format", "github"]]
+FORMATS = [
+    ["--format", "text", "--show-source"], *(["--format", name] for name in ("json", "sarif", "github", "gitlab", "junit", "rdjson"))
+]
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f[1])
