@@ -150,7 +150,12 @@ class ModuleAnalysis:
         if cached is None:
             scope = self._scopes.get(node)
             names = scope.get_qualified_names_for(node) if scope is not None else ()
-            cached = self._qualified[node] = frozenset(name.name for name in names)
+            cached = frozenset(name.name for name in names)
+            if cached and self.outside is not None:
+                # `from pkg.utils import torch`: the project module re-exports what it imports
+                external = {self.outside.external_name(name) for name in cached} - {None}
+                cached = cached | external if external else cached
+            self._qualified[node] = cached
         return cached
 
     def resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:

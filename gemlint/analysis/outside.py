@@ -45,6 +45,10 @@ class OutsideFacts(Protocol):
         torch.inference_mode()`` around every such call); None when the class or the method is not the
         project's (a library base class may define it)."""
 
+    def external_name(self, dotted: str) -> str | None:
+        """What a qualified name that goes through a project module names outside the project, where that
+        module imports it (``pkg.utils.torch_utils.torch.jit.trace`` -> ``torch.jit.trace``), or None."""
+
     def grad_free_decorator(self, analysis: "ModuleAnalysis", decorator: cst.BaseExpression) -> bool:
         """``decorator`` (``@smart_inference_mode()``, ``@no_grad_wrapper``) is a project function that wraps what
         it decorates in ``torch.no_grad``/``inference_mode``: its body names one of them."""

@@ -1127,6 +1127,23 @@ class ProjectModel:
             return None
         return self._class_forward_without_grad(resolved[1], resolved[0].path)
 
+    def external_name(self, dotted: str) -> str | None:
+        key = ("external name", dotted)
+        if key not in self._memo:
+            found = None
+            if dotted.partition(".")[0] in self._top_level_names():
+                target = self.resolve_absolute(dotted)
+                if target is not None and target.kind == "external" and target.module != dotted:
+                    found = target.module
+            self._memo[key] = found
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _top_level_names(self) -> frozenset[str]:
+        key = ("top-level names",)
+        if key not in self._memo:
+            self._memo[key] = frozenset(name.partition(".")[0] for name in self.modules)
+        return self._memo[key]  # type: ignore[return-value]
+
     def grad_free_decorator(self, analysis: ModuleAnalysis, decorator: cst.BaseExpression) -> bool:
         resolved = self._resolved(analysis, decorator.func if isinstance(decorator, cst.Call) else decorator)
         return resolved is not None and self._guard_factory(resolved[1])
