@@ -423,7 +423,45 @@ class ModelTracker:
         for receiver, reason in self._freezes:
             if mine & {origin.node for origin in self.origins(receiver)}:
                 return reason
+        for passed in self._injected_arguments(expression):
+            # `net.audioproj`, built from `Net(..., audio_proj)`: frozen where `audio_proj` was
+            for receiver, reason in self._freezes:
+                if isinstance(passed, cst.Name) and is_name(receiver, passed.value) and self._same_binding(passed, receiver):
+                    return reason
         return None
+
+    def _injected_arguments(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """What the constructions of ``model.attr``'s owner hand to the ``__init__`` parameter that the class
+        stores as ``self.attr`` (a submodule injected into a class of this file)."""
+        if not isinstance(expression, cst.Attribute):
+            return []
+        found = []
+        for origin in self.origins(expression.value):
+            cls = self._constructed_class(origin)
+            init = self._method_of(cls, "__init__") if cls is not None else None
+            if init is None or not isinstance(origin.node, cst.Call):
+                return []
+            param = self._stored_parameter(init, expression.attr.value)
+            if param is None:
+                return []
+            passed = passed_argument(origin.node, parameter_position(init, param, bound=True), param.name.value)
+            if passed is None:
+                return []
+            found.append(passed)
+        return found
+
+    def _stored_parameter(self, init: cst.FunctionDef, attribute: str) -> cst.Param | None:
+        """The parameter of ``__init__`` that it stores as ``self.<attribute> = <param>``."""
+        params = {p.name.value: p for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        for node in self.analysis.subtree(init.body):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value in params:
+                if any(is_member(t.target, ("self",), attribute) for t in node.targets):
+                    return params[node.value.value]
+        return None
+
+    def _same_binding(self, first: cst.Name, second: cst.Name) -> bool:
+        """The two uses of one name read the same variable: the same function (or module) scope."""
+        return self.analysis.enclosing_function(first) is self.analysis.enclosing_function(second)
 
     def set_to_eval(self, origin: ModelOrigin) -> bool:
         """Whether anything in the file puts the model of ``origin`` in eval mode: ``.eval()`` or
