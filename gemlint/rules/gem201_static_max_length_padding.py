@@ -38,6 +38,11 @@ _TRITON_TENSOR = frozenset({"triton_python_backend_utils.Tensor"})
 # (a TF Serving SavedModel, a Triton or OpenVINO Model Server model), not to a model of this process.
 _MODEL_SERVER_CLIENTS = ("tensorflow_serving", "tritonclient", "ovmsclient")
 _TORCHSCRIPT_LOADS = frozenset({"torch.jit.load"})
+# Joining batches along a dimension: every batch's other dimensions, the sequence length among them, must match.
+_JOINS = frozenset(
+    {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.vstack", "numpy.concatenate", "numpy.stack", "numpy.vstack"}
+)
+_JOIN_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _JOINS)
 
 
 class StaticMaxLengthPadding(AnalysisRule):
@@ -72,6 +77,9 @@ class StaticMaxLengthPadding(AnalysisRule):
         "declares the tensor the tokenized output is put into (`pb_utils.Tensor(\"name\", ...)` in the same method) "
         "with fixed dims (no -1); where that tensor cannot be told, when every output of the configuration has "
         "fixed dims.",
+        "Batches joined into one tensor: the token ids or attention mask of each call are appended to a list "
+        "that `torch.cat`/`torch.stack` (or NumPy's `concatenate`/`stack`) joins, which needs every batch to have "
+        "the same length.",
         "`padding=True` and `padding=\"longest\"`.",
     )
     bad = """\
@@ -126,6 +134,8 @@ def embed(text: str):
             return
         max_length = keyword_arg(node, "max_length")
         if self._text_encoder_input(node, max_length) or self._export_input(node) or self._triton_fixed_shape(node):
+            return
+        if self._joined_across_batches(node):
             return
         length = literal_value(max_length.value) if max_length is not None else NOT_LITERAL
         large = isinstance(length, int) and not isinstance(length, bool) and length >= LARGE_MAX_LENGTH
@@ -239,6 +249,41 @@ def embed(text: str):
     @cached_property
     def _triton_shapes(self) -> triton_config.TensorShapes | None:
         return triton_config.tensor_shapes(Path(self.context.source.path))
+
+    def _joined_across_batches(self, node: cst.Call) -> bool:
+        """The token ids or mask of each batch are collected in a list that is then joined along a dimension
+        (``ids.append(batch.input_ids)`` then ``torch.cat(ids)``): every batch must have the same length."""
+        scope = self.analysis.enclosing_function(node) or self.context.module
+        tokens = self._direct_names(node, scope)
+        if not tokens:
+            return False
+        collected = set()
+        for child in self.analysis.subtree(scope):
+            if isinstance(child, cst.Call) and isinstance(child.func, cst.Attribute) and child.func.attr.value == "append" and len(child.args) == 1:
+                value = child.args[0].value
+                root = value.value if isinstance(value, (cst.Attribute, cst.Subscript)) else value
+                if isinstance(root, cst.Name) and root.value in tokens and isinstance(child.func.value, cst.Name):
+                    collected.add(child.func.value.value)
+        if not collected:
+            return False
+        for child in self.analysis.subtree(scope):
+            if isinstance(child, cst.Call) and terminal_name(child.func) in _JOIN_NAMES and child.args:
+                first = child.args[0].value
+                if isinstance(first, cst.Name) and first.value in collected and self.analysis.resolves_to(child.func, _JOINS):
+                    return True
+        return False
+
+    def _direct_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
+        """Names bound to ``node``'s result itself, perhaps moved (``batch = tokenizer(...).to(device)``)."""
+        names = set()
+        for child in self.analysis.subtree(scope):
+            if isinstance(child, cst.Assign) and len(child.targets) == 1 and isinstance(child.targets[0].target, cst.Name):
+                value = child.value
+                while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value is not node:
+                    value = value.func.value  # `.to(device)`, `.to("cuda")`
+                if value is node:
+                    names.add(child.targets[0].target.value)
+        return frozenset(names)
 
     # -- data flow within one function ------------------------------------------------------------
     def _derived_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
