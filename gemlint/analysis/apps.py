@@ -44,6 +44,9 @@ STREAMLIT_RUN_ONCE = frozenset(
 )
 
 
+_PARTIAL = frozenset({"functools.partial"})
+
+
 def gradio_callbacks(analysis: "ModuleAnalysis") -> frozenset[str]:
     """How the functions this module hands to Gradio are spelled there (``predict``, ``self.respond``)."""
     if not analysis.imports_any(("gradio",)):
@@ -58,10 +61,20 @@ def gradio_callbacks(analysis: "ModuleAnalysis") -> frozenset[str]:
         else:
             continue
         handed = keyword_arg(call, "fn") or positional_arg(call, 0)
-        spelled = dotted_name(handed.value) if handed is not None else None
+        spelled = dotted_name(_called_function(analysis, handed.value)) if handed is not None else None
         if spelled:
             found.add(spelled)
     return frozenset(found)
+
+
+def _called_function(analysis: "ModuleAnalysis", handed: cst.BaseExpression) -> cst.BaseExpression:
+    """The function a callback runs: itself, the function of ``functools.partial(f, ...)``, or the call a
+    ``lambda`` makes (``lambda x: f(runner, x)``)."""
+    if isinstance(handed, cst.Call) and analysis.resolves_to(handed.func, _PARTIAL) and handed.args:
+        return handed.args[0].value
+    if isinstance(handed, cst.Lambda) and isinstance(handed.body, cst.Call):
+        return handed.body.func
+    return handed
 
 
 def _is_gradio_object(analysis: "ModuleAnalysis", expression: cst.BaseExpression, depth: int) -> bool:
