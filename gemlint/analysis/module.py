@@ -14,9 +14,11 @@ from typing import Collection, Iterator
 import libcst as cst
 from libcst.metadata import Assignment, ScopeProvider
 
-from gemlint.analysis import apps
+from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
+from gemlint.analysis.models import ModelTracker
 from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses and rules import them from here
     NOT_LITERAL,
     SCOPE_NODES,
@@ -593,12 +595,10 @@ class ModuleAnalysis:
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
         name = function.name.value
-        from gemlint.analysis.routes import is_route_decorator
-
         for decorator in function.decorators:
             expression = decorator.decorator
             target = expression.func if isinstance(expression, cst.Call) else expression
-            if is_route_decorator(self, expression):
+            if routes.is_route_decorator(self, expression):
                 return f"`{name}` is an HTTP route handler"
             if terminal_name(target) in fw.API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
                 return f"`{name}` is a serving API"
@@ -710,16 +710,12 @@ class ModuleAnalysis:
     @cached_property
     def routes(self):
         """The routes, routers and mounts this module declares (:mod:`gemlint.analysis.routes`)."""
-        from gemlint.analysis.routes import extract
-
-        return extract(self)
+        return routes.extract(self)
 
     @cached_property
     def registered_handlers(self) -> frozenset[str]:
         """Names of functions handed to route registrations in this file (add_api_route, Route, path, ...)."""
-        from gemlint.analysis.routes import registered_handler_names
-
-        return registered_handler_names(self)
+        return routes.registered_handler_names(self)
 
     def is_registered_handler(self, function: cst.FunctionDef) -> bool:
         """``function`` is handed to a route registration of this file: a module-level function by its name,
@@ -1032,11 +1028,9 @@ class ModuleAnalysis:
         """The decorators that wrap what runs when ``function`` is called as registered: decorators apply
         bottom-up, and a route decorator registers the function as decorated so far, so a guard written
         above ``@app.post(...)`` wraps only the name, not the route FastAPI calls."""
-        from gemlint.analysis.routes import is_route_decorator
-
         decorators = list(function.decorators)
         for index in range(len(decorators) - 1, -1, -1):
-            if is_route_decorator(self, decorators[index].decorator):
+            if routes.is_route_decorator(self, decorators[index].decorator):
                 return decorators[index + 1 :]
         return decorators
 
@@ -1128,15 +1122,11 @@ class ModuleAnalysis:
     def autograd_graphs(self):
         """The autograd-graph flow of this file's functions (:class:`gemlint.analysis.autograd_graphs.AutogradGraphs`),
         shared by the rules and by the project model's questions from other files."""
-        from gemlint.analysis.autograd_graphs import AutogradGraphs
-
         return AutogradGraphs(self)
 
     @cached_property
     def models(self):
         """The model-object tracker of this file (:class:`gemlint.analysis.models.ModelTracker`)."""
-        from gemlint.analysis.models import ModelTracker
-
         return ModelTracker(self)
 
 

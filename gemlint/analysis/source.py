@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from gemlint.analysis.module import ModuleAnalysis
 from gemlint.config import Config
 from gemlint.discovery import OnSourceFile, SourceFile
 
@@ -33,6 +34,4 @@ class PythonSource(OnSourceFile):
     @cached_property
     def analysis(self):
         """The shared semantic facts of this module, computed once for all analyses and rules that ask."""
-        from gemlint.analysis.module import ModuleAnalysis
-
         return ModuleAnalysis(self)

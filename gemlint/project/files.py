@@ -27,12 +27,14 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from gemlint.confinement import read_confined
+from gemlint.analysis.routes import Ref, compose, path_matches
 from gemlint.analysis.source import PythonSource
 from gemlint.config import Config
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
+from gemlint.project.model import ProjectModel
 from gemlint.project.summary import module_name
 
 _MARKER = b"optimized_model_filepath"
@@ -174,8 +176,6 @@ class ProjectRoute:
         return self.root[0] if isinstance(self.root, tuple) and self.root and isinstance(self.root[0], str) else self.file.modname
 
     def matches(self, path: str, method: str = "GET") -> bool:
-        from gemlint.analysis.routes import path_matches
-
         if self.methods is not None and method not in self.methods and "*" not in self.methods:
             if not (method == "HEAD" and "GET" in self.methods):
                 return False
@@ -254,8 +254,6 @@ class Project:
     # -- routes ---------------------------------------------------------------------------------
     @cached_property
     def routes(self) -> list[ProjectRoute]:
-        from gemlint.analysis.routes import Ref, compose
-
         declared = []
         for path in self.python_files:
             data = buffer(path)
@@ -376,8 +374,6 @@ class Project:
     @cached_property
     def model(self):
         """The project model: every module summarised, names resolved across modules."""
-        from gemlint.project.model import ProjectModel
-
         return ProjectModel(self, _INDEX_CACHE.get(self.root))
 
     @cached_property
