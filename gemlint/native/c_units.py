@@ -206,14 +206,17 @@ def _parameters(function: Node) -> list[Node]:
     return list(parameters.named_children) if parameters is not None else []
 
 
-def parameter_names(function: Node) -> list[str]:
-    names = []
+def parameters(function: Node) -> list[tuple[str, bool]]:
+    """Each parameter's name, and whether it is a reference (``Detector*& p``: the callee can reset or
+    delete what the caller's variable holds)."""
+    found = []
     for parameter in _parameters(function):
         if parameter.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
-        identifier = syn.declared_identifier(parameter.child_by_field_name("declarator"))
-        names.append(syn.text(identifier) if identifier is not None else "")
-    return names
+        declarator = parameter.child_by_field_name("declarator")
+        identifier = syn.declared_identifier(declarator)
+        found.append((syn.text(identifier) if identifier is not None else "", syn.is_reference_declarator(declarator)))
+    return found
 
 
 # -- acquisitions and findings ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Callable
 
 from gemlint.native import c_syntax as syn
-from gemlint.native.c_units import Unit, parameter_names
+from gemlint.native.c_units import Unit, parameters
 from gemlint.native.resources import CHECK_WRAPPERS, Kind, Release, acquires_by_name, releases_by_name
 
 if TYPE_CHECKING:
@@ -115,12 +115,14 @@ class Uses:
         return Use.USE, None
 
     def _summarize(self, unit: Unit, index: int, address: bool, depth: int) -> tuple[Use, Kind | None]:
-        names = parameter_names(unit.node)
-        if index >= len(names) or not names[index]:
+        declared = parameters(unit.node)
+        if index >= len(declared) or not declared[index][0]:
             return (Use.ESCAPE, None) if address else (Use.USE, None)
-        if address:
-            return Use.ESCAPE, None  # the callee writes through a pointer to the handle: treat it as taking it over
-        parameter = names[index]
+        if address or declared[index][1]:
+            # The callee writes through a pointer to the handle, or holds the caller's variable by reference:
+            # treat it as taking it over.
+            return Use.ESCAPE, None
+        parameter = declared[index][0]
         escaped = False
         for facts in unit.facts.values():
             for call in facts.calls:
