@@ -457,6 +457,7 @@ def rules_command(fmt: str) -> None:
                         "tags": list(r.tags),
                         "precision": r.reported_precision(),
                         "preview": r.preview,
+                        "notebooks": r.notebooks,
                     }
                     for r in rules
                 ],

@@ -56,6 +56,12 @@ def predict(x: list[float]):
     fix_note = "The fix replaces `.train()` with `.eval()`; both return the module, so chained calls keep working."
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "pytorch")
+    notebooks = True
+    notebooks_reason = (
+        "Switching a model to training mode and then predicting makes the notebook's results random and updates "
+        "batch-norm statistics, as in a service; a notebook that trains (a backward pass, an optimizer step) is "
+        "training code and is not reported."
+    )
     prefilter = (".train(",)
     sees_project = True
 
