@@ -12,12 +12,12 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from gemlint.confinement import read_confined
 from gemlint.version import code_digest
-from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity, Span
+from gemlint.diagnostics import Applicability, CellSpan, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity, Span
 
 FORMAT = 1
 #: A cache entry larger than this is corrupt (one file's findings are a few kilobytes).
@@ -87,13 +87,49 @@ class Cache:
 
 
 def diagnostic_to_json(d: Diagnostic) -> dict:
-    data = d.to_json()
-    data["related"] = [
-        {"path": r.span.path, "line": r.span.line, "column": r.span.column, "end_line": r.span.end_line,
-         "end_column": r.span.end_column, "message": r.message}
-        for r in d.related
-    ]
-    return data
+    """Every field as the engine made it: positions in the linted text (a notebook's module) and, apart, the
+    notebook cell spans (the report's JSON shows only the latter)."""
+    return {
+        "code": d.code,
+        "name": d.name,
+        "severity": d.severity.value,
+        "path": d.path,
+        "line": d.line,
+        "column": d.column,
+        "end_line": d.end_line,
+        "end_column": d.end_column,
+        "message": d.message,
+        "fix": None
+        if d.fix is None
+        else {
+            "applicability": d.fix.applicability.value,
+            "message": d.fix.message,
+            "edits": [
+                {"line": e.start.line, "column": e.start.column, "end_line": e.end.line, "end_column": e.end.column,
+                 "content": e.content, "cell": _cell_to_json(e.cell)}
+                for e in d.fix.edits
+            ],
+        },
+        "related": [
+            {"path": r.span.path, "line": r.span.line, "column": r.span.column, "end_line": r.span.end_line,
+             "end_column": r.span.end_column, "message": r.message, "cell": _cell_to_json(r.cell)}
+            for r in d.related
+        ],
+        "precision": d.precision,
+        "cell": _cell_to_json(d.cell),
+    }
+
+
+def _cell_to_json(cell: CellSpan | None) -> dict | None:
+    return asdict(cell) if cell is not None else None
+
+
+def _cell_from_json(data: object) -> CellSpan | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise TypeError("cell: expected an object or null")
+    return CellSpan(**{item.name: _typed(data, item.name, int) for item in fields(CellSpan)})
 
 
 def _typed(data: dict, key: str, kind: type):
@@ -126,7 +162,7 @@ def diagnostic_from_json(data: dict) -> Diagnostic:
         if fix is None
         else Fix(
             tuple(
-                Edit(_position(e, "line", "column"), _position(e, "end_line", "end_column"), _typed(e, "content", str))
+                Edit(_position(e, "line", "column"), _position(e, "end_line", "end_column"), _typed(e, "content", str), _cell_from_json(e.get("cell")))
                 for e in _typed(fix, "edits", list)
             ),
             Applicability(fix["applicability"]),
@@ -136,10 +172,12 @@ def diagnostic_from_json(data: dict) -> Diagnostic:
             RelatedLocation(
                 Span(_typed(r, "path", str), _typed(r, "line", int), _typed(r, "column", int), _typed(r, "end_line", int), _typed(r, "end_column", int)),
                 _typed(r, "message", str),
+                _cell_from_json(r.get("cell")),
             )
             for r in data.get("related", ())
         ),
         precision=_optional_string(data.get("precision")),
+        cell=_cell_from_json(data.get("cell")),
     )
 
 

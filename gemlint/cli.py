@@ -475,6 +475,7 @@ def rules_command(fmt: str) -> None:
                         "tags": list(r.tags),
                         "precision": r.reported_precision(),
                         "preview": r.preview,
+                        "notebooks": r.notebooks,
                     }
                     for r in rules
                 ],

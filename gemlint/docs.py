@@ -98,6 +98,18 @@ def languages_label(rule: type[Rule]) -> str:
     return ", ".join(sorted(language.value for language in rule.languages))
 
 
+def checks_python(rule: type[Rule]) -> bool:
+    """A rule with Python code to check, the rules that may check notebooks (GEM000 is the engine's own)."""
+    return Language.PYTHON in rule.languages and rule.languages != frozenset(Language)
+
+
+def notebooks_label(rule: type[Rule]) -> str:
+    """Whether the rule checks notebooks: yes, no, or a dash for a rule without Python (and GEM000, always reported)."""
+    if not checks_python(rule):
+        return "—"
+    return "yes" if rule.notebooks else "no"
+
+
 def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
     """One rule's page, in ruff's sections plus what the rule deliberately leaves alone."""
     fence = _FENCE.get(rule.examples_language(), "")
@@ -110,6 +122,8 @@ def rule_markdown(rule: type[Rule], heading: str = "##") -> str:
     ]
     if rule.preview:
         lines += [PREVIEW_NOTE.format(code=rule.code) + (f" {rule.preview_reason}" if rule.preview_reason else ""), ""]
+    if checks_python(rule):
+        lines += [f"Notebooks: **{'checked' if rule.notebooks else 'not checked'}**. {rule.notebooks_reason}", ""]
     lines += [
         f"{heading}# What it does",
         "",
@@ -142,6 +156,8 @@ def rule_text(rule: type[Rule]) -> str:
     parts = [f"{rule.code} {rule.name} ({rule.severity.value}{', preview' if rule.preview else ''})", "", rule.summary]
     if rule.preview:
         parts += ["", PREVIEW_NOTE.format(code=rule.code).replace("**", "")]
+    if checks_python(rule):
+        parts += ["", f"Notebooks: {'checked' if rule.notebooks else 'not checked'}. {rule.notebooks_reason}"]
     parts += ["", "Why is this bad?", rule.rationale]
     if rule.not_flagged:
         parts += ["", "What it does not flag:"] + [f"  - {item}" for item in rule.not_flagged]
@@ -174,6 +190,41 @@ _EVIDENCE_TIERS = [
     "`test*` functions are never inference code, wherever they are.",
 ]
 
+_NOTEBOOKS = [
+    "## Jupyter notebooks",
+    "",
+    "Notebooks (`.ipynb`) are linted by default, as ruff lints them: the code cells, in order, are one Python module "
+    "(the kernel runs them in one namespace, so a model built in one cell and run in another is one program). IPython "
+    "syntax that starts a statement (line magics such as `%time` or `%matplotlib inline`, shell escapes `!pip install` "
+    "and `x = !ls`, help `obj?`) stands for a `pass` on its line; a cell whose cell magic hands it to another program "
+    "(`%%bash`, `%%writefile`, `%%html`) is not Python and is skipped, while `%%time`, `%%timeit`, `%%capture`, "
+    "`%%prun`, `%%debug` and `%%python` cells are linted. A notebook whose kernel is not Python (R, Julia) has "
+    "nothing to check. A cell that does not parse on its own is reported (GEM000 on that cell) and the other cells "
+    "are still checked. A notebook that is not valid JSON, or not in format 4, is one GEM000.",
+    "",
+    "- **Positions** are `path.ipynb:cell N:line:column` in the text output, with N counting every cell of the "
+    "notebook (markdown ones too) from 1 and the line counted in the cell. In the JSON output, `cell` is N and "
+    "`line`/`column`/`end_line`/`end_column` (and those of a fix's edits) are counted in the cell; `cell` is null "
+    "for other files. SARIF and GitHub annotations place a finding in the notebook file's JSON text (the line and "
+    "columns of the code in the cell's `source` strings), since GitHub shows a `.ipynb` as that text; the SARIF result "
+    "names the cell in `properties.notebookCell` and carries no `fixes`.",
+    "- **Suppression**: `# noqa` / `# noqa: GEM101` on a cell's line applies to that line; a `# gemlint: noqa` line in "
+    "any cell applies to the whole notebook.",
+    "- **Fixes**: `--fix` rewrites only the `source` of the cells it changed, each still parsing on its own, and keeps "
+    "every other byte of the file (outputs, execution counts, metadata, key order, indentation). IPython lines are "
+    "kept as written. `--diff` shows the change to the notebook's JSON.",
+    "- **Which rules**: a notebook is run by hand, cell by cell, to explore; it is not a service. A rule checks "
+    "notebooks when what it reports costs or misleads the person running the notebook (autograd memory held by "
+    "outputs kept in globals, dropout left on, leaks in functions a cell calls again and again), and not when the cost "
+    "is a deployed service's (per-request latency, start-up, probes) or the finding is debugging a notebook does on "
+    "purpose (profilers, anomaly detection, verbose logging). The table's Notebooks column and each rule's page say "
+    "which and why.",
+    "- The project's modules are read for a notebook's imports (a model class or factory defined in the project), "
+    "but a notebook is not a module of the project: nothing imports it.",
+    "- `gemlint server` does not lint notebooks (docs/editors.md says why); the command line, pre-commit hook and "
+    "`--stdin-filename x.ipynb` do.",
+]
+
 
 def rules_markdown(rules: Iterable[type[Rule]]) -> str:
     """The whole of docs/rules.md."""
@@ -183,15 +234,15 @@ def rules_markdown(rules: Iterable[type[Rule]]) -> str:
         "",
         "<!-- Generated by `gemlint rules --format markdown` from the rule classes in gemlint/rules/. Do not edit. -->",
         "",
-        "| Code | Name | Severity | Languages | Fix | Summary |",
-        "|---|---|---|---|---|---|",
+        "| Code | Name | Severity | Languages | Fix | Notebooks | Summary |",
+        "|---|---|---|---|---|---|---|",
     ]
     for rule in rules:
         lines.append(
             f"| [{rule.code}](#{anchor(rule)}) | {name_label(rule)} | {rule.severity.value} | {languages_label(rule)} | "
-            f"{fix_label(rule)} | {rule.summary} |"
+            f"{fix_label(rule)} | {notebooks_label(rule)} | {rule.summary} |"
         )
-    lines += ["", *_EVIDENCE_TIERS, ""]
+    lines += ["", *_EVIDENCE_TIERS, "", *_NOTEBOOKS, ""]
     family = None
     for rule in rules:
         if rule.code[3] != family:

@@ -20,6 +20,7 @@ from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
+from gemlint.frontends.notebook import Notebook, read_notebook
 from gemlint.languages import Language
 from gemlint.project.files import project_for
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
@@ -125,6 +126,22 @@ def lint_text(
     rules = checking_rules(selection, source)
     if not rules:
         return []
+    if source.language is Language.NOTEBOOK:
+        return _lint_notebook(source, text, rules, selection, line_noqa=line_noqa, project=project)
+    return _lint_checked(source, text, rules, selection, line_noqa, tree, project, facts)
+
+
+def _lint_checked(
+    source: SourceFile,
+    text: str,
+    rules: list[type[Rule]],
+    selection: Selection,
+    line_noqa: bool,
+    tree: ast.Module | None,
+    project: bool,
+    facts: SyntaxFacts | None,
+) -> list[Diagnostic]:
+    """Lint ``text`` with the ``rules`` that check ``source``, then apply suppressions and severities."""
     suppressions = Suppressions(text, source.language)
     if suppressions.file_suppresses_all() and selection.config.respect_noqa:
         return []
@@ -133,8 +150,9 @@ def lint_text(
         admitted = project_for(selection.config).model.admits(str(source.path))
     rules = [rule for rule in rules if rule.may_match(text, source.language) or (admitted and rule.sees_project)]
     if not rules:
-        # No rule can match, so LibCST is skipped; a broken file must still be reported.
-        if source.language is not Language.PYTHON or facts is not None:
+        # No rule can match, so LibCST is skipped; a broken file must still be reported (one that ``ast`` has
+        # parsed already, or whose facts the index has, is not broken).
+        if source.language is not Language.PYTHON or facts is not None or tree is not None:
             return []
         return _python_syntax_check(source, text)
     if source.language is Language.PYTHON:
@@ -143,6 +161,83 @@ def lint_text(
     else:
         diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
     return finalize(diagnostics, suppressions, selection, line_noqa=line_noqa)
+
+
+def _lint_notebook(
+    source: SourceFile, text: str, rules: list[type[Rule]], selection: Selection, *, line_noqa: bool, project: bool
+) -> list[Diagnostic]:
+    """Lint a notebook's code cells as one Python module; findings carry their cell (:class:`CellSpan`).
+
+    A cell that does not parse is reported (GEM000, naming the cell) and left out, so the other cells are
+    still checked: Jupyter runs each cell on its own, and one broken cell does not stop the others. A
+    ``# gemlint: noqa`` line in any cell applies to the whole notebook, as a file-level directive does.
+    The notebook reads the project's modules (the classes and factories it imports) but is not one of
+    them: nothing can import it (see :mod:`gemlint.project.files`).
+    """
+    try:
+        notebook = read_notebook(text)
+    except SourceError as error:
+        return [parse_error(source, str(error), error.line, error.column)]
+    if not notebook.python or not notebook.cells:
+        return []  # a notebook in another language (R, Julia) has no Python to check
+    code, tree, broken = _parsable_cells(source, notebook)
+    as_module = replace(source, language=Language.PYTHON)
+    diagnostics = _lint_checked(as_module, code, rules, selection, line_noqa, tree, project, None) + broken
+    return sorted((_in_cells(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
+
+
+def _parsable_cells(source: SourceFile, notebook: Notebook) -> tuple[str, ast.Module | None, list[Diagnostic]]:
+    """The notebook's module with the cells that do not parse on their own emptied, its ``ast`` tree when it
+    parses, and a GEM000 for each emptied cell."""
+    try:
+        return notebook.code, ast.parse(notebook.code), []
+    except SyntaxError:
+        pass
+    except (RecursionError, MemoryError, ValueError):
+        return notebook.code, None, []  # the Python path reports it, as for a module
+    broken, diagnostics = [], []
+    for cell in notebook.cells:
+        try:
+            ast.parse(cell.python)
+        except SyntaxError as error:
+            if _libcst_parses(cell.python):
+                continue  # newer grammar than this interpreter's (as for a module, LibCST decides)
+            broken.append(cell)
+            line = notebook.first_line(cell) + (error.lineno or 1) - 1
+            message = f"syntax error: {error.msg}; the notebook's other cells were checked"
+            diagnostics.append(parse_error(source, message, line, error.offset or 1))
+        except (RecursionError, MemoryError, ValueError):
+            continue
+    code = notebook.without(broken)
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        tree = None  # cells that parse alone but not together: the Python path reports the module
+    return code, tree, diagnostics
+
+
+def _libcst_parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
+        return False
+    return True
+
+
+def _in_cells(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
+    """``diagnostic`` with the cell spans of its position, its fix's edits and its related places in the notebook."""
+    cell = notebook.locate(diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column)
+    fix = diagnostic.fix
+    if fix is not None:
+        edits = tuple(replace(e, cell=notebook.locate(e.start.line, e.start.column, e.end.line, e.end.column)) for e in fix.edits)
+        fix = replace(fix, edits=edits)
+    related = tuple(
+        replace(r, cell=notebook.locate(r.span.line, r.span.column, r.span.end_line, r.span.end_column))
+        if r.span.path == diagnostic.path
+        else r
+        for r in diagnostic.related
+    )
+    return replace(diagnostic, cell=cell, fix=fix, related=related)
 
 
 def finalize(
@@ -384,8 +479,4 @@ def _with_severity(diagnostic: Diagnostic, severity: Severity) -> Diagnostic:
 
 def checking_rules(selection: Selection, source: SourceFile) -> list[type[Rule]]:
     """The rules that check ``source`` (GEM000 is reported by the engine, never run)."""
-    return [
-        rule
-        for rule in selection.rules_for(source.relative)
-        if source.language in rule.languages and rule.code != PARSE_ERROR_CODE
-    ]
+    return [rule for rule in selection.rules_for(source.relative) if rule.reads(source.language) and rule.code != PARSE_ERROR_CODE]

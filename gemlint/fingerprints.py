@@ -4,7 +4,9 @@ A fingerprint hashes the rule code, the file's repository-relative path and the
 reported source line with all whitespace removed, plus the finding's occurrence
 number among findings with the same hash in the file. It never includes a line
 number, so it survives edits above or below the finding and re-indentation, and
-changes when the flagged line itself changes or the file moves.
+changes when the flagged line itself changes or the file moves. In a notebook the line is
+the code line of its cell (findings' lines are those of the module the code cells make), so
+a change of outputs or execution counts changes no fingerprint.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 from typing import Iterable
 
 from gemlint.diagnostics import Diagnostic
-from gemlint.languages import language_of
+from gemlint.frontends.notebook import read_notebook
+from gemlint.languages import Language, language_of
 from gemlint.repository import repository_path
 from gemlint.text import SourceError, decoder_for, read_regular_file, split_lines
 
@@ -35,16 +38,22 @@ def normalized_line(lines: list[str], line: int) -> str:
 
 
 def source_lines(path: str) -> list[str]:
-    """The file's lines decoded as the engine decodes them; empty when it cannot be read."""
+    """The file's lines decoded as the engine decodes them (a notebook's: the module of its code cells); empty
+    when it cannot be read."""
     try:
         data = read_regular_file(path)  # never a FIFO or device, whose reading could block forever
     except SourceError:
         return []
-    decoder = decoder_for(language_of(Path(path)))
+    language = language_of(Path(path))
     try:
-        text = decoder(data).text
+        text = decoder_for(language)(data).text
     except SourceError:
         text = data.decode("utf-8", errors="replace")
+    if language is Language.NOTEBOOK:
+        try:
+            text = read_notebook(text).code
+        except SourceError:
+            pass  # not a notebook: its GEM000 is placed in the file's own text
     return split_lines(text)
 
 

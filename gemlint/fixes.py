@@ -1,5 +1,6 @@
 """Applying fixes: edits in memory, a re-lint loop until stable, and an atomic write that keeps
-the file's encoding, BOM, line endings and permissions."""
+the file's encoding, BOM, line endings and permissions. A notebook's fixes are applied to the module
+of its code cells and written back into the cells they changed."""
 
 from __future__ import annotations
 
@@ -7,17 +8,19 @@ import difflib
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 import libcst as cst
 
 from gemlint.diagnostics import Applicability, Diagnostic, Fix
+from gemlint.frontends.notebook import CellsChanged, Notebook, read_notebook
 from gemlint.languages import Language
 from gemlint.text import SourceError, line_offsets, offset_of, read_regular_file
 
 MAX_ITERATIONS = 10
+UNPARSABLE = "a fix would have produced code that does not parse"
 
 
 def applicable(fix: Fix | None, unsafe: bool) -> bool:
@@ -74,8 +77,13 @@ def fix_text(
     lint: Callable[[str], list[Diagnostic]],
     diagnostics: list[Diagnostic],
     unsafe: bool,
+    refusal: Callable[[str], str | None] | None = None,
 ) -> FixOutcome:
-    """Apply fixes and re-lint until nothing fixable remains (as ruff does), never producing unparsable code."""
+    """Apply fixes and re-lint until nothing fixable remains (as ruff does), never producing unparsable code.
+
+    ``refusal`` says why fixed text must not be kept (None: it may); by default, that it does not parse.
+    """
+    refusal = refusal or (lambda candidate: None if still_parses(candidate, language) else UNPARSABLE)
     applied = 0
     current = text
     for _ in range(MAX_ITERATIONS):
@@ -85,11 +93,40 @@ def fix_text(
         candidate, count = apply_edits(current, fixes)
         if count == 0 or candidate == current:
             break
-        if not still_parses(candidate, language):
-            return FixOutcome(current, diagnostics, applied, "a fix would have produced code that does not parse")
+        refused = refusal(candidate)
+        if refused is not None:
+            return FixOutcome(current, diagnostics, applied, refused)
         current, applied = candidate, applied + count
         diagnostics = lint(current)
     return FixOutcome(current, diagnostics, applied)
+
+
+def fix_source(
+    text: str, language: Language, lint: Callable[[str], list[Diagnostic]], diagnostics: list[Diagnostic], unsafe: bool
+) -> FixOutcome:
+    """:func:`fix_text` for a whole file's text (``lint`` lints such a text). A notebook's fixes are applied to the
+    module of its code cells (where the findings' positions are) and the cells they changed are written back
+    into its JSON; every changed cell must still parse on its own, as Jupyter runs it."""
+    if language is not Language.NOTEBOOK:
+        return fix_text(text, language, lint, diagnostics, unsafe)
+    notebook = read_notebook(text)
+    outcome = fix_text(
+        notebook.code, Language.PYTHON, lambda code: lint(notebook.rewritten(code)), diagnostics, unsafe, _cells_refusal(notebook)
+    )
+    return replace(outcome, text=notebook.rewritten(outcome.text))
+
+
+def _cells_refusal(notebook: Notebook) -> Callable[[str], str | None]:
+    def refusal(code: str) -> str | None:
+        try:
+            cells = notebook.split(code)
+            notebook.rewritten(code)  # the IPython lines can be put back
+        except CellsChanged as error:
+            return str(error)
+        changed = (python for cell, python in zip(notebook.cells, cells) if python != cell.python)
+        return None if all(still_parses(python, Language.PYTHON) for python in changed) else UNPARSABLE
+
+    return refusal
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

@@ -12,6 +12,9 @@ class Language(str, enum.Enum):
     NATIVE = "native"  # C, C++, CUDA
     DOCKERFILE = "dockerfile"
     TRITON = "triton"  # Triton Inference Server model configurations (config.pbtxt)
+    #: Jupyter notebooks (.ipynb): their code cells are linted as one Python module by the Python rules
+    #: that say they apply to notebooks (``Rule.notebooks``).
+    NOTEBOOK = "notebook"
 
     @property
     def comment_prefixes(self) -> tuple[str, ...]:
@@ -24,6 +27,7 @@ class Language(str, enum.Enum):
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh"})
+NOTEBOOK_SUFFIX = ".ipynb"
 #: The name Triton gives a model's configuration in a model repository.
 TRITON_CONFIG_NAME = "config.pbtxt"
 
@@ -38,6 +42,8 @@ def language_of(path: PurePath) -> Language | None:
         return Language.YAML
     if suffix in NATIVE_SUFFIXES:
         return Language.NATIVE
+    if suffix == NOTEBOOK_SUFFIX:
+        return Language.NOTEBOOK
     if name == TRITON_CONFIG_NAME:
         return Language.TRITON
     lowered = name.lower()

@@ -72,6 +72,20 @@ class Rule:
     #: Findings may come from what other modules say (a caller's context, a model built elsewhere): the text
     #: markers alone do not rule a file out when the project model admits it.
     sees_project: ClassVar[bool] = False
+    #: Whether a Python rule checks the code cells of Jupyter notebooks. A notebook is run by hand, cell by
+    #: cell, to explore: it is not a service, so a rule applies when what it reports costs or misleads the
+    #: person running the notebook, not only a deployed service. Every Python rule says which, with its reason
+    #: in one sentence in ``notebooks_reason`` (shown in docs/rules.md).
+    notebooks: ClassVar[bool] = False
+    notebooks_reason: ClassVar[str] = ""
+
+    @classmethod
+    def reads(cls, language: Language) -> bool:
+        """Whether the rule checks files of ``language``: its own languages, and notebooks where it is a Python
+        rule that applies to them."""
+        if language is Language.NOTEBOOK:
+            return cls.notebooks and Language.PYTHON in cls.languages
+        return language in cls.languages
 
     @classmethod
     def reported_precision(cls) -> str:

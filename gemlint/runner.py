@@ -19,7 +19,7 @@ from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.engine import collecting_notes, input_error, lint_file, lint_text
 from gemlint.frontends import triton_config
 from gemlint.frontends.native_includes import included_headers
-from gemlint.fixes import FileChanged, applicable, fix_text, unified_diff, write_atomically
+from gemlint.fixes import FileChanged, applicable, fix_source, unified_diff, write_atomically
 from gemlint.languages import Language, language_of
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.registry import all_rules
@@ -145,7 +145,7 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return report
-    outcome = fix_text(decoded.text, source.language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
+    outcome = fix_source(decoded.text, source.language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
     report.diagnostics = outcome.diagnostics
     if outcome.refused:
         report.warning = f"{source.display}: fixes not applied: {outcome.refused}"
@@ -193,8 +193,7 @@ def _key_data(source: SourceFile, data: bytes) -> bytes:
 def _depends_on_project(source: SourceFile, selection: Selection) -> bool:
     """Results of cross-file rules change when other files do: they are cached under the project's state."""
     return any(
-        (rule.cross_file or rule.sees_project) and source.language in rule.languages
-        for rule in selection.rules_for(source.relative)
+        (rule.cross_file or rule.sees_project) and rule.reads(source.language) for rule in selection.rules_for(source.relative)
     )
 
 
@@ -263,8 +262,8 @@ def run(
             work.append(source)
     total = len(files)
     started = time.perf_counter()
-    if any(source.language is Language.PYTHON for source in work):
-        # Index the project once, here, so that the worker processes start with it.
+    if any(source.language in (Language.PYTHON, Language.NOTEBOOK) for source in work):
+        # Index the project once, here, so that the worker processes start with it (a notebook reads it too).
         keep_index_in(config.root, cache.directory if cache is not None else None)
         model = project_for(config).model
         if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
@@ -373,7 +372,7 @@ def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMo
     diagnostics = lint_text(source, decoded.text, selection)
     if not mode.active or not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return StdinOutcome(diagnostics, warnings=warnings)
-    outcome = fix_text(decoded.text, language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
+    outcome = fix_source(decoded.text, language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
     if outcome.refused:
         warnings.append(f"{source.display}: fixes not applied: {outcome.refused}")
     if mode.diff:

@@ -102,7 +102,7 @@ def decode_python(data: bytes) -> DecodedSource:
 
 
 def decode_text(data: bytes) -> DecodedSource:
-    """Decode non-Python text (YAML, C/C++/CUDA, Dockerfiles): UTF-8 with an optional BOM."""
+    """Decode non-Python text (YAML, notebooks' JSON, C/C++/CUDA, Dockerfiles): UTF-8 with an optional BOM."""
     _refuse_nul(data, "a text file")
     return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
 
@@ -133,7 +133,7 @@ def decoder_for(language: Language | None):
         return decode_python
     if language in (Language.NATIVE, Language.DOCKERFILE):
         return decode_lenient
-    return decode_text  # YAML is UTF-8 by its specification
+    return decode_text  # YAML and JSON (a notebook) are UTF-8 by their specifications
 
 
 def _decode(data: bytes, encoding: str) -> DecodedSource:

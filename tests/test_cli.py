@@ -65,9 +65,10 @@ def test_clean_run_exits_0(project):
 def test_json_has_exactly_the_pinned_keys(project):
     result = invoke("src", "--format", "json")
     findings = json.loads(result.output)
-    # These keys are pinned ("more may be added, none renamed"); `related`, `precision` and `fingerprint` (for
-    # --baseline) are added.
-    assert [set(f) for f in findings] == [JSON_KEYS | {"related", "precision", "fingerprint"}] * 2
+    # These keys are pinned ("more may be added, none renamed"); `related`, `precision`, `cell` (a notebook's; null
+    # here) and `fingerprint` (for --baseline) are added.
+    assert [set(f) for f in findings] == [JSON_KEYS | {"related", "precision", "cell", "fingerprint"}] * 2
+    assert [f["cell"] for f in findings] == [None, None]
     assert findings[0]["related"] == []
     padding = findings[1]
     assert (padding["code"], padding["severity"], padding["path"], padding["line"], padding["column"]) == (
@@ -79,7 +80,7 @@ def test_json_has_exactly_the_pinned_keys(project):
     )
     assert (padding["end_line"], padding["end_column"]) == (12, 66)
     assert padding["fix"]["applicability"] == "unsafe"  # the tensor shapes change
-    assert padding["fix"]["edits"] == [{"line": 12, "column": 36, "end_line": 12, "end_column": 48, "content": '"longest"'}]
+    assert padding["fix"]["edits"] == [{"line": 12, "column": 36, "end_line": 12, "end_column": 48, "content": '"longest"', "cell": None}]
     assert findings[0]["fix"] is None
 
 

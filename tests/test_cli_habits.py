@@ -149,7 +149,7 @@ def test_json_carries_related_locations(tmp_path, monkeypatch):
     )
     monkeypatch.chdir(tmp_path)
     (finding,) = json.loads(invoke("classifier.py", "--select", "GEM602", "--format", "json").stdout)
-    assert finding["related"] == [{"path": "classifier.py", "line": 11, "column": 9, "message": "the forward pass `model(...)`"}]
+    assert finding["related"] == [{"path": "classifier.py", "line": 11, "column": 9, "cell": None, "message": "the forward pass `model(...)`"}]
 
 
 def test_bench_prints_progress_lines_when_not_on_a_terminal(tmp_path):
@@ -183,4 +183,4 @@ def test_the_readmes_json_key_list_matches_the_output(project):
     (finding, *_) = json.loads(invoke("src", "--ignore-noqa", "--format", "json").stdout)
     assert listed == set(finding)
     nested = re.search(r"`related`\s*\(([^()]*)\)", sentence).group(1)
-    assert set(re.findall(r"`(\w+)`", nested)) == {"path", "line", "column", "message"}
+    assert set(re.findall(r"`(\w+)`", nested)) == {"path", "line", "column", "cell", "message"}

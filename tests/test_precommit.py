@@ -96,6 +96,7 @@ def test_manifest_is_valid():
         ("config.pbtxt", True),
         ("graphs/model.pbtxt", False),
         ("src/APP.PY", True),
+        ("notebooks/explore.ipynb", True),
         ("README.md", False),
         ("setup.cfg", False),
         ("pyproject.toml", False),

@@ -489,6 +489,8 @@ class ModelTracker:
             return "eval"
         if func.attr.value != "train":
             return None
+        if len(call.args) > 1 or any(arg.star or (arg.keyword is not None and arg.keyword.value != "mode") for arg in call.args):
+            return None  # not ``nn.Module.train(mode)``: another library's training API (``YOLO.train(data=..., epochs=3)``)
         mode = argument(call, 0, "mode")
         if mode is None:
             return "train"

@@ -5,6 +5,9 @@ that raises :class:`gemlint.text.SourceError` for a file it cannot read; the
 document is handed to every :class:`gemlint.rule.DocumentRule` of that
 language. Front-ends are imported lazily, so a run that lints only Python never
 loads tree-sitter or a YAML parser. Register a front-end in ``_FRONTENDS``.
+
+A Jupyter notebook is Python once its front-end (:mod:`gemlint.frontends.notebook`) has made one
+module of its code cells: the engine lints that module with the Python rules, not a document.
 """
 
 from __future__ import annotations

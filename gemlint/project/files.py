@@ -196,7 +196,9 @@ class Project:
         discovery = Discovery(self.config, cwd=Path.cwd())
         files = []
         for source in discovery.files([self.root]):
-            # Regular files only: opening a FIFO or a device named *.py would block or never end.
+            # Regular files only: opening a FIFO or a device named *.py would block or never end. Modules only:
+            # a notebook (.ipynb) is no module (nothing imports it, and its cells run by hand in any order), so
+            # it reads the index, through its imports, but never feeds it.
             if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source.path):
                 files.append(source.path)
                 if len(files) >= _MAX_FILES:

@@ -3,7 +3,9 @@
 GitHub turns each command into an annotation on the pull request, but shows at
 most 10 error and 10 warning annotations per step (and 50 per job) and drops the
 rest silently, so a plain log line says so when a run has more. File paths are
-relative to the repository root, which is how GitHub resolves them.
+relative to the repository root, which is how GitHub resolves them. A finding in a
+notebook is annotated on the notebook's JSON text (the line GitHub shows of a
+``.ipynb``), and its message names the cell and the line in it.
 """
 
 from __future__ import annotations
@@ -36,18 +38,23 @@ def render_github(diagnostics: Iterable[Diagnostic], root: Path | None = None, u
         path = (repository_path(d.path, root) if root is not None else None) or d.path
         command = _COMMAND[d.severity]
         counts[command] += 1
+        region = (d.line, d.column, d.end_line, d.end_column)
+        message = f"{d.code} {d.message}"
+        if d.cell is not None:
+            region = (d.cell.file_line, d.cell.file_column, d.cell.file_end_line, d.cell.file_end_column)
+            message = f"{d.code} (cell {d.cell.cell}, line {d.cell.line}) {d.message}"
         properties = ",".join(
             f"{key}={_escape_property(str(value))}"
             for key, value in (
                 ("file", path),
-                ("line", d.line),
-                ("col", d.column),
-                ("endLine", d.end_line),
-                ("endColumn", d.end_column),
+                ("line", region[0]),
+                ("col", region[1]),
+                ("endLine", region[2]),
+                ("endColumn", region[3]),
                 ("title", f"{d.code} {d.name}"),
             )
         )
-        lines.append(f"::{command} {properties}::{_escape_data(f'{d.code} {d.message}')}")
+        lines.append(f"::{command} {properties}::{_escape_data(message)}")
     over = {command: count for command, count in counts.items() if count > ANNOTATIONS_PER_STEP}
     if over:
         listed = ", ".join(f"{count} {command}s" for command, count in sorted(over.items()))

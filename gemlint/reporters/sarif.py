@@ -10,6 +10,11 @@ fingerprint under ``partialFingerprints["gemlint/v1"]``; GitHub's own
 ``primaryLocationLineHash`` is left to upload-sarif, which computes it from the
 checked-out sources.
 
+A finding in a Jupyter notebook is placed in the notebook file's JSON text (the line and columns of the
+cell's source string there), since that is the text code scanning shows of a ``.ipynb``; the cell and
+the line in it are the result's ``properties.notebookCell``. Such a result has no ``fixes``: an edit of a
+cell's code is not a replacement of the notebook's text.
+
 sarif-om has no serializer, and the one usually paired with it
 (``jschema_to_python.to_json``) drops every property equal to its schema
 default. That changes meaning: a result's ``level`` of ``warning`` left out
@@ -31,7 +36,7 @@ import attr
 import sarif_om as om
 
 from gemlint.version import __version__
-from gemlint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
+from gemlint.diagnostics import CellSpan, Diagnostic, Edit, Fix, Severity, Span
 from gemlint.docs import project_url, rule_markdown, rule_text, rule_url
 from gemlint.engine import INTERNAL_ERROR_PREFIX
 from gemlint.fingerprints import FINGERPRINT_KEY
@@ -124,14 +129,16 @@ class _Locations:
         return om.PhysicalLocation(artifact_location=self.artifact(path), region=_region(line, column, end_line, end_column))
 
     def of_diagnostic(self, d: Diagnostic) -> om.Location:
-        return om.Location(physical_location=self.physical(d.path, d.line, d.column, d.end_line, d.end_column))
+        return om.Location(physical_location=self._placed(d.path, d, d.cell))
 
-    def of_span(self, span: Span, message: str, index: int) -> om.Location:
-        return om.Location(
-            id=index,
-            physical_location=self.physical(span.path, span.line, span.column, span.end_line, span.end_column),
-            message=om.Message(text=message),
-        )
+    def of_span(self, span: Span, message: str, index: int, cell: CellSpan | None = None) -> om.Location:
+        return om.Location(id=index, physical_location=self._placed(span.path, span, cell), message=om.Message(text=message))
+
+    def _placed(self, path: str, at: Diagnostic | Span, cell: CellSpan | None) -> om.PhysicalLocation:
+        """``at``'s region, or in a notebook the region of its cell span in the notebook's JSON text."""
+        if cell is not None:
+            return self.physical(path, cell.file_line, cell.file_column, cell.file_end_line, cell.file_end_column)
+        return self.physical(path, at.line, at.column, at.end_line, at.end_column)
 
     def fix(self, path: str, fix: Fix) -> om.Fix:
         return om.Fix(
@@ -164,7 +171,7 @@ def _escape_message(text: str) -> str:
 
 def _result(d: Diagnostic, rule_index: int, fingerprint: str | None, locations: _Locations) -> om.Result:
     message = d.message
-    related = [locations.of_span(item.span, item.message, index) for index, item in enumerate(d.related, 1)]
+    related = [locations.of_span(item.span, item.message, index, item.cell) for index, item in enumerate(d.related, 1)]
     if related:
         # GitHub links a related location only where the message refers to it by id.
         links = ", ".join(f"[{_escape_message(item.message)}]({index})" for index, item in enumerate(d.related, 1))
@@ -178,10 +185,21 @@ def _result(d: Diagnostic, rule_index: int, fingerprint: str | None, locations: 
         locations=[locations.of_diagnostic(d)],
         related_locations=related or None,
         partial_fingerprints={FINGERPRINT_KEY: fingerprint} if fingerprint else None,
-        fixes=[locations.fix(d.path, d.fix)] if d.fix else None,
-        # A finding below its rule's tier says so (code scanning's precision filter reads the rule's).
-        properties={"precision": d.precision} if d.precision else None,
+        fixes=[locations.fix(d.path, d.fix)] if d.fix and d.cell is None else None,
+        properties=_result_properties(d) or None,
     )
+
+
+def _result_properties(d: Diagnostic) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    if d.precision:  # a finding below its rule's tier says so (code scanning's precision filter reads the rule's)
+        properties["precision"] = d.precision
+    if d.cell is not None:
+        cell = d.cell
+        properties["notebookCell"] = {
+            "cell": cell.cell, "startLine": cell.line, "startColumn": cell.column, "endLine": cell.end_line, "endColumn": cell.end_column
+        }
+    return properties
 
 
 def _notification(d: Diagnostic, fingerprint: str | None, locations: _Locations) -> om.Notification:

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import click
 
-from gemlint.diagnostics import Diagnostic, Severity
+from gemlint.diagnostics import CellSpan, Diagnostic, Severity
 from gemlint.fixes import applicable
-from gemlint.text import split_lines
+from gemlint.frontends.notebook import read_notebook
+from gemlint.languages import Language, language_of
+from gemlint.text import SourceError, split_lines
 
 _SEVERITY_COLOR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
@@ -22,33 +24,55 @@ def _style(text: str, color: bool, **styles) -> str:
     return click.style(text, **styles) if color else text
 
 
-def render_diagnostic(d: Diagnostic, color: bool, show_source: bool, source_cache: dict[str, list[str]]) -> str:
-    location = _style(d.path, color, bold=True) + f":{d.line}:{d.column}:"
+def _where(line: int, column: int, cell: CellSpan | None) -> str:
+    """``line:column``, or in a notebook ``cell N:line:column`` with the line counted in the cell (as ruff writes it)."""
+    if cell is None:
+        return f"{line}:{column}"
+    return f"cell {cell.cell}:{cell.line}:{cell.column}"
+
+
+def render_diagnostic(d: Diagnostic, color: bool, show_source: bool, source_cache: dict[str, dict[int | None, list[str]]]) -> str:
+    location = _style(d.path, color, bold=True) + f":{_where(d.line, d.column, d.cell)}:"
     code = _style(d.code, color, fg=_SEVERITY_COLOR[d.severity], bold=True)
     line = f"{location} {code} [{d.name}] {d.message}"
     # Related locations (GEM601: the handler and the forward pass) follow as indented notes.
     notes = "".join(
-        f"\n    {_style(r.span.path, color, bold=True)}:{r.span.line}:{r.span.column}: {_style('note', color, fg='cyan')}: {r.message}"
+        f"\n    {_style(r.span.path, color, bold=True)}:{_where(r.span.line, r.span.column, r.cell)}: {_style('note', color, fg='cyan')}: {r.message}"
         for r in d.related
     )
     if not show_source:
         return line + notes
-    lines = source_cache.get(d.path)
-    if lines is None:
-        try:
-            # A regular file of the project only: never a FIFO or device (it would block), nor what a link
-            # reported as GEM000 points to out of the project (its first line would be printed).
-            lines = split_lines(read_companion(d.path, d.path).decode("utf-8", errors="replace"))
-        except OSError:
-            lines = []
-        source_cache[d.path] = lines
-    if not 1 <= d.line <= len(lines):
+    texts = source_cache.get(d.path)
+    if texts is None:
+        texts = source_cache[d.path] = _source_lines(d.path)
+    # The finding's own line: in a notebook, the line of its cell.
+    at = d.cell or d
+    number, column, end_line, end_column = at.line, at.column, at.end_line, at.end_column
+    lines = texts.get(d.cell.cell if d.cell else None, [])
+    if not 1 <= number <= len(lines):
         return line + notes
-    source = lines[d.line - 1].rstrip("\r\n").expandtabs(1)
-    width = (d.end_column - d.column) if d.end_line == d.line else len(source) - d.column + 1
-    caret = " " * (d.column - 1) + "^" * max(1, width)
-    gutter = f"{d.line:>5} | "
+    source = lines[number - 1].rstrip("\r\n").expandtabs(1)
+    width = (end_column - column) if end_line == number else len(source) - column + 1
+    caret = " " * (column - 1) + "^" * max(1, width)
+    gutter = f"{number:>5} | "
     return f"{line}\n{gutter}{source}\n{' ' * (len(gutter) - 2)}| {_style(caret, color, fg=_SEVERITY_COLOR[d.severity])}{notes}"
+
+
+def _source_lines(path: str) -> dict[int | None, list[str]]:
+    """The file's lines (under None) and, for a notebook, each code cell's lines (under its number)."""
+    try:
+        # A regular file of the project only: never a FIFO or device (it would block), nor what a link
+        # reported as GEM000 points to out of the project (its first line would be printed).
+        text = read_companion(path, path).decode("utf-8", errors="replace")
+    except OSError:
+        return {}
+    texts: dict[int | None, list[str]] = {None: split_lines(text)}
+    if language_of(Path(path)) is Language.NOTEBOOK:
+        try:
+            texts.update((cell.number, cell.lines) for cell in read_notebook(text.lstrip("\ufeff")).cells)
+        except SourceError:
+            pass
+    return texts
 
 
 def statistics(diagnostics: list[Diagnostic], unsafe: bool) -> str:
@@ -102,7 +126,7 @@ def render_text(
     """``quiet`` prints the findings and nothing else (as ruff's --quiet); ``unchecked`` says what was found and
     not checked (:attr:`gemlint.runner.RunResult.unchecked`)."""
     out: list[str] = []
-    cache: dict[str, list[str]] = {}
+    cache: dict[str, dict[int | None, list[str]]] = {}
     if show_statistics:
         if diagnostics:
             out.append(statistics(diagnostics, unsafe))

@@ -17,12 +17,14 @@ class ParseError(Rule):
         "as a crash that blocks a pre-commit hook or a CI job. The causes: a file or folder the user "
         "may not read (one GEM000 for the folder, whose files are then not linted), a dangling symlink, "
         "a FIFO or device, bytes that are not text (NUL bytes; invalid UTF-8 in Python without a coding "
-        "cookie and in YAML -- C/C++/CUDA and Dockerfiles fall back to Latin-1 as their tools do), a syntax error, nesting "
+        "cookie and in YAML -- C/C++/CUDA and Dockerfiles fall back to Latin-1 as their tools do), a syntax error (in a "
+        "notebook, one per cell that does not parse), a notebook that is not JSON or not in format 4, nesting "
         "too deep to parse, a YAML bomb, and a C/C++/CUDA file whose parse runs past its time limit "
         "(5 s plus 2 s per MB; real files need a small fraction of it)."
     )
     not_flagged = (
-        "Files that parse: GEM000 is never reported together with another finding for the same file.",
+        "Files that parse: GEM000 is never reported together with another finding for the same file, except in a "
+        "notebook, whose cells that parse are checked although another cell does not parse.",
         "YAML, C/C++/CUDA and Dockerfiles that mention nothing any selected rule looks for: they are "
         "never parsed, so their syntax errors are not reported (Python files are always syntax-checked).",
     )

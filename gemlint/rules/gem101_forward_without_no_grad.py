@@ -85,6 +85,12 @@ def score(batch: dict):
     )
     benchmark = "Bytes saved for backward (saved_tensors_hooks), peak memory and latency of a forward pass with and without inference_mode."
     tags = ("performance", "memory", "pytorch", "autograd")
+    notebooks = True
+    notebooks_reason = (
+        "A notebook keeps each output in its globals, and with it the autograd graph and the activations behind "
+        "it, until the name is overwritten or the kernel restarts: an unguarded forward in a cell is how "
+        "notebooks run out of GPU memory."
+    )
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
     sees_project = True
 

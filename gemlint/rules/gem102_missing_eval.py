@@ -93,6 +93,11 @@ def classify(features: list[float]):
     )
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "performance", "pytorch")
+    notebooks = True
+    notebooks_reason = (
+        "A model left in training mode gives other outputs on every run (dropout) and drifts its batch-norm "
+        "statistics, so what the notebook shows is not what the model does."
+    )
     prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
     sees_project = True
 

@@ -22,6 +22,8 @@ class TrainModeInInference(AnalysisRule):
     not_flagged = (
         "Training functions and loops, Lightning `training_step`, and files matched by `training-paths`.",
         "`.train(False)` (the same as `.eval()`), and `.train(mode)` with a run-time value.",
+        "A `train(...)` with arguments other than `mode`: another library's training job, not a mode switch "
+        "(ultralytics' `YOLO.train(data=..., epochs=3)`).",
         "A `.train()` that restores training mode after the same function put the model in eval mode (an "
         "evaluation step inside a training run), and a `.train()` under an `if` on a run-time flag.",
         "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`).",
@@ -56,6 +58,12 @@ def predict(x: list[float]):
     fix_note = "The fix replaces `.train()` with `.eval()`; both return the module, so chained calls keep working."
     benchmark = "Output spread over repeated calls (dropout) and batch-norm running-statistics drift, train vs eval mode."
     tags = ("correctness", "pytorch")
+    notebooks = True
+    notebooks_reason = (
+        "Switching a model to training mode and then predicting makes the notebook's results random and updates "
+        "batch-norm statistics, as in a service; a notebook that trains (a backward pass, an optimizer step) is "
+        "training code and is not reported."
+    )
     prefilter = (".train(",)
     sees_project = True
 

@@ -79,6 +79,12 @@ def train_epoch(model, loader, optimizer, criterion):
         "graph is still alive while the next step's forward saves its own."
     )
     tags = ("performance", "memory", "pytorch", "autograd")
+    notebooks = True
+    notebooks_reason = (
+        "A retained graph keeps its saved tensors alive in a notebook's long-lived kernel as anywhere; the rule "
+        "judges backward passes inside functions, which a re-run cell runs afresh, so a cell's top-level "
+        "`backward(retain_graph=True)` kept for re-running the cell is never reported."
+    )
     prefilter = ("retain_graph",)
     cross_file = True  # a returned graph is judged by the callers in other modules, a callee there by its body
 

@@ -114,6 +114,11 @@ def embed(text: str):
     )
     benchmark = "Tokens computed and latency of a small transformer, padding to max_length vs to the longest input."
     tags = ("performance", "tokenization", "transformers")
+    notebooks = False
+    notebooks_reason = (
+        "Padding to `max_length` costs every request of a service; a notebook tokenizes a batch once while "
+        "exploring, often with the fixed shapes its training used on purpose."
+    )
     prefilter = ('"max_length"', "'max_length'", "MAX_LENGTH", "pad_to_max_length")
 
     syntax_gate = Spelled("keywords", {"padding", "pad_to_max_length"}) & InferenceContext()

@@ -76,6 +76,8 @@ def load():
 """
     benchmark = "First-request latency vs the median of the following requests, with and without a warm-up at start-up."
     tags = ("performance", "serving")
+    notebooks = False
+    notebooks_reason = "Warm-up is about a service's first requests after start-up; a notebook serves no traffic."
     precision = "medium"
     prefilter = fw.SERVING_IMPORT_MARKERS
 

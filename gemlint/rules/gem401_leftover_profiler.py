@@ -80,6 +80,11 @@ def predict(model, batch):
 """
     benchmark = "Latency of a forward pass with and without an active `torch.profiler.profile(record_shapes=True)`."
     tags = ("performance", "debugging", "pytorch")
+    notebooks = False
+    notebooks_reason = (
+        "Profiling is what notebooks are for; the rule is about production code, where a profiler left on slows "
+        "every request."
+    )
     prefilter = ("profile", "emit_nvtx", "start_trace", "jax.profiler")
 
     syntax_gate = Spelled("calls", _PROFILER_NAMES)

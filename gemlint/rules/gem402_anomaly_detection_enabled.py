@@ -41,6 +41,8 @@ torch.autograd.set_detect_anomaly(os.environ.get("DEBUG_AUTOGRAD") == "1")
 """
     benchmark = "Latency of forward and backward with anomaly detection on and off."
     tags = ("performance", "debugging", "pytorch")
+    notebooks = False
+    notebooks_reason = "Anomaly detection in a notebook is debugging on purpose; its cost matters in production code."
     prefilter = ("anomaly",)
 
     syntax_gate = Spelled("calls", _CANDIDATES) | Spelled("decorators", _CANDIDATES)

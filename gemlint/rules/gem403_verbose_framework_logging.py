@@ -63,6 +63,10 @@ if os.environ.get("DEBUG_COMPILE"):
 """
     benchmark = "Latency of a compiled model with debug logging on and off."
     tags = ("performance", "debugging", "pytorch")
+    notebooks = False
+    notebooks_reason = (
+        "Verbose framework logging in a notebook is debugging on purpose; its cost matters in production code."
+    )
     prefilter = ("setLevel", "set_logs", "TORCH_LOGS", "TORCH_COMPILE_DEBUG", "NCCL_DEBUG", "_dynamo", "_inductor")
 
     syntax_gate = Spelled("calls", {"setLevel", "set_logs"}) | Spelled("assigned", _SWITCH_NAMES) | WritesEnvironment(_DEBUG_VARIABLES)

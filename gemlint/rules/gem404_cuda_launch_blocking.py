@@ -48,6 +48,11 @@ if os.environ.get("DEBUG_CUDA"):
 """
     benchmark = "Throughput of a stream of small kernels with and without launch blocking (CUDA machines)."
     tags = ("performance", "debugging", "cuda")
+    notebooks = False
+    notebooks_reason = (
+        "Setting `CUDA_LAUNCH_BLOCKING=1` in a notebook is how a kernel error is traced, on purpose; its cost "
+        "matters in a deployed process."
+    )
     precision = "very-high"
     prefilter = (VARIABLE,)
 

@@ -93,6 +93,11 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
     )
     benchmark = "Graph node count after ONNX Runtime optimization and latency, ORT_DISABLE_ALL vs ORT_ENABLE_ALL."
     tags = ("performance", "onnxruntime")
+    notebooks = False
+    notebooks_reason = (
+        "A notebook that turns ONNX Runtime's graph optimizations off is usually inspecting the graph or "
+        "preparing quantization; the latency cost is a deployed session's."
+    )
     cross_file = True  # a session may load a model that another file exports
     markers = {Language.PYTHON: (("graph_optimization_level",),), Language.NATIVE: (("GraphOptimizationLevel",),)}
     prefilter = ("graph_optimization_level", "GraphOptimizationLevel")

@@ -55,6 +55,11 @@ def classify(text: str):
 """
     benchmark = "Per-request latency of a small model served with a per-request load and with a load at startup."
     tags = ("performance", "serving")
+    notebooks = False
+    notebooks_reason = (
+        "Loading per request needs a service: a notebook is run by hand, cell by cell, and a demo launched from a"
+        " cell is a prototype, not the deployed handler."
+    )
     precision = "high"
     # Only code that serves requests can load per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS

@@ -76,6 +76,11 @@ def predict(features: list[float]):
 """
     benchmark = "Per-request latency of a small model traced inside the handler vs traced once at start-up, and traces run."
     tags = ("performance", "serving")
+    notebooks = False
+    notebooks_reason = (
+        "Compiling per request needs a service: a notebook is run by hand, cell by cell, and a demo launched from"
+        " a cell is a prototype, not the deployed handler."
+    )
     precision = "high"
     # Only code that serves requests compiles per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS

@@ -71,6 +71,10 @@ def healthz():
 """
     benchmark = "Service throughput on loopback while a 1 Hz health check runs a forward pass, against a trivial check."
     tags = ("performance", "serving", "deployment")
+    notebooks = False
+    notebooks_reason = (
+        "Health endpoints belong to deployed services and the probes that call them; a notebook has neither."
+    )
     precision = "high"
     # A web or serving framework (route handlers, health hooks) must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS

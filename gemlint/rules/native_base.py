@@ -43,6 +43,14 @@ class CrossLanguageRule(AnalysisRule, DocumentRule):
 class PairingRule(CrossLanguageRule):
     """A GEM3xx resource-pairing rule: reports the pairing findings of its code."""
 
+    # The six pairing rules share one analysis, and so one verdict on notebooks.
+    notebooks = True
+    notebooks_reason = (
+        "The pairing is checked per function, and a notebook's kernel is a long-lived process: a function that leaks "
+        "memory, a stream or a graph leaks it every time a cell calls it (what a cell keeps at its top level for "
+        "later cells is not checked)."
+    )
+
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if "code" in vars(cls):
