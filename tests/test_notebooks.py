@@ -170,6 +170,25 @@ def test_github_annotations_point_into_the_json_text(folder):
     assert line.split("::", 2)[2].startswith("GEM101 (cell 5, line 2) ")
 
 
+def test_gitlab_rdjson_and_junit_place_notebook_findings_as_sarif_does(folder):
+    # GitLab and reviewdog show a notebook as its JSON text: lines (and columns) of that text; JUnit's text
+    # names the cell as the text report does. A fix of the cell's code is not a change to suggest there.
+    text = explore(code(["model.train()\n", *SCORE], count=3))
+    write(folder, "explore.ipynb", text)
+    (folder / ".git").mkdir()
+    lines = text.splitlines()
+    gitlab = json.loads(invoke("explore.ipynb", "--format", "gitlab", "--select", "GEM101").output)
+    assert [lines[issue["location"]["lines"]["begin"] - 1].lstrip().startswith('"') for issue in gitlab] == [True]
+    assert "model(**batch)" in lines[gitlab[0]["location"]["lines"]["begin"] - 1]
+    rdjson = json.loads(invoke("explore.ipynb", "--format", "rdjson", "--select", "GEM101,GEM103").output)
+    for diagnostic in rdjson["diagnostics"]:
+        start = diagnostic["location"]["range"]["start"]
+        assert lines[start["line"] - 1][start["column"] - 1 :].startswith(("model", "model.train"))
+        assert "suggestions" not in diagnostic
+    junit = invoke("explore.ipynb", "--format", "junit", "--select", "GEM101").output
+    assert "explore.ipynb:cell 5:3:" in junit
+
+
 def test_the_cache_keeps_cell_positions(folder):
     write(folder, "explore.ipynb", explore(code(SCORE, count=3)))
     args = ["--isolated", "--cache-dir", str(folder / "cache"), "explore.ipynb", "--format", "json"]

@@ -37,7 +37,10 @@ def render_gitlab(diagnostics: Iterable[Diagnostic], root: Path, fingerprints: M
             "severity": SEVERITY[d.severity],
             "location": {
                 "path": repository_path(d.path, root) or d.path,
-                "lines": {"begin": d.line, "end": max(d.end_line, d.line)},
+                # In a notebook, the lines of the notebook file's JSON text, which is what GitLab shows of it.
+                "lines": {"begin": d.cell.file_line, "end": max(d.cell.file_end_line, d.cell.file_line)}
+                if d.cell is not None
+                else {"begin": d.line, "end": max(d.end_line, d.line)},
             },
         }
         for d in diagnostics

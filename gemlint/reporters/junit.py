@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
-from gemlint.diagnostics import Diagnostic
+from gemlint.diagnostics import CellSpan, Diagnostic
 from gemlint.registry import PARSE_ERROR_CODE
 from gemlint.repository import repository_path
 
@@ -55,9 +55,14 @@ def _classname(path: str) -> str:
 
 def _body(d: Diagnostic, root: Path) -> str:
     """The text report's line for the finding, and its related places, with repository paths."""
-    lines = [f"{_path(d.path, root)}:{d.line}:{d.column}: {d.code} [{d.name}] {d.message}"]
-    lines += [f"    {_path(r.span.path, root)}:{r.span.line}:{r.span.column}: note: {r.message}" for r in d.related]
+    lines = [f"{_path(d.path, root)}:{_place(d.line, d.column, d.cell)}: {d.code} [{d.name}] {d.message}"]
+    lines += [f"    {_path(r.span.path, root)}:{_place(r.span.line, r.span.column, r.cell)}: note: {r.message}" for r in d.related]
     return "\n".join(lines)
+
+
+def _place(line: int, column: int, cell: CellSpan | None) -> str:
+    """``line:column``, or in a notebook ``cell N:line:column`` within the cell, as the text report says it."""
+    return f"cell {cell.cell}:{cell.line}:{cell.column}" if cell is not None else f"{line}:{column}"
 
 
 class _Suite:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from gemlint.diagnostics import Diagnostic, Fix, Position, Severity
+from gemlint.diagnostics import CellSpan, Diagnostic, Fix, Position, Severity
 from gemlint.docs import project_url, rule_url
 from gemlint.fingerprints import source_lines
 from gemlint.fixes import applicable
@@ -81,6 +81,13 @@ def _suggestion(fix: Fix, lines: list[str]) -> dict | None:
     return {"range": {"start": {"line": first}, "end": {"line": last}}, "text": text[: len(text) - len(ending)]}
 
 
+def _range(sources: "_Sources", path: str, at, cell: CellSpan | None) -> dict:
+    """``at``'s range, or in a notebook its range in the notebook file's JSON text (what reviewdog diffs)."""
+    if cell is not None:
+        return {"start": {"line": cell.file_line, "column": cell.file_column}, "end": {"line": cell.file_end_line, "column": cell.file_end_column}}
+    return sources.range(path, at.line, at.column, at.end_line, at.end_column)
+
+
 def render_rdjson(diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> str:
     """The rdjson document of a run; ``unsafe`` (``--unsafe-fixes``) also suggests the unsafe fixes."""
     urls = {rule.code: rule_url(rule) for rule in all_rules()}
@@ -90,17 +97,18 @@ def render_rdjson(diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> st
         url = urls.get(d.code)
         diagnostic: dict = {
             "message": d.message,
-            "location": {"path": d.path, "range": sources.range(d.path, d.line, d.column, d.end_line, d.end_column)},
+            "location": {"path": d.path, "range": _range(sources, d.path, d, d.cell)},
             "severity": SEVERITY[d.severity],
             "code": {"value": d.code, "url": url} if url else {"value": d.code},
         }
-        if d.fix is not None and applicable(d.fix, unsafe):
+        # A notebook's fix edits its cells' code, not lines of the JSON text reviewdog would replace.
+        if d.fix is not None and d.cell is None and applicable(d.fix, unsafe):
             change = _suggestion(d.fix, sources.lines(d.path))
             if change is not None:
                 diagnostic["suggestions"] = [change]
         if d.related:
             diagnostic["related_locations"] = [
-                {"message": r.message, "location": {"path": r.span.path, "range": sources.range(r.span.path, r.span.line, r.span.column, r.span.end_line, r.span.end_column)}}
+                {"message": r.message, "location": {"path": r.span.path, "range": _range(sources, r.span.path, r.span, r.cell)}}
                 for r in d.related
             ]
         found.append(diagnostic)
