@@ -363,6 +363,9 @@ TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Packages whose `*.from_pretrained` classes are models when the class name says so (see models.py).
 PRETRAINED_PACKAGES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.")
 # Class names that are never models, whatever else they contain.
+#: Ultralytics' model front-ends: calling one predicts under ``smart_inference_mode`` (a grad-free guard) and
+#: returns results, not tensors, like a pipeline. ``ultralytics.nn`` holds the raw modules, which do not guard.
+ULTRALYTICS_FRONT_ENDS = frozenset({"YOLO", "RTDETR", "SAM", "FastSAM", "NAS", "YOLOWorld", "YOLOE", "Model"})
 NON_MODEL_CLASS_WORDS = ("Tokenizer", "Processor", "Config", "Scheduler", "FeatureExtractor", "Pipeline", "Extractor", "Trainer", "Collator", "Callback")
 # Classes whose construction loads a pretrained model (already in eval mode).
 PRETRAINED_CONSTRUCTORS = frozenset(

@@ -896,6 +896,8 @@ class ModelTracker:
                 last = name.rsplit(".", 1)[-1]
                 if any(word in last for word in fw.NON_MODEL_CLASS_WORDS) or last == "pipeline":
                     return True
+                if name.startswith("ultralytics.") and ".nn." not in name and last in fw.ULTRALYTICS_FRONT_ENDS:
+                    return True
         return False
 
     def _returned_values(self, call: cst.Call) -> list[cst.BaseExpression]:

@@ -34,7 +34,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "in the same file.",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
         "`model.parameters()` setting `requires_grad = False`).",
-        "`model.generate(...)` and transformers/diffusers pipelines, which already run without gradients.",
+        "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
+        "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), which already run without "
+        "gradients.",
         "Framework hooks that run under no_grad: Lightning `predict_step`, `validation_step`, `test_step` and the "
         "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
         "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
