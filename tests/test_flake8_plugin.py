@@ -108,6 +108,7 @@ NEEDS_THE_PROJECT = {
             ("predictors/parts.py", 13, 16, "GEM101"),  # a part of a model whose class is in models/composite.py
             ("audio/serve.py", 10, 1, "GEM102"),  # the model class, and its dropout, are in audio/spectral.py
             ("examples/compiled_diffusion/handler.py", 10, 16, "GEM101"),  # the loader beside it builds a model
+            ("detector/predict.py", 8, 11, "GEM101"),  # the model comes from a factory in detector/network.py
             ("vlm/caption_folder.py", 26, 57, "GEM101"),  # the first forward of `main` whose method, in vlm/model.py, runs unguarded
         },
         {
@@ -116,6 +117,8 @@ NEEDS_THE_PROJECT = {
             ("scripts/track_points.py", 8, 11, "GEM101"),  # the tracker of the project's own hubconf.py guards itself
             ("scripts/track_points.py", 10, 11, "GEM101"),  # likewise
             ("vlm/caption_folder.py", 12, 12, "GEM101"),  # the decorator factory in vlm/guards.py disables gradients
+            ("detector/network.py", 24, 11, "GEM101"),  # torch comes through detector/common.py's star import
+            ("vlm/guarded_forward.py", 10, 11, "GEM101"),  # the forward's decorator factory is in vlm/guards.py
             ("vlm/graph_log.py", 11, 5, "GEM101"),  # torch, re-exported by vlm/backends.py, traces the model there
             ("vlm/caption_folder.py", 20, 16, "GEM101"),  # `encode_image`, in vlm/model.py, guards its own forward
         },

@@ -215,6 +215,10 @@ WEIGHT_LOADING_CALLS = frozenset({
     "hf_hub_download", "snapshot_download", "load_model", "load_weights", "load_network", "load_pretrained",
     "load_file", "safe_open", "pipeline",
 })
+#: torch.optim's optimizers: a script that builds one trains something.
+OPTIMIZER_CLASSES = frozenset(
+    {"SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "Rprop", "ASGD", "NAdam", "RAdam", "LBFGS", "SparseAdam", "Adafactor"}
+)
 #: Tensors made up rather than read (``torch.randn(1, 3, 224, 224)``): a smoke test's inputs.
 MADE_UP_TENSORS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "zeros", "ones", "full", "empty", "arange", "zeros_like", "ones_like"})
 #: Keyword arguments that hand a constructor its weights (``resnet50(weights="DEFAULT")``, ``pretrained=True``).

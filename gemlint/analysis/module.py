@@ -153,12 +153,29 @@ class ModuleAnalysis:
             scope = self._scopes.get(node)
             names = scope.get_qualified_names_for(node) if scope is not None else ()
             cached = frozenset(name.name for name in names)
-            if cached and self.outside is not None:
+            if self.outside is not None:
+                if not cached and self._star_imports and isinstance(node, (cst.Name, cst.Attribute)):
+                    # `from models.common import *`, where models/common.py imports torch: a name no import
+                    # of this file binds may come from a project module imported whole
+                    spelled = dotted_name(node)
+                    cached = frozenset(f"{module}.{spelled}" for module in self._star_imports) if spelled else cached
                 # `from pkg.utils import torch`: the project module re-exports what it imports
                 external = {self.outside.external_name(name) for name in cached} - {None}
                 cached = cached | external if external else cached
             self._qualified[node] = cached
         return cached
+
+    @cached_property
+    def _star_imports(self) -> tuple[str, ...]:
+        """The modules this file imports with ``from module import *`` (absolute ones)."""
+        return tuple(
+            dotted
+            for node in self.module.body
+            if isinstance(node, cst.SimpleStatementLine)
+            for statement in node.body
+            if isinstance(statement, cst.ImportFrom) and isinstance(statement.names, cst.ImportStar) and not statement.relative
+            and (dotted := dotted_name(statement.module)) is not None
+        )
 
     def resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:
         return not self.qualified_names(node).isdisjoint(names)
@@ -365,7 +382,16 @@ class ModuleAnalysis:
 
     @property
     def module_trains(self) -> bool:
-        return self._training_owners[1]
+        """The module runs a training step, or builds an optimizer (its steps may run in a helper of another
+        module: ``train(model, loader, optimizer)``)."""
+        return self._training_owners[1] or self._builds_optimizer
+
+    @cached_property
+    def _builds_optimizer(self) -> bool:
+        return any(
+            terminal_name(call.func) in fw.OPTIMIZER_CLASSES and self.resolves_with_prefix(call.func, ("torch.optim.",))
+            for call in self.nodes_of(cst.Call)
+        )
 
     # -- inference and training context -------------------------------------------------
     def context_of(self, node: cst.CSTNode) -> Verdict:
@@ -401,7 +427,7 @@ class ModuleAnalysis:
             if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None and not self.is_test_file:
                 if self.module_trains:
                     return Verdict(Context.TRAINING, "the script trains")
-                if self.is_smoke_test:
+                if self.is_smoke_test or self._smoke_test_block(ancestor):
                     return UNKNOWN
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
@@ -520,13 +546,24 @@ class ModuleAnalysis:
     def loads_weights(self) -> bool:
         """The module loads trained weights somewhere (``from_pretrained``, ``torch.load``, a state dict, a
         checkpoint): what makes a script's ``__main__`` block a prediction rather than a smoke test."""
-        for call in self.nodes_of(cst.Call):
-            name = terminal_name(call.func)
-            if name in fw.WEIGHT_LOADING_CALLS or (name == "load" and self.resolves_to(call.func, fw.MODEL_LOADERS)):
-                return True
-            if any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and _names_weights(arg.value) for arg in call.args):
-                return True
-        return False
+        return any(self._loads_weights(call) for call in self.nodes_of(cst.Call))
+
+    def _loads_weights(self, call: cst.Call) -> bool:
+        name = terminal_name(call.func)
+        if name in fw.WEIGHT_LOADING_CALLS or (name == "load" and self.resolves_to(call.func, fw.MODEL_LOADERS)):
+            return True
+        return any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and _names_weights(arg.value) for arg in call.args)
+
+    def _smoke_test_block(self, block: cst.If) -> bool:
+        """A ``__main__`` block that builds a model from scratch and runs it on made-up inputs, loading no
+        weights itself and calling no function of this module (which might): a model file's shape check, even
+        where other code of the module loads weights."""
+        calls = [node for node in self.subtree(block.body) if isinstance(node, cst.Call)]
+        if any(self._loads_weights(call) for call in calls):
+            return False
+        if any(isinstance(call.func, cst.Name) and call.func.value in self.module_functions for call in calls):
+            return False
+        return any(terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy.")) for call in calls)
 
     @cached_property
     def script_runs(self) -> bool:

@@ -298,7 +298,9 @@ class ProjectModel:
         else:
             for star in summary.star_imports:
                 target = self.resolve_absolute(f"{star}.{first}", entry.path, _depth + 1)
-                if target is not None and target.kind != "external":
+                # A project module imported whole gives its names, its own imports among them (`torch`, `nn`);
+                # a library's star import says nothing of which names it holds.
+                if target is not None and (target.kind != "external" or target.module != f"{star}.{first}"):
                     base = target
                     break
             else:
@@ -1233,10 +1235,8 @@ class ProjectModel:
         if located is None:
             return None
         owner_entry, function = located
-        for decorator in function.decorators:
-            resolved = self.resolve(owner_entry, decorator)
-            if resolved is not None and resolved.kind == "external" and resolved.module in fw.NO_GRAD_GUARDS:
-                return f"`{function.qualname}` (in `{owner_entry.summary.name}`) is decorated with a grad-free guard"
+        if self._decorated_grad_free(owner_entry, function):
+            return f"`{function.qualname}` (in `{owner_entry.summary.name}`) is decorated with a grad-free guard"
         return None
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
