@@ -215,6 +215,8 @@ WEIGHT_LOADING_CALLS = frozenset({
     "hf_hub_download", "snapshot_download", "load_model", "load_weights", "load_network", "load_pretrained",
     "load_file", "safe_open", "pipeline",
 })
+#: Loaders that return their model in eval mode (with other values: ``model, preprocess = clip.load(...)``).
+EVAL_MODE_LOADERS = frozenset({"clip.load"})
 #: torch.optim's optimizers: a script that builds one trains something.
 OPTIMIZER_CLASSES = frozenset(
     {"SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "Rprop", "ASGD", "NAdam", "RAdam", "LBFGS", "SparseAdam", "Adafactor"}

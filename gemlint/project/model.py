@@ -57,6 +57,8 @@ _INDEX_FORMAT = f"2|{code_digest()}"
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: Calls and classes whose result depends on the module's mode (``self.training``).
+#: ``self.model.eval``: an attribute bound again to itself, moved or switched (the module's own methods).
+_SELF_REBINDING = re.compile(r"self\.\w+\.(?:eval|train|to|cuda|cpu|half|float|bfloat16|requires_grad_)")
 _MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm|\btraining\b|RReLU|rrelu")
 INDEX_FILENAME = "project-index.json"
 #: An index file larger than this is not read (the speed corpus's, 4,000 modules, is far smaller).
@@ -1029,6 +1031,14 @@ class ProjectModel:
                     result = False
             for spellings in cls.attributes.values():
                 for spelled in spellings:
+                    if _SELF_REBINDING.fullmatch(spelled):
+                        continue  # `self.model = self.model.eval()`: the attribute's other bindings decide
+                    if spelled.endswith("()"):
+                        # An element of a call's result: known only from loaders that return eval-mode models.
+                        loader = self.resolve(entry, spelled[:-2])
+                        if not (loader is not None and loader.kind == "external" and loader.module in fw.EVAL_MODE_LOADERS):
+                            result = False
+                        continue
                     produced = self.resolve(entry, spelled)
                     if produced is None and spelled in _BUILTIN_VALUES:
                         continue  # `self.gain = gain` of a parameter annotated `float`: data

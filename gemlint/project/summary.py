@@ -288,6 +288,12 @@ class _Summariser:
         if callee is None:
             return
         for target in targets:
+            if isinstance(target, ast.Tuple) and self.functions and self.classes:
+                # `self.model, _ = clip.load(...)`: an element of what the call returns, written `clip.load()`
+                for element in target.elts:
+                    if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self":
+                        self.classes[-1].attributes.setdefault(element.attr, []).append(f"{callee}()")
+                continue
             if self.functions:
                 function = self.functions[-1]
                 if isinstance(target, ast.Name):
