@@ -89,6 +89,8 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     # Cog
     "cog.BasePredictor": frozenset({"predict"}),
     "cog.predictor.BasePredictor": frozenset({"predict"}),
+    # Cog's first API (``class Predictor(cog.Predictor)`` with ``@cog.input`` arguments)
+    "cog.Predictor": frozenset({"predict"}),
     # Cog's current API: ``run`` per prediction (``predict`` still accepted)
     "cog.BaseRunner": frozenset({"run", "predict"}),
     "cog.predictor.BaseRunner": frozenset({"run", "predict"}),
