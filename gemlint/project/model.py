@@ -734,7 +734,8 @@ class ProjectModel:
 
     @property
     def loading_classes(self) -> frozenset[str]:
-        """The names of the project classes whose construction loads weights (for the rules' triage)."""
+        """The names of the project classes whose construction loads weights, and of the project functions
+        that load a model and return it (for the rules' triage)."""
         if self._loading_classes is None:
             found = set()
             for entries in self.modules.values():
@@ -742,6 +743,9 @@ class ProjectModel:
                     for qualname, cls in entry.summary.classes.items():
                         if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
                             found.add(cls.name.rsplit(".", 1)[-1])
+                    for name, function in entry.summary.functions.items():
+                        if self._helper_loader(entry, function):
+                            found.add(name)
             self._loading_classes = frozenset(found)
         return self._loading_classes
 
@@ -1259,6 +1263,30 @@ class ProjectModel:
             self._memo[key] = self._initialiser_loads(target, entry.path)
         return self._memo[key]  # type: ignore[return-value]
 
+    def helper_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "function" or resolved[1].module == resolved[0].summary.name:
+            return None
+        located = self._function(resolved[1])
+        if located is None:
+            return None
+        loader = self._helper_loader(*located)
+        return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`" if loader is not None else None
+
+    def _helper_loader(self, entry: _Entry, function: FunctionSummary) -> str | None:
+        """What a project function calls to load a model it returns: a model loader or pretrained constructor,
+        with weights put into a model (``load_state_dict``) where the loader is ``torch.load`` (which reads any
+        tensors, not only models)."""
+        if not function.returns:
+            return None
+        loader = self._loading_call(entry, None, function, 0)
+        if loader is None:
+            return None
+        resolved = self.resolve(entry, loader)
+        if resolved is not None and resolved.module == "torch.load" and not function.loads_state:
+            return None
+        return loader
+
     def _initialiser_loads(self, target: Target, near: str) -> str | None:
         """Follow ``__init__`` up the project bases while it defers to ``super().__init__``."""
         chain = self.lineage(target, near)[0]
@@ -1276,9 +1304,9 @@ class ProjectModel:
                 return None
         return None
 
-    def _loading_call(self, entry: _Entry, owner: ClassSummary, function: FunctionSummary, depth: int) -> str | None:
+    def _loading_call(self, entry: _Entry, owner: ClassSummary | None, function: FunctionSummary, depth: int) -> str | None:
         for site in function.calls:
-            if site.callee.startswith("self.") and site.callee.count(".") == 1 and depth < 2:
+            if site.callee.startswith("self.") and site.callee.count(".") == 1 and depth < 2 and owner is not None:
                 helper = owner.methods.get(site.callee[5:])
                 found = self._loading_call(entry, owner, helper, depth + 1) if helper is not None else None
                 if found is not None:

@@ -27,7 +27,10 @@ class ModelLoadedPerRequest(AnalysisRule):
         "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru), and lazy loading into a global "
         "or attribute guarded by `if ... is None:`.",
         "Functions that are not request handlers, hooks, or helpers called only from them.",
-        "Project classes whose construction loads nothing (their `__init__` only builds layers).",
+        "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
+        "functions of other modules that load no model they return (`torch.load` alone may read data: a helper "
+        "counts as a load when it also puts the weights into a model with `load_state_dict`, or calls a model "
+        "loader).",
     )
     bad = """\
 from fastapi import FastAPI
@@ -64,10 +67,17 @@ def classify(text: str):
     # Only code that serves requests can load per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
 
-    # A project class whose ``__init__`` (in another module) loads weights makes its construction a load.
+    # A project class whose ``__init__`` (in another module) loads weights makes its construction a load; a
+    # project function that loads and returns a model makes its call one.
     sees_project = True
 
     syntax_gate = DefinesFunctions() & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
+
+    @property
+    def _project_loaders(self) -> frozenset[str]:
+        """Names of the project's classes and functions that load a model (the triage's, from the project)."""
+        triage = getattr(self.context, "triage", None)
+        return triage.project_loaders if triage is not None else frozenset()
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
@@ -76,6 +86,9 @@ def classify(text: str):
             what = load_kind(self.analysis, node)
         elif self.analysis.outside is not None and name is not None and name[:1].isupper():
             loads = self.analysis.outside.construction_loads(self.analysis, node.func)
+            what, how = ("a model", f": {loads}") if loads is not None else (None, "")
+        elif self.analysis.outside is not None and name is not None and name in self._project_loaders:
+            loads = self.analysis.outside.helper_loads(self.analysis, node.func)
             what, how = ("a model", f": {loads}") if loads is not None else (None, "")
         else:
             return  # cheap syntactic gate before resolving names
