@@ -331,6 +331,9 @@ class _Summariser:
                         function.evaluated.add(receiver)
                     if receiver and node.func.attr == "load_state_dict":
                         function.loads_state.add(receiver)
+                    if receiver and node.func.attr == "append" and len(node.args) == 1 and _evaluated_value(node.args[0]):
+                        # `ensemble.append(ckpt.eval())`: a container of models put in eval mode
+                        function.evaluated.add(receiver)
             elif not self.classes:
                 self.summary.module_calls.append(site)
             if self.functions and self._guards > 0:
@@ -378,6 +381,15 @@ _LEAF_FIELDS = frozenset(
     | {"type_comment"}
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _evaluated_value(value: ast.AST) -> bool:
+    """``m.eval()``, ``m.fuse().eval()``, or a conditional whose every branch is one."""
+    if isinstance(value, ast.IfExp):
+        return _evaluated_value(value.body) and _evaluated_value(value.orelse)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and (
+        value.func.attr in _EVAL_METHODS and not value.args or _train_false(value)
+    )
 
 
 def _train_false(node: ast.Call) -> bool:
