@@ -562,6 +562,8 @@ class ModelTracker:
                 return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
             if method == "load_from_checkpoint" and self._is_lightning_class(owner):
                 return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a Lightning module restored from a checkpoint")
+        if self._ultralytics_front_end(func):
+            return None  # the project may be Ultralytics itself: its front-ends are still not modules to judge
         outside = self.analysis.outside
         found = outside.model_producer(self.analysis, func) if outside is not None else None
         if found is not None:
@@ -896,9 +898,16 @@ class ModelTracker:
                 last = name.rsplit(".", 1)[-1]
                 if any(word in last for word in fw.NON_MODEL_CLASS_WORDS) or last == "pipeline":
                     return True
-                if name.startswith("ultralytics.") and ".nn." not in name and last in fw.ULTRALYTICS_FRONT_ENDS:
-                    return True
+            if self._ultralytics_front_end(target):
+                return True
         return False
+
+    def _ultralytics_front_end(self, func: cst.BaseExpression) -> bool:
+        """``YOLO``, ``RTDETR``, ``SAM`` ... of Ultralytics (not its raw ``ultralytics.nn`` modules)."""
+        return any(
+            name.startswith("ultralytics.") and ".nn." not in name and name.rsplit(".", 1)[-1] in fw.ULTRALYTICS_FRONT_ENDS
+            for name in self.analysis.qualified_names(func)
+        )
 
     def _returned_values(self, call: cst.Call) -> list[cst.BaseExpression]:
         """What a same-file function or method called by ``call`` returns."""
