@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import tree_sitter
 import tree_sitter_c
@@ -26,11 +26,15 @@ from gemlint.diagnostics import Position
 from gemlint.discovery import SourceFile
 from gemlint.text import TIMED_OUT_PREFIX, SourceError
 
+if TYPE_CHECKING:
+    from gemlint.frontends.native_includes import MacroDefinition
+
 Node = tree_sitter.Node
 
 
 _GRAMMARS = {"c": tree_sitter_c.language, "cuda": tree_sitter_cuda.language}
 _FUNCTIONS = {"c": "(function_definition) @unit", "cuda": "[(function_definition) (lambda_expression)] @unit"}
+_DEFINITIONS = "[(preproc_def) (preproc_function_def)] @definition"
 
 
 @lru_cache(maxsize=None)
@@ -46,6 +50,11 @@ def _parser(grammar: str) -> tree_sitter.Parser:
 @lru_cache(maxsize=None)
 def _functions_query(grammar: str) -> tree_sitter.Query:
     return tree_sitter.Query(_language(grammar), _FUNCTIONS[grammar])
+
+
+@lru_cache(maxsize=None)
+def _definitions_query(grammar: str) -> tree_sitter.Query:
+    return tree_sitter.Query(_language(grammar), _DEFINITIONS)
 
 
 def grammar_for(source: SourceFile | None) -> str:
@@ -89,8 +98,8 @@ class NativeDocument:
         return self.position(node.start_byte), self.position(node.end_byte)
 
     @cached_property
-    def included_macros(self) -> dict[str, str]:
-        """The macros of the project headers the file includes (``name -> body``)."""
+    def included_macros(self) -> dict[str, MacroDefinition]:
+        """The macros of the project headers the file includes (``name -> definition``)."""
         from gemlint.frontends.native_includes import included_macros
 
         return included_macros(self.path, self.text) if self.path is not None else {}
@@ -158,6 +167,23 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 
+#: A macro body longer than this is not read as statements (real expansions are far shorter).
+FRAGMENT_LIMIT = 20_000
+_FRAGMENT_HEAD = b"void expansion(void) {\n"
+
+
+@lru_cache(maxsize=4096)
+def parse_statements(text: str) -> Node | None:
+    """``text`` read as the statements of a C++ function body (what a macro's use expands to): the block that
+    holds them, or None for text too long to be a macro's body."""
+    if len(text) > FRAGMENT_LIMIT:
+        return None
+    # The `;` the use supplies (`FREE(p);`): without it an expression body reads as an initializer.
+    tree = _parser("cuda").parse(_FRAGMENT_HEAD + text.encode("utf-8", errors="surrogatepass") + b";\n}\n")
+    function = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    return function.child_by_field_name("body") if function is not None else None
+
+
 def walk(node: Node, *, skip: frozenset[str] = frozenset()) -> Iterator[Node]:
     """Named descendants of ``node`` in source order, iteratively; subtrees whose type is in ``skip`` are not entered."""
     stack = list(reversed(node.named_children))
@@ -176,6 +202,13 @@ def function_nodes(document: NativeDocument) -> list[Node]:
         cached = sorted((n for n in captures.get("unit", []) if not in_disabled_block(n)), key=lambda node: node.start_byte)
         document.cache["functions"] = cached
     return cached
+
+
+def definition_nodes(document: NativeDocument) -> list[Node]:
+    """Every ``#define`` of the file, wherever it is written (at file scope, in a class, in a function body),
+    in source order."""
+    captures = tree_sitter.QueryCursor(_definitions_query(document.grammar)).captures(document.root)
+    return sorted(captures.get("definition", []), key=lambda node: node.start_byte)
 
 
 def in_disabled_block(node: Node) -> bool:

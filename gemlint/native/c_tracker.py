@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import condition_parts, loop_bound
 from gemlint.native.c_units import Acquisition, StepFacts, Target, Unit
-from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, released_argument
+from gemlint.native.c_uses import MacroRelease, Use, Uses, delete_operand, is_array_delete, released_argument
 from gemlint.native.paths import Effect, Outcome, Step
 from gemlint.native.resources import CHECK_WRAPPERS, MEMORY_KINDS, NULL_VALUES, SUCCESS_VALUES, Acquire, Kind, Release, releases_by_name
 
@@ -70,10 +70,12 @@ class CTracker:
         skipping: dict[tuple[int, int], set[bool]] = {}
         steps = {step.index: step for step in self.unit.graph.steps}
         for index, facts in self.unit.facts.items():
-            if not self.mentions.intersection(facts.names):
+            through_macros = self.analysis.uses.macro_releases(self.unit, steps[index])
+            if not self.mentions.intersection(facts.names) and not through_macros:
                 continue
             releases = [c for c in facts.calls if (r := released_argument(c)) is not None and self._denotes(r[0], r[1])]
             releases += [d for d in facts.deletes if (o := delete_operand(d)) is not None and self._denotes(o, None)]
+            releases += [r.use for r in through_macros if self._released_by_macro(r, self.names)]
             if releases:
                 self.release_steps.append(steps[index])
             for release in releases:
@@ -90,7 +92,10 @@ class CTracker:
 
     def effect(self, step: Step, state: Held) -> Effect:
         facts = self.unit.facts.get(step.index)
-        if facts is None or not self.mentions.intersection(facts.names):
+        if facts is None:
+            return Effect(Outcome.NOTHING, state)
+        through_macros = self.analysis.uses.macro_releases(self.unit, step)
+        if not self.mentions.intersection(facts.names) and not through_macros:
             return Effect(Outcome.NOTHING, state)
         acquisition = self.acquisition
         state = self._copied(facts, state)
@@ -117,6 +122,10 @@ class CTracker:
                 return Effect(Outcome.RELEASED)
             if acquisition.kind in MEMORY_KINDS:
                 self.analysis.report_mismatch(delete, row, acquisition.row, syn.text(operand))
+            return Effect(Outcome.RELEASED)
+        # A macro's release counts whatever its kind: the macro may be defined per build configuration
+        # (`cudaFree` in one, `free` in another), so its kind says nothing certain about this one.
+        if any(self._released_by_macro(release, holders) for release in through_macros):
             return Effect(Outcome.RELEASED)
         if acquisition.kind is Kind.CAPTURE:
             return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
@@ -173,6 +182,17 @@ class CTracker:
         if argument is None or argument.type != "identifier":
             return False
         return self._is_one_of(argument, self.names if holders is None else holders)
+
+    def _released_by_macro(self, release: MacroRelease, holders: frozenset[str]) -> bool:
+        """Whether a macro's use releases the resource: the argument it releases is one of ``holders``, or a
+        name its body releases means one of them where the macro is used."""
+        if not isinstance(release.target, str):
+            return self._denotes(release.target, release.row, holders)
+        if self.acquisition.kind is Kind.CAPTURE:
+            return release.row is not None and release.row.kind is Kind.CAPTURE and release.target == self.acquisition.key
+        if release.target not in holders:
+            return False
+        return release.target != self.acquisition.variable or self._variable_means_ours_at(release.use)
 
     def _is_ours(self, identifier: Node) -> bool:
         """Whether an occurrence of a handle's name means the tracked local, not a namesake declared in a

@@ -37,7 +37,7 @@ class HostMemoryLeak(PairingRule):
         "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
         "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release.",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
-        "Stores inside loops and code that did not parse, as for GEM301.",
+        "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
     )
     bad = """\
 int stage_batch(const float* src, float* dst, size_t n, cudaStream_t stream) {
