@@ -152,25 +152,28 @@ class Uses:
             # The callee writes through a pointer to the handle, or holds the caller's variable by reference:
             # treat it as taking it over.
             return Use.ESCAPE, None
-        parameter = declared[index][0]
+        # The parameter and the locals copied from it: `jlong handle = reinterpret_cast<jlong>(t);` then
+        # `env->SetLongField(obj, field, handle)` keeps what the caller passed.
+        names = self.aliases(unit, declared[index][0])
         escaped = False
         for facts in unit.facts.values():
             for call in facts.calls:
                 released = released_argument(call)
                 if released is not None:
                     argument, row = released
-                    if argument.type == "identifier" and syn.text(argument) == parameter:
+                    if argument.type == "identifier" and syn.text(argument) in names:
                         return Use.RELEASE, row.kind
             for delete in facts.deletes:
                 operand = delete_operand(delete)
-                if operand is not None and operand.type == "identifier" and syn.text(operand) == parameter:
+                if operand is not None and operand.type == "identifier" and syn.text(operand) in names:
                     return Use.RELEASE, Kind.NEW_ARRAY if is_array_delete(delete) else Kind.NEW_OBJECT
-            for occurrence, in_lambda in facts.names.get(parameter, ()):
-                use = Use.ESCAPE if in_lambda else self.classify(unit, occurrence, depth + 1)
-                if use is Use.RELEASE:
-                    return Use.RELEASE, None
-                if use is Use.ESCAPE:
-                    escaped = True
+            for name in names:
+                for occurrence, in_lambda in facts.names.get(name, ()):
+                    use = Use.ESCAPE if in_lambda else self.classify(unit, occurrence, depth + 1)
+                    if use is Use.RELEASE:
+                        return Use.RELEASE, None
+                    if use is Use.ESCAPE:
+                        escaped = True
         return (Use.ESCAPE, None) if escaped else (Use.USE, None)
 
     def classify(self, unit: Unit, occurrence: Node, depth: int = 0) -> Use:
