@@ -46,7 +46,9 @@ class DeviceMemoryLeak(PairingRule):
         "takes the same branch or case at both tests).",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
-        "`--verbose` says which, `--statistics` counts the files.",
+        "`--verbose` says which, the summary line and `--statistics` count the files. A statement macro written "
+        "without its `;` (`EXPECT_OK(status)` alone on its line) is given one before parsing, so it does not "
+        "break the function that uses it.",
     )
     bad = """\
 cudaError_t run_layer(const float* input, float* output, size_t n, cudaStream_t stream) {
