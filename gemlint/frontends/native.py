@@ -126,15 +126,16 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[
 
 
 #: ``new T*[n]`` (an array of pointers), which the grammar reads as ``new T`` times a lambda, swallowing the
-#: statement that follows.
-_NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+(?:const\s+)?[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
+#: statement that follows; ``new const T*[n]``, whose ``const`` it does not read at all.
+_NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+)(const\s+)?([A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
 
 
 def _for_the_grammar(data: bytes) -> bytes:
     """The source as the grammar can read it, with the same length (offsets and columns stay): export macros
-    in class heads and the stars of ``new T*[n]`` replaced by spaces (``new T [n]`` is the same allocation)."""
+    in class heads, and the ``const`` and stars of ``new const T*[n]`` replaced by spaces (``new T [n]`` is the
+    same allocation)."""
     if b"new" in data and _NEW_POINTER_ARRAY.search(data):
-        data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + _blank(m.group(2)) + m.group(3) + _blank(m.group(4)), data)
     if _EXPORT_MACRO.search(data):
         data = _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1))), data)
     return data
@@ -146,6 +147,10 @@ _MACRO_LINE = re.compile(rb"^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*\((?P<arguments>[^\n]*)
 #: How the code before a statement ends: a statement, a block, a label or access specifier, a condition's `)`.
 _STATEMENT_BOUNDARY = re.compile(rb"(?:[;{}:)]|\*/|\belse|\bdo)$")
 _LINE_COMMENT = re.compile(rb"//[^\n]*$")
+
+
+def _blank(text: bytes | None) -> bytes:
+    return b" " * len(text) if text else b""
 
 
 def terminate_statement_macros(data: bytes) -> bytes:
