@@ -181,6 +181,12 @@ def _without_lambdas(body: str) -> str:
         body = body[: match.start()] + body[index:]
 
 
+@dataclass(frozen=True)
+class _Loop:
+    body: Node
+    line: int  # where the loop statement starts
+
+
 #: Statements nested deeper than this are not followed (the caller reports the function as not analysed).
 MAX_NESTING = 200
 
@@ -190,8 +196,9 @@ class CfgBuilder:
         self.macros = macros
         self.graph = Graph()
         self._labels: dict[str, Step] = {}
-        self._breaks: list[Step] = []
-        self._continues: list[Step] = []
+        # Where `break` and `continue` go, with the loop whose body they leave (None for a `switch`'s break).
+        self._breaks: list[tuple[Step, _Loop | None]] = []
+        self._continues: list[tuple[Step, _Loop]] = []
         self._handlers: list[list[Step]] = []
         self._exit_cache: dict[tuple[str, int], Step] = {}
         self._preproc_tests: set[str] = set()
@@ -345,10 +352,39 @@ class CfgBuilder:
         return join
 
     def _build_break_statement(self, node: Node, after: Step) -> Step:
-        return self._breaks[-1] if self._breaks else after
+        if not self._breaks:
+            return after
+        target, loop = self._breaks[-1]
+        if loop is None:
+            return target
+        line = syn.line_of(node)
+        return self._scope_end(loop, f"`break` at line {line} leaves the loop at line {loop.line}", line, target)
 
     def _build_continue_statement(self, node: Node, after: Step) -> Step:
-        return self._continues[-1] if self._continues else after
+        if not self._continues:
+            return after
+        target, loop = self._continues[-1]
+        line = syn.line_of(node)
+        return self._scope_end(loop, f"`continue` at line {line} goes on to the next iteration of the loop at line {loop.line}", line, target)
+
+    def _scope_end(self, loop: _Loop, how: str, line: int, target: Step) -> Step:
+        """A step where paths leave a loop's body, on to ``target``: the variables declared in the body end there."""
+        step = self.graph.add(StepKind.EFFECT, line=line)
+        step.leaves = loop.body
+        step.leaving = how
+        return step.then(target)
+
+    def _loop_body(self, loop: _Loop, after: Step, next_iteration: Step) -> Step:
+        """The entry of a loop's body: ``break`` goes to ``after``; ``continue`` and the end of the body go to
+        ``next_iteration``, each through a step that says the body's variables end there."""
+        self._breaks.append((after, loop))
+        self._continues.append((next_iteration, loop))
+        try:
+            ended = self._scope_end(loop, f"an iteration of the loop at line {loop.line} ends, once per iteration,", loop.body.end_point[0] + 1, next_iteration)
+            return self.statement(loop.body, ended)
+        finally:
+            self._breaks.pop()
+            self._continues.pop()
 
     def _branch(
         self, condition: Node | None, when_true: Step, when_false: Step, line: int, *, assume: dict | None = None
@@ -442,13 +478,7 @@ class CfgBuilder:
         """``while``/``for``: the head tests, the body runs and goes back through ``update``."""
         head = self.graph.join()
         update_entry = self._effect(update, head) if update is not None else head
-        self._breaks.append(after)
-        self._continues.append(update_entry)
-        try:
-            body_entry = self.statement(body, update_entry) if body is not None else update_entry
-        finally:
-            self._breaks.pop()
-            self._continues.pop()
+        body_entry = self._loop_body(_Loop(body, line), after, update_entry) if body is not None else update_entry
         if condition is None or syn.is_constant_true(condition):
             head.then(body_entry)
             return head
@@ -500,14 +530,8 @@ class CfgBuilder:
     def _build_for_range_loop(self, node: Node, after: Step) -> Step:
         head = self.graph.join()
         head.changes = _names_read(node.child_by_field_name("declarator"))  # each iteration binds it anew
-        self._breaks.append(after)
-        self._continues.append(head)
-        try:
-            body = node.child_by_field_name("body")
-            body_entry = self.statement(body, head) if body is not None else head
-        finally:
-            self._breaks.pop()
-            self._continues.pop()
+        body = node.child_by_field_name("body")
+        body_entry = self._loop_body(_Loop(body, syn.line_of(node)), after, head) if body is not None else head
         head.then(self._branch(None, body_entry, after, syn.line_of(node)))
         right = node.child_by_field_name("right")
         first = self._first_test(None, right, body_entry, after, syn.line_of(node))
@@ -515,14 +539,8 @@ class CfgBuilder:
 
     def _build_do_statement(self, node: Node, after: Step) -> Step:
         test = self.graph.join()
-        self._breaks.append(after)
-        self._continues.append(test)
-        try:
-            body = node.child_by_field_name("body")
-            body_entry = self.statement(body, test) if body is not None else test
-        finally:
-            self._breaks.pop()
-            self._continues.pop()
+        body = node.child_by_field_name("body")
+        body_entry = self._loop_body(_Loop(body, syn.line_of(node)), after, test) if body is not None else test
         condition = node.child_by_field_name("condition")
         if condition is not None and syn.is_constant_false(condition):
             test.then(after)  # do { ... } while (0)
@@ -539,7 +557,7 @@ class CfgBuilder:
         key = f"switch ({subject})" if subject is not None else None
         if key is not None:
             self.graph.test_names[key] = self.graph.test_names[subject]
-        self._breaks.append(after)
+        self._breaks.append((after, None))
         try:
             entries: list[Step] = []
             following = after

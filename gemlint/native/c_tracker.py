@@ -91,6 +91,9 @@ class CTracker:
         return {span: labels.pop() for span, labels in skipping.items() if len(labels) == 1}
 
     def effect(self, step: Step, state: Held) -> Effect:
+        if step.leaves is not None:
+            ended = self._scope_ended(step)
+            return Effect(Outcome.LOST, reason=ended) if ended else Effect(Outcome.NOTHING, state)
         facts = self.unit.facts.get(step.index)
         if facts is None:
             return Effect(Outcome.NOTHING, state)
@@ -215,6 +218,14 @@ class CTracker:
         else:
             copies.discard(name)
 
+    def _scope_ended(self, step: Step) -> str:
+        """How the path drops the resource where it leaves a loop's body (``step.leaves``) that declares the
+        only variable holding it; "" when the variable lives on."""
+        body = step.leaves
+        if self.declaration is None or len(self.names) > 1 or not body.start_byte <= self.declaration.start_byte < body.end_byte:
+            return ""
+        return f"`{self.acquisition.variable}` goes out of scope when {step.leaving}"
+
     def _lost(self, facts: StepFacts, step: Step) -> str:
         if len(self.names) > 1:
             return ""  # another local still holds it
@@ -225,7 +236,9 @@ class CTracker:
                 if acquisition.call == self.acquisition.call:
                     if _conditional_in_loop(acquisition.call):
                         return ""  # maybe not every iteration acquires: say nothing rather than guess
-                    return f"the next loop iteration acquires into `{variable}` again at line {line}"
+                    loop = _enclosing_loop(acquisition.call)
+                    where = f" of the loop at line {syn.line_of(loop)}" if loop is not None else ""
+                    return f"the next iteration{where} acquires into `{variable}` again at line {line}, once per iteration,"
                 return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
@@ -393,6 +406,16 @@ def _enclosing_loop_bound(node: Node) -> str:
 def _falls_through(branch: Node) -> bool:
     """A branch that never leaves by a jump: the code after the ``if`` runs whichever way it went."""
     return not any(node.type in _JUMPS for node in syn.descendants(branch))
+
+
+def _enclosing_loop(node: Node) -> Node | None:
+    """The innermost loop statement around ``node`` within its function."""
+    current = node.parent
+    while current is not None and current.type not in ("function_definition", "lambda_expression"):
+        if current.type in _LOOP_TYPES:
+            return current
+        current = current.parent
+    return None
 
 
 def _conditional_in_loop(node: Node) -> bool:
