@@ -178,3 +178,67 @@ def test_deep_nesting_is_reported_in_a_fresh_interpreter_not_a_crash(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(source)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == [["GEM000", 1, "`f` is nested too deeply to follow; its resources were not checked"]]
+
+
+LOOP_DROPS = """\
+int work(float* p, int i);
+void skipped(int n, int m) {
+  for (int i = 0; i < n; i++) {
+    float* buf = nullptr;
+    cudaMalloc(&buf, m);
+    if (work(buf, i) < 0) continue;
+    cudaFree(buf);
+  }
+}
+void left(int n, int m) {
+  while (n--) {
+    float* buf = nullptr;
+    cudaMalloc(&buf, m);
+    if (work(buf, n) < 0) break;
+    cudaFree(buf);
+  }
+  work(nullptr, 0);
+}
+void captured_each_step(cudaStream_t s, int steps) {
+  for (int i = 0; i < steps; i++) {
+    cudaGraph_t graph;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    work(nullptr, i);
+    cudaStreamEndCapture(s, &graph);
+  }
+}
+void captured_into_one(cudaStream_t s, int steps) {
+  cudaGraph_t graph;
+  for (int i = 0; i < steps; i++) {
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    work(nullptr, i);
+    cudaStreamEndCapture(s, &graph);
+  }
+  cudaGraphDestroy(graph);
+}
+"""
+
+
+def test_a_leak_in_a_loop_names_where_the_pointer_is_dropped():
+    found = {d.line: d.message for d in lint_source(LOOP_DROPS, "loops.cu")}
+    assert "`buf` goes out of scope when `continue` at line 6 goes on to the next iteration of the loop at line 3" in found[5]
+    assert "`buf` goes out of scope when `break` at line 14 leaves the loop at line 11" in found[13]
+    assert "`graph` goes out of scope when an iteration of the loop at line 20 ends, once per iteration," in found[24]
+    assert "the next iteration of the loop at line 29 acquires into `graph` again at line 32, once per iteration," in found[32]
+
+
+def test_a_stream_written_with_a_side_effect_is_never_offered_as_the_argument_to_pass():
+    source = (
+        "__global__ void step(float* x);\n"
+        "void run(cudaStream_t* streams, float* x, float* host, int devices) {\n"
+        "  int d = 0;\n"
+        "  while (d < devices) step<<<1, 32, 0, streams[d++]>>>(x);\n"
+        "  cudaMemcpyAsync(host, x, 4, cudaMemcpyDeviceToHost);\n"
+        "  d = 0;\n"
+        "  while (d < devices) cudaStreamSynchronize(streams[d++]);\n"
+        "}\n"
+    )
+    (found,) = lint_source(source, "streams.cu")
+    assert found.code == "GEM307"
+    assert "kernels run on the streams of `streams` (`streams[d++]`) and only they are synchronized" in found.message
+    assert found.message.endswith("pass the stream of `streams` whose kernels use the data")

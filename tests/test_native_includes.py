@@ -15,8 +15,9 @@ LEAK = '#include "checks.h"\nint step(void);\nint f(unsigned n) {\n  char *p = m
 
 
 def test_continuation_lines_are_part_of_the_macro():
-    macros = macro_definitions("#define BAIL(x) \\\n  if (x) \\\n    return 1\n#define PLAIN 3\n")
-    assert "return 1" in macros["BAIL"] and macros["PLAIN"].strip() == "3"
+    macros = macro_definitions("#define BAIL(x, ...) \\\n  if (x) \\\n    return 1\n#define PLAIN 3\n")
+    assert "return 1" in macros["BAIL"].body and macros["BAIL"].parameters == ("x", "__VA_ARGS__")
+    assert macros["PLAIN"].body.strip() == "3" and macros["PLAIN"].parameters is None
 
 
 def test_the_including_folder_comes_first_then_cmake_include_folders(tmp_path):
@@ -31,7 +32,7 @@ def test_the_including_folder_comes_first_then_cmake_include_folders(tmp_path):
     source.write_text(text)
     assert included_headers(source, text) == [(tmp_path / "src" / "checks.h").resolve(), (tmp_path / "api" / "api.h").resolve()]
     macros = included_macros(source, text)
-    assert "return" not in macros["CHECK"] and "throw" in macros["API_TRY"]
+    assert "return" not in macros["CHECK"].body and "throw" in macros["API_TRY"].body
 
 
 def test_compile_commands_include_flags(tmp_path):

@@ -1,4 +1,5 @@
-"""A C/C++ finding whose code did not parse is not reported; --verbose says where, --statistics counts the files."""
+"""A C/C++ finding whose code did not parse is not reported; --verbose says where, --statistics counts the files,
+the summary line says how many; statement macros left without `;` are terminated before parsing."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from click.testing import CliRunner
 
 from gemlint.cli import main
+from gemlint.frontends.native import terminate_statement_macros
 
 UNPARSED = """\
 #include <stdlib.h>
@@ -53,3 +55,35 @@ def test_a_file_with_notes_says_them_again_when_the_cache_is_on(tmp_path):
     command = ["check", "--cache-dir", str(tmp_path / "cache"), "--select", "GEM302", "--verbose", str(tmp_path / "a.c")]
     first, second = runner.invoke(main, command), runner.invoke(main, command)
     assert "is not reported" in first.stderr and "is not reported" in second.stderr
+
+
+def test_the_text_summary_says_how_many_files_were_checked_only_in_part(tmp_path):
+    (tmp_path / "a.c").write_text(UNPARSED)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GEM302", str(tmp_path / "a.c")])
+    assert result.stdout.splitlines()[-1].startswith("1 file checked only in part: code that did not parse")
+
+
+STATEMENT_MACROS = b"""\
+int f(int n) {
+  LOG_DEBUG("n=%d", n)
+  TRACE(f)  // why
+  int x = n;
+  CHECK_EQ(x, n)
+#ifdef EXTRA
+  x++;
+#endif
+  return x;
+}
+"""
+
+
+def test_a_statement_macro_left_without_its_semicolon_gets_one_in_the_space_after_it():
+    terminated = terminate_statement_macros(STATEMENT_MACROS)
+    assert len(terminated) == len(STATEMENT_MACROS)
+    assert terminated.splitlines()[2:4] == [b"; TRACE(f); // why", b"  int x = n;"]
+    assert b"CHECK_EQ(x, n)\n#ifdef" in terminated  # no space before the next token: left as written
+
+
+def test_lines_that_only_look_like_statement_macros_are_left_alone():
+    source = b"struct S {\n  S(int a)\n      : a(a) {}\n  FOO(int b)\n  {}\n};\nint g(int v) {\n  return 1 +\n    TWICE(v)\n    + 2;\n}\n"
+    assert terminate_statement_macros(source) == source

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import tree_sitter
 import tree_sitter_c
@@ -26,11 +26,15 @@ from gemlint.diagnostics import Position
 from gemlint.discovery import SourceFile
 from gemlint.text import TIMED_OUT_PREFIX, SourceError
 
+if TYPE_CHECKING:
+    from gemlint.frontends.native_includes import MacroDefinition
+
 Node = tree_sitter.Node
 
 
 _GRAMMARS = {"c": tree_sitter_c.language, "cuda": tree_sitter_cuda.language}
 _FUNCTIONS = {"c": "(function_definition) @unit", "cuda": "[(function_definition) (lambda_expression)] @unit"}
+_DEFINITIONS = "[(preproc_def) (preproc_function_def)] @definition"
 
 
 @lru_cache(maxsize=None)
@@ -46,6 +50,11 @@ def _parser(grammar: str) -> tree_sitter.Parser:
 @lru_cache(maxsize=None)
 def _functions_query(grammar: str) -> tree_sitter.Query:
     return tree_sitter.Query(_language(grammar), _FUNCTIONS[grammar])
+
+
+@lru_cache(maxsize=None)
+def _definitions_query(grammar: str) -> tree_sitter.Query:
+    return tree_sitter.Query(_language(grammar), _DEFINITIONS)
 
 
 def grammar_for(source: SourceFile | None) -> str:
@@ -89,8 +98,8 @@ class NativeDocument:
         return self.position(node.start_byte), self.position(node.end_byte)
 
     @cached_property
-    def included_macros(self) -> dict[str, str]:
-        """The macros of the project headers the file includes (``name -> body``)."""
+    def included_macros(self) -> dict[str, MacroDefinition]:
+        """The macros of the project headers the file includes (``name -> definition``)."""
         from gemlint.frontends.native_includes import included_macros
 
         return included_macros(self.path, self.text) if self.path is not None else {}
@@ -117,45 +126,167 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[
 
 
 #: ``new T*[n]`` (an array of pointers), which the grammar reads as ``new T`` times a lambda, swallowing the
-#: statement that follows.
-_NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+(?:const\s+)?[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
+#: statement that follows; ``new const T*[n]``, whose ``const`` it does not read at all.
+_NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+)(const\s+)?([A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
 
 
 def _for_the_grammar(data: bytes) -> bytes:
     """The source as the grammar can read it, with the same length (offsets and columns stay): export macros
-    in class heads and the stars of ``new T*[n]`` replaced by spaces (``new T [n]`` is the same allocation)."""
+    in class heads, and the ``const`` and stars of ``new const T*[n]`` replaced by spaces (``new T [n]`` is the
+    same allocation)."""
     if b"new" in data and _NEW_POINTER_ARRAY.search(data):
-        data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + _blank(m.group(2)) + m.group(3) + _blank(m.group(4)), data)
     if _EXPORT_MACRO.search(data):
         data = _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1))), data)
     return data
+
+
+#: A line that is one use of an all-capitals name and nothing more (a statement macro: ``EXPECT_OK(status)``,
+#: ``DISALLOW_COPY_AND_ASSIGN(Engine)``), perhaps followed by a comment.
+_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*\((?P<arguments>[^\n]*)\)(?=[ \t]*(?://|/\*|\r?$))", re.MULTILINE)
+#: How the code before a statement ends: a statement, a block, a label or access specifier, a condition's `)`.
+_STATEMENT_BOUNDARY = re.compile(rb"(?:[;{}:)]|\*/|\belse|\bdo)$")
+_LINE_COMMENT = re.compile(rb"//[^\n]*$")
+
+
+def _blank(text: bytes | None) -> bytes:
+    return b" " * len(text) if text else b""
+
+
+def terminate_statement_macros(data: bytes) -> bytes:
+    """``data`` with a ``;`` after each statement macro written without one (a macro that supplies its own,
+    or a line its author left unterminated), with the same length: the ``;`` takes the place of the first
+    space or tab between the macro's ``)`` and the next token. Such a line otherwise joins the next statement
+    into one the grammar cannot read, and the rest of the function with it. Where no space is left to take,
+    the line stays as written."""
+    edited = bytearray(data)
+    for match in _MACRO_LINE.finditer(data):
+        if not _balanced(match.group("arguments")) or not _starts_a_statement(data, match.start()):
+            continue
+        space = _space_before_next_token(data, match.end())
+        if space is not None:
+            edited[space] = ord(";")
+    return bytes(edited)
+
+
+def _balanced(arguments: bytes) -> bool:
+    depth = 0
+    for char in arguments:
+        depth += {40: 1, 41: -1}.get(char, 0)  # ( and )
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _starts_a_statement(data: bytes, line_start: int) -> bool:
+    """The code above the line (past blank and preprocessor lines) ends where a statement or member may begin."""
+    end = line_start
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        line = _LINE_COMMENT.sub(b"", data[start : end - 1]).strip()
+        if line and not line.startswith(b"#"):
+            return bool(_STATEMENT_BOUNDARY.search(line))
+        end = start
+    return False
+
+
+def _space_before_next_token(data: bytes, index: int) -> int | None:
+    """The first space or tab between ``index`` and the next token, outside comments, when that token may begin
+    a statement (a name, a keyword, the end of a block, a preprocessor line); None otherwise."""
+    space = None
+    while index < len(data):
+        char = data[index : index + 1]
+        if char in (b" ", b"\t"):
+            space = index if space is None else space
+            index += 1
+        elif char in (b"\n", b"\r"):
+            index += 1
+        elif data.startswith(b"//", index):
+            end = data.find(b"\n", index)
+            index = len(data) if end == -1 else end
+        elif data.startswith(b"/*", index):
+            end = data.find(b"*/", index + 2)
+            index = len(data) if end == -1 else end + 2
+        else:
+            starts = char.isalpha() or char == b"_" or char == b"}" or (char == b"#" and data[index - 1 : index] == b"\n")
+            return space if starts else None
+    return None
 
 
 def parse(source: SourceFile | None, text: str) -> NativeDocument:
     grammar = grammar_for(source)
     data = text.encode("utf-8", errors="surrogatepass")
     parsed = _for_the_grammar(data) if grammar == "cuda" else data
-    parser = _parser(grammar)
     limit = parse_time_limit(len(data))
     deadline = time.monotonic() + limit
+    try:
+        tree = _parse_before(grammar, parsed, deadline, limit)
+    except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
+        if time.monotonic() > deadline:
+            raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
+        raise SourceError(f"cannot parse: {error}") from None
+    if tree.root_node.has_error:
+        # Statement macros left without `;` are the commonest cause; their terminated reading is kept when
+        # the grammar reads it with fewer errors (a line that only looked like one is left as it was).
+        terminated = terminate_statement_macros(parsed)
+        if terminated != parsed:
+            try:
+                retried = _parse_before(grammar, terminated, deadline, limit)
+            except (ValueError, RuntimeError):
+                retried = None
+            if retried is not None and _error_count(retried.root_node) < _error_count(tree.root_node):
+                tree = retried
+    return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
+
+
+def _parse_before(grammar: str, parsed: bytes, deadline: float, limit: float) -> tree_sitter.Tree:
+    """``parsed`` read by the grammar, cancelled at ``deadline`` (a ValueError or RuntimeError)."""
+    parser = _parser(grammar)
+    started = time.monotonic()
     try:
         # Only a parse that reads through a callback reports progress (and so can be cancelled).
         tree = parser.parse(
             lambda offset, _point: parsed[offset : offset + _CHUNK],
             progress_callback=lambda _offset, _has_error: time.monotonic() > deadline,
         )
-    except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
+    except (ValueError, RuntimeError):
         parser.reset()  # else the next parse would resume this one
-        if time.monotonic() > deadline:
-            raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
-        raise SourceError(f"cannot parse: {error}") from None
+        raise
     # A tree parsed through a callback reads each node's text through the callback again (slow). The same
     # parse from the bytes, reusing the tree, keeps the text in the tree; it re-parses only the regions with
     # errors (it cannot be cancelled, so only when the first parse left it the time it took itself).
-    started = deadline - limit
-    if time.monotonic() - started < limit / 2:
+    if time.monotonic() - started < limit / 2 and time.monotonic() < deadline:
         tree = parser.parse(parsed, old_tree=tree)
-    return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
+    return tree
+
+
+def _error_count(node: Node) -> int:
+    """How many ERROR and missing nodes the tree under ``node`` has."""
+    count = 0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "ERROR" or current.is_missing:
+            count += 1
+        stack.extend(child for child in current.children if child.has_error or child.is_missing)
+    return count
+
+
+#: A macro body longer than this is not read as statements (real expansions are far shorter).
+FRAGMENT_LIMIT = 20_000
+_FRAGMENT_HEAD = b"void expansion(void) {\n"
+
+
+@lru_cache(maxsize=4096)
+def parse_statements(text: str) -> Node | None:
+    """``text`` read as the statements of a C++ function body (what a macro's use expands to): the block that
+    holds them, or None for text too long to be a macro's body."""
+    if len(text) > FRAGMENT_LIMIT:
+        return None
+    # The `;` the use supplies (`FREE(p);`): without it an expression body reads as an initializer.
+    tree = _parser("cuda").parse(_FRAGMENT_HEAD + text.encode("utf-8", errors="surrogatepass") + b";\n}\n")
+    function = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    return function.child_by_field_name("body") if function is not None else None
 
 
 def walk(node: Node, *, skip: frozenset[str] = frozenset()) -> Iterator[Node]:
@@ -176,6 +307,13 @@ def function_nodes(document: NativeDocument) -> list[Node]:
         cached = sorted((n for n in captures.get("unit", []) if not in_disabled_block(n)), key=lambda node: node.start_byte)
         document.cache["functions"] = cached
     return cached
+
+
+def definition_nodes(document: NativeDocument) -> list[Node]:
+    """Every ``#define`` of the file, wherever it is written (at file scope, in a class, in a function body),
+    in source order."""
+    captures = tree_sitter.QueryCursor(_definitions_query(document.grammar)).captures(document.root)
+    return sorted(captures.get("definition", []), key=lambda node: node.start_byte)
 
 
 def in_disabled_block(node: Node) -> bool:

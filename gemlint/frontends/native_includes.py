@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,16 +33,32 @@ _CMAKE_SOURCE_VARIABLES = re.compile(r"\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRE
 _GENERATOR = re.compile(r"\$<BUILD_INTERFACE:([^>]*)>")
 
 
-def macro_definitions(text: str) -> dict[str, str]:
-    """``name -> body`` for every ``#define`` of ``text`` (continuation lines joined)."""
+@dataclass(frozen=True)
+class MacroDefinition:
+    """One ``#define``: the names of its parameters (None for an object-like macro) and its body."""
+
+    parameters: tuple[str, ...] | None
+    body: str
+
+
+def macro_definitions(text: str) -> dict[str, MacroDefinition]:
+    """``name -> definition`` for every ``#define`` of ``text`` (continuation lines joined)."""
     joined = _CONTINUATION.sub(" ", text)
-    return {match.group(1): match.group(3) for match in _DEFINE.finditer(joined)}
+    return {match.group(1): MacroDefinition(macro_parameters(match.group(2)), match.group(3)) for match in _DEFINE.finditer(joined)}
 
 
-def included_macros(path: Path, text: str) -> dict[str, str]:
+def macro_parameters(written: str | None) -> tuple[str, ...] | None:
+    """``("x", "y")`` for ``(x, y)``; a variadic ``...`` is ``__VA_ARGS__``; None when there is no list."""
+    if written is None:
+        return None
+    names = (name.strip() for name in written.strip("()").split(","))
+    return tuple("__VA_ARGS__" if name == "..." else name for name in names if name)
+
+
+def included_macros(path: Path, text: str) -> dict[str, MacroDefinition]:
     """The macros defined by the project headers ``path`` (whose source is ``text``) includes, nearest first:
     a macro a closer header defines is not replaced by one a deeper header defines."""
-    found: dict[str, str] = {}
+    found: dict[str, MacroDefinition] = {}
     for header in included_headers(path, text):
         for name, body in _header_macros(str(header), _stamp(header)).items():
             found.setdefault(name, body)
@@ -183,5 +200,5 @@ def _header_text(path: str, stamp: tuple[int, int]) -> str:
 
 
 @lru_cache(maxsize=2048)
-def _header_macros(path: str, stamp: tuple[int, int]) -> dict[str, str]:
+def _header_macros(path: str, stamp: tuple[int, int]) -> dict[str, MacroDefinition]:
     return macro_definitions(_header_text(path, stamp))

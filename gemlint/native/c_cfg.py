@@ -6,20 +6,23 @@ after its statement and returns the statement's first step. Covered: blocks,
 ``while``/``do``/``for``/range-``for`` with ``break``/``continue``, ``goto``
 and labels, ``return``, ``throw`` (to the enclosing ``catch`` clauses, else
 out of the function), ``try``/``catch``, ``#if``/``#ifdef`` branches inside a
-body, calls that never return (``exit``, ``abort``), and macros defined in the
-same file whose body returns, throws or jumps to a label (a possible exit
-after the statement that uses them).
+body, calls that never return (``exit``, ``abort``), and macros whose body
+returns, throws or jumps to a label (a possible exit after the statement that
+uses them), defined in the file, at file scope or in a body, or in the project
+headers it includes.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
-from gemlint.frontends.native import Node, is_disabled_condition
+from gemlint.frontends.native import NativeDocument, Node, definition_nodes, in_disabled_block, is_disabled_condition
+from gemlint.frontends.native_includes import MacroDefinition, macro_parameters
 from gemlint.native import c_syntax as syn
 from gemlint.native.paths import Graph, OneOf, Step, StepKind
 from gemlint.native.resources import NO_RETURN
@@ -50,9 +53,46 @@ class MacroExit:
     null_check: bool = False  # the body tests an argument for null (`if ((p) == NULL) return ...`)
 
 
-@dataclass
+@dataclass(frozen=True)
+class Macro:
+    """One definition of a macro, and how its expansion may leave the function that uses it."""
+
+    definition: MacroDefinition
+    exit: MacroExit | None = None
+
+
 class Macros:
-    exits: dict[str, MacroExit] = field(default_factory=dict)
+    """The macros a file's functions see: each name's definitions in the order the preprocessor reads them,
+    those of the headers the file includes first, then the file's own (at file scope or inside a function
+    body). A use of the name means the last definition written before it."""
+
+    def __init__(self, definitions: dict[str, list[tuple[int, Macro]]]) -> None:
+        self._definitions = definitions
+        self._starts = {name: [start for start, _ in found] for name, found in self._definitions.items()}
+        self.any_exit = any(macro.exit is not None for found in self._definitions.values() for _, macro in found)
+
+    def at(self, name: str, node: Node) -> Macro | None:
+        """The definition ``name`` has where ``node`` is, or None when no macro of that name is defined there."""
+        starts = self._starts.get(name)
+        if not starts:
+            return None
+        index = bisect.bisect_left(starts, node.start_byte) - 1
+        return self._definitions[name][index][1] if index >= 0 else None
+
+    def exit_at(self, name: str, node: Node) -> MacroExit | None:
+        macro = self.at(name, node)
+        return macro.exit if macro is not None else None
+
+
+def macro_use(identifier: Node) -> Node | None:
+    """The use of a macro that ``identifier`` names: the call it is the callee of (``CHECK(x)``), or the
+    identifier itself where it stands as a statement (an object-like macro: ``BAIL;``); None otherwise."""
+    if identifier.type != "identifier" or identifier.parent is None:
+        return None
+    parent = identifier.parent
+    if parent.type == "call_expression" and parent.child_by_field_name("function") == identifier:
+        return parent
+    return identifier if parent.type == "expression_statement" else None
 
 
 def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
@@ -68,32 +108,60 @@ def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
     return ([init] if init is not None else []), value
 
 
-def file_macros(root: Node, included: dict[str, str] | None = None) -> Macros:
-    """The function-like and object-like macros of a file whose bodies may leave the calling function;
-    ``included`` are those of the headers it includes (``name -> body``), which the file's own replace."""
-    bodies: dict[str, str] = dict(included or {})
-    for node in root.named_children if root is not None else ():
-        _collect_macros(node, bodies, 0)
-    bodies = {name: _without_lambdas(body) for name, body in bodies.items()}
-    exits: dict[str, MacroExit] = {}
-    for name, body in bodies.items():
+#: Where a header's definitions sit in the order of a file's: before all of its own.
+_HEADER_START = -1
+
+
+def file_macros(document: NativeDocument) -> Macros:
+    """Every macro a file's functions may use: those of the project headers it includes, then those the file
+    defines, at file scope or inside a function body (``#define CLEANUP() ...`` written where it is needed),
+    outside ``#if 0``. Each definition is read for how its expansion may leave the calling function."""
+    written: list[tuple[str, int, MacroDefinition]] = [(name, _HEADER_START, d) for name, d in document.included_macros.items()]
+    written += [(name, node.start_byte, definition) for name, node, definition in _definitions_in(document)]
+    exits = _macro_exits(written)
+    definitions: dict[str, list[tuple[int, Macro]]] = {}
+    for index, (name, start, definition) in enumerate(written):
+        definitions.setdefault(name, []).append((start, Macro(definition, exits[index])))
+    return Macros(definitions)
+
+
+def _definitions_in(document: NativeDocument) -> list[tuple[str, Node, MacroDefinition]]:
+    """The ``#define`` directives of a document, in source order."""
+    found = []
+    for node in definition_nodes(document):
+        name = syn.text(node.child_by_field_name("name"))
+        if not name or in_disabled_block(node):
+            continue
+        parameters = node.child_by_field_name("parameters")
+        written = macro_parameters(syn.text(parameters)) if parameters is not None else None
+        found.append((name, node, MacroDefinition(written, syn.text(node.child_by_field_name("value")))))
+    return found
+
+
+def _macro_exits(written: list[tuple[str, int, MacroDefinition]]) -> list[MacroExit | None]:
+    """How each definition may leave the function using it: its body returns, throws or jumps to a label, or it
+    uses a macro that does (followed three levels deep, each name as defined before it)."""
+    exits: list[MacroExit | None] = []
+    bodies = [_without_lambdas(definition.body) for _, _, definition in written]
+    for body in bodies:
         labels = tuple(_GOTO.findall(body))
         returns = bool(_RETURN.search(body) or _THROW.search(body))
-        if returns or labels:
-            exits[name] = MacroExit(returns, labels, bool(_NULL_TEST.search(body)))
-    # A macro that uses an exiting macro exits too (one expansion is enough in practice, do three).
+        exits.append(MacroExit(returns, labels, bool(_NULL_TEST.search(body))) if returns or labels else None)
+    headers = {name: index for index, (name, start, _) in enumerate(written) if start == _HEADER_START}
     for _ in range(3):
+        latest = dict(headers)
         changed = False
-        for name, body in bodies.items():
-            if name in exits:
-                continue
-            used = [exits[word] for word in _WORD.findall(body) if word in exits and word != name]
-            if used:
-                exits[name] = MacroExit(any(u.returns for u in used), tuple(l for u in used for l in u.labels))
-                changed = True
+        for index, (name, _, _) in enumerate(written):
+            if exits[index] is None:
+                used = [exits[latest[word]] for word in _WORD.findall(bodies[index]) if word in latest and word != name]
+                used = [u for u in used if u is not None]
+                if used:
+                    exits[index] = MacroExit(any(u.returns for u in used), tuple(l for u in used for l in u.labels))
+                    changed = True
+            latest[name] = index
         if not changed:
             break
-    return Macros(exits)
+    return exits
 
 
 _LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\([^()]*\))?\s*(?:mutable\s*)?(?:->\s*[\w:<>]+\s*)?\{")
@@ -113,18 +181,10 @@ def _without_lambdas(body: str) -> str:
         body = body[: match.start()] + body[index:]
 
 
-def _collect_macros(node: Node, bodies: dict[str, str], depth: int) -> None:
-    if depth > 50:
-        return
-    if node.type in ("preproc_function_def", "preproc_def"):
-        name = syn.text(node.child_by_field_name("name"))
-        value = node.child_by_field_name("value")
-        if name:
-            bodies[name] = syn.text(value)
-        return
-    if node.type.startswith("preproc_") or node.type in ("linkage_specification", "declaration_list", "namespace_definition"):
-        for child in node.named_children:
-            _collect_macros(child, bodies, depth + 1)
+@dataclass(frozen=True)
+class _Loop:
+    body: Node
+    line: int  # where the loop statement starts
 
 
 #: Statements nested deeper than this are not followed (the caller reports the function as not analysed).
@@ -136,8 +196,9 @@ class CfgBuilder:
         self.macros = macros
         self.graph = Graph()
         self._labels: dict[str, Step] = {}
-        self._breaks: list[Step] = []
-        self._continues: list[Step] = []
+        # Where `break` and `continue` go, with the loop whose body they leave (None for a `switch`'s break).
+        self._breaks: list[tuple[Step, _Loop | None]] = []
+        self._continues: list[tuple[Step, _Loop]] = []
         self._handlers: list[list[Step]] = []
         self._exit_cache: dict[tuple[str, int], Step] = {}
         self._preproc_tests: set[str] = set()
@@ -214,9 +275,7 @@ class CfgBuilder:
         if self._never_returns(node):
             return step.then(self.graph.add(StepKind.STOP, line=syn.line_of(node)))
         current = after
-        for call in reversed(self._exiting_macro_calls(node)):
-            name = syn.name_of(call.child_by_field_name("function")) if call.type == "call_expression" else syn.text(call)
-            macro = self.macros.exits[name]
+        for call, name, macro in reversed(self._exiting_macro_calls(node)):
             line = syn.line_of(call)
             branch = self.graph.add(StepKind.BRANCH, condition=call, line=line)
             branch.checked = call
@@ -236,18 +295,17 @@ class CfgBuilder:
                 return True
         return False
 
-    def _exiting_macro_calls(self, node: Node) -> list[Node]:
-        if not self.macros.exits:
+    def _exiting_macro_calls(self, node: Node) -> list[tuple[Node, str, MacroExit]]:
+        """The uses of exiting macros in ``node``: (the use, the macro's name, how it may leave)."""
+        if not self.macros.any_exit:
             return []
         found = []
         for child in syn.descendants(node):
-            if child.type == "call_expression":
-                function = child.child_by_field_name("function")
-                if function is not None and function.type == "identifier" and syn.text(function) in self.macros.exits:
-                    found.append(child)
-            elif child.type == "identifier" and child.parent is not None and child.parent.type == "expression_statement":
-                if syn.text(child) in self.macros.exits:  # an object-like macro used as a statement: `BAIL;`
-                    found.append(child)
+            use = macro_use(child)
+            if use is not None:
+                macro = self.macros.exit_at(syn.text(child), child)
+                if macro is not None:
+                    found.append((use, syn.text(child), macro))
         return found
 
     def _build_compound_statement(self, node: Node, after: Step) -> Step:
@@ -294,10 +352,39 @@ class CfgBuilder:
         return join
 
     def _build_break_statement(self, node: Node, after: Step) -> Step:
-        return self._breaks[-1] if self._breaks else after
+        if not self._breaks:
+            return after
+        target, loop = self._breaks[-1]
+        if loop is None:
+            return target
+        line = syn.line_of(node)
+        return self._scope_end(loop, f"`break` at line {line} leaves the loop at line {loop.line}", line, target)
 
     def _build_continue_statement(self, node: Node, after: Step) -> Step:
-        return self._continues[-1] if self._continues else after
+        if not self._continues:
+            return after
+        target, loop = self._continues[-1]
+        line = syn.line_of(node)
+        return self._scope_end(loop, f"`continue` at line {line} goes on to the next iteration of the loop at line {loop.line}", line, target)
+
+    def _scope_end(self, loop: _Loop, how: str, line: int, target: Step) -> Step:
+        """A step where paths leave a loop's body, on to ``target``: the variables declared in the body end there."""
+        step = self.graph.add(StepKind.EFFECT, line=line)
+        step.leaves = loop.body
+        step.leaving = how
+        return step.then(target)
+
+    def _loop_body(self, loop: _Loop, after: Step, next_iteration: Step) -> Step:
+        """The entry of a loop's body: ``break`` goes to ``after``; ``continue`` and the end of the body go to
+        ``next_iteration``, each through a step that says the body's variables end there."""
+        self._breaks.append((after, loop))
+        self._continues.append((next_iteration, loop))
+        try:
+            ended = self._scope_end(loop, f"an iteration of the loop at line {loop.line} ends, once per iteration,", loop.body.end_point[0] + 1, next_iteration)
+            return self.statement(loop.body, ended)
+        finally:
+            self._breaks.pop()
+            self._continues.pop()
 
     def _branch(
         self, condition: Node | None, when_true: Step, when_false: Step, line: int, *, assume: dict | None = None
@@ -391,13 +478,7 @@ class CfgBuilder:
         """``while``/``for``: the head tests, the body runs and goes back through ``update``."""
         head = self.graph.join()
         update_entry = self._effect(update, head) if update is not None else head
-        self._breaks.append(after)
-        self._continues.append(update_entry)
-        try:
-            body_entry = self.statement(body, update_entry) if body is not None else update_entry
-        finally:
-            self._breaks.pop()
-            self._continues.pop()
+        body_entry = self._loop_body(_Loop(body, line), after, update_entry) if body is not None else update_entry
         if condition is None or syn.is_constant_true(condition):
             head.then(body_entry)
             return head
@@ -449,14 +530,8 @@ class CfgBuilder:
     def _build_for_range_loop(self, node: Node, after: Step) -> Step:
         head = self.graph.join()
         head.changes = _names_read(node.child_by_field_name("declarator"))  # each iteration binds it anew
-        self._breaks.append(after)
-        self._continues.append(head)
-        try:
-            body = node.child_by_field_name("body")
-            body_entry = self.statement(body, head) if body is not None else head
-        finally:
-            self._breaks.pop()
-            self._continues.pop()
+        body = node.child_by_field_name("body")
+        body_entry = self._loop_body(_Loop(body, syn.line_of(node)), after, head) if body is not None else head
         head.then(self._branch(None, body_entry, after, syn.line_of(node)))
         right = node.child_by_field_name("right")
         first = self._first_test(None, right, body_entry, after, syn.line_of(node))
@@ -464,14 +539,8 @@ class CfgBuilder:
 
     def _build_do_statement(self, node: Node, after: Step) -> Step:
         test = self.graph.join()
-        self._breaks.append(after)
-        self._continues.append(test)
-        try:
-            body = node.child_by_field_name("body")
-            body_entry = self.statement(body, test) if body is not None else test
-        finally:
-            self._breaks.pop()
-            self._continues.pop()
+        body = node.child_by_field_name("body")
+        body_entry = self._loop_body(_Loop(body, syn.line_of(node)), after, test) if body is not None else test
         condition = node.child_by_field_name("condition")
         if condition is not None and syn.is_constant_false(condition):
             test.then(after)  # do { ... } while (0)
@@ -488,7 +557,7 @@ class CfgBuilder:
         key = f"switch ({subject})" if subject is not None else None
         if key is not None:
             self.graph.test_names[key] = self.graph.test_names[subject]
-        self._breaks.append(after)
+        self._breaks.append((after, None))
         try:
             entries: list[Step] = []
             following = after

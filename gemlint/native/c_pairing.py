@@ -60,7 +60,7 @@ class FileAnalysis:
 
     def __init__(self, document: NativeDocument) -> None:
         self.document = document
-        self.macros: Macros = file_macros(document.root, document.included_macros)
+        self.macros: Macros = file_macros(document)
         self.findings: list[Finding] = []
         #: Findings left unreported because their code did not parse (said with --verbose).
         self.unreported: list[Finding] = []

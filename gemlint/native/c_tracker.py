@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import condition_parts, loop_bound
 from gemlint.native.c_units import Acquisition, StepFacts, Target, Unit
-from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, released_argument
+from gemlint.native.c_uses import MacroRelease, Use, Uses, delete_operand, is_array_delete, released_argument
 from gemlint.native.paths import Effect, Outcome, Step
 from gemlint.native.resources import CHECK_WRAPPERS, MEMORY_KINDS, NULL_VALUES, SUCCESS_VALUES, Acquire, Kind, Release, releases_by_name
 
@@ -70,10 +70,12 @@ class CTracker:
         skipping: dict[tuple[int, int], set[bool]] = {}
         steps = {step.index: step for step in self.unit.graph.steps}
         for index, facts in self.unit.facts.items():
-            if not self.mentions.intersection(facts.names):
+            through_macros = self.analysis.uses.macro_releases(self.unit, steps[index])
+            if not self.mentions.intersection(facts.names) and not through_macros:
                 continue
             releases = [c for c in facts.calls if (r := released_argument(c)) is not None and self._denotes(r[0], r[1])]
             releases += [d for d in facts.deletes if (o := delete_operand(d)) is not None and self._denotes(o, None)]
+            releases += [r.use for r in through_macros if self._released_by_macro(r, self.names)]
             if releases:
                 self.release_steps.append(steps[index])
             for release in releases:
@@ -89,8 +91,14 @@ class CTracker:
         return {span: labels.pop() for span, labels in skipping.items() if len(labels) == 1}
 
     def effect(self, step: Step, state: Held) -> Effect:
+        if step.leaves is not None:
+            ended = self._scope_ended(step)
+            return Effect(Outcome.LOST, reason=ended) if ended else Effect(Outcome.NOTHING, state)
         facts = self.unit.facts.get(step.index)
-        if facts is None or not self.mentions.intersection(facts.names):
+        if facts is None:
+            return Effect(Outcome.NOTHING, state)
+        through_macros = self.analysis.uses.macro_releases(self.unit, step)
+        if not self.mentions.intersection(facts.names) and not through_macros:
             return Effect(Outcome.NOTHING, state)
         acquisition = self.acquisition
         state = self._copied(facts, state)
@@ -117,6 +125,10 @@ class CTracker:
                 return Effect(Outcome.RELEASED)
             if acquisition.kind in MEMORY_KINDS:
                 self.analysis.report_mismatch(delete, row, acquisition.row, syn.text(operand))
+            return Effect(Outcome.RELEASED)
+        # A macro's release counts whatever its kind: the macro may be defined per build configuration
+        # (`cudaFree` in one, `free` in another), so its kind says nothing certain about this one.
+        if any(self._released_by_macro(release, holders) for release in through_macros):
             return Effect(Outcome.RELEASED)
         if acquisition.kind is Kind.CAPTURE:
             return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
@@ -174,6 +186,17 @@ class CTracker:
             return False
         return self._is_one_of(argument, self.names if holders is None else holders)
 
+    def _released_by_macro(self, release: MacroRelease, holders: frozenset[str]) -> bool:
+        """Whether a macro's use releases the resource: the argument it releases is one of ``holders``, or a
+        name its body releases means one of them where the macro is used."""
+        if not isinstance(release.target, str):
+            return self._denotes(release.target, release.row, holders)
+        if self.acquisition.kind is Kind.CAPTURE:
+            return release.row is not None and release.row.kind is Kind.CAPTURE and release.target == self.acquisition.key
+        if release.target not in holders:
+            return False
+        return release.target != self.acquisition.variable or self._variable_means_ours_at(release.use)
+
     def _is_ours(self, identifier: Node) -> bool:
         """Whether an occurrence of a handle's name means the tracked local, not a namesake declared in a
         nested block; only the acquisition's own variable is resolved (its copies are taken as written)."""
@@ -195,6 +218,14 @@ class CTracker:
         else:
             copies.discard(name)
 
+    def _scope_ended(self, step: Step) -> str:
+        """How the path drops the resource where it leaves a loop's body (``step.leaves``) that declares the
+        only variable holding it; "" when the variable lives on."""
+        body = step.leaves
+        if self.declaration is None or len(self.names) > 1 or not body.start_byte <= self.declaration.start_byte < body.end_byte:
+            return ""
+        return f"`{self.acquisition.variable}` goes out of scope when {step.leaving}"
+
     def _lost(self, facts: StepFacts, step: Step) -> str:
         if len(self.names) > 1:
             return ""  # another local still holds it
@@ -205,7 +236,9 @@ class CTracker:
                 if acquisition.call == self.acquisition.call:
                     if _conditional_in_loop(acquisition.call):
                         return ""  # maybe not every iteration acquires: say nothing rather than guess
-                    return f"the next loop iteration acquires into `{variable}` again at line {line}"
+                    loop = _enclosing_loop(acquisition.call)
+                    where = f" of the loop at line {syn.line_of(loop)}" if loop is not None else ""
+                    return f"the next iteration{where} acquires into `{variable}` again at line {line}, once per iteration,"
                 return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
@@ -373,6 +406,16 @@ def _enclosing_loop_bound(node: Node) -> str:
 def _falls_through(branch: Node) -> bool:
     """A branch that never leaves by a jump: the code after the ``if`` runs whichever way it went."""
     return not any(node.type in _JUMPS for node in syn.descendants(branch))
+
+
+def _enclosing_loop(node: Node) -> Node | None:
+    """The innermost loop statement around ``node`` within its function."""
+    current = node.parent
+    while current is not None and current.type not in ("function_definition", "lambda_expression"):
+        if current.type in _LOOP_TYPES:
+            return current
+        current = current.parent
+    return None
 
 
 def _conditional_in_loop(node: Node) -> bool:

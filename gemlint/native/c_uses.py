@@ -5,21 +5,30 @@ An occurrence of a variable is classified from its syntactic context: reading th
 into a member, field, global, container or aggregate, capturing it in a lambda, or handing it to an
 owner (a constructor, a smart pointer, a method of another object, a function whose name says it keeps
 what it gets) is an escape; a function defined in the same file is looked into (one summary per
-parameter), and an unknown function whose name says it frees is a release.
+parameter), and an unknown function whose name says it frees is a release. A macro's use does what its
+body does: a ``CLEANUP()`` whose body frees ``a`` releases the caller's ``a``, a ``FREE_TMP(p)`` whose body
+frees its parameter releases the argument it is given.
 """
 
 from __future__ import annotations
 
 import enum
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
+from gemlint.frontends.native import parse_statements
+from gemlint.frontends.native_includes import MacroDefinition
 from gemlint.native import c_syntax as syn
-from gemlint.native.c_units import Unit, parameters
+from gemlint.native.c_cfg import macro_use
+from gemlint.native.c_units import StepFacts, Unit, parameters
 from gemlint.native.resources import CHECK_WRAPPERS, Kind, Release, acquires_by_name, releases_by_name
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from gemlint.native.paths import Step
 
 #: Calls that take ownership of what they are given (smart pointers, tensors over foreign memory, moves).
 OWNER_CALLS = frozenset(
@@ -56,6 +65,17 @@ class Use(enum.Enum):
     RELEASE = "release"
 
 
+@dataclass(frozen=True)
+class MacroRelease:
+    """A release in the expansion of a macro's use: of the argument the use gives a parameter the body
+    releases (a node), or of the caller's variable that a name of the body means (a string: macros are not
+    hygienic), with the release's row (None: a function whose name says it frees)."""
+
+    use: Node
+    target: Node | str
+    row: Release | None
+
+
 class Uses:
     """Classifies occurrences of handles in the functions of one file."""
 
@@ -63,6 +83,16 @@ class Uses:
         self._functions_by_name = functions_by_name
         self._summaries: dict[tuple[int, int], tuple[Use, Kind | None]] = {}
         self._alias_cache: dict[tuple[int, str], frozenset[str]] = {}
+        self._macro_releases: dict[tuple[int, int], list[MacroRelease]] = {}
+
+    def macro_releases(self, unit: Unit, step: Step) -> list[MacroRelease]:
+        """The releases in the expansions of the macros ``step`` uses."""
+        key = (unit.node.start_byte, step.index)
+        found = self._macro_releases.get(key)
+        if found is None:
+            facts = unit.facts.get(step.index)
+            found = self._macro_releases[key] = _macro_releases_in(unit, facts) if facts is not None else []
+        return found
 
     def _argument_use(self, call: Node, index: int, address: bool, depth: int, unit: Unit | None) -> tuple[Use, Kind | None, bool]:
         """What ``call`` does with its argument ``index``, and whether that is only a guess (an unknown function)."""
@@ -122,25 +152,28 @@ class Uses:
             # The callee writes through a pointer to the handle, or holds the caller's variable by reference:
             # treat it as taking it over.
             return Use.ESCAPE, None
-        parameter = declared[index][0]
+        # The parameter and the locals copied from it: `jlong handle = reinterpret_cast<jlong>(t);` then
+        # `env->SetLongField(obj, field, handle)` keeps what the caller passed.
+        names = self.aliases(unit, declared[index][0])
         escaped = False
         for facts in unit.facts.values():
             for call in facts.calls:
                 released = released_argument(call)
                 if released is not None:
                     argument, row = released
-                    if argument.type == "identifier" and syn.text(argument) == parameter:
+                    if argument.type == "identifier" and syn.text(argument) in names:
                         return Use.RELEASE, row.kind
             for delete in facts.deletes:
                 operand = delete_operand(delete)
-                if operand is not None and operand.type == "identifier" and syn.text(operand) == parameter:
+                if operand is not None and operand.type == "identifier" and syn.text(operand) in names:
                     return Use.RELEASE, Kind.NEW_ARRAY if is_array_delete(delete) else Kind.NEW_OBJECT
-            for occurrence, in_lambda in facts.names.get(parameter, ()):
-                use = Use.ESCAPE if in_lambda else self.classify(unit, occurrence, depth + 1)
-                if use is Use.RELEASE:
-                    return Use.RELEASE, None
-                if use is Use.ESCAPE:
-                    escaped = True
+            for name in names:
+                for occurrence, in_lambda in facts.names.get(name, ()):
+                    use = Use.ESCAPE if in_lambda else self.classify(unit, occurrence, depth + 1)
+                    if use is Use.RELEASE:
+                        return Use.RELEASE, None
+                    if use is Use.ESCAPE:
+                        escaped = True
         return (Use.ESCAPE, None) if escaped else (Use.USE, None)
 
     def classify(self, unit: Unit, occurrence: Node, depth: int = 0) -> Use:
@@ -270,6 +303,66 @@ class Uses:
         result = frozenset(names)
         self._alias_cache[key] = result
         return result
+
+
+def _macro_releases_in(unit: Unit, facts: StepFacts) -> list[MacroRelease]:
+    found = []
+    for name, occurrences in facts.names.items():
+        for identifier, in_lambda in occurrences:
+            use = None if in_lambda else macro_use(identifier)
+            macro = unit.macros.at(name, identifier) if use is not None else None
+            # A function-like macro is used with arguments, an object-like one as a statement of its own.
+            if macro is None or (use is identifier) != (macro.definition.parameters is None):
+                continue
+            arguments = syn.arguments(use) if use is not identifier else []
+            for target, row in released_by(macro.definition):
+                if isinstance(target, str):
+                    found.append(MacroRelease(use, target, row))
+                elif target < len(arguments):
+                    found.append(MacroRelease(use, arguments[target], row))
+    return found
+
+
+#: A parameter pasted into a token or turned into a string (``tmp_##p``, ``#p``) names no variable of the caller.
+_PASTED = re.compile(r"#\s*#?\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*##")
+
+
+@lru_cache(maxsize=4096)
+def released_by(definition: MacroDefinition) -> tuple[tuple[int | str, Release | None], ...]:
+    """What a macro's body releases, read as statements: its parameter (by index) or a name of the caller's
+    (by name), with the release's row (None: a function whose name says it frees)."""
+    if not _RELEASE_WORDS.search(definition.body):
+        return ()
+    block = parse_statements(definition.body)
+    if block is None:
+        return ()
+    parameters = definition.parameters or ()
+    pasted = {name for match in _PASTED.finditer(definition.body) for name in match.groups() if name}
+    found: dict[tuple[int | str, Release | None], None] = {}
+    for argument, row in _releases_written(block):
+        argument = syn.strip(argument)
+        if argument is None or argument.type != "identifier" or syn.text(argument) in pasted:
+            continue
+        name = syn.text(argument)
+        found[(parameters.index(name) if name in parameters else name, row)] = None
+    return tuple(found)
+
+
+def _releases_written(block: Node) -> list[tuple[Node, Release | None]]:
+    """Each argument a block releases: through a release call, ``delete``, or a function named for freeing."""
+    found: list[tuple[Node, Release | None]] = []
+    for node in syn.descendants(block):
+        if node.type == "call_expression":
+            released = released_argument(node)
+            if released is not None:
+                found.append(released)
+            elif not syn.is_method_call(node) and _RELEASE_WORDS.search(syn.last_component(syn.callee_name(node))):
+                found.extend((argument, None) for argument in syn.arguments(node))
+        elif node.type == "delete_expression":
+            operand = delete_operand(node)
+            if operand is not None:
+                found.append((operand, releases_by_name()["delete[]" if is_array_delete(node) else "delete"]))
+    return found
 
 
 def plain_qualifier(name: str) -> bool:

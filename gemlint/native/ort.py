@@ -5,7 +5,8 @@ with ``api->SetSessionGraphOptimizationLevel(options, level)``. Offline optimiza
 same options also ``SetOptimizedModelFilePath`` (they export an optimized model), or every session built
 with them in the function loads an already optimized ``*.ort`` model (or a file the project writes through
 ``optimized_model_filepath``). So are sessions run to read intermediate tensors, which fusion removes:
-constant folding, shape inference and calibration (named so, or adding graph outputs first).
+constant folding, shape inference and calibration (named so, or adding graph outputs first), and options
+given to an execution provider that optimizes the graph itself (OpenVINO, QNN, SNPE).
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ _DEBUG_FUNCTION = re.compile(r"debug|profil|bench", re.IGNORECASE)
 _UNFUSED_PURPOSE = re.compile(r"fold_?const|const(?:ant)?s?_?fold|shape_?infer|infer_?shapes?|calibrat", re.IGNORECASE)
 #: ONNX ``GraphProto`` calls that expose intermediate tensors as graph outputs before the session is built.
 _EXPOSES_INTERMEDIATES = frozenset({"add_output"})
+#: Execution providers for which ONNX Runtime's own levels are not worth keeping: OpenVINO's documentation asks
+#: for ORT_DISABLE_ALL (it compiles the graph as exported best), and the extended optimizations rewrite only
+#: nodes assigned to the CPU, CUDA and ROCm providers, so a QNN or SNPE session loses nothing by them.
+SELF_OPTIMIZING_PROVIDERS = ("openvino", "qnn", "snpe")
+#: ``options.AppendExecutionProvider_OpenVINO(...)``, ``AppendExecutionProvider("QNN", ...)``, and the C API's
+#: ``OrtSessionOptionsAppendExecutionProvider_OpenVINO(options, ...)`` and
+#: ``api->SessionOptionsAppendExecutionProvider(options, "SNPE", ...)``: the provider named after the
+#: underscore, else by the first string argument; the C API's forms take the options first.
+_APPEND_PROVIDER = re.compile(r"^(?P<c_api>(?:Ort)?SessionOptions)?AppendExecutionProvider(?:_(?P<named>[A-Za-z]+))?(?:_V\d+)?$")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -73,7 +83,7 @@ def find(document: NativeDocument, optimized_paths: frozenset[str] = frozenset()
             if level is None or _flag_guarded(node, body):
                 continue
             options = _options_of(node, args, options_index)
-            if options and _offline(body, options, optimized_paths):
+            if options and (_offline(body, options, optimized_paths) or _self_optimizing_provider(body, options)):
                 continue
             found.append(DisabledOptimization(node, level, level_node))
     return found
@@ -157,6 +167,33 @@ def _offline(body: Node, options: str, optimized_paths: frozenset[str]) -> bool:
     if not sessions:
         return False
     return all(any(_loads_optimized(a, optimized_paths) for a in args) for args in sessions)
+
+
+def _self_optimizing_provider(body: Node, options: str) -> bool:
+    """The options are given to an execution provider that optimizes the graph itself (in this function)."""
+    for node in syn.descendants(body):
+        if node.type != "call_expression":
+            continue
+        match = _APPEND_PROVIDER.match(syn.last_component(syn.callee_name(node)))
+        if match is None:
+            continue
+        args = syn.arguments(node)
+        target = syn.normalized(args[0]) if match.group("c_api") and args else _options_of(node, args, None)
+        if target != options:
+            continue
+        named = match.group("named") or _first_string(args)
+        if named.lower().startswith(SELF_OPTIMIZING_PROVIDERS):
+            return True
+    return False
+
+
+def _first_string(args: list[Node]) -> str:
+    """The text of the first string literal among ``args`` (a provider's name: ``"QNN"``), or ""."""
+    for argument in args:
+        match = _STRING.fullmatch(syn.text(argument))
+        if match is not None:
+            return match.group(1)
+    return ""
 
 
 def _constructs_session(node: Node) -> bool:

@@ -56,8 +56,25 @@ _LOCATION_FORMS = frozenset({"cudaMemPrefetchAsync"})
 class DefaultStreamCopy:
     call: Node
     name: str
-    stream: str  # the stream the function's kernels run on and synchronize
+    stream: Node  # the stream the function's kernels run on and synchronize (at a launch)
     omitted: bool
+
+    def streams(self) -> tuple[str, str]:
+        """What the kernels run on, and what to pass instead, as a message says them. A stream written with a
+        side effect (``streams[i++]``) is another stream each time it is evaluated: the message names the array
+        (or the expression) and never offers the expression itself as the argument to pass."""
+        written = syn.normalized(self.stream)
+        if not _has_side_effects(self.stream):
+            return f"`{written}` and only `{written}` is", f"pass `{written}`"
+        if self.stream.type == "subscript_expression" and not _has_side_effects(self.stream.child_by_field_name("argument")):
+            array = syn.normalized(self.stream.child_by_field_name("argument"))
+            return f"the streams of `{array}` (`{written}`) and only they are", f"pass the stream of `{array}` whose kernels use the data"
+        return f"`{written}` and only `{written}` is", "pass the stream whose kernels use the data"
+
+
+def _has_side_effects(node: Node | None) -> bool:
+    """``node`` changes a variable when evaluated (``i++``, ``s = next``)."""
+    return node is not None and any(n.type in ("update_expression", "assignment_expression") for n in syn.descendants(node))
 
 
 def is_default_stream(node: Node | None) -> bool:
@@ -137,7 +154,7 @@ def _is_memory_location(node: Node, body: Node) -> bool | None:
 
 def _in_function(body: Node) -> list[DefaultStreamCopy]:
     copies: list[tuple[Node, str, bool]] = []
-    launch_streams: set[str] = set()
+    launch_streams: dict[str, Node] = {}  # stream -> its first launch's stream argument
     syncs: dict[str, int] = {}  # stream -> offset of its last synchronization
     device_sync = False
     for node in syn.descendants(body):
@@ -163,7 +180,7 @@ def _in_function(body: Node) -> list[DefaultStreamCopy]:
         else:
             stream = _launch_stream(node)
             if stream is not None:
-                launch_streams.add(syn.normalized(stream))
+                launch_streams.setdefault(syn.normalized(stream), stream)
     if device_sync or not copies:
         return []
     synced = {stream: offset for stream, offset in syncs.items() if stream in launch_streams}
@@ -173,5 +190,5 @@ def _in_function(body: Node) -> list[DefaultStreamCopy]:
     for call, name, omitted in copies:
         later = [stream for stream, offset in synced.items() if offset > call.start_byte]
         if later:
-            findings.append(DefaultStreamCopy(call, name, sorted(later)[0], omitted))
+            findings.append(DefaultStreamCopy(call, name, launch_streams[sorted(later)[0]], omitted))
     return findings

@@ -17,9 +17,10 @@ class DeviceMemoryLeak(PairingRule):
         "that path leaks the whole buffer, `cudaMemGetInfo` shows free memory falling by exactly the allocation "
         "size per call, and the service ends in `cudaErrorMemoryAllocation` and a restart. The check follows every "
         "path of the function (returns, `goto` cleanup labels, `if`/`switch`/loops, `break`/`continue`, `throw`, "
-        "and error-check macros that may return, defined in the same file or in a project header it includes "
-        "through `#include \"...\"`, searched beside the file and then in the include folders of `CMakeLists.txt` "
-        "or `compile_commands.json`); error-check wrappers such as "
+        "and error-check macros that may return, defined in the same file (at file scope or inside the function) "
+        "or in a project header it includes through `#include \"...\"`, searched beside the file and then in the "
+        "include folders of `CMakeLists.txt` or `compile_commands.json`; a use of a macro means its last "
+        "definition above it); error-check wrappers such as "
         "`CUDA_CHECK(...)`, `checkCudaErrors(...)`, `C10_CUDA_CHECK(...)` and `AT_CUDA_CHECK(...)` are seen "
         "through. The same pairs are checked in Python for cuda-python (`err, ptr = cudart.cudaMalloc(n)`) and "
         "CuPy (`cupy.cuda.runtime.malloc`)."
@@ -30,6 +31,10 @@ class DeviceMemoryLeak(PairingRule):
         "a constructor, a method of another object, a callable object such as a layer: `(*layer)(p)`, `op(p)`), "
         "passed to a call whose result is returned, stored or kept in a local that escapes "
         "(`return make_buffer(iface, p, n)`, `return Wrapper(p, 0)`), or captured by a lambda.",
+        "Pointers released through a macro defined in the file, in the function or in a project header: a "
+        "cleanup macro whose body frees the caller's variables (`#define CLEANUP() do { if (a) cudaFree(a); } "
+        "while (0)`) or the argument it is given (`DROP(view)` for `#define DROP(p) cudaFree(p)`, through any alias "
+        "of the pointer). Its release counts whatever its kind (the macro may differ per build configuration).",
         "Pointers stored inside a loop whose bound is a member or a parameter (`for (i = 0; i < n_layers_; i++) "
         "slices_.push_back(p + i * size)`): the path that skips the loop is not taken to leak, unless the function "
         "itself tests the bound for zero.",
@@ -41,7 +46,9 @@ class DeviceMemoryLeak(PairingRule):
         "takes the same branch or case at both tests).",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
-        "`--verbose` says which, `--statistics` counts the files.",
+        "`--verbose` says which, the summary line and `--statistics` count the files. A statement macro written "
+        "without its `;` (`EXPECT_OK(status)` alone on its line) is given one before parsing, so it does not "
+        "break the function that uses it.",
     )
     bad = """\
 cudaError_t run_layer(const float* input, float* output, size_t n, cudaStream_t stream) {

@@ -24,6 +24,10 @@ class HostMemoryLeak(PairingRule):
         "`std::locale(loc, facet)`), passed to a call whose result is returned, stored or kept in a local that "
         "escapes (`return make_buffer(iface, ctx, n)`, `Matcher<T> m = MakeMatcher(p); return m;`), given to a "
         "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), or captured by a lambda.",
+        "A native object whose address is stored into a field of a Java object (JNI: `env->SetLongField(obj, "
+        "field, (jlong)p)`, `(*env)->SetLongField(env, obj, field, (jlong)p)`, or a function of the file that does "
+        "so, also through a local copy such as `jlong handle = reinterpret_cast<jlong>(p)`): the Java object owns "
+        "it. A function of the file is read for what it does with its parameter and the locals copied from it.",
         "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)` or "
         "`new Widget(this)` (owned by its parent, as in Qt); `new` of a class that deletes itself (`delete this` "
         "in its methods, or a base such as `Napi::AsyncWorker`).",
@@ -37,7 +41,7 @@ class HostMemoryLeak(PairingRule):
         "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
         "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release.",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`).",
-        "Stores inside loops and code that did not parse, as for GEM301.",
+        "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
     )
     bad = """\
 int stage_batch(const float* src, float* dst, size_t n, cudaStream_t stream) {

@@ -23,6 +23,8 @@ class MismatchedRelease(PairingRule):
     not_flagged = (
         "`cudaFreeAsync` on memory from `cudaMalloc` (allowed by CUDA), `realloc` of `malloc` memory.",
         "Members acquired with more than one kind of allocator in the file (the release cannot be matched).",
+        "Releases through a macro (`FREE_BUF(p)`): a macro may be defined once per build configuration "
+        "(`cudaFree` in one, `free` in another), so it counts as the release without being matched.",
         "Allocations and releases chosen by the same test of a value not changed in between (`if (pageable) p = "
         "malloc(n); else cudaMallocHost(&p, n); ... if (pageable) free(p); else cudaFreeHost(p);`, or two `switch` "
         "statements on the same variable): a path takes the same branch or case at both. A local is a copy of "

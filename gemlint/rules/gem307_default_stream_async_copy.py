@@ -54,10 +54,11 @@ void postprocess(const float* d_logits, float* h_out, int n, cudaStream_t stream
         document = self.context.document
         for copy in default_stream_copies(document):
             where = "omits the stream" if copy.omitted else "passes the default stream"
+            kernels, fix = copy.streams()
             start, end = document.span(copy.call)
             self.report_at(
                 start,
                 end,
-                f"`{copy.name}` {where}, but this function's kernels run on `{copy.stream}` and only `{copy.stream}` is "
-                f"synchronized: the copy either serializes with every stream or is not waited for; pass `{copy.stream}`",
+                f"`{copy.name}` {where}, but this function's kernels run on {kernels} synchronized: the copy either "
+                f"serializes with every stream or is not waited for; {fix}",
             )

@@ -68,6 +68,11 @@ class OrtOptimizationDisabled(CrossLanguageRule):
         "`create_calibrator` or `quantize_static`. In C and C++: sessions run to read intermediate tensors (constant "
         "folding, shape inference, calibration), in a function named so or one that adds graph outputs "
         "(`graph->add_output()`) before running the model.",
+        "In C and C++: options given, in the same function, to an execution provider that optimizes the graph "
+        "itself (`AppendExecutionProvider_OpenVINO`, `AppendExecutionProvider(\"QNN\", ...)` or `\"SNPE\"`, the C "
+        "API's `OrtSessionOptionsAppendExecutionProvider_OpenVINO` and `SessionOptionsAppendExecutionProvider`): "
+        "OpenVINO's documentation asks for `ORT_DISABLE_ALL`, and the extended levels only rewrite nodes assigned "
+        "to the CPU, CUDA and ROCm providers.",
         "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`, `bench*`, "
         "`profil*` in the path): the production-code notion of the GEM4xx rules.",
     )
