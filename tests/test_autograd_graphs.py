@@ -220,6 +220,9 @@ class _NoOtherModules:
     def graph_summary(self, analysis, call):
         return None
 
+    def external_name(self, dotted):
+        return None
+
 
 def test_a_returned_graph_is_judged_by_every_caller_of_the_function():
     source = (
