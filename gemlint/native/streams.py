@@ -10,7 +10,6 @@ on the kernels' stream.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,8 @@ if TYPE_CHECKING:
     from gemlint.frontends.native import NativeDocument, Node
 
 #: Async copies and memsets, with the index of their stream argument (omitted means the default stream).
+#: Prefetches (``cudaMemPrefetchAsync``) are not among them: a migration hint, whose completion no result
+#: depends on.
 ASYNC_COPIES: dict[str, int] = {
     "cudaMemcpyAsync": 4,
     "cudaMemsetAsync": 3,
@@ -32,8 +33,6 @@ ASYNC_COPIES: dict[str, int] = {
     "cudaMemcpyPeerAsync": 5,
     "cudaMemcpy2DToArrayAsync": 8,
     "cudaMemcpy2DFromArrayAsync": 8,
-    "cudaMemPrefetchAsync": 3,  # or 4: see _stream_index
-    "cudaMemPrefetchAsync_v2": 4,
     "cuMemcpyAsync": 3,
     "cuMemcpyHtoDAsync": 3,
     "cuMemcpyDtoHAsync": 3,
@@ -48,8 +47,6 @@ STREAM_SYNCS = frozenset({"cudaStreamSynchronize", "cuStreamSynchronize"})
 DEVICE_SYNCS = frozenset({"cudaDeviceSynchronize", "cudaThreadSynchronize", "cuCtxSynchronize"})
 DEFAULT_STREAMS = frozenset({"0", "NULL", "nullptr", "cudaStreamLegacy", "cudaStreamDefault", "CU_STREAM_LEGACY", "{}", "0x0"})
 MARKERS = tuple(ASYNC_COPIES)
-#: Copies whose stream position depends on the form the call uses (see ``_stream_index``).
-_LOCATION_FORMS = frozenset({"cudaMemPrefetchAsync"})
 
 
 @dataclass(frozen=True)
@@ -119,39 +116,6 @@ def default_stream_copies(document: NativeDocument) -> list[DefaultStreamCopy]:
     return found
 
 
-def _stream_index(name: str, args: list[Node], body: Node) -> int | None:
-    """Where ``name``'s stream argument is, read from the signature the call uses; None when the call's form
-    cannot be told. ``cudaMemPrefetchAsync`` has two: ``(ptr, count, device, stream)`` before CUDA 12.2 (13 for
-    the plain name) and ``(ptr, count, location, flags, stream)`` after, where a ``0`` in fourth place is flags."""
-    if name not in _LOCATION_FORMS:
-        return ASYNC_COPIES[name]
-    if len(args) >= 5:
-        return 4
-    if len(args) < 3:
-        return None
-    location = _is_memory_location(args[2], body)
-    if location is None:
-        return None  # an expression whose type is not written here: either form
-    return 4 if location else 3
-
-
-def _is_memory_location(node: Node, body: Node) -> bool | None:
-    """``node`` is a ``cudaMemLocation`` (a braced initializer, or a variable declared as one in the function);
-    False for what reads as a device ordinal (a number, ``device``-like names, ``cudaCpuDeviceId``)."""
-    stripped = syn.strip(node)
-    if stripped is None:
-        return None
-    if stripped.type in ("initializer_list", "compound_literal_expression"):
-        return True
-    text = syn.normalized(stripped)
-    if stripped.type == "number_literal" or text in ("cudaCpuDeviceId", "cudaInvalidDeviceId"):
-        return False
-    if stripped.type == "identifier":
-        declared = re.search(rb"\bcudaMemLocation\s+(?:&\s*)?" + re.escape(text.encode()) + rb"\b", body.text or b"")
-        return True if declared else (False if "dev" in text.lower() or "gpu" in text.lower() else None)
-    return None
-
-
 def _in_function(body: Node) -> list[DefaultStreamCopy]:
     copies: list[tuple[Node, str, bool]] = []
     launch_streams: dict[str, Node] = {}  # stream -> its first launch's stream argument
@@ -163,9 +127,7 @@ def _in_function(body: Node) -> list[DefaultStreamCopy]:
         name = syn.last_component(syn.callee_name(node))
         args = syn.arguments(node)
         if name in ASYNC_COPIES:
-            index = _stream_index(name, args, body)
-            if index is None:
-                continue
+            index = ASYNC_COPIES[name]
             if len(args) <= index:
                 copies.append((node, name, True))
             elif is_default_stream(args[index]):

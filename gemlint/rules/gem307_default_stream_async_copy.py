@@ -24,6 +24,8 @@ class DefaultStreamAsyncCopy(DocumentRule):
         "Functions that synchronize the device or the default stream (`cudaDeviceSynchronize`, "
         "`cudaStreamSynchronize(0)`), or that launch no kernel on a non-default stream.",
         "Copies after the last synchronization of the kernels' stream.",
+        "Prefetches of managed memory (`cudaMemPrefetchAsync`): a migration hint, whose completion no result "
+        "depends on.",
     )
     bad = """\
 void postprocess(const float* d_logits, float* h_out, int n, cudaStream_t stream) {
