@@ -118,6 +118,7 @@ NEEDS_THE_PROJECT = {
             ("scripts/track_points.py", 10, 11, "GEM101"),  # likewise
             ("vlm/caption_folder.py", 12, 12, "GEM101"),  # the decorator factory in vlm/guards.py disables gradients
             ("detector/network.py", 24, 11, "GEM101"),  # torch comes through detector/common.py's star import
+            ("flows/evaluate.py", 10, 11, "GEM101"),  # the model's forward, in flows/pair.py, guards its estimator
             ("vlm/guarded_forward.py", 10, 11, "GEM101"),  # the forward's decorator factory is in vlm/guards.py
             ("vlm/graph_log.py", 11, 5, "GEM101"),  # torch, re-exported by vlm/backends.py, traces the model there
             ("vlm/caption_folder.py", 20, 16, "GEM101"),  # `encode_image`, in vlm/model.py, guards its own forward

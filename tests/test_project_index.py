@@ -136,3 +136,26 @@ def test_call_sites_record_a_grad_free_guard_written_around_them():
         "decorated": [True],
         "coroutine": [False],  # the decorator covers making the coroutine, not running it
     }
+
+
+HEADS = {
+    "base.py": "from torch import nn\n\n\nclass BaseHead(nn.Module):\n    def forward(self, f):\n        return self.decode(f)\n\n    def decode(self, f):\n        return f\n",
+    "keypoint.py": "from heads.base import BaseHead\n\n\nclass KeypointHead(BaseHead):\n    def decode(self, f):\n        return self.rescore(f)\n",
+    "coords.py": "from heads.base import BaseHead\n\n\nclass CoordHead(BaseHead):\n    def predict(self, f):\n        return self.decode(f)\n",
+    "topdown.py": "from heads.keypoint import KeypointHead\n\n\nclass TopDownHead(KeypointHead):\n    def predict(self, f):\n        return self.decode(f)\n",
+}
+
+
+def test_a_self_call_reaches_an_override_only_from_the_classes_of_its_lineage(tmp_path):
+    # `self.decode()` in a sibling class runs the base's (or its own) decode, never another subclass's; in a
+    # subclass or in the base class itself, `self` may be an instance of the overriding class.
+    (tmp_path / "heads").mkdir()
+    (tmp_path / "heads" / "__init__.py").write_text("")
+    for name, text in HEADS.items():
+        (tmp_path / "heads" / name).write_text(text)
+    forget_projects()
+    model = project_for(default_config(tmp_path)).model
+    model.build()
+    entry = model.entry("heads.keypoint")
+    callers = {function.qualname for _, function, _ in model.callers(entry, "KeypointHead.decode")}
+    assert callers == {"BaseHead.forward", "TopDownHead.predict"}

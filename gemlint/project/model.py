@@ -600,11 +600,13 @@ class ProjectModel:
         """Calls of the project function ``qualname`` of ``entry``'s module made in other files."""
         wanted = {Target("function", entry.summary.name, qualname)}
         owner, _, name = qualname.rpartition(".")
+        lineage: set[tuple[str, str]] | None = None
         if owner and "<locals>" not in owner and name != "__init__":
             # A call of the method on a project base class may run this override: `self.model.warmup()`
             # with `self.model` typed as the base `Model` reaches `FlashCausalLM.warmup`.
             chain, _ = self.lineage(Target("class", entry.summary.name, owner), entry.path)
             wanted.update(Target("function", base_entry.summary.name, f"{base.name}.{name}") for base_entry, base in chain[1:] if name in base.methods)
+            lineage = {(base_entry.summary.name, base.name) for base_entry, base in chain}
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
         found = []
@@ -612,6 +614,14 @@ class ProjectModel:
             caller_entry, function, site = caller
             if caller_entry.path == entry.path and _same_file_call(site.callee):
                 continue  # `helper(...)`, `self.helper(...)`: the per-file analysis's own business
+            if lineage is not None and site.callee.startswith("self.") and site.callee.count(".") == 1 and function is not None:
+                # `self.decode()` in another class reaches this override only from this class's bases (their
+                # `self` may be one of ours) or subclasses; a sibling's runs its own.
+                caller_owner = function.qualname.rpartition(".")[0]
+                if (caller_entry.summary.name, caller_owner) not in lineage:
+                    caller_chain, _ = self.lineage(Target("class", caller_entry.summary.name, caller_owner), caller_entry.path)
+                    if (entry.summary.name, owner) not in {(e.summary.name, c.name) for e, c in caller_chain}:
+                        continue
             if self.resolve_call(caller_entry, function, site.callee) in wanted:
                 found.append(caller)
         return found
@@ -1251,6 +1261,10 @@ class ProjectModel:
         owner_entry, function = located
         if self._decorated_grad_free(owner_entry, function):
             return f"`{function.qualname}` (in `{owner_entry.summary.name}`) is decorated with a grad-free guard"
+        own = [site for site in function.calls if site.callee == "self" or site.callee.startswith("self.")]
+        if own and all(site.guarded for site in own):
+            # `with torch.no_grad(): flow = self.raft(a, b)`: every submodule it runs, it runs under a guard
+            return f"`{function.qualname}` (in `{owner_entry.summary.name}`) runs its submodules under a grad-free guard"
         return None
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
