@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from fixture_harness import FIXTURES, fixture_files, lint_fixture
-from gemlint.analysis.triage import Triage, collect, is_test_path
+from gemlint.analysis.triage import Triage, collect, is_test_module, is_test_path
 from gemlint.api import lint_source
 from gemlint.config import default_config
 from gemlint.registry import all_rules
@@ -204,3 +204,19 @@ def test_the_triage_table_decides_as_the_rules_do():
 )
 def test_test_paths_by_their_folders_and_names(path, is_test):
     assert is_test_path(path) is is_test
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "is_test"),
+    [
+        ("u2net_test.py", "import torch\n\nif __name__ == '__main__':\n    print(torch.load('m.pt'))\n", False),
+        ("u2net_test.py", "import torch\n\ndef test_load():\n    assert torch.load('m.pt')\n\nif __name__ == '__main__':\n    test_load()\n", True),
+        ("u2net_test.py", "import unittest\n\nif __name__ == '__main__':\n    unittest.main()\n", True),
+        ("u2net_test.py", "import torch\nprint(torch.zeros(1))\n", True),
+        ("tests/predict.py", "if __name__ == '__main__':\n    print(1)\n", True),
+        ("conftest.py", "if __name__ == '__main__':\n    print(1)\n", True),
+    ],
+)
+def test_a_script_named_like_a_test_is_a_test_only_by_its_content(path, source, is_test):
+    # Only the file name says `test`: a script with a `__main__` block and no test in it tries a model out.
+    assert is_test_module(path, collect(ast.parse(source))) is is_test

@@ -35,9 +35,12 @@ from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses
     terminal_name,
 )
 from gemlint.analysis.triage import (
+    SyntaxFacts,
+    collect,
     has_inference_prefix,
     is_inference_path,
     is_test_function,
+    is_test_module,
     is_test_path,
     is_training_path,
     script_runs,
@@ -320,10 +323,24 @@ class ModuleAnalysis:
         """A test module: running it as a script (its ``__main__`` block) runs tests, not inference. Judged on
         its path inside the project (the folders above the project say nothing of it)."""
         try:
-            inside = Path(os.path.abspath(self.context.source.path)).relative_to(os.path.abspath(self.context.config.root))
+            inside = Path(os.path.abspath(self.context.source.path)).relative_to(os.path.abspath(self.context.config.root)).as_posix()
         except ValueError:
-            return is_test_path(self.context.relative_path)
-        return is_test_path(inside.as_posix())
+            inside = self.context.relative_path
+        if not is_test_path(inside):
+            return False
+        return is_test_module(inside, self._syntax_facts)
+
+    @cached_property
+    def _syntax_facts(self) -> SyntaxFacts:
+        """What the file's ``ast`` shows (the triage's, or collected here for a file the project model parsed
+        for a caller's context)."""
+        triage = getattr(self.context, "triage", None)
+        if triage is not None:
+            return triage.facts
+        try:
+            return collect(ast.parse(self.context.text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return SyntaxFacts()
 
     @cached_property
     def is_training_file(self) -> bool:

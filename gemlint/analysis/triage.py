@@ -210,7 +210,7 @@ class Triage:
             text,
             is_training_path(config, relative_path),
             is_inference_path(config, relative_path),
-            is_test_path(relative_path),
+            is_test_module(relative_path, facts),
         )
 
     def may_write_environment(self, variables) -> bool:
@@ -252,7 +252,27 @@ def is_test_path(relative_path: str) -> bool:
     name = parts[-1]
     if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
         return True
+    return _in_test_folder(parts)
+
+
+def _in_test_folder(parts: list[str]) -> bool:
     return any(part in _TESTS_DIRS or part.startswith(("tests_", "test_")) or part.endswith(("_tests", "_test")) for part in parts[:-1])
+
+
+def is_test_module(relative_path: str, facts: "SyntaxFacts") -> bool:
+    """A test module by its path, unless only its file name says so and its content does not: a script named
+    ``u2net_test.py`` outside test folders, with a ``__main__`` block, no test function or class and no test
+    framework imported, tries a model out on data; it is not a test."""
+    if not is_test_path(relative_path):
+        return False
+    parts = relative_path.lower().split("/")
+    if parts[-1] == "conftest.py" or _in_test_folder(parts) or not facts.main_block:
+        return True
+    return (
+        any(is_test_function(name) for name in facts.functions)
+        or any(name.startswith("Test") for name in facts.classes)
+        or facts.imports_any(("pytest", "unittest", "hypothesis", "nose"))
+    )
 
 
 _TESTS_DIRS = frozenset({"tests", "test", "testing"})
