@@ -1056,6 +1056,14 @@ class ProjectModel:
                     produced = self.resolve(entry, spelled)
                     if produced is None and spelled in _BUILTIN_VALUES:
                         continue  # `self.gain = gain` of a parameter annotated `float`: data
+                    chosen = next((m.choices[spelled] for m in cls.methods.values() if spelled in m.choices), None)
+                    if produced is None and chosen is not None:
+                        # `block = Fast if convert else Plain`, then `self.layer = block(...)`: either class
+                        for alternative in chosen:
+                            picked = self.resolve(entry, alternative)
+                            if picked is None or picked.kind != "class" or not self._mode_free(picked, entry.path, depth + 1):
+                                result = False
+                        continue
                     if produced is None:
                         result = False  # an attribute bound to something unknown may be a module with a mode
                     elif produced.kind == "class":
@@ -1069,6 +1077,7 @@ class ProjectModel:
                             or produced.module.startswith(fw.MODE_FREE_TRANSFORMS)
                             or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
                             or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
+                            or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
                     else:

@@ -47,6 +47,9 @@ class FunctionSummary:
     evaluated: set[str] = field(default_factory=set)
     #: Names and attributes whose ``load_state_dict`` is called in the body (weights loaded into a model).
     loads_state: set[str] = field(default_factory=set)
+    #: Local names bound to names: ``block = Fast if convert else Plain`` (or ``block = Fast`` and, in another
+    #: branch, ``block = Plain``) -> {"block": ["Fast", "Plain"]}: what ``self.layer = block(...)`` may build.
+    choices: dict[str, list[str]] = field(default_factory=dict)
     #: The body (nested functions included) names ``no_grad`` or ``inference_mode``: a decorator factory such
     #: as ``smart_inference_mode()`` that wraps what it decorates in a grad-free guard.
     names_grad_guard: bool = False
@@ -277,6 +280,16 @@ class _Summariser:
         self.children(node)
 
     def _bind(self, targets, value: ast.AST) -> None:
+        if self.functions and isinstance(value, (ast.IfExp, ast.Name, ast.Attribute)):
+            # `block = Fast if convert else Plain`, or `block = Fast` in one branch and `Plain` in another
+            alternatives = [dotted(value.body), dotted(value.orelse)] if isinstance(value, ast.IfExp) else [dotted(value)]
+            if all(alternatives):
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        known = self.functions[-1].choices.setdefault(target.id, [])
+                        known.extend(a for a in alternatives if a not in known)  # type: ignore[misc]
+            if isinstance(value, ast.IfExp):
+                return
         parameter = _module_itself(value)
         if self.functions and isinstance(parameter, ast.Name) and parameter.id in self._annotations[-1]:
             # `self.encoder = encoder` (or `encoder.eval()`) with `encoder: Encoder` a parameter: the

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 
 import libcst as cst
 
@@ -12,9 +11,6 @@ from gemlint.rule import AnalysisRule
 
 
 # A class's own code that reads or sets its mode.
-_READS_MODE = re.compile(r"\btraining\b")
-
-
 class MissingEval(AnalysisRule):
     code = "GEM102"
     name = "missing-eval"
@@ -138,9 +134,13 @@ def classify(features: list[float]):
             return False
         func = origin.node.func
         local = self.analysis.local_classes.get(func.value) if isinstance(func, cst.Name) else None
-        if local is not None and _READS_MODE.search(self.analysis.module.code_for_node(local)):
+        if local is not None and self._reads_mode(local):
             return False  # `if self.training:` in its own code: the index sees calls, not this read
         return outside.mode_free_class(self.analysis, func) or outside.sets_own_eval_mode(self.analysis, func)
+
+    def _reads_mode(self, cls: cst.ClassDef) -> bool:
+        """The class's code (not its comments) reads ``training``: ``self.training``, ``training=...``."""
+        return any(isinstance(node, cst.Name) and node.value == "training" for node in self.analysis.subtree(cls, into_scopes=True))
 
     def _used_as_submodule(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
         """``self.resampler(x)`` in a method of an nn.Module: the model runs as a submodule of that module
