@@ -57,6 +57,9 @@ _INDEX_FORMAT = f"2|{code_digest()}"
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: Calls and classes whose result depends on the module's mode (``self.training``).
+#: torch.nn's containers, whose contents the summary records with them; and its spelling of an unknown element.
+_TORCH_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
+_UNKNOWN_ELEMENT = "?"
 #: ``self.model.eval``: an attribute bound again to itself, moved or switched (the module's own methods).
 _SELF_REBINDING = re.compile(r"self\.\w+\.(?:eval|train|to|cuda|cpu|half|float|bfloat16|requires_grad_)")
 _MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm|\btraining\b|RReLU|rrelu")
@@ -1044,7 +1047,10 @@ class ProjectModel:
                 if any(_MODE_DEPENDENT.search(site.callee) for site in function.calls):
                     result = False
             for spellings in cls.attributes.values():
+                container = any(self._module_container(entry, spelled) for spelled in spellings)
                 for spelled in spellings:
+                    if spelled == _UNKNOWN_ELEMENT and not container:
+                        continue  # put into a plain list (`self.widths.append(width)`): not a submodule
                     if _SELF_REBINDING.fullmatch(spelled):
                         continue  # `self.model = self.model.eval()`: the attribute's other bindings decide
                     if spelled.endswith("()"):
@@ -1078,12 +1084,19 @@ class ProjectModel:
                             or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
                             or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
                             or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
+                            # a container: what it holds is among the attribute's spellings
+                            or produced.module in _TORCH_CONTAINERS
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
                     else:
                         result = False
         self._memo[key] = result
         return result
+
+    def _module_container(self, entry: _Entry, spelled: str) -> bool:
+        """``spelled`` builds a torch module container (``nn.ModuleList``, ``nn.ModuleDict``, ``nn.Sequential``)."""
+        produced = self.resolve(entry, spelled) if spelled != _UNKNOWN_ELEMENT else None
+        return produced is not None and produced.kind == "external" and produced.module in _TORCH_CONTAINERS
 
     def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
         resolved = self._class_elsewhere(analysis, expression)

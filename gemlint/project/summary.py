@@ -312,7 +312,10 @@ class _Summariser:
                 if isinstance(target, ast.Name):
                     function.locals[target.id] = callee
                 elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and self.classes:
-                    self.classes[-1].attributes.setdefault(target.attr, []).append(callee)
+                    held = self.classes[-1].attributes.setdefault(target.attr, [])
+                    held.append(callee)
+                    if callee.rsplit(".", 1)[-1] in _MODULE_CONTAINERS and isinstance(value, ast.Call):
+                        held.extend(_contents(value))  # what the container holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
 
@@ -344,6 +347,17 @@ class _Summariser:
                         function.evaluated.add(receiver)
                     if receiver and node.func.attr == "load_state_dict":
                         function.loads_state.add(receiver)
+                    if receiver and receiver.startswith("self.") and receiver.count(".") == 1 and self.classes and node.func.attr in _FILLING_METHODS:
+                        # `self.blocks.append(Block(c))`: a container attribute filled after it was built
+                        filled = node.args[-1:] if node.func.attr != "extend" else node.args[:1]
+                        for argument in filled:
+                            if node.func.attr == "extend":
+                                held = _elements(argument)
+                            elif isinstance(argument, ast.Name):  # a local built before, or a parameter
+                                held = [function.locals.get(argument.id, _UNKNOWN)]
+                            else:  # a call builds it; a constant or an attribute is data (`self.widths.append(self.width)`)
+                                held = [callee for callee in [_produced_by(argument)] if callee]
+                            self.classes[-1].attributes.setdefault(receiver[5:], []).extend(held)
                     if receiver and node.func.attr == "append" and len(node.args) == 1 and _evaluated_value(node.args[0]):
                         # `ensemble.append(ckpt.eval())`: a container of models put in eval mode
                         function.evaluated.add(receiver)
@@ -394,6 +408,38 @@ _LEAF_FIELDS = frozenset(
     | {"type_comment"}
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+#: torch.nn containers: what they hold is recorded with them (``_contents``).
+_MODULE_CONTAINERS = frozenset({"ModuleList", "ModuleDict", "Sequential"})
+#: Methods that put a module into a container attribute.
+_FILLING_METHODS = frozenset({"append", "extend", "add_module", "insert"})
+#: What a container holds when the summary cannot tell: a spelling nothing resolves.
+_UNKNOWN = "?"
+
+
+def _contents(call: ast.Call) -> list[str]:
+    """What ``nn.Sequential(a, b)``, ``nn.ModuleList([...])`` or ``nn.ModuleDict({...})`` holds, as the callees
+    that build it (``?`` for what is not a call: a name, a starred list)."""
+    if (dotted(call.func) or "").rsplit(".", 1)[-1] == "Sequential":
+        return [_UNKNOWN if isinstance(arg, ast.Starred) else _produced_by(arg) or _UNKNOWN for arg in call.args]
+    found = []
+    for arg in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        found.extend(_elements(arg))
+    return found
+
+
+def _elements(value: ast.AST) -> list[str]:
+    """The callees building the elements of a list, tuple, dict or comprehension (``?`` for anything else)."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return [_produced_by(element) or _UNKNOWN for element in value.elts]
+    if isinstance(value, ast.Dict):
+        return [_produced_by(element) or _UNKNOWN for element in value.values]
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return [_produced_by(value.elt) or _UNKNOWN]
+    if isinstance(value, ast.DictComp):
+        return [_produced_by(value.value) or _UNKNOWN]
+    return [_UNKNOWN]
 
 
 def _evaluated_value(value: ast.AST) -> bool:
