@@ -557,7 +557,7 @@ class ModuleAnalysis:
         inference")."""
         if self.loads_weights:
             return False
-        return any(terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy.")) for call in self.nodes_of(cst.Call))
+        return any(self._made_up_tensor(call) for call in self.nodes_of(cst.Call))
 
     @cached_property
     def loads_weights(self) -> bool:
@@ -580,7 +580,11 @@ class ModuleAnalysis:
             return False
         if any(isinstance(call.func, cst.Name) and call.func.value in self.module_functions for call in calls):
             return False
-        return any(terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy.")) for call in calls)
+        return any(self._made_up_tensor(call) for call in calls)
+
+    def _made_up_tensor(self, call: cst.Call) -> bool:
+        """``torch.randn(1, 3, 224, 224)``, ``np.zeros(...)``: an input made up rather than read."""
+        return terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy."))
 
     @cached_property
     def script_runs(self) -> bool:

@@ -36,7 +36,7 @@ from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, 
 from gemlint.confinement import read_confined
 from gemlint.project.buffers import read_bytes
 from gemlint.project.summary_codec import decode_summary, encode
-from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
+from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 from gemlint.version import code_digest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,12 +56,12 @@ _MAX_ALIAS_DEPTH = 3
 _INDEX_FORMAT = f"2|{code_digest()}"
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
-#: Calls and classes whose result depends on the module's mode (``self.training``).
-#: torch.nn's containers, whose contents the summary records with them; and its spelling of an unknown element.
-_TORCH_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
-_UNKNOWN_ELEMENT = "?"
+#: torch.nn's containers, whose contents the summary records with them (``summary.UNKNOWN_ELEMENT`` for an
+#: element it cannot tell).
+_TORCH_CONTAINERS = frozenset(f"torch.nn.{name}" for name in MODULE_CONTAINERS)
 #: ``self.model.eval``: an attribute bound again to itself, moved or switched (the module's own methods).
 _SELF_REBINDING = re.compile(r"self\.\w+\.(?:eval|train|to|cuda|cpu|half|float|bfloat16|requires_grad_)")
+#: Calls and classes whose result depends on the module's mode (``self.training``).
 _MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm|\btraining\b|RReLU|rrelu")
 INDEX_FILENAME = "project-index.json"
 #: An index file larger than this is not read (the speed corpus's, 4,000 modules, is far smaller).
@@ -86,6 +86,11 @@ class _Entry:
     path: str
     summary: ModuleSummary
     digest: str  # sha256 of the file's bytes, as summarised
+
+
+def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]]:
+    """The classes of a lineage as (module, class) pairs."""
+    return {(entry.summary.name, cls.name) for entry, cls in chain}
 
 
 def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None]:
@@ -609,7 +614,7 @@ class ProjectModel:
             # with `self.model` typed as the base `Model` reaches `FlashCausalLM.warmup`.
             chain, _ = self.lineage(Target("class", entry.summary.name, owner), entry.path)
             wanted.update(Target("function", base_entry.summary.name, f"{base.name}.{name}") for base_entry, base in chain[1:] if name in base.methods)
-            lineage = {(base_entry.summary.name, base.name) for base_entry, base in chain}
+            lineage = _class_keys(chain)
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
         found = []
@@ -623,7 +628,7 @@ class ProjectModel:
                 caller_owner = function.qualname.rpartition(".")[0]
                 if (caller_entry.summary.name, caller_owner) not in lineage:
                     caller_chain, _ = self.lineage(Target("class", caller_entry.summary.name, caller_owner), caller_entry.path)
-                    if (entry.summary.name, owner) not in {(e.summary.name, c.name) for e, c in caller_chain}:
+                    if (entry.summary.name, owner) not in _class_keys(caller_chain):
                         continue
             if self.resolve_call(caller_entry, function, site.callee) in wanted:
                 found.append(caller)
@@ -1049,7 +1054,7 @@ class ProjectModel:
             for spellings in cls.attributes.values():
                 container = any(self._module_container(entry, spelled) for spelled in spellings)
                 for spelled in spellings:
-                    if spelled == _UNKNOWN_ELEMENT and not container:
+                    if spelled == UNKNOWN_ELEMENT and not container:
                         continue  # put into a plain list (`self.widths.append(width)`): not a submodule
                     if _SELF_REBINDING.fullmatch(spelled):
                         continue  # `self.model = self.model.eval()`: the attribute's other bindings decide
@@ -1062,8 +1067,8 @@ class ProjectModel:
                     produced = self.resolve(entry, spelled)
                     if produced is None and spelled in _BUILTIN_VALUES:
                         continue  # `self.gain = gain` of a parameter annotated `float`: data
-                    chosen = next((m.choices[spelled] for m in cls.methods.values() if spelled in m.choices), None)
-                    if produced is None and chosen is not None:
+                    chosen = next((m.choices[spelled] for m in cls.methods.values() if spelled in m.choices), None) if produced is None else None
+                    if chosen is not None:
                         # `block = Fast if convert else Plain`, then `self.layer = block(...)`: either class
                         for alternative in chosen:
                             picked = self.resolve(entry, alternative)
@@ -1095,7 +1100,7 @@ class ProjectModel:
 
     def _module_container(self, entry: _Entry, spelled: str) -> bool:
         """``spelled`` builds a torch module container (``nn.ModuleList``, ``nn.ModuleDict``, ``nn.Sequential``)."""
-        produced = self.resolve(entry, spelled) if spelled != _UNKNOWN_ELEMENT else None
+        produced = self.resolve(entry, spelled) if spelled != UNKNOWN_ELEMENT else None
         return produced is not None and produced.kind == "external" and produced.module in _TORCH_CONTAINERS
 
     def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:

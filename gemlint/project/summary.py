@@ -314,7 +314,7 @@ class _Summariser:
                 elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and self.classes:
                     held = self.classes[-1].attributes.setdefault(target.attr, [])
                     held.append(callee)
-                    if callee.rsplit(".", 1)[-1] in _MODULE_CONTAINERS and isinstance(value, ast.Call):
+                    if callee.rsplit(".", 1)[-1] in MODULE_CONTAINERS and isinstance(value, ast.Call):
                         held.extend(_contents(value))  # what the container holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
@@ -354,7 +354,7 @@ class _Summariser:
                             if node.func.attr == "extend":
                                 held = _elements(argument)
                             elif isinstance(argument, ast.Name):  # a local built before, or a parameter
-                                held = [function.locals.get(argument.id, _UNKNOWN)]
+                                held = [function.locals.get(argument.id, UNKNOWN_ELEMENT)]
                             else:  # a call builds it; a constant or an attribute is data (`self.widths.append(self.width)`)
                                 held = [callee for callee in [_produced_by(argument)] if callee]
                             self.classes[-1].attributes.setdefault(receiver[5:], []).extend(held)
@@ -411,18 +411,18 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 #: torch.nn containers: what they hold is recorded with them (``_contents``).
-_MODULE_CONTAINERS = frozenset({"ModuleList", "ModuleDict", "Sequential"})
+MODULE_CONTAINERS = frozenset({"ModuleList", "ModuleDict", "Sequential"})
 #: Methods that put a module into a container attribute.
 _FILLING_METHODS = frozenset({"append", "extend", "add_module", "insert"})
 #: What a container holds when the summary cannot tell: a spelling nothing resolves.
-_UNKNOWN = "?"
+UNKNOWN_ELEMENT = "?"
 
 
 def _contents(call: ast.Call) -> list[str]:
     """What ``nn.Sequential(a, b)``, ``nn.ModuleList([...])`` or ``nn.ModuleDict({...})`` holds, as the callees
     that build it (``?`` for what is not a call: a name, a starred list)."""
     if (dotted(call.func) or "").rsplit(".", 1)[-1] == "Sequential":
-        return [_UNKNOWN if isinstance(arg, ast.Starred) else _produced_by(arg) or _UNKNOWN for arg in call.args]
+        return [UNKNOWN_ELEMENT if isinstance(arg, ast.Starred) else _produced_by(arg) or UNKNOWN_ELEMENT for arg in call.args]
     found = []
     for arg in [*call.args, *(keyword.value for keyword in call.keywords)]:
         found.extend(_elements(arg))
@@ -432,14 +432,14 @@ def _contents(call: ast.Call) -> list[str]:
 def _elements(value: ast.AST) -> list[str]:
     """The callees building the elements of a list, tuple, dict or comprehension (``?`` for anything else)."""
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return [_produced_by(element) or _UNKNOWN for element in value.elts]
+        return [_produced_by(element) or UNKNOWN_ELEMENT for element in value.elts]
     if isinstance(value, ast.Dict):
-        return [_produced_by(element) or _UNKNOWN for element in value.values]
+        return [_produced_by(element) or UNKNOWN_ELEMENT for element in value.values]
     if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
-        return [_produced_by(value.elt) or _UNKNOWN]
+        return [_produced_by(value.elt) or UNKNOWN_ELEMENT]
     if isinstance(value, ast.DictComp):
-        return [_produced_by(value.value) or _UNKNOWN]
-    return [_UNKNOWN]
+        return [_produced_by(value.value) or UNKNOWN_ELEMENT]
+    return [UNKNOWN_ELEMENT]
 
 
 def _evaluated_value(value: ast.AST) -> bool:
