@@ -147,7 +147,7 @@ def _lint_checked(
         return []
     admitted = project and source.language is Language.PYTHON and any(rule.sees_project for rule in rules)
     if admitted:  # the project model may show what the text does not (a model or a caller elsewhere)
-        admitted = project_for(selection.config).model.admits(str(source.path))
+        admitted = project_for(selection.config).model.admits(str(source.path), names=selection.config.strict)
     rules = [rule for rule in rules if rule.may_match(text, source.language) or (admitted and rule.sees_project)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported (one that ``ast`` has
@@ -403,8 +403,12 @@ def _lint_python(
         triage = Triage.of(facts or collect(tree), text, selection.config, source.relative)
         if project:
             model = project_for(selection.config).model
-            in_context = os.path.abspath(source.path) in model.context_paths
-            triage = replace(triage, project_context=in_context, project_loaders=model.loading_classes)
+            # By default a name alone (`predict*`) is no evidence of inference context: the project model,
+            # which sees every caller, admits what entry points reach.
+            strict = selection.config.strict
+            paths = model.context_paths if strict else model.evidenced_context_paths
+            in_context = os.path.abspath(source.path) in paths
+            triage = replace(triage, project_context=in_context, project_loaders=model.loading_classes, names_are_evidence=strict)
         rules = [rule for rule in rules if rule.may_match_syntax(triage)]
         if not rules:
             return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped

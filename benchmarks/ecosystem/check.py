@@ -1,6 +1,6 @@
 """The ecosystem check: gemlint over whole real repositories, against a ledger of judged findings.
 
-    python benchmarks/ecosystem/check.py --src DIR [--half dev|holdout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|all] [--category C ...]
+    python benchmarks/ecosystem/check.py --src DIR [--half HALF|all] [--category C ...]
         [--repo OWNER/NAME ...] [--preview] [--jobs N] [--save FILE] [--unjudged FILE]
 
 Like ruff's ``scripts/check_ecosystem.py`` and mypy_primer, it answers "what does this change do to
@@ -137,7 +137,8 @@ def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tupl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", type=Path, required=True, help="folder holding <owner>__<name> checkouts")
-    parser.add_argument("--half", choices=("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "all"), default="all")
+    halves = sorted({r.half for r in read_repositories()})
+    parser.add_argument("--half", choices=(*halves, "all"), default="all", help="a half of repositories.tsv")
     parser.add_argument("--category", action="append", help="python, training, native, deployment (repeatable)")
     parser.add_argument("--repo", action="append", help="owner/name (repeatable)")
     parser.add_argument("--preview", action="store_true")

@@ -202,6 +202,9 @@ class Triage:
     project_context: bool = False
     #: Names of project classes whose construction loads weights (their ``__init__`` calls ``torch.load``, ...).
     project_loaders: frozenset[str] = frozenset()
+    #: A function or class named for inference (``predict*``, ``*Predictor``) admits the file. Without
+    #: ``strict``, where the project model shows what reaches each function, a name alone is no evidence.
+    names_are_evidence: bool = True
 
     @classmethod
     def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str) -> "Triage":
@@ -228,7 +231,7 @@ class Triage:
         if self.inference_file or self.project_context or ((self.facts.main_block or self.facts.script_runs) and not self.test_file):
             return True
         facts = self.facts
-        if any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):
+        if self.names_are_evidence and any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):
             return True
         # Route decorators on attributes and handler registrations count only in web-framework modules;
         # Gradio and Streamlit apps call their code per interaction.
@@ -241,7 +244,7 @@ class Triage:
         if any(base.endswith("Servicer") for base in facts.bases):
             return True  # a gRPC servicer, perhaps (see frameworks.is_grpc_servicer)
         return any(
-            name in fw.LIGHTNING_INFERENCE_HOOKS or has_inference_prefix(name) for name in facts.functions
+            name in fw.LIGHTNING_INFERENCE_HOOKS or (self.names_are_evidence and has_inference_prefix(name)) for name in facts.functions
         )
 
 

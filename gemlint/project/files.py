@@ -18,6 +18,7 @@ import ast
 import os
 import re
 import stat
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -40,6 +41,8 @@ from gemlint.project.summary import module_name
 _MARKER = b"optimized_model_filepath"
 _MAX_FILES = 20_000
 _MAX_FILE_BYTES = 2_000_000
+#: How many project files keep their parsed trees at once (see Project._held).
+_HELD_TREES = 32
 # A module that declares routes or mounts routers mentions a web framework and uses one of the declaring
 # forms (checked on bytes, before any parsing: most modules that import a framework only use its types).
 _ROUTE_MARKERS = (
@@ -129,6 +132,12 @@ class ParsedFile:
         self._analysis = analysis
         self.__dict__.pop("_functions_by_line", None)
 
+    def release(self) -> None:
+        """Drop the trees (LibCST, metadata, astroid); they are built again if asked for."""
+        self._analysis = None
+        self._astroid = None
+        self.__dict__.pop("_functions_by_line", None)
+
     @property
     def astroid(self):
         if self._astroid is None and not self.failed:
@@ -189,6 +198,9 @@ class Project:
         self.config = config
         self.root = config.root
         self._parsed: dict[str, ParsedFile | None] = {}
+        # The files whose trees are held, least recently asked for first: a worker that lints thousands of
+        # files must not keep every tree it parsed or adopted (they cost tens of MiB each on large modules).
+        self._held: OrderedDict[str, ParsedFile] = OrderedDict()
 
     # -- files and modules ------------------------------------------------------------------
     @cached_property
@@ -224,7 +236,7 @@ class Project:
     def parsed(self, path: Path, text: str | None = None) -> ParsedFile | None:
         key = os.path.abspath(path)
         if key in self._parsed and text is None:
-            return self._parsed[key]
+            return self._hold(self._parsed[key])
         if text is None:
             try:
                 data = buffer(key)
@@ -238,11 +250,22 @@ class Project:
                 return None
         existing = self._parsed.get(key)
         if existing is not None and existing.text == text:
-            return existing
+            return self._hold(existing)
         parsed = ParsedFile(
             Path(key), text, module_name(Path(key)), display_path(Path(key), Path.cwd()), root_relative(Path(key), self.root), self.config, self.model
         )
         self._parsed[key] = parsed
+        return self._hold(parsed)
+
+    def _hold(self, parsed: ParsedFile | None) -> ParsedFile | None:
+        if parsed is None:
+            return None
+        key = str(parsed.path)
+        self._held[key] = parsed
+        self._held.move_to_end(key)
+        while len(self._held) > _HELD_TREES:
+            _, oldest = self._held.popitem(last=False)
+            oldest.release()
         return parsed
 
     def adopt(self, analysis) -> ParsedFile | None:

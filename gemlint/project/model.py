@@ -176,7 +176,8 @@ class ProjectModel:
         self._memo: dict[tuple, object] = {}
         self._context_paths: frozenset[str] | None = None
         self._reached: frozenset[tuple[str, str]] = frozenset()
-        self._entry_points: frozenset[tuple[str, str]] = frozenset()
+        self._evidenced_paths: frozenset[str] | None = None
+        self._reached_evidenced: frozenset[tuple[str, str]] = frozenset()
         self._loading_classes: frozenset[str] | None = None
 
     # -- building ----------------------------------------------------------------------------
@@ -647,15 +648,16 @@ class ProjectModel:
             function = cls.methods.get(name) if cls is not None else None
         return (entry, function) if function is not None else None
 
-    def _is_entry(self, entry: _Entry, function: FunctionSummary) -> bool:
-        """An inference entry point by what the summary shows: a name, a decorator, a serving hook."""
+    def _is_entry(self, entry: _Entry, function: FunctionSummary, names: bool = True) -> bool:
+        """An inference entry point by what the summary shows: a decorator, a serving hook, evaluation code, and
+        with ``names`` a name (``predict*``, a method of a class named for inference)."""
         owner, _, name = function.qualname.rpartition(".")
-        if has_inference_prefix(name) or name in fw.LIGHTNING_INFERENCE_HOOKS or _evaluates(function):
+        if (names and has_inference_prefix(name)) or name in fw.LIGHTNING_INFERENCE_HOOKS or _evaluates(function):
             return True
         if any(d.rsplit(".", 1)[-1] in _ENTRY_DECORATORS for d in function.decorators):
             return True
         if owner and "<locals>" not in owner:
-            if fw.INFERENCE_CLASS_NAME.search(owner) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
+            if names and fw.INFERENCE_CLASS_NAME.search(owner) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
                 return True
             hooks = self.hooks(Target("class", entry.summary.name, owner), entry.path)
             if hooks is not None and (name in hooks or (not hooks and not name.startswith("_"))):
@@ -668,52 +670,61 @@ class ProjectModel:
         entry points in other files (through at most ``MAX_HOPS`` calls), and serving classes whose framework
         base is reached through a project base in another file."""
         if self._context_paths is None:
-            found: set[str] = set()
-            frontier: list[tuple[_Entry, FunctionSummary]] = []
-            for entries in self.modules.values():
-                for entry in entries:
-                    for function in entry.summary.callables():
-                        if self._is_entry(entry, function):
-                            frontier.append((entry, function))
-                            if _evaluates(function):
-                                found.add(entry.path)  # evaluation code: its file is admitted by this alone
-                            owner = function.qualname.rpartition(".")[0]
-                            if owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None:
-                                found.add(entry.path)  # a hook through a project base elsewhere, or a protocol
-            seen = {(entry.path, function.qualname) for entry, function in frontier}
-            self._entry_points = frozenset(seen)
-            # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would.
-            for entries in self.modules.values():
-                for entry in entries:
-                    if not self._is_script(entry):
-                        continue
-                    for site in entry.summary.module_calls:
-                        target = self.resolve_call(entry, None, site.callee)
-                        located = self._function(target) if target is not None and target.kind == "function" else None
-                        if located is not None and (located[0].path, located[1].qualname) not in seen:
-                            seen.add((located[0].path, located[1].qualname))
-                            frontier.append(located)
-                            if located[0].path != entry.path:
-                                found.add(located[0].path)
-            for _ in range(MAX_HOPS):
-                following = []
-                for entry, function in frontier:
-                    for site in function.calls:
-                        target = self.resolve_call(entry, function, site.callee)
-                        if target is None or target.kind != "function":
-                            continue
-                        for reached in (target, *self.overrides(target)):
-                            located = self._function(reached)
-                            if located is None or (located[0].path, located[1].qualname) in seen:
-                                continue
-                            seen.add((located[0].path, located[1].qualname))
-                            following.append(located)
-                            if located[0].path != entry.path:
-                                found.add(located[0].path)
-                frontier = following
-            self._reached = frozenset(seen)
-            self._context_paths = frozenset(found)
+            self._context_paths, self._reached = self._reach(names=True)
         return self._context_paths
+
+    @property
+    def evidenced_context_paths(self) -> frozenset[str]:
+        """:attr:`context_paths` from entry points that are more than a name (a ``predict*`` function, a class
+        named for inference): what the rules report on by default, where a name alone is not evidence."""
+        if self._evidenced_paths is None:
+            self._evidenced_paths, self._reached_evidenced = self._reach(names=False)
+        return self._evidenced_paths
+
+    def _reach(self, names: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+        found: set[str] = set()
+        frontier: list[tuple[_Entry, FunctionSummary]] = []
+        for entries in self.modules.values():
+            for entry in entries:
+                for function in entry.summary.callables():
+                    if self._is_entry(entry, function, names):
+                        frontier.append((entry, function))
+                        if _evaluates(function):
+                            found.add(entry.path)  # evaluation code: its file is admitted by this alone
+                        owner = function.qualname.rpartition(".")[0]
+                        if owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None:
+                            found.add(entry.path)  # a hook through a project base elsewhere, or a protocol
+        seen = {(entry.path, function.qualname) for entry, function in frontier}
+        # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would.
+        for entries in self.modules.values():
+            for entry in entries:
+                if not self._is_script(entry):
+                    continue
+                for site in entry.summary.module_calls:
+                    target = self.resolve_call(entry, None, site.callee)
+                    located = self._function(target) if target is not None and target.kind == "function" else None
+                    if located is not None and (located[0].path, located[1].qualname) not in seen:
+                        seen.add((located[0].path, located[1].qualname))
+                        frontier.append(located)
+                        if located[0].path != entry.path:
+                            found.add(located[0].path)
+        for _ in range(MAX_HOPS):
+            following = []
+            for entry, function in frontier:
+                for site in function.calls:
+                    target = self.resolve_call(entry, function, site.callee)
+                    if target is None or target.kind != "function":
+                        continue
+                    for reached in (target, *self.overrides(target)):
+                        located = self._function(reached)
+                        if located is None or (located[0].path, located[1].qualname) in seen:
+                            continue
+                        seen.add((located[0].path, located[1].qualname))
+                        following.append(located)
+                        if located[0].path != entry.path:
+                            found.add(located[0].path)
+            frontier = following
+        return frozenset(found), frozenset(seen)
 
     def _is_script(self, entry: _Entry) -> bool:
         return _runs_as_script(entry, os.path.relpath(entry.path, self.project.root).replace(os.sep, "/"))
@@ -722,6 +733,11 @@ class ProjectModel:
         """The function is an entry point or reached from one (through at most ``MAX_HOPS`` calls)."""
         self.context_paths  # noqa: B018 -- computes the reached set
         return (path, qualname) in self._reached
+
+    def on_evidenced_path(self, path: str, qualname: str) -> bool:
+        """:meth:`on_inference_path` from an entry point that is more than a name."""
+        self.evidenced_context_paths  # noqa: B018 -- computes the reached set
+        return (path, qualname) in self._reached_evidenced
 
     def holds_project_models(self, path: str) -> bool:
         """The module imports a project nn.Module class or model factory from another module: it may run a
@@ -744,11 +760,12 @@ class ProjectModel:
             self._memo[key] = found
         return bool(self._memo[key])
 
-    def admits(self, path: str) -> bool:
+    def admits(self, path: str, names: bool = True) -> bool:
         """Whether the project gives the file something its own text does not show: per-request context
-        from other modules, or models built elsewhere."""
+        from other modules (reached from entry points named for inference too, with ``names``), or models
+        built elsewhere."""
         path = os.path.abspath(path)
-        return path in self.context_paths or self.holds_project_models(path)
+        return path in (self.context_paths if names else self.evidenced_context_paths) or self.holds_project_models(path)
 
     @property
     def loading_classes(self) -> frozenset[str]:
@@ -771,6 +788,7 @@ class ProjectModel:
         """Compute what every file's analysis may ask first (before worker processes fork)."""
         self.build(mapper)
         self.context_paths  # noqa: B018
+        self.evidenced_context_paths  # noqa: B018
         self.loading_classes  # noqa: B018
 
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
@@ -852,7 +870,9 @@ class ProjectModel:
             return Verdict(Context.INFERENCE, f"module-level code of the script `{entry.summary.name}`")
         if _summary_trains(caller):
             return Verdict(Context.TRAINING, f"`{caller.qualname}` in `{entry.summary.name}` runs a training step")
-        return Verdict(Context.INFERENCE, f"`{caller.qualname}` in `{entry.summary.name}`, on a path from an inference entry point")
+        # A path that starts only at functions named for inference (`predict*`) rests on those names.
+        name_only = not self.on_evidenced_path(entry.path, caller.qualname)
+        return Verdict(Context.INFERENCE, f"`{caller.qualname}` in `{entry.summary.name}`, on a path from an inference entry point", name_only)
 
     def caller_verdicts(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[Verdict]:
         with self._hop() as allowed:

@@ -106,12 +106,14 @@ def score(batch: dict):
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:
             return
-        verdict = self.analysis.context_of(node)
-        if not verdict.is_inference:
-            return
+        # Whether a model runs here is a question about this file; its context may be a question about the
+        # callers' files (parsed to answer it), so it is asked second.
         models = self.analysis.models
         receiver = models.forward_receiver(node)
         if receiver is None:
+            return
+        verdict = self.analysis.context_of(node)
+        if not verdict.is_inference:
             return
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
             return
