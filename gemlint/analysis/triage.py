@@ -26,7 +26,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
-@dataclass
+@dataclass(slots=True)
 class SyntaxFacts:
     """Spellings found anywhere in one module (terminal names: ``b`` of ``a.b``)."""
 

@@ -66,11 +66,13 @@ _MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm
 INDEX_FILENAME = "project-index.json"
 #: An index file larger than this is not read (the speed corpus's, 4,000 modules, is far smaller).
 MAX_INDEX_BYTES = 256 * 1024 * 1024
+#: The index file is rewritten once more than this many modules are summarised afresh (see IndexCache.save).
+REWRITE_AFTER = 16
 _TORCHSERVE_PACKAGE = "ts.torch_handler."
 _ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Target:
     kind: str  # "class", "function", "module" or "external"
     module: str  # the project module (or, for "external", the absolute dotted name)
@@ -120,10 +122,13 @@ class IndexCache:
     def __init__(self, directory: Path | None) -> None:
         self.file = directory / INDEX_FILENAME if directory is not None else None
         self.entries: dict[tuple[str, str], ModuleSummary] = {}
-        self.dirty = False
+        #: Summaries added since the file was read (modules new or edited since).
+        self.added = 0
+        self.rewrite = False
         if self.file is not None:
             self.entries = self._load(self.file)
-            self.dirty = not self.entries and os.path.lexists(self.file)  # a rejected file is replaced
+            # A missing or rejected file is written (a rejected one replaced).
+            self.rewrite = not self.entries
 
     @staticmethod
     def _load(file: Path) -> dict[tuple[str, str], ModuleSummary]:
@@ -150,14 +155,18 @@ class IndexCache:
         if self.file is None:  # kept in memory (a long-lived process): drop the summaries of old contents
             self.entries = {key: value for key, value in self.entries.items() if key in used}
             return
-        if not self.dirty:
+        # The whole file is rewritten (seconds on a large project), so not for a few edited modules: those are
+        # summarised again on each run (milliseconds each) until more have changed.
+        if not self.rewrite and self.added <= REWRITE_AFTER:
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             kept = [[name, digest, encode(summary)] for (name, digest), summary in self.entries.items() if (name, digest) in used]
             fd, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".index-")
+            # dumps, not dump: only the one-shot encoder is the C one (ten times faster on a large index)
+            text = json.dumps({"format": _INDEX_FORMAT, "entries": kept}, separators=(",", ":"))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"format": _INDEX_FORMAT, "entries": kept}, handle, separators=(",", ":"))
+                handle.write(text)
             os.replace(temporary, self.file)  # replaces a link itself, never writes through it
         except OSError:
             pass  # an unwritable cache costs speed only
@@ -203,7 +212,7 @@ class ProjectModel:
             files[index] = (path, name, (name, digest))  # what was parsed, should the file have changed since
             if summary is not None:
                 cache.entries[(name, digest)] = summary
-                cache.dirty = True
+                cache.added += 1
         entries: dict[str, list[_Entry]] = {}
         for path, name, key in files:
             summary = cache.entries.get(key)
@@ -457,6 +466,12 @@ class ProjectModel:
 
     def hooks(self, target: Target, near: str | None = None) -> frozenset[str] | None:
         """Per-request hooks of a project class through its bases (any module), decorators or protocol."""
+        key = ("hooks", target, near)
+        if key not in self._memo:
+            self._memo[key] = self._hooks(target, near)
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _hooks(self, target: Target, near: str | None) -> frozenset[str] | None:
         chain, external = self.lineage(target, near)
         if not chain:
             return None
@@ -670,7 +685,8 @@ class ProjectModel:
         entry points in other files (through at most ``MAX_HOPS`` calls), and serving classes whose framework
         base is reached through a project base in another file."""
         if self._context_paths is None:
-            self._context_paths, self._reached = self._reach(names=True)
+            self._reach()
+        assert self._context_paths is not None
         return self._context_paths
 
     @property
@@ -678,23 +694,42 @@ class ProjectModel:
         """:attr:`context_paths` from entry points that are more than a name (a ``predict*`` function, a class
         named for inference): what the rules report on by default, where a name alone is not evidence."""
         if self._evidenced_paths is None:
-            self._evidenced_paths, self._reached_evidenced = self._reach(names=False)
+            self._reach()
+        assert self._evidenced_paths is not None
         return self._evidenced_paths
 
-    def _reach(self, names: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
-        found: set[str] = set()
-        frontier: list[tuple[_Entry, FunctionSummary]] = []
+    def _reach(self) -> None:
+        """Walk the calls from the entry points once for both questions: each function is visited as reached
+        from an entry point that is more than a name (evidenced) and as reached at all, at most once each."""
+        found: dict[bool, set[str]] = {True: set(), False: set()}  # evidenced -> files
+        seen: dict[bool, set[tuple[str, str]]] = {True: set(), False: set()}
+        frontier: list[tuple[_Entry, FunctionSummary, bool]] = []
+
+        def visit(entry: _Entry, function: FunctionSummary, evidenced: bool, caller_path: str | None) -> None:
+            # Reached with evidence is reached at all: the evidenced state stands for both.
+            key = (entry.path, function.qualname)
+            if key in seen[evidenced] or (not evidenced and key in seen[True]):
+                return
+            seen[evidenced].add(key)
+            frontier.append((entry, function, evidenced))
+            if caller_path is not None and entry.path != caller_path:
+                found[evidenced].add(entry.path)
+
         for entries in self.modules.values():
             for entry in entries:
                 for function in entry.summary.callables():
-                    if self._is_entry(entry, function, names):
-                        frontier.append((entry, function))
-                        if _evaluates(function):
-                            found.add(entry.path)  # evaluation code: its file is admitted by this alone
-                        owner = function.qualname.rpartition(".")[0]
-                        if owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None:
-                            found.add(entry.path)  # a hook through a project base elsewhere, or a protocol
-        seen = {(entry.path, function.qualname) for entry, function in frontier}
+                    if self._is_entry(entry, function, names=False):
+                        evidenced = True
+                    elif self._is_entry(entry, function, names=True):
+                        evidenced = False
+                    else:
+                        continue
+                    visit(entry, function, evidenced, None)
+                    if _evaluates(function):
+                        found[evidenced].add(entry.path)  # evaluation code: its file is admitted by this alone
+                    owner = function.qualname.rpartition(".")[0]
+                    if owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None:
+                        found[evidenced].add(entry.path)  # a hook through a project base elsewhere, or a protocol
         # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would.
         for entries in self.modules.values():
             for entry in entries:
@@ -703,28 +738,27 @@ class ProjectModel:
                 for site in entry.summary.module_calls:
                     target = self.resolve_call(entry, None, site.callee)
                     located = self._function(target) if target is not None and target.kind == "function" else None
-                    if located is not None and (located[0].path, located[1].qualname) not in seen:
-                        seen.add((located[0].path, located[1].qualname))
-                        frontier.append(located)
-                        if located[0].path != entry.path:
-                            found.add(located[0].path)
+                    if located is not None:
+                        visit(*located, True, entry.path)
+        callees: dict[tuple[str, str], list[tuple[_Entry, FunctionSummary]]] = {}
         for _ in range(MAX_HOPS):
-            following = []
-            for entry, function in frontier:
-                for site in function.calls:
-                    target = self.resolve_call(entry, function, site.callee)
-                    if target is None or target.kind != "function":
-                        continue
-                    for reached in (target, *self.overrides(target)):
-                        located = self._function(reached)
-                        if located is None or (located[0].path, located[1].qualname) in seen:
-                            continue
-                        seen.add((located[0].path, located[1].qualname))
-                        following.append(located)
-                        if located[0].path != entry.path:
-                            found.add(located[0].path)
-            frontier = following
-        return frozenset(found), frozenset(seen)
+            current, frontier[:] = list(frontier), []
+            for entry, function, evidenced in current:
+                key = (entry.path, function.qualname)
+                if key not in callees:
+                    callees[key] = [
+                        located
+                        for site in function.calls
+                        if (target := self.resolve_call(entry, function, site.callee)) is not None and target.kind == "function"
+                        for reached in (target, *self.overrides(target))
+                        if (located := self._function(reached)) is not None
+                    ]
+                for located in callees[key]:
+                    visit(*located, evidenced, entry.path)
+        self._evidenced_paths = frozenset(found[True])
+        self._reached_evidenced = frozenset(seen[True])
+        self._context_paths = frozenset(found[True] | found[False])
+        self._reached = frozenset(seen[True] | seen[False])
 
     def _is_script(self, entry: _Entry) -> bool:
         return _runs_as_script(entry, os.path.relpath(entry.path, self.project.root).replace(os.sep, "/"))

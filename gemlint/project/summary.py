@@ -21,7 +21,7 @@ from gemlint.analysis.triage import SyntaxFacts
 _EVAL_METHODS = frozenset({"eval"})
 
 
-@dataclass
+@dataclass(slots=True)
 class CallSite:
     callee: str  # the dotted spelling of the called expression: "helper", "self.engine.generate", "mod.f"
     line: int
@@ -32,7 +32,7 @@ class CallSite:
     guarded: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class FunctionSummary:
     qualname: str  # "helper", "Handler.handle"
     line: int
@@ -55,7 +55,7 @@ class FunctionSummary:
     names_grad_guard: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class ClassSummary:
     name: str
     line: int
@@ -67,7 +67,7 @@ class ClassSummary:
     attributes: dict[str, list[str]] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class ModuleSummary:
     name: str
     is_package: bool

@@ -13,7 +13,7 @@ import dataclasses
 import types
 import typing
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from gemlint.analysis.triage import SyntaxFacts
 from gemlint.project.summary import CallSite, ClassSummary, FunctionSummary, ModuleSummary
@@ -30,7 +30,7 @@ def encode(value: Any) -> Any:
     """``value`` (a summary, or anything its fields hold) as JSON data: dataclasses as objects of their
     fields, tuples and sets as arrays (sets sorted, so equal summaries give equal files)."""
     if dataclasses.is_dataclass(value):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return _encoder(type(value))(value)
     if isinstance(value, dict):
         return {key: encode(item) for key, item in value.items()}
     if isinstance(value, (set, frozenset)):
@@ -40,8 +40,42 @@ def encode(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=None)
+def _encoder(cls: type) -> Callable[[Any], Any]:
+    """An encoder for the dataclass ``cls``, built once from its declared field types (the index of a large
+    project holds millions of values: asking each one's type costs seconds)."""
+    fields = [(name, _value_encoder(kind)) for name, kind in _field_types(cls).items()]
+    return lambda value: {name: convert(getattr(value, name)) for name, convert in fields}
+
+
+def _value_encoder(kind: Any) -> Callable[[Any], Any]:
+    origin = typing.get_origin(kind)
+    if kind in (bool, int, str):
+        return _same
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        return _encoder(kind)
+    if origin in (set, frozenset):
+        return sorted
+    if origin in (list, tuple):
+        arguments = [a for a in typing.get_args(kind) if a is not Ellipsis]
+        if all(a in (bool, int, str) for a in arguments):
+            return list
+        return encode
+    if origin is dict:
+        _, value_type = typing.get_args(kind)
+        if value_type in (bool, int, str):
+            return dict
+        convert = _value_encoder(value_type)
+        return lambda value: {key: convert(item) for key, item in value.items()}
+    return encode
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
 def decode_summary(data: Any) -> ModuleSummary:
-    return _decode(ModuleSummary, data)
+    return _decoder(ModuleSummary)(data)
 
 
 @lru_cache(maxsize=None)
@@ -50,56 +84,127 @@ def _field_types(cls: type) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
 
 
-def _decode(kind: Any, data: Any) -> Any:
+@lru_cache(maxsize=None)
+def _decoder(kind: Any) -> Callable[[Any], Any]:
+    """A checking decoder for values declared ``kind``, built once per type: it raises
+    :class:`CorruptIndex` on anything but what the declaration allows."""
     origin = typing.get_origin(kind)
     if kind is Any:
         raise CorruptIndex("untyped field")  # never declared by a summary: refuse rather than trust
     if isinstance(kind, type) and kind.__name__ in _DATACLASSES and _DATACLASSES[kind.__name__] is kind:
-        if not isinstance(data, dict):
-            raise CorruptIndex(f"{kind.__name__}: expected an object")
-        fields = _field_types(kind)
-        if data.keys() != fields.keys():
-            raise CorruptIndex(f"{kind.__name__}: fields {sorted(data)} are not {sorted(fields)}")
-        return kind(**{name: _decode(fields[name], data[name]) for name in fields})
+        return _dataclass_decoder(kind)
     if origin in (typing.Union, types.UnionType):
-        options = typing.get_args(kind)
-        if data is None and type(None) in options:
-            return None
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return _decode(option, data)
-            except CorruptIndex:
-                continue
-        raise CorruptIndex(f"no type of {kind} fits")
+        return _union_decoder(typing.get_args(kind))
     if kind is bool:
-        if not isinstance(data, bool):
-            raise CorruptIndex("expected a boolean")
-        return data
+        return _checked(lambda data: isinstance(data, bool), "expected a boolean")
     if kind is int:
-        if not isinstance(data, int) or isinstance(data, bool):
-            raise CorruptIndex("expected an integer")
-        return data
+        return _checked(lambda data: isinstance(data, int) and not isinstance(data, bool), "expected an integer")
     if kind is str:
-        if not isinstance(data, str):
-            raise CorruptIndex("expected a string")
-        return data
+        return _checked(lambda data: isinstance(data, str), "expected a string")
     if origin in (list, tuple, set, frozenset):
-        if not isinstance(data, list):
-            raise CorruptIndex("expected an array")
         arguments = typing.get_args(kind)
         if origin is tuple and not (len(arguments) == 2 and arguments[1] is Ellipsis):
-            if len(arguments) != len(data):
-                raise CorruptIndex("a tuple of the wrong length")
-            return tuple(_decode(a, item) for a, item in zip(arguments, data))
-        items = [_decode(arguments[0], item) for item in data]
-        return origin(items)
+            items = [_decoder(a) for a in arguments]
+
+            def fixed_tuple(data: Any) -> tuple:
+                if not isinstance(data, list):
+                    raise CorruptIndex("expected an array")
+                if len(items) != len(data):
+                    raise CorruptIndex("a tuple of the wrong length")
+                return tuple(decode(item) for decode, item in zip(items, data))
+
+            return fixed_tuple
+        item_decoder = _decoder(arguments[0])
+        if arguments[0] in _SCALARS:
+            scalar_type = arguments[0]
+
+            def scalars(data: Any) -> Any:
+                if not isinstance(data, list):
+                    raise CorruptIndex("expected an array")
+                if not all(_is_scalar(item, scalar_type) for item in data):
+                    raise CorruptIndex(f"expected an array of {scalar_type.__name__}")
+                return origin(data)
+
+            return scalars
+
+        def sequence(data: Any) -> Any:
+            if not isinstance(data, list):
+                raise CorruptIndex("expected an array")
+            return origin([item_decoder(item) for item in data])
+
+        return sequence
     if origin is dict:
-        if not isinstance(data, dict):
-            raise CorruptIndex("expected an object")
         key_type, value_type = typing.get_args(kind)
         if key_type is not str:
             raise CorruptIndex("only string keys are stored")
-        return {key: _decode(value_type, item) for key, item in data.items()}
+        value_decoder = _decoder(value_type)
+        if value_type in _SCALARS:
+
+            def scalar_mapping(data: Any) -> dict:
+                if not isinstance(data, dict):
+                    raise CorruptIndex("expected an object")
+                if not all(_is_scalar(item, value_type) for item in data.values()):
+                    raise CorruptIndex(f"expected an object of {value_type.__name__} values")
+                return data
+
+            return scalar_mapping
+
+        def mapping(data: Any) -> dict:
+            if not isinstance(data, dict):
+                raise CorruptIndex("expected an object")
+            return {key: value_decoder(item) for key, item in data.items()}  # JSON object keys are strings
+
+        return mapping
     raise CorruptIndex(f"a field of type {kind} is not stored")
+
+
+def _dataclass_decoder(kind: type) -> Callable[[Any], Any]:
+    declared = _field_types(kind)
+    names = declared.keys()
+    # Built on first use: a dataclass field may declare the dataclass being built (none does today).
+    decoders: dict[str, Callable[[Any], Any]] = {}
+
+    def dataclass_value(data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise CorruptIndex(f"{kind.__name__}: expected an object")
+        if data.keys() != names:
+            raise CorruptIndex(f"{kind.__name__}: fields {sorted(data)} are not {sorted(names)}")
+        if not decoders:
+            decoders.update((name, _decoder(declared[name])) for name in names)
+        return kind(**{name: decode(data[name]) for name, decode in decoders.items()})
+
+    return dataclass_value
+
+
+def _union_decoder(options: tuple) -> Callable[[Any], Any]:
+    optional = type(None) in options
+    choices = [_decoder(option) for option in options if option is not type(None)]
+
+    def union(data: Any) -> Any:
+        if data is None and optional:
+            return None
+        for decode in choices:
+            try:
+                return decode(data)
+            except CorruptIndex:
+                continue
+        raise CorruptIndex(f"no type of {options} fits")
+
+    return union
+
+
+_SCALARS = (bool, int, str)
+
+
+def _is_scalar(value: Any, kind: type) -> bool:
+    """``value`` is a JSON value of ``kind`` (a boolean is no integer here)."""
+    return type(value) is kind
+
+
+def _checked(test: Callable[[Any], bool], problem: str) -> Callable[[Any], Any]:
+    def scalar(data: Any) -> Any:
+        if not test(data):
+            raise CorruptIndex(problem)
+        return data
+
+    return scalar
