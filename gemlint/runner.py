@@ -201,6 +201,18 @@ def _depends_on_project(source: SourceFile, selection: Selection) -> bool:
 _WORKER_SETUP: tuple[list[Selection], FixMode, CacheSettings | None] | None = None
 
 
+def _index_mapper(jobs: int) -> Callable:
+    """``map`` for summarising modules: over processes when there are many to summarise."""
+
+    def mapper(function: Callable, *columns: list) -> list:
+        if jobs > 1 and len(columns[0]) >= PARALLEL_THRESHOLD:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                return list(pool.map(function, *columns, chunksize=16))
+        return list(map(function, *columns))
+
+    return mapper
+
+
 def _init_worker(selections: list[Selection], mode: FixMode, keys: CacheSettings | None) -> None:
     global _WORKER_SETUP
     _WORKER_SETUP = (selections, mode, keys)
@@ -265,12 +277,9 @@ def run(
     if any(source.language in (Language.PYTHON, Language.NOTEBOOK) for source in work):
         # Index the project once, here, so that the worker processes start with it (a notebook reads it too).
         keep_index_in(config.root, cache.directory if cache is not None else None)
-        model = project_for(config).model
-        if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                model.prepare(lambda function, *columns: pool.map(function, *columns, chunksize=16))
-        else:
-            model.prepare()
+        # The modules to summarise decide the processes, not the files to lint: three files of a fresh clone
+        # still index the whole project.
+        project_for(config).model.prepare(_index_mapper(jobs))
     result.timings["project index"] = time.perf_counter() - started
     started = time.perf_counter()
     if progress and done:

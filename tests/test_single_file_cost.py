@@ -1,145 +1,122 @@
-"""Linting a few files of a project whose index is cached parses those files, not the project again
-(the pre-commit and editor shape): counted in files parsed, not in seconds."""
+"""What a run over a few files of a large project costs, counted in files parsed (not time): the pre-commit
+shape. The project index is read back from the cache, the edited module alone is summarised again, and
+LibCST parses only the files linted and the few whose code their questions are about."""
 
 from __future__ import annotations
 
-import libcst as cst
-import pytest
-from click.testing import CliRunner
+from pathlib import Path
 
-from gemlint.cli import main
-from gemlint.project import files as project_files
-from gemlint.project import model as project_model
+import libcst
 
-MODULES = 40
+import gemlint.project.model as project_model
+from gemlint.cache import Cache
+from gemlint.config import default_config
+from gemlint.project.files import forget_projects
+from gemlint.runner import run
 
-HEALTH = '''
+SERVICE = """\
 import torch
 from fastapi import FastAPI
 
-from service.models import load
+from svc.layers import Net
 
 app = FastAPI()
-model = load()
+model = Net()
+model.load_state_dict(torch.load("net.pt"))
+model.eval()
 
 
-@app.get("/healthz")
-def healthz():
-    with torch.inference_mode():
-        model(torch.zeros(1, 8))
-    return {"ok": True}
-'''
-
-MODELS = '''
+@app.post("/predict")
+def predict(x):
+    return model(torch.tensor(x))
+"""
+LAYERS = """\
 import torch
-from torch import nn
 
 
-class Net(nn.Module):
+class Net(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        self.layer = nn.Linear(8, 2)
+        self.body = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.1), torch.nn.Linear(4, 2))
 
     def forward(self, x):
-        return self.layer(x)
-
-
-def load():
-    net = Net()
-    net.load_state_dict(torch.load("net.pt"))
-    return net.eval()
-'''
-
-DEPLOYMENT = '''apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: service
-spec:
-  template:
-    spec:
-      containers:
-        - name: service
-          image: service:1
-          livenessProbe:
-            httpGet:
-              path: /healthz
-              port: 8000
-            periodSeconds: 5
-'''
-
-HELPER = '''
+        return self.body(x)
+"""
+FILLER = """\
 import torch
 
-from service.models import Net
+
+class Block{n}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.proj(x)
 
 
-def helper_{n}(x):
-    return torch.relu(x) + {n}
+def predict_{n}(block, x):
+    return block(x)
+"""
+MODULES = 60
 
 
-class Part{n}(Net):
-    def scale(self, x):
-        return helper_{n}(x) * 2
-'''
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / ".git").mkdir()
-    package = tmp_path / "service"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "app.py").write_text(HEALTH)
-    (package / "models.py").write_text(MODELS)
+def make_project(root):
+    (root / "svc").mkdir()
+    (root / "svc" / "__init__.py").write_text("")
+    (root / "svc" / "app.py").write_text(SERVICE)
+    (root / "svc" / "layers.py").write_text(LAYERS)
+    (root / "blocks").mkdir()
+    (root / "blocks" / "__init__.py").write_text("")
     for n in range(MODULES):
-        (package / f"part_{n}.py").write_text(HELPER.format(n=n))
-    (tmp_path / "deploy.yaml").write_text(DEPLOYMENT)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+        (root / "blocks" / f"block_{n}.py").write_text(FILLER.format(n=n))
+    forget_projects()
+    return default_config(root)
 
 
-@pytest.fixture
-def counts(monkeypatch):
-    """How many modules the run summarised for the index and how many it parsed with LibCST."""
-    seen = {"summarised": 0, "parsed": 0}
-    summarise = project_model.summarise_file
-    parse = cst.parse_module
+class Counted:
+    """Counts the modules summarised for the index and the files LibCST parses."""
 
-    def counting_summarise(*args, **kwargs):
-        seen["summarised"] += 1
-        return summarise(*args, **kwargs)
+    def __init__(self, monkeypatch):
+        self.summarised: list[str] = []
+        self.parsed: int = 0
+        summarise, parse = project_model.summarise_file, libcst.parse_module
 
-    def counting_parse(*args, **kwargs):
-        seen["parsed"] += 1
-        return parse(*args, **kwargs)
+        def summarise_file(path, module):
+            self.summarised.append(module)
+            return summarise(path, module)
 
-    monkeypatch.setattr(project_model, "summarise_file", counting_summarise)
-    monkeypatch.setattr(project_files.cst, "parse_module", counting_parse)
-    return seen
+        def parse_module(*args, **kwargs):
+            self.parsed += 1
+            return parse(*args, **kwargs)
 
-
-def lint(*paths: str) -> str:
-    project_files.forget_projects()  # each run as a fresh process would
-    result = CliRunner().invoke(main, ["check", *paths, "--jobs", "1", "--exit-zero", "--format", "json"])
-    assert result.exit_code == 0, result.output
-    return result.stdout
+        monkeypatch.setattr(project_model, "summarise_file", summarise_file)
+        monkeypatch.setattr(libcst, "parse_module", parse_module)
 
 
-def test_a_warm_single_file_run_parses_that_file_and_not_the_project(project, counts):
-    lint(".")  # the whole project, as CI runs it: builds the index and the result cache
-    counts.update(summarised=0, parsed=0)
-    (project / "service" / "part_3.py").write_text(HELPER.format(n=3) + "\n# edited\n")
-    lint("service/part_3.py")
-    assert counts["summarised"] == 1  # the edited module, for the index
-    # The edited file, and at most the few modules its rules ask about (its base class's module).
-    assert counts["parsed"] <= 3, counts
+def codes(result, root):
+    return sorted((Path(d.path).resolve().relative_to(root).as_posix(), d.code) for d in result.diagnostics)
 
 
-def test_a_warm_probe_file_run_reads_the_routes_without_parsing_every_module(project, counts):
-    lint(".")
-    counts.update(summarised=0, parsed=0)
-    (project / "deploy.yaml").write_text(DEPLOYMENT.replace("periodSeconds: 5", "periodSeconds: 10"))
-    assert '"GEM601"' in lint("deploy.yaml")  # the probe's handler runs a forward: found through the index
-    assert counts["summarised"] == 0
-    # The module declaring the route (and what it imports to find the forward), not the 40 others.
-    assert counts["parsed"] <= 3, counts
+def test_one_edited_file_with_a_warm_cache_parses_that_file_alone(tmp_path, monkeypatch):
+    config = make_project(tmp_path)
+    cache = Cache(tmp_path / ".gemlint_cache")
+    run([tmp_path], config, jobs=1, cache=cache)
+    app = tmp_path / "svc" / "app.py"
+    app.write_text(SERVICE + "# edited\n")
+    forget_projects()
+    counted = Counted(monkeypatch)
+    result = run([app], config, jobs=1, cache=Cache(tmp_path / ".gemlint_cache"))
+    assert counted.summarised == ["svc.app"]  # the other 62 modules come from the cached index
+    assert counted.parsed <= 2  # the edited file, and at most the module its model class comes from
+    assert codes(result, tmp_path) == [("svc/app.py", "GEM101")]
+
+
+def test_three_files_of_a_fresh_clone_index_the_project_but_parse_only_what_they_ask(tmp_path, monkeypatch):
+    config = make_project(tmp_path)
+    counted = Counted(monkeypatch)
+    files = [tmp_path / "svc" / "app.py", tmp_path / "blocks" / "block_1.py", tmp_path / "blocks" / "block_2.py"]
+    result = run(files, config, jobs=1, cache=Cache(tmp_path / ".gemlint_cache"))
+    assert len(counted.summarised) == MODULES + 4  # every module once, for the index
+    assert counted.parsed <= 4
+    assert codes(result, tmp_path) == [("svc/app.py", "GEM101")]

@@ -17,6 +17,7 @@ from libcst.metadata import Assignment, ScopeProvider
 from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
+from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
 from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses and rules import them from here
@@ -153,9 +154,11 @@ class ModuleAnalysis:
         """
         cached = self._qualified.get(node)
         if cached is None:
-            scope = self._scopes.get(node)
-            names = scope.get_qualified_names_for(node) if scope is not None else ()
-            cached = frozenset(name.name for name in names)
+            cached = self._import_qualified(node)
+            if cached is None:
+                scope = self._scopes.get(node)
+                names = scope.get_qualified_names_for(node) if scope is not None else ()
+                cached = frozenset(name.name for name in names)
             if self.outside is not None:
                 if not cached and self._star_imports and isinstance(node, (cst.Name, cst.Attribute)):
                     # `from models.common import *`, where models/common.py imports torch: a name no import
@@ -167,6 +170,25 @@ class ModuleAnalysis:
                 cached = cached | external if external else cached
             self._qualified[node] = cached
         return cached
+
+    def _import_qualified(self, node: cst.CSTNode) -> frozenset[str] | None:
+        """:meth:`qualified_names` from the imports alone, where that is the whole answer (no scope analysis)."""
+        spelled = dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if spelled is None or self._import_names is None:
+            return None
+        parent = self._parents.get(node)
+        while isinstance(parent, cst.Attribute):
+            parent = self._parents.get(parent)
+        if isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.AsName)):
+            return None  # the name an import binds: LibCST answers with that import alone
+        return self._import_names.qualified(spelled)
+
+    @cached_property
+    def _import_names(self) -> ImportNames | None:
+        try:
+            return ImportNames(ast.parse(self.context.text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
 
     @cached_property
     def _star_imports(self) -> tuple[str, ...]:

@@ -1,0 +1,79 @@
+"""The pre-commit shape: what linting a few files of a large project costs, against linting them alone.
+
+    python benchmarks/precommit_shape.py [--corpus DIR] [--runs N] [--json FILE] FILE [FILE ...]
+
+FILE are paths inside the corpus (the first is the one edited). Measured, each a whole process started
+in the corpus folder, as pre-commit starts it:
+
+- ``warm-edited``: the project's cache is full (one untimed run over the corpus first); the first file is
+  edited (a comment appended, restored afterwards) and linted alone, as a hook passes it.
+- ``alone``: the same edited file copied into an empty folder and linted there (no project around it).
+- ``fresh-three``: the files linted with an empty cache, as on a fresh clone (the project index included).
+
+The targets compare ``warm-edited`` with ``alone`` and ``fresh-three`` with the LibCST parse of the whole
+corpus (``benchmarks/compare.py --only libcst-parse-1proc``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_CORPUS = Path(os.environ.get("GEMLINT_CORPUS", Path.home() / ".cache" / "gemlint-corpus"))
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS / "transformers")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args()
+    corpus = args.corpus.resolve()
+    gemlint = [sys.executable, "-m", "gemlint", "--exit-zero", "-q"]
+    edited = corpus / args.files[0]
+    original = edited.read_bytes()
+    cache = Path(tempfile.mkdtemp(prefix="gemlint-precommit-cache-"))
+    alone = Path(tempfile.mkdtemp(prefix="gemlint-precommit-alone-"))
+    samples: dict[str, list[float]] = {"warm-edited": [], "alone": [], "fresh-three": []}
+    try:
+        subprocess.run([*gemlint, "--cache-dir", str(cache), "."], cwd=corpus, stdout=subprocess.DEVNULL, check=False)
+        for run in range(args.runs):
+            marker = f"\n# edited {run}\n".encode()
+            edited.write_bytes(original + marker)
+            samples["warm-edited"].append(timed([*gemlint, "--cache-dir", str(cache), str(args.files[0])], corpus))
+            (alone / edited.name).write_bytes(original + marker)
+            samples["alone"].append(timed([*gemlint, "--no-cache", edited.name], alone))
+            edited.write_bytes(original)
+            fresh = Path(tempfile.mkdtemp(prefix="gemlint-precommit-fresh-"))
+            samples["fresh-three"].append(timed([*gemlint, "--cache-dir", str(fresh), *map(str, args.files)], corpus))
+            shutil.rmtree(fresh, ignore_errors=True)
+    finally:
+        edited.write_bytes(original)
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(alone, ignore_errors=True)
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    for name, value in medians.items():
+        print(f"{name:<12} {value:8.2f} s  (runs: {', '.join(f'{v:.2f}' for v in samples[name])})")
+    print(f"warm-edited / alone: {medians['warm-edited'] / medians['alone']:.2f} x")
+    if args.json:
+        args.json.write_text(json.dumps({"files": [str(f) for f in args.files], "samples": samples, "medians": medians}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Qualified names read from a module's imports, without LibCST's scope analysis.
+
+Scope analysis (LibCST's ``ScopeProvider``) is the largest single cost of linting a file, and most questions a
+rule asks are about names that only an import binds (``torch.no_grad``, ``AutoModel.from_pretrained``). For a
+name that the whole file binds nowhere but in module-level imports, every scope of the file sees those imports
+and nothing else, so the answer is the imports' alone; for a name the file binds nowhere at all, it is the
+builtin's or nothing. :class:`ImportNames` answers exactly those, as LibCST would (``tests/test_import_names.py``
+compares the two on every fixture), and says None for every other name: a parameter, an assignment, an import
+inside a function, a name imported twice. Those the scope analysis answers.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+_BUILTINS = frozenset(dir(builtins))
+_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, *(
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+), *((ast.Match,) if hasattr(ast, "Match") else ()))
+
+
+class ImportNames:
+    """The names a module binds only by module-level imports, and every name it binds some other way."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        #: spelling -> what each module-level import of it names: ("a.b", True) for ``import a.b as c``
+        #: (``c.x`` -> ``a.b.x``), ("", False) for ``import a.b`` (``a.x`` names itself).
+        self._imports: dict[str, set[tuple[str, bool]]] = {}
+        self._bound: set[str] = set()
+        module_level = set()
+        for statement in _module_level_statements(tree):
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                module_level.add(id(statement))
+                self._record_import(statement)
+        for node in ast.walk(tree):
+            self._record_binding(node, module_level)
+
+    def _record_import(self, statement: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    self._imports.setdefault(alias.asname, set()).add((alias.name, True))
+                else:
+                    self._imports.setdefault(alias.name.split(".", 1)[0], set()).add(("", False))
+            return
+        source = "." * statement.level + (statement.module or "")
+        for alias in statement.names:
+            if alias.name == "*":
+                continue  # binds nothing LibCST records: the names it brings are unknown to both
+            target = f"{source}.{alias.name}" if statement.module else f"{source}{alias.name}"
+            self._imports.setdefault(alias.asname or alias.name, set()).add((target, True))
+
+    def _record_binding(self, node: ast.AST, module_level: set[int]) -> None:
+        bound = self._bound
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if id(node) not in module_level:  # an import inside a function or class binds a local name
+                for alias in node.names:
+                    bound.add(alias.asname or alias.name.split(".", 1)[0])
+        else:
+            for field in ("name", "rest"):  # match captures (MatchAs, MatchStar, MatchMapping), type parameters
+                value = getattr(node, field, None)
+                if isinstance(value, str) and not isinstance(node, ast.alias):
+                    bound.add(value)
+
+    def qualified(self, dotted: str) -> frozenset[str] | None:
+        """What ``dotted`` (``a.b.c``, as written) names, or None when only scope analysis can tell."""
+        head, _, tail = dotted.partition(".")
+        if head in self._bound:
+            return None
+        imports = self._imports.get(head)
+        if imports is None:
+            return frozenset({f"builtins.{head}"}) if head in _BUILTINS else frozenset()
+        if len(imports) > 1:
+            # Imported twice (`try: import ujson as json` / `except: import json`): which import a use at module
+            # level sees depends on where it stands, which LibCST's accesses know and this table does not.
+            return None
+        ((target, aliased),) = imports
+        if not aliased:
+            return frozenset({dotted})
+        return frozenset({f"{target}.{tail}" if tail else target})
+
+
+def _module_level_statements(tree: ast.Module):
+    """The statements that run in the module's own scope: its body and the blocks of its compound statements."""
+    stack = list(reversed(tree.body))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if isinstance(statement, _COMPOUND):
+            blocks = [getattr(statement, name, []) for name in ("body", "orelse", "finalbody")]
+            blocks += [handler.body for handler in getattr(statement, "handlers", [])]
+            blocks += [case.body for case in getattr(statement, "cases", [])]
+            for block in reversed(blocks):
+                stack.extend(reversed(block))
