@@ -112,6 +112,8 @@ class ParsedFile:
     _analysis: object = None
     _astroid: object = None
     failed: bool = False
+    #: Its trees are kept for the whole run: the project's routes hold nodes of them.
+    pinned: bool = False
 
     @property
     def analysis(self):
@@ -265,7 +267,8 @@ class Project:
         self._held.move_to_end(key)
         while len(self._held) > _HELD_TREES:
             _, oldest = self._held.popitem(last=False)
-            oldest.release()
+            if not oldest.pinned:
+                oldest.release()
         return parsed
 
     def adopt(self, analysis) -> ParsedFile | None:
@@ -292,7 +295,10 @@ class Project:
             if not _DECLARES_ROUTES.search(data):
                 continue
             parsed = self.parsed(path)
-            if parsed is None or parsed.analysis is None:
+            if parsed is None:
+                continue
+            parsed.pinned = True
+            if parsed.analysis is None:
                 continue
             try:
                 declared.append((parsed, parsed.analysis.routes))
