@@ -4,7 +4,6 @@ then apply severity overrides and suppressions."""
 from __future__ import annotations
 
 import ast
-import os
 import re
 import traceback
 from contextlib import ExitStack, contextmanager
@@ -406,8 +405,7 @@ def _lint_python(
             # By default a name alone (`predict*`) is no evidence of inference context: the project model,
             # which sees every caller, admits what entry points reach.
             strict = selection.config.strict
-            paths = model.context_paths if strict else model.evidenced_context_paths
-            in_context = os.path.abspath(source.path) in paths
+            in_context = model.in_context(str(source.path), names=strict)
             triage = replace(triage, project_context=in_context, project_loaders=model.loading_classes, names_are_evidence=strict)
         rules = [rule for rule in rules if rule.may_match_syntax(triage)]
         if not rules:

@@ -15,9 +15,10 @@ import ast
 import builtins
 
 _BUILTINS = frozenset(dir(builtins))
-_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, *(
+# ``try: ... except* E:`` is Python 3.11's.
+_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Match, *(
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
-), *((ast.Match,) if hasattr(ast, "Match") else ()))
+))
 
 
 class ImportNames:

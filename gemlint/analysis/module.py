@@ -185,8 +185,13 @@ class ModuleAnalysis:
 
     @cached_property
     def _import_names(self) -> ImportNames | None:
+        tree = self._ast_tree()
+        return ImportNames(tree) if tree is not None else None
+
+    def _ast_tree(self) -> ast.Module | None:
+        """The file's ``ast`` tree, parsed again (not kept: only what is read from it is)."""
         try:
-            return ImportNames(ast.parse(self.context.text))
+            return ast.parse(self.context.text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 
@@ -359,10 +364,8 @@ class ModuleAnalysis:
         triage = getattr(self.context, "triage", None)
         if triage is not None:
             return triage.facts
-        try:
-            return collect(ast.parse(self.context.text))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return SyntaxFacts()
+        tree = self._ast_tree()
+        return collect(tree) if tree is not None else SyntaxFacts()
 
     @cached_property
     def is_training_file(self) -> bool:

@@ -794,12 +794,15 @@ class ProjectModel:
             self._memo[key] = found
         return bool(self._memo[key])
 
+    def in_context(self, path: str, names: bool = True) -> bool:
+        """The file holds code reached from entry points in other modules (:attr:`context_paths`; with ``names``
+        false, from entry points that are more than a name: :attr:`evidenced_context_paths`)."""
+        return os.path.abspath(path) in (self.context_paths if names else self.evidenced_context_paths)
+
     def admits(self, path: str, names: bool = True) -> bool:
         """Whether the project gives the file something its own text does not show: per-request context
-        from other modules (reached from entry points named for inference too, with ``names``), or models
-        built elsewhere."""
-        path = os.path.abspath(path)
-        return path in (self.context_paths if names else self.evidenced_context_paths) or self.holds_project_models(path)
+        from other modules (see :meth:`in_context`), or models built elsewhere."""
+        return self.in_context(path, names) or self.holds_project_models(os.path.abspath(path))
 
     @property
     def loading_classes(self) -> frozenset[str]:
@@ -826,7 +829,7 @@ class ProjectModel:
         self.loading_classes  # noqa: B018
 
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
-        return os.path.abspath(str(analysis.context.source.path)) in self.context_paths
+        return self.in_context(str(analysis.context.source.path))
 
     # -- OutsideFacts ------------------------------------------------------------------------------------
     def _entry_for(self, analysis: ModuleAnalysis) -> _Entry | None:

@@ -26,6 +26,15 @@ class CorruptIndex(ValueError):
     """The data is not a summary this version wrote."""
 
 
+#: The scalar types a summary's fields declare, and how a decoding error names them.
+_SCALARS = {bool: "a boolean", int: "an integer", str: "a string"}
+
+
+def _is_scalar(value: Any, kind: type) -> bool:
+    """``value`` is a JSON value of ``kind`` (a boolean is no integer here)."""
+    return type(value) is kind
+
+
 def encode(value: Any) -> Any:
     """``value`` (a summary, or anything its fields hold) as JSON data: dataclasses as objects of their
     fields, tuples and sets as arrays (sets sorted, so equal summaries give equal files)."""
@@ -50,7 +59,7 @@ def _encoder(cls: type) -> Callable[[Any], Any]:
 
 def _value_encoder(kind: Any) -> Callable[[Any], Any]:
     origin = typing.get_origin(kind)
-    if kind in (bool, int, str):
+    if kind in _SCALARS:
         return _same
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _encoder(kind)
@@ -58,12 +67,12 @@ def _value_encoder(kind: Any) -> Callable[[Any], Any]:
         return sorted
     if origin in (list, tuple):
         arguments = [a for a in typing.get_args(kind) if a is not Ellipsis]
-        if all(a in (bool, int, str) for a in arguments):
+        if all(a in _SCALARS for a in arguments):
             return list
         return encode
     if origin is dict:
         _, value_type = typing.get_args(kind)
-        if value_type in (bool, int, str):
+        if value_type in _SCALARS:
             return dict
         convert = _value_encoder(value_type)
         return lambda value: {key: convert(item) for key, item in value.items()}
@@ -95,12 +104,8 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
         return _dataclass_decoder(kind)
     if origin in (typing.Union, types.UnionType):
         return _union_decoder(typing.get_args(kind))
-    if kind is bool:
-        return _checked(lambda data: isinstance(data, bool), "expected a boolean")
-    if kind is int:
-        return _checked(lambda data: isinstance(data, int) and not isinstance(data, bool), "expected an integer")
-    if kind is str:
-        return _checked(lambda data: isinstance(data, str), "expected a string")
+    if kind in _SCALARS:
+        return _checked(kind)
     if origin in (list, tuple, set, frozenset):
         arguments = typing.get_args(kind)
         if origin is tuple and not (len(arguments) == 2 and arguments[1] is Ellipsis):
@@ -114,7 +119,6 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
                 return tuple(decode(item) for decode, item in zip(items, data))
 
             return fixed_tuple
-        item_decoder = _decoder(arguments[0])
         if arguments[0] in _SCALARS:
             scalar_type = arguments[0]
 
@@ -126,6 +130,7 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
                 return origin(data)
 
             return scalars
+        item_decoder = _decoder(arguments[0])
 
         def sequence(data: Any) -> Any:
             if not isinstance(data, list):
@@ -137,7 +142,6 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
         key_type, value_type = typing.get_args(kind)
         if key_type is not str:
             raise CorruptIndex("only string keys are stored")
-        value_decoder = _decoder(value_type)
         if value_type in _SCALARS:
 
             def scalar_mapping(data: Any) -> dict:
@@ -148,6 +152,7 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
                 return data
 
             return scalar_mapping
+        value_decoder = _decoder(value_type)
 
         def mapping(data: Any) -> dict:
             if not isinstance(data, dict):
@@ -159,18 +164,14 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
 
 
 def _dataclass_decoder(kind: type) -> Callable[[Any], Any]:
-    declared = _field_types(kind)
-    names = declared.keys()
-    # Built on first use: a dataclass field may declare the dataclass being built (none does today).
-    decoders: dict[str, Callable[[Any], Any]] = {}
+    decoders = {name: _decoder(declared) for name, declared in _field_types(kind).items()}
+    names = decoders.keys()
 
     def dataclass_value(data: Any) -> Any:
         if not isinstance(data, dict):
             raise CorruptIndex(f"{kind.__name__}: expected an object")
         if data.keys() != names:
             raise CorruptIndex(f"{kind.__name__}: fields {sorted(data)} are not {sorted(names)}")
-        if not decoders:
-            decoders.update((name, _decoder(declared[name])) for name in names)
         return kind(**{name: decode(data[name]) for name, decode in decoders.items()})
 
     return dataclass_value
@@ -193,17 +194,11 @@ def _union_decoder(options: tuple) -> Callable[[Any], Any]:
     return union
 
 
-_SCALARS = (bool, int, str)
+def _checked(kind: type) -> Callable[[Any], Any]:
+    problem = f"expected {_SCALARS[kind]}"
 
-
-def _is_scalar(value: Any, kind: type) -> bool:
-    """``value`` is a JSON value of ``kind`` (a boolean is no integer here)."""
-    return type(value) is kind
-
-
-def _checked(test: Callable[[Any], bool], problem: str) -> Callable[[Any], Any]:
     def scalar(data: Any) -> Any:
-        if not test(data):
+        if not _is_scalar(data, kind):
             raise CorruptIndex(problem)
         return data
 
