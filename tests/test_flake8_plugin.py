@@ -95,6 +95,8 @@ NEEDS_THE_PROJECT = {
             ("handlers/text.py", 8, 16, "GEM101"),  # the TorchServe base is reached through handlers/base.py
             ("serving/encoders.py", 8, 12, "GEM101"),  # called from a route in serving/app.py
             ("heads/pooling.py", 22, 12, "GEM101"),  # reached from a route in heads/serve_blend.py
+            ("zoo/segment.py", 11, 5, "GEM102"),  # the factories are in zoo/hub.py
+            ("zoo/segment.py", 14, 11, "GEM101"),
             ("serving/helpers.py", 3, 12, "GEM101"),  # evaluation code, found in the project index
             ("serving/app.py", 12, 1, "GEM102"),  # the model comes from a factory in models/
             ("speech/tts_noisy/synthesize.py", 8, 1, "GEM102"),  # the class is in the recipe's namespace package

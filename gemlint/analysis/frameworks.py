@@ -521,6 +521,8 @@ MODEL_PRODUCERS: dict[str, str] = {
     "ultralytics.YOLO": "ultralytics",
     "ctranslate2.Generator": "ctranslate2",
     "ctranslate2.Translator": "ctranslate2",
+    "faster_whisper.WhisperModel": "faster-whisper",
+    "faster_whisper.transcribe.WhisperModel": "faster-whisper",
 }
 # ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
 FROM_PRETRAINED_LIBRARIES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.")
@@ -570,6 +572,7 @@ FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
     "llama.cpp": (frozenset({"create_completion", "create_chat_completion", "embed", "create_embedding"}), True),
     "ultralytics": (frozenset({"predict", "track"}), True),
     "ctranslate2": (frozenset({"generate_batch", "translate_batch", "generate_tokens", "score_batch"}), False),
+    "faster-whisper": (frozenset({"transcribe", "detect_language"}), False),
     "engine": (ENGINE_SUBMIT_METHODS, False),
 }
 # Methods that return the same model (``AutoModel.from_pretrained(...).to("cuda").eval()``).

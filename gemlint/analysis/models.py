@@ -233,9 +233,10 @@ class ModelTracker:
         return isinstance(outer, cst.Call) and self._bound_and_used_as_module(outer)
 
     def forward_guard(self, receiver: cst.BaseExpression) -> str | None:
-        """Why the forward of every model ``receiver`` may hold runs without gradients by itself: its class's
-        ``forward`` (here or in another project module) carries a grad-free decorator."""
-        reasons = []
+        """Why the forward of a model ``receiver`` may hold runs without gradients by itself: its class's
+        ``forward`` (here or in another project module) carries a grad-free decorator. One such producer is
+        enough: the producers of a name are read without its control flow (``model = Net()`` and then
+        ``model = Guarded(model)``, or one on each branch of the arguments), so which one runs here is not known."""
         for origin in self.origins(receiver):
             reason = None
             cls = self._constructed_class(origin) if origin.kind is Origin.CONSTRUCTED else None
@@ -248,10 +249,9 @@ class ModelTracker:
                     reason = self.analysis.outside.hub_entry_forward_without_grad(entry)
                 else:
                     reason = self.analysis.outside.forward_without_grad(self.analysis, origin.node.func)
-            if reason is None:
-                return None
-            reasons.append(reason)
-        return reasons[0] if reasons else None
+            if reason is not None:
+                return reason
+        return None
 
     def _own_hub_entry(self, call: cst.Call) -> str | None:
         """The entry ``torch.hub.load(repo, "entry")`` names, when written as a literal (the project's own
@@ -480,12 +480,14 @@ class ModelTracker:
         return False
 
     def mode_call(self, call: cst.Call) -> str | None:
-        """``"eval"`` for ``x.eval()`` / ``x.train(False)``, ``"train"`` for ``x.train()`` / ``x.train(True)``,
+        """``"eval"`` for ``x.eval()`` / ``x.train(False)`` / ``x.freeze()``, ``"train"`` for ``x.train()`` / ``x.train(True)``,
         ``"unknown"`` for ``x.train(flag)``; None for anything else."""
         func = call.func
         if not isinstance(func, cst.Attribute):
             return None
-        if func.attr.value == "eval" and not call.args:
+        if func.attr.value in ("eval", "freeze") and not call.args:
+            # Lightning's `freeze()` is eval mode with every parameter frozen; a project's own `freeze()` may only
+            # freeze, so GEM102 may miss that model: silence rather than a guess
             return "eval"
         if func.attr.value != "train":
             return None

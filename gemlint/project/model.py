@@ -539,16 +539,17 @@ class ProjectModel:
         function = entry.summary.functions.get(target.qualname) if entry is not None else None
         if function is not None and _depth < 4:
             for returned in function.returns:
-                callee = function.locals.get(returned, returned) if "." not in returned else returned
-                if callee == returned and returned in function.params:
-                    continue
-                kind = self._produces_model(entry, callee, near, _depth)
-                if kind is None:
-                    continue
-                if kind == "evaluated" or returned in function.evaluated:
-                    result = "evaluated"
-                else:
-                    result = result or "constructed"
+                producers = function.locals.get(returned, [returned]) if "." not in returned else [returned]
+                for callee in producers:
+                    if callee == returned and returned in function.params:
+                        continue
+                    kind = self._produces_model(entry, callee, near, _depth)
+                    if kind is None:
+                        continue
+                    if kind == "evaluated" or returned in function.evaluated:
+                        result = "evaluated"
+                    else:
+                        result = result or "constructed"
         self._memo[key] = result
         return result
 
@@ -604,7 +605,10 @@ class ProjectModel:
         if len(parts) == 2:
             produced = None
             if function is not None and parts[0] in function.locals:
-                produced = function.locals[parts[0]]
+                producers = function.locals[parts[0]]
+                if len(producers) > 1:
+                    return None  # bound on different branches to different calls: which method runs is not known
+                produced = producers[0]
             elif parts[0] in entry.summary.bindings:
                 produced = entry.summary.bindings[parts[0]][-1]
             if produced is not None:
@@ -1233,9 +1237,21 @@ class ProjectModel:
 
     def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
-        if resolved is None or resolved[1].kind != "class":
+        if resolved is None:
             return None
-        return self._class_forward_without_grad(resolved[1], resolved[0].path)
+        entry, target = resolved
+        if target.kind == "class":
+            return self._class_forward_without_grad(target, entry.path)
+        owner = self.entry(target.module, entry.path) if target.kind == "function" else None
+        if owner is None:
+            return None
+        # A factory: which class it returns may depend on its arguments (a wrapper that guards itself on one
+        # branch, the bare network on another); when any of them guards itself, the caller may be guarded.
+        for cls in self._returned_classes(owner, target, 0):
+            reason = self._class_forward_without_grad(cls, owner.path)
+            if reason is not None:
+                return f"`{target.qualname}` returns instances of `{cls.qualname}`, and {reason}"
+        return None
 
     def external_name(self, dotted: str) -> str | None:
         key = ("external name", dotted)
@@ -1327,18 +1343,22 @@ class ProjectModel:
             return []
         found = []
         for returned in function.returns:
-            resolved = self.resolve(entry, function.locals.get(returned, returned))
-            if resolved is not None and resolved.kind == "class":
-                found.append(resolved)
-                continue
-            owner = self.entry(resolved.module, entry.path) if resolved is not None and resolved.kind == "function" else None
-            inner = self._returned_classes(owner, resolved, depth + 1) if owner is not None else []
-            if not inner:
-                return []
-            found.extend(inner)
+            for producer in function.locals.get(returned, [returned]):
+                resolved = self.resolve(entry, producer)
+                if resolved is not None and resolved.kind == "class":
+                    found.append(resolved)
+                    continue
+                owner = self.entry(resolved.module, entry.path) if resolved is not None and resolved.kind == "function" else None
+                inner = self._returned_classes(owner, resolved, depth + 1) if owner is not None else []
+                if not inner:
+                    return []
+                found.extend(inner)
         return found
 
     def _class_forward_without_grad(self, cls: Target, near: str | None = None) -> str | None:
+        frozen = self._freezes_itself(cls, near)
+        if frozen is not None:
+            return frozen
         located = self.method_summary(cls, "forward", near)
         if located is None:
             return None
@@ -1349,6 +1369,28 @@ class ProjectModel:
         if own and all(site.guarded for site in own):
             # `with torch.no_grad(): flow = self.raft(a, b)`: every submodule it runs, it runs under a guard
             return f"`{function.qualname}` (in `{owner_entry.summary.name}`) runs its submodules under a grad-free guard"
+        return None
+
+    def _freezes_itself(self, cls: Target, near: str | None) -> str | None:
+        """Why every parameter of an instance of ``cls`` is frozen by its own ``__init__``: it freezes ``self``, or
+        every submodule it binds (``self.model.eval().requires_grad_(False)`` beside buffers), with no base but
+        ``nn.Module`` and the project's own whose parameters could escape it."""
+        chain, external = self.lineage(cls, near)
+        if not chain or any(base not in fw.MODULE_BASES for base in external):
+            return None  # `nn.Linear`, a pretrained model's class: parameters of their own, not bound here
+        frozen: set[str] = set()
+        for _entry, summary in chain:
+            init = summary.methods.get("__init__")
+            if init is not None:
+                frozen |= init.frozen
+        if not frozen:
+            return None
+        owner = chain[0][1].name
+        if "self" in frozen:
+            return f"`{owner}.__init__` freezes every parameter of the model"
+        held = {attribute for _entry, summary in chain for attribute in summary.attributes}
+        if held and all(f"self.{attribute}" in frozen for attribute in held):
+            return f"`{owner}.__init__` freezes every submodule it holds"
         return None
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:

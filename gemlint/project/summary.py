@@ -39,14 +39,19 @@ class FunctionSummary:
     params: tuple[str, ...]
     decorators: tuple[str, ...]
     calls: list[CallSite] = field(default_factory=list)
-    #: Local names bound to a call: ``engine = Engine(cfg)`` -> {"engine": "Engine"} (last binding wins).
-    locals: dict[str, str] = field(default_factory=dict)
+    #: Local names bound to a call: ``engine = Engine(cfg)`` -> {"engine": ["Engine"]}. A later binding in the
+    #: same block replaces an earlier one; bindings on different branches (``if``/``else``, ``try``/``except``,
+    #: a loop that may not run) are alternatives, each of which may hold (``?`` for a value that is not a call).
+    locals: dict[str, list[str]] = field(default_factory=dict)
     #: Spellings of what the function returns: a call's callee ("Net", "build") or a name ("model").
     returns: list[str] = field(default_factory=list)
     #: Names and attributes put in eval mode in the body ("model", "self.net").
     evaluated: set[str] = field(default_factory=set)
     #: Names and attributes whose ``load_state_dict`` is called in the body (weights loaded into a model).
     loads_state: set[str] = field(default_factory=set)
+    #: Names and attributes whose every parameter the body freezes: ``self.clip.eval().requires_grad_(False)``,
+    #: or ``p.requires_grad = False`` for each ``p`` of ``self.parameters()`` -> {"self.clip", "self"}.
+    frozen: set[str] = field(default_factory=set)
     #: Local names bound to names: ``block = Fast if convert else Plain`` (or ``block = Fast`` and, in another
     #: branch, ``block = Plain``) -> {"block": ["Fast", "Plain"]}: what ``self.layer = block(...)`` may build.
     choices: dict[str, list[str]] = field(default_factory=dict)
@@ -137,6 +142,10 @@ class _Summariser:
         #: How many grad-free ``with`` blocks and decorated functions enclose the current node.
         self._guards = 0
         self._seen: dict[tuple[int, str], int] = {}
+        #: The branch the current node is on: one (statement id, arm) pair per enclosing if/try/loop/match arm.
+        self._arm: tuple[tuple[int, int], ...] = ()
+        #: Per open function: the branch each local was last bound on.
+        self._bound_at: list[dict[str, tuple[tuple[int, int], ...]]] = []
         self._handlers = {
             ast.Import: self._import,
             ast.ImportFrom: self._import_from,
@@ -152,7 +161,15 @@ class _Summariser:
             ast.Name: self._name,
             ast.Attribute: self._attribute,
             ast.Constant: _nothing,
+            ast.If: self._branches,
+            ast.While: self._branches,
+            ast.For: self._branches,
+            ast.AsyncFor: self._branches,
+            ast.Try: self._branches,
+            ast.Match: self._branches,
         }
+        if hasattr(ast, "TryStar"):
+            self._handlers[ast.TryStar] = self._branches
 
     def _name(self, node: ast.Name) -> None:
         if node.id in _GRAD_GUARD_NAMES and self.functions:
@@ -239,6 +256,7 @@ class _Summariser:
         elif not self.functions:
             self.summary.functions[node.name] = function
         self.functions.append(function)
+        self._bound_at.append({})
         self._annotations.append(
             {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         )
@@ -252,16 +270,49 @@ class _Summariser:
             self.visit(statement)
         self._guards = saved
         self._annotations.pop()
+        self._bound_at.pop()
         self.functions.pop()
 
     def _with(self, node) -> None:
-        guard = any(_grad_free(item.context_expr) for item in node.items)
+        # `with A, B:` is `with A: with B:`: what follows a grad-free item (``self.model.ema_scope()``) runs under it
+        guard = 0
         for item in node.items:
             self.visit(item)
-        self._guards += guard
+            if not guard and _grad_free(item.context_expr):
+                guard = 1
+                self._guards += 1
         for statement in node.body:
             self.visit(statement)
         self._guards -= guard
+
+    def _branches(self, node) -> None:
+        """Visit each arm of an ``if``, loop, ``try`` or ``match`` on a branch of its own, so that a local bound
+        to different calls on two arms is known to be either (``_bind_local``). A ``try``'s ``else`` runs after its
+        body, and its ``finally`` on every path."""
+        outer = self._arm
+        here = id(node)
+        if isinstance(node, ast.Match):
+            self.visit(node.subject)
+            arms = [[case] for case in node.cases]
+        elif isinstance(node, (ast.If, ast.While)):
+            self.visit(node.test)
+            arms = [node.body, node.orelse]
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.visit(node.target)
+            self.visit(node.iter)
+            arms = [node.body, node.orelse]
+            owner = _frozen_by_loop(node)
+            if owner and self.functions:
+                self.functions[-1].frozen.add(owner)
+        else:  # try
+            arms = [[*node.body, *node.orelse], *([handler] for handler in node.handlers)]
+        for number, statements in enumerate(arms):
+            self._arm = (*outer, (here, number))
+            for statement in statements:
+                self.visit(statement)
+        self._arm = outer
+        for statement in getattr(node, "finalbody", ()):
+            self.visit(statement)
 
     # -- bindings and calls -----------------------------------------------------------------
     def _assign(self, node: ast.Assign) -> None:
@@ -289,6 +340,7 @@ class _Summariser:
                         known = self.functions[-1].choices.setdefault(target.id, [])
                         known.extend(a for a in alternatives if a not in known)  # type: ignore[misc]
             if isinstance(value, ast.IfExp):
+                self._rebind_unknown(targets)
                 return
         parameter = _module_itself(value)
         if self.functions and isinstance(parameter, ast.Name) and parameter.id in self._annotations[-1]:
@@ -299,6 +351,7 @@ class _Summariser:
         else:
             callee = _produced_by(value)
         if callee is None:
+            self._rebind_unknown(targets)
             return
         for target in targets:
             if isinstance(target, ast.Tuple) and self.functions and self.classes:
@@ -310,7 +363,7 @@ class _Summariser:
             if self.functions:
                 function = self.functions[-1]
                 if isinstance(target, ast.Name):
-                    function.locals[target.id] = callee
+                    self._bind_local(function, target.id, callee)
                 elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and self.classes:
                     held = self.classes[-1].attributes.setdefault(target.attr, [])
                     held.append(callee)
@@ -319,19 +372,42 @@ class _Summariser:
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
 
+    def _rebind_unknown(self, targets) -> None:
+        """A local bound to a call and then to something else: what it holds from there on is not known."""
+        if self.functions:
+            function = self.functions[-1]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in function.locals:
+                    self._bind_local(function, target.id, UNKNOWN_ELEMENT)
+
+    def _bind_local(self, function: FunctionSummary, name: str, callee: str) -> None:
+        if callee.partition(".")[0] == name and callee.rpartition(".")[2] in _SELF_RETURNING:
+            return  # `model = model.to(device)`: still what it was
+        bound_at = self._bound_at[-1]
+        earlier = bound_at.get(name)
+        if earlier is None or self._arm == earlier[: len(self._arm)]:
+            # the first binding, or one in the block of the earlier binding (or a block enclosing it), after it:
+            # it replaces the earlier one on every path
+            function.locals[name] = [callee]
+            bound_at[name] = self._arm
+        else:
+            known = function.locals[name]
+            if callee not in known:
+                known.append(callee)
+            bound_at[name] = _common_branch(earlier, self._arm)
+
     def _return(self, node: ast.Return) -> None:
         if self.functions and node.value is not None:
-            value = node.value
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _EVAL_METHODS:
-                # ``return model.eval()``: returns the model, in eval mode.
-                inner = dotted(value.func.value)
-                if inner:
-                    self.functions[-1].evaluated.add(inner)
-                    self.functions[-1].returns.append(inner)
-            else:
-                spelled = _produced_by(value) or dotted(value)
-                if spelled:
-                    self.functions[-1].returns.append(spelled)
+            # ``return model.eval().to(device)``: returns the model (in eval mode); module methods return the module
+            value, evaluated = node.value, False
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SELF_RETURNING:
+                evaluated = evaluated or (value.func.attr in _EVAL_METHODS and not value.args) or _train_false(value)
+                value = value.func.value
+            spelled = _produced_by(value) or dotted(value)
+            if spelled:
+                self.functions[-1].returns.append(spelled)
+                if evaluated:
+                    self.functions[-1].evaluated.add(spelled)
         self.children(node)
 
     def _call(self, node: ast.Call) -> None:
@@ -347,6 +423,10 @@ class _Summariser:
                         function.evaluated.add(receiver)
                     if receiver and node.func.attr == "load_state_dict":
                         function.loads_state.add(receiver)
+                    if node.func.attr == "requires_grad_" and _false_argument(node, "requires_grad"):
+                        frozen = dotted(_module_itself(node.func.value))
+                        if frozen:
+                            function.frozen.add(frozen)
                     if receiver and receiver.startswith("self.") and receiver.count(".") == 1 and self.classes and node.func.attr in _FILLING_METHODS:
                         # `self.blocks.append(Block(c))`: a container attribute filled after it was built
                         filled = node.args[-1:] if node.func.attr != "extend" else node.args[:1]
@@ -354,7 +434,7 @@ class _Summariser:
                             if node.func.attr == "extend":
                                 held = _elements(argument)
                             elif isinstance(argument, ast.Name):  # a local built before, or a parameter
-                                held = [function.locals.get(argument.id, UNKNOWN_ELEMENT)]
+                                held = function.locals.get(argument.id, [UNKNOWN_ELEMENT])
                             else:  # a call builds it; a constant or an attribute is data (`self.widths.append(self.width)`)
                                 held = [callee for callee in [_produced_by(argument)] if callee]
                             self.classes[-1].attributes.setdefault(receiver[5:], []).extend(held)
@@ -385,6 +465,14 @@ class _Summariser:
 
 
 _GRAD_GUARD_NAMES = frozenset({"no_grad", "inference_mode"})
+
+
+def _common_branch(first: tuple, second: tuple) -> tuple:
+    """The innermost branch both are on."""
+    common = 0
+    while common < min(len(first), len(second)) and first[common] == second[common]:
+        common += 1
+    return first[:common]
 
 
 def _grad_free(expression: ast.AST) -> bool:
@@ -449,6 +537,38 @@ def _evaluated_value(value: ast.AST) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and (
         value.func.attr in _EVAL_METHODS and not value.args or _train_false(value)
     )
+
+
+def _false_argument(node: ast.Call, keyword: str) -> bool:
+    """The call's first argument (or ``keyword=``) is the constant False."""
+    values = [*node.args[:1], *(k.value for k in node.keywords if k.arg == keyword)]
+    return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
+
+
+def _frozen_by_loop(node: ast.For | ast.AsyncFor) -> str | None:
+    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``) -> "m"."""
+    iterated = node.iter
+    if not (isinstance(node.target, ast.Name) and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute)):
+        return None
+    if iterated.func.attr != "parameters" or iterated.args:
+        return None
+    name = node.target.id
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if (
+                isinstance(target, ast.Attribute) and target.attr == "requires_grad" and isinstance(target.value, ast.Name)
+                and target.value.id == name and isinstance(statement.value, ast.Constant) and statement.value.value is False
+            ):
+                return dotted(_module_itself(iterated.func.value))
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            if (
+                isinstance(call.func, ast.Attribute) and call.func.attr == "requires_grad_" and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == name and _false_argument(call, "requires_grad")
+            ):
+                return dotted(_module_itself(iterated.func.value))
+    return None
 
 
 def _train_false(node: ast.Call) -> bool:

@@ -111,6 +111,10 @@ def classify(features: list[float]):
             origins = models.origins(receiver)
             if not any(origin.node not in served or served[origin.node].name_only for origin in origins):
                 continue
+            if len(origins) > 1 and any(self._settled(origin) for origin in origins):
+                # `model` is a loaded model in eval mode on one path and a fresh build on another (a factory that
+                # builds for training when not asked for weights): which one serves here is not known
+                continue
             if self._used_as_submodule(call, receiver):
                 continue
             verdict = self.analysis.reported_context(call)
@@ -125,6 +129,10 @@ def classify(features: list[float]):
             if self._mode_free(origin):
                 continue
             self._report(origin, bindings, verdict)
+
+    def _settled(self, origin: ModelOrigin) -> bool:
+        """A producer whose model needs no ``.eval()`` here: pretrained, or put in eval mode."""
+        return origin.kind is Origin.PRETRAINED or (origin.kind is Origin.CONSTRUCTED and self.analysis.models.set_to_eval(origin))
 
     def _mode_free(self, origin: ModelOrigin) -> bool:
         """A project class whose train and eval modes are the same (buffers and torch parts without a mode
