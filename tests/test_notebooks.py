@@ -28,8 +28,10 @@ LOAD = [
     'tokenizer = AutoTokenizer.from_pretrained("distilbert-base-uncased")\n',
     'model = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased")',
 ]
-# A forward pass at a cell's top level: its output (and the graph behind it) lives on in the notebook's globals.
-SCORE = ['batch = tokenizer(["a fine film"], return_tensors="pt")\n', "logits = model(**batch).logits"]
+# Forward passes in a loop of a cell: each output (and the graph behind it) lives on in the notebook's globals.
+SCORE = ['for batch in [tokenizer([review], return_tensors="pt") for review in ("a fine film", "a dull one")]:\n', "    logits = model(**batch).logits"]
+# One forward on one example, run once by hand: not reported in a notebook.
+ONCE = ['batch = tokenizer(["a fine film"], return_tensors="pt")\n', "logits = model(**batch).logits"]
 
 
 def code(source, outputs=(), count=1) -> dict:
@@ -102,11 +104,20 @@ def test_findings_are_placed_in_their_cell(folder):
     assert "Found 1 problem." in result.output
 
 
+def test_a_single_forward_run_once_in_a_cell_is_not_reported(folder):
+    write(folder, "explore.ipynb", explore(code(ONCE, count=3)))
+    assert invoke("explore.ipynb").output == "All checks passed!\n"
+    # The same forward over several examples is.
+    write(folder, "explore.ipynb", explore(code(SCORE, count=3)))
+    (finding,) = json.loads(invoke("explore.ipynb", "--format", "json").output)
+    assert (finding["code"], finding["cell"], finding["line"]) == ("GEM101", 5, 2)
+
+
 def test_show_source_shows_the_cell_line(folder):
     write(folder, "explore.ipynb", explore(code(SCORE, count=3)))
     lines = invoke("explore.ipynb", "--show-source").output.splitlines()
     assert lines[1] == f"    2 | {SCORE[1]}"
-    assert lines[2].index("^") - lines[1].index("logits") == forward_column(SCORE[1]) - 1
+    assert lines[2].index("^") - (lines[1].index("| ") + 2) == forward_column(SCORE[1]) - 1
 
 
 def test_a_model_built_in_one_cell_and_run_in_another_is_one_program(folder):
@@ -135,7 +146,7 @@ def test_json_counts_a_fixs_edits_in_the_cell_too(folder):
 def test_sarif_places_findings_in_the_notebooks_json_text(folder, escaped):
     # JSON escapes before the finding (a quote, an accented letter, an emoji: a surrogate pair when escaped), on its
     # line: columns count the file's characters.
-    cells = ['review = "a \\"fine\\" film – très bien 😀"\n', SCORE[0].replace('["a fine film"]', "[review]"), 'note = "😀"; ' + SCORE[1]]
+    cells = ['review = "a \\"fine\\" film – très bien 😀"\n', 'for batch in [tokenizer([review], return_tensors="pt")]:\n', '    note = "😀"; logits = model(**batch).logits']
     text = explore(code(cells, count=3), escaped=escaped)
     write(folder, "explore.ipynb", text)
     (folder / ".git").mkdir()  # the repository root, which SARIF paths are relative to
@@ -211,7 +222,7 @@ def test_fingerprints_follow_the_code_not_the_outputs(folder):
 
 
 def test_noqa_on_a_cell_line_suppresses_that_line_only(folder):
-    cells = [SCORE[0], SCORE[1] + "  # noqa: GEM101\n", "probabilities = model(**batch).logits.softmax(-1)"]
+    cells = [SCORE[0], SCORE[1] + "  # noqa: GEM101\n", "    probabilities = model(**batch).logits.softmax(-1)"]
     write(folder, "explore.ipynb", explore(code(cells, count=3)))
     findings = json.loads(invoke("explore.ipynb", "--format", "json").output)
     assert [(f["code"], f["cell"], f["line"]) for f in findings] == [("GEM101", 5, 3)]
@@ -245,7 +256,7 @@ def test_cells_ipython_runs_as_written_are_read_as_ipython_reads_them(folder):
         code(["#@title Play a sound { display-mode: \"form\" }\n", "%%html\n", "<audio controls>"], count=3),  # Colab's form
         code(["cd data/"], count=4),  # automagic: a one-line cell calls a line magic without `%`
         code(["pip install -q transformers"], count=5),
-        code([" batch = tokenizer(['fine'], return_tensors='pt')\n", " logits = model(**batch).logits"], count=6),  # dedented
+        code([" for batch in batches:\n", "     logits = model(**batch).logits"], count=6),  # dedented
         code(["huggingface-cli login"], count=7),  # no magic: IPython fails on it too
     ]
     write(folder, "explore.ipynb", explore(*cells))

@@ -90,8 +90,9 @@ def score(batch: dict):
     notebooks = True
     notebooks_reason = (
         "A notebook keeps each output in its globals, and with it the autograd graph and the activations behind "
-        "it, until the name is overwritten or the kernel restarts: an unguarded forward in a cell is how "
-        "notebooks run out of GPU memory."
+        "it, until the name is overwritten or the kernel restarts: unguarded forwards in a loop (or in a function "
+        "the cells call again and again) are how notebooks run out of GPU memory. A single forward in a cell, "
+        "run once by hand on one example, is not reported: the graph it keeps is one example's."
     )
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
     sees_project = True
@@ -116,6 +117,8 @@ def score(batch: dict):
         if not verdict.is_inference:
             return
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
+            return
+        if self.context.source.path.suffix == ".ipynb" and not self._repeats(node):
             return
         if models.forward_guard(receiver):
             return
@@ -144,6 +147,10 @@ def score(batch: dict):
             self.report(node, message, fix=fix, precision=evidence_precision(verdict))
             return
         self._by_function.setdefault(function, []).append((node, called, message, fix, evidence_precision(verdict)))
+
+    def _repeats(self, node: cst.Call) -> bool:
+        """``node`` may run many times: in a loop or a comprehension, or in a function."""
+        return any(isinstance(a, _REPEATING) for a in self.analysis.ancestors(node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for function, found in self._by_function.items():
@@ -208,3 +215,6 @@ def score(batch: dict):
 
 def _start(line: int) -> Position:
     return Position(line, 1)
+
+
+_REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FunctionDef, cst.Lambda)
