@@ -594,6 +594,8 @@ SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODUL
     "TritonPythonModel",
     "check_health",
 )
+# Text markers of a demo app whose framework runs its code per interaction (Gradio callbacks, a Streamlit script).
+APP_IMPORT_MARKERS = ("import gradio", "from gradio", "import streamlit", "from streamlit")
 
 
 def is_grpc_servicer(qualified: str) -> bool:

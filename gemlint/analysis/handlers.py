@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gemlint.analysis import apps
 from gemlint.analysis.frameworks import SETUP_HOOKS
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
@@ -43,6 +44,8 @@ def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
 
 
 def is_cached(analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
+    if apps.runs_once(analysis, function):
+        return True  # `@st.cache_resource`
     for decorator in function.decorators:
         target = _decorator_target(decorator)
         if analysis.resolves_to(target, _CACHE_DECORATORS):
@@ -66,6 +69,8 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
             return None
     if analysis.is_registered_handler(function):
         return f"`{name}` is registered as a route handler"
+    if analysis.is_gradio_callback(function):
+        return f"`{name}` is a Gradio event handler, run on every event"
     owner = analysis.enclosing_class(function)
     if owner is not None and name not in SETUP_HOOKS:
         hooks = analysis.class_hooks(owner)
@@ -85,6 +90,9 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     reasons = []
     for call in callers:
         caller = analysis.enclosing_function(call)
+        if caller is None and _reruns(analysis):
+            reasons.append(_STREAMLIT_RERUN)
+            continue
         if caller is None or caller is function:
             return None  # also called at import time or recursively: not only per request
         caller_reason = per_request_reason(analysis, caller, _depth + 1)
@@ -101,12 +109,20 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     return None
 
 
+_STREAMLIT_RERUN = "module-level code of a Streamlit app, which reruns on every interaction"
+
+
+def _reruns(analysis: ModuleAnalysis) -> bool:
+    """The module level of this file runs again on every interaction: a Streamlit script (not a test)."""
+    return analysis.is_streamlit_app and not analysis.is_test_file
+
+
 def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     """Why ``node`` runs on every request: its function is per-request code (see :func:`per_request_reason`)
     and what it makes is not kept once (:func:`kept_once`); else None."""
     function = analysis.enclosing_function(node)
     if function is None:
-        return None
+        return _STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
     reason = per_request_reason(analysis, function)
     if reason is None or kept_once(analysis, node):
         return None

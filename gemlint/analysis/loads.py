@@ -29,8 +29,9 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
             return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
         return None
     if names & fw.MODEL_LOADERS:
-        if node.args and _in_memory_bytes(analysis, node.args[0].value):
-            return None  # `torch.load(io.BytesIO(body))` decodes a payload already in memory (a request's tensor)
+        if node.args and (_in_memory_bytes(analysis, node.args[0].value) or _uploaded(analysis, node.args[0].value)):
+            # `torch.load(io.BytesIO(body))`, `torch.load(st.file_uploader(...))`: a payload the user sent
+            return None
         return "a model"
     loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
     if not loaded:
@@ -41,3 +42,19 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
 
 def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Call) and bool(analysis.qualified_names(value.func) & {"io.BytesIO", "_io.BytesIO"})
+
+
+def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
+    """A file a Streamlit or Gradio widget hands over (``upload = st.file_uploader(...)``, a parameter of a Gradio
+    callback, which Gradio fills from the app's input components): the user's data."""
+    if not isinstance(value, cst.Name):
+        return isinstance(value, cst.Call) and analysis.resolves_with_prefix(value.func, ("streamlit.", "gradio."))
+    for assignment in analysis.assignments_of(value):
+        if isinstance(assignment.node, cst.Param):
+            function = analysis.enclosing_function(assignment.node)
+            if function is not None and analysis.is_gradio_callback(function):
+                return True
+    return any(
+        isinstance(bound, cst.Call) and analysis.resolves_with_prefix(bound.func, ("streamlit.", "gradio."))
+        for bound in analysis.assigned_values(value)
+    )

@@ -687,7 +687,7 @@ class ModuleAnalysis:
                 return f"`{name}` is a serving API"
         if self.is_registered_handler(function):
             return f"`{name}` is registered as a route handler"
-        if self._is_gradio_callback(function):
+        if self.is_gradio_callback(function):
             return f"`{name}` is a Gradio callback (it runs on every event)"
         owner = self.enclosing_class(function)
         if owner is not None:
@@ -809,7 +809,8 @@ class ModuleAnalysis:
             return name in self.registered_handlers
         return not self.registered_handlers.isdisjoint((f"self.{name}", f"cls.{name}", f"{owner.name.value}.{name}"))
 
-    def _is_gradio_callback(self, function: cst.FunctionDef) -> bool:
+    def is_gradio_callback(self, function: cst.FunctionDef) -> bool:
+        """``function`` is handed to Gradio in this file, which calls it on every event."""
         callbacks = self.gradio_callbacks
         if not callbacks:
             return False

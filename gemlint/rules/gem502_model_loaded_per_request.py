@@ -14,7 +14,10 @@ class ModelLoadedPerRequest(AnalysisRule):
     code = "GEM502"
     name = "model-loaded-per-request"
     severity = Severity.ERROR
-    summary = "A model, pipeline, ONNX Runtime session or tokenizer is loaded inside a request handler, on every request."
+    summary = (
+        "A model, pipeline, ONNX Runtime session or tokenizer is loaded inside a request handler (a Gradio callback, "
+        "a Streamlit script's module level), on every request."
+    )
     rationale = (
         "Loading weights reads and deserialises hundreds of megabytes to gigabytes, allocates them on the "
         "device and, for ONNX Runtime, optimises the graph again: seconds of latency added to every request, "
@@ -24,8 +27,8 @@ class ModelLoadedPerRequest(AnalysisRule):
     not_flagged = (
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
         "LitServe `setup`, Triton `initialize`) and in startup events (`on_event(\"startup\")`, lifespan, `before_serving`).",
-        "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru), and lazy loading into a global "
-        "or attribute guarded by `if ... is None:`.",
+        "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru) or cached by Streamlit "
+        "(`st.cache_resource`, `st.cache_data`), and lazy loading into a global or attribute guarded by `if ... is None:`.",
         "Functions that are not request handlers, hooks, or helpers called only from them.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
         "functions of other modules that load no model they return (`torch.load` alone may read data: a helper "
@@ -64,8 +67,9 @@ def classify(text: str):
         " cell is a prototype, not the deployed handler."
     )
     precision = "high"
-    # Only code that serves requests can load per request: a web or serving framework must be imported.
-    prefilter = fw.SERVING_IMPORT_MARKERS
+    # Only code that serves requests can load per request: a web or serving framework, or a demo-app framework
+    # whose callbacks (Gradio) or script (Streamlit) run per interaction, must be imported.
+    prefilter = fw.SERVING_IMPORT_MARKERS + fw.APP_IMPORT_MARKERS
 
     # A project class whose ``__init__`` (in another module) loads weights makes its construction a load; a
     # project function that loads and returns a model makes its call one.
@@ -98,8 +102,9 @@ def classify(text: str):
         if reason is None:
             return
         text = self.analysis.module.code_for_node(node.func)
-        self.report(
-            node,
-            f"`{text}(...)` loads {what} on every request ({reason}){how}; load it once at startup "
-            "(module level, `__init__`, a setup hook or a cached helper) and reuse it",
-        )
+        if "Streamlit" in reason:
+            # the script's module level is what reruns: the load moves into a function Streamlit caches
+            fix = "load it in a function decorated with `@st.cache_resource`, which runs once, and call that"
+        else:
+            fix = "load it once at startup (module level, `__init__`, a setup hook or a cached helper) and reuse it"
+        self.report(node, f"`{text}(...)` loads {what} on every request ({reason}){how}; {fix}")
