@@ -12,6 +12,8 @@ import hashlib
 import json
 import os
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -31,10 +33,16 @@ def settings_fingerprint(*parts: object) -> str:
     return digest.hexdigest()
 
 
-def entry_key(settings: str, display: str, relative: str, data: bytes) -> str:
+def content_digest(data: bytes) -> str:
+    """What a cache key knows of a file's bytes (and of what else its findings depend on)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def entry_key(settings: str, display: str, relative: str, content: str) -> str:
+    """The key of a file's findings: its settings, its names and :func:`content_digest` of what they depend on."""
     digest = hashlib.sha256(settings.encode())
     digest.update(display.encode("utf-8", "surrogateescape") + b"\0" + relative.encode("utf-8", "surrogateescape") + b"\0")
-    digest.update(data)
+    digest.update(content.encode())
     return digest.hexdigest()
 
 
@@ -185,3 +193,60 @@ def _optional_string(value: object) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError("expected a string or null")
     return value
+
+
+#: A file modified this close (in seconds) to when it was read may change again within the same timestamp.
+_RACY_SECONDS = 2.0
+
+
+class FileDigests:
+    """Content digests of a project's files, kept with each file's size and modification time (as ruff's cache
+    and git's index do): a warm run stats a file instead of reading and hashing it to learn it did not change.
+
+    One JSON file per project root in the cache directory, read once and written once per run. A record is
+    used only when the file's size and ``st_mtime_ns`` are the recorded ones; a file modified within
+    :data:`_RACY_SECONDS` of being read is not recorded, since it may change again within the same timestamp
+    (git's "racily clean" entries).
+    """
+
+    def __init__(self, cache: Cache, root: str) -> None:
+        self._cache = cache
+        name = hashlib.sha256(os.path.abspath(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self._path = cache.directory / f"v{FORMAT}" / "digests" / f"{name}.json"
+        self._records: dict[str, list] = {}
+        self._changed = False
+        try:
+            records = json.loads(read_confined(self._path, cache.directory, MAX_ENTRY_BYTES))
+            if isinstance(records, dict):
+                self._records = records
+        except (OSError, ValueError):
+            pass  # no record yet, or a corrupt one: every file is read
+
+    def digest(self, path: str, read: Callable[[str], bytes]) -> str:
+        """:func:`content_digest` of the file at ``path``; ``read`` reads it when its record does not match (and
+        raises what it raises: the caller decides what an unreadable file means)."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stat = None
+        record = self._records.get(path)
+        if stat is not None and isinstance(record, list) and record[:2] == [stat.st_mtime_ns, stat.st_size] and len(record) == 3:
+            return record[2]
+        digest = content_digest(read(path))
+        if stat is not None and stat.st_mtime_ns / 1e9 < time.time() - _RACY_SECONDS:
+            self._records[path] = [stat.st_mtime_ns, stat.st_size, digest]
+            self._changed = True
+        return digest
+
+    def save(self) -> None:
+        if not self._changed or self._cache._disabled:
+            return
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self._path.parent, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(self._records, stream)
+            os.replace(temporary, self._path)
+        except OSError as error:
+            self._cache._warn(f"cannot record file digests in {self._cache.directory} ({error.strerror or error})")
+        self._changed = False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -11,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
-from gemlint.cache import Cache, entry_key, settings_fingerprint
+from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.diagnostics import Diagnostic
@@ -116,8 +115,13 @@ class CacheSettings:
 
     config: Config  # the project's
     files: list[SourceFile] | None = None  # the project's files, when the run already found them
+    #: The recorded digests of the project's files (the main process's; workers get the state computed).
+    digests: FileDigests | None = None
     _settings: dict[Config, str] = field(default_factory=dict)
     _state: str | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "files": None, "digests": None}
 
     def settings(self, selection: Selection) -> str:
         key = self._settings.get(selection.config)
@@ -127,7 +131,7 @@ class CacheSettings:
 
     def project(self, selection: Selection) -> str:
         if self._state is None:  # the first time a cross-file result is looked up or stored
-            self._state = settings_fingerprint(project_state(self.config, self.files))
+            self._state = settings_fingerprint(project_state(self.config, self.files, self.digests))
             self.files = None  # not needed by the workers
         return settings_fingerprint(self.settings(selection), self._state)
 
@@ -140,7 +144,7 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
     if keys is not None and data is not None and decoded is not None and not notes:
         settings = keys.project(selection) if _depends_on_project(source, selection) else keys.settings(selection)
         if not any(d.message.startswith(TIMED_OUT_PREFIX) for d in diagnostics):
-            report.cache_key = entry_key(settings, source.display, source.relative, _key_data(source, data))
+            report.cache_key = entry_key(settings, source.display, source.relative, content_digest(_key_data(source, data)))
     if not mode.active or decoded is None or data is None:
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
@@ -263,7 +267,8 @@ def run(
     result.timings["discovery"] = time.perf_counter() - started
     jobs = jobs or os.cpu_count() or 1
     # Fixing rewrites files, so it always lints afresh.
-    keys = _cache_settings(tree, paths, files) if cache and not mode.active else None
+    digests = FileDigests(cache, config.root) if cache and not mode.active else None
+    keys = _cache_settings(tree, paths, files, digests) if digests is not None else None
     done: list[FileReport] = []
     work: list[SourceFile] = []
     for source in files:
@@ -305,6 +310,8 @@ def run(
             if report.cache_key is not None:
                 cache.put(report.cache_key, report.diagnostics)
                 report.cache_key = None
+        if digests is not None:
+            digests.save()
         result.cache_warnings = list(cache.warnings)
     order = {source.display: index for index, source in enumerate(files)}
     done.sort(key=lambda report: order.get(report.display, len(order)))
@@ -318,40 +325,57 @@ def run(
     return result
 
 
-def _cache_settings(tree: ConfigTree, paths: list[Path], files: list[SourceFile]) -> CacheSettings:
+def _cache_settings(tree: ConfigTree, paths: list[Path], files: list[SourceFile], digests: FileDigests | None = None) -> CacheSettings:
     # A run over the project root has found the project's files already, unless a nested config
     # excludes differently from the project's (the project state follows the project's config).
     config = tree.project
     whole = any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths) and all(
         other is config or not ({"exclude", "extend-exclude"} & (other.declared | config.declared)) for other in tree.configs()
     )
-    return CacheSettings(config, files if whole else None)
+    return CacheSettings(config, files if whole else None, digests)
 
 
-def project_state(config: Config, files: list[SourceFile] | None = None) -> list[tuple[str, str]]:
+def project_state(config: Config, files: list[SourceFile] | None = None, digests: FileDigests | None = None) -> list[tuple[str, str]]:
     """Every file of the project root with a digest of its content: when any changes, the findings that
     depend on other files are computed afresh (a touched but unchanged file changes nothing)."""
     state = []
     for source in files if files is not None else Discovery(config).files([config.root]):
         try:
-            data = read_regular_file(source.path)
+            if digests is not None:
+                digest = digests.digest(os.path.abspath(source.path), read_regular_file)
+            else:
+                digest = content_digest(read_regular_file(source.path))
         except SourceError:
             continue
-        state.append((source.relative, hashlib.blake2b(data, digest_size=16).hexdigest()))
+        state.append((source.relative, digest))
     return sorted(state)
+
+
+def _content(source: SourceFile, digests: FileDigests | None) -> str:
+    """:func:`content_digest` of what ``source``'s findings depend on (raises SourceError when it cannot be
+    read). A file whose findings depend on its bytes alone is known by its recorded digest while unchanged."""
+    if digests is not None and _depends_on_itself_only(source):
+        return digests.digest(os.path.abspath(source.path), read_regular_file)
+    return content_digest(_key_data(source, read_regular_file(source.path)))
+
+
+def _depends_on_itself_only(source: SourceFile) -> bool:
+    """:func:`_key_data` of ``source`` is its bytes (no project headers, no Triton configuration)."""
+    if source.language in (Language.NATIVE, Language.TRITON):
+        return False
+    return source.language is not Language.PYTHON or triton_config.config_path(source.path) is None
 
 
 def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile, selection: Selection) -> FileReport | None:
     if cache is None or keys is None:
         return None
     try:
-        data = read_regular_file(source.path)
+        content = _content(source, keys.digests)
     except SourceError:
         return None
-    data = _key_data(source, data)
-    diagnostics = cache.get(entry_key(keys.settings(selection), source.display, source.relative, data))
-    if diagnostics is None:  # perhaps a cross-file result, stored under the project's state
-        diagnostics = cache.get(entry_key(keys.project(selection), source.display, source.relative, data))
+    # Stored under the project's state exactly when it depends on other files (see process_file): one lookup.
+    settings = keys.project(selection) if _depends_on_project(source, selection) else keys.settings(selection)
+    diagnostics = cache.get(entry_key(settings, source.display, source.relative, content))
     return FileReport(source.display, diagnostics) if diagnostics is not None else None
 
 

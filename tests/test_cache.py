@@ -27,8 +27,8 @@ def setup(tmp_path):
 
 
 def entries(directory):
-    """The per-file result entries (the project index beside them is another file)."""
-    return sorted(p for p in (directory / f"v{FORMAT}").rglob("*.json"))
+    """The per-file result entries (the project index and the files' digests beside them are other files)."""
+    return sorted(p for p in (directory / f"v{FORMAT}").rglob("*.json") if p.parent.name != "digests")
 
 
 def test_second_run_is_served_from_the_cache_and_equal(tmp_path, monkeypatch):
@@ -265,8 +265,8 @@ def test_the_key_follows_gemlints_own_code(monkeypatch):
 
 
 def test_an_edit_that_keeps_size_and_modification_time_is_not_served_stale(tmp_path):
-    """The cross-file key follows the files' content: an edit that keeps a file's size and time (a
-    checkout, a formatter, a coarse filesystem clock) still recomputes GEM601 on the manifest."""
+    """The cross-file key follows the files' content: an edit that keeps a file's size and time within the
+    moments after it was read (a formatter, a coarse filesystem clock) still recomputes GEM601 on the manifest."""
     from pathlib import Path
 
     examples = Path(__file__).resolve().parent.parent / "examples"
@@ -313,3 +313,71 @@ def test_an_edited_rule_never_serves_results_its_old_code_cached(tmp_path):
     assert "def is_blocking(value: object) -> bool:\n" in source
     rule.write_text(source.replace("def is_blocking(value: object) -> bool:\n", "def is_blocking(value: object) -> bool:\n    return False\n"), encoding="utf-8")
     assert codes() == []
+
+
+def aged(tmp_path, seconds=3600):
+    """Every file of src/ last modified ``seconds`` ago: past the window in which a record is not trusted."""
+    for path in (tmp_path / "src").rglob("*"):
+        if path.is_file():
+            past = path.stat().st_mtime_ns - seconds * 10**9
+            os.utime(path, ns=(past, past))
+
+
+def test_a_warm_run_stats_unchanged_files_instead_of_reading_them(tmp_path, monkeypatch):
+    setup(tmp_path)
+    aged(tmp_path)
+    cache_dir = tmp_path / "cache"
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    import gemlint.runner as runner
+
+    read = []
+    real = runner.read_regular_file
+    monkeypatch.setattr(runner, "read_regular_file", lambda path: read.append(str(path)) or real(path))
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+    assert not [path for path in read if "/src/" in path]
+
+
+def test_a_file_whose_size_or_time_changed_is_read_and_hashed_again(tmp_path):
+    setup(tmp_path)
+    aged(tmp_path)
+    cache_dir = tmp_path / "cache"
+    assert {d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics} == {"GEM201", "GEM404"}
+    (tmp_path / "src" / "a.py").write_text("import os\n")
+    aged(tmp_path, seconds=60)
+    assert {d.code for d in lint(tmp_path, Cache(cache_dir)).diagnostics} == {"GEM201"}
+
+
+def test_a_file_modified_moments_before_it_was_read_is_not_recorded(tmp_path):
+    from gemlint.cache import FileDigests
+
+    setup(tmp_path)
+    cache = Cache(tmp_path / "cache")
+    digests = FileDigests(cache, str(tmp_path))
+    fresh, old = str(tmp_path / "src" / "a.py"), str(tmp_path / "src" / "b.py")
+    past = os.stat(old).st_mtime_ns - 3600 * 10**9
+    os.utime(old, ns=(past, past))
+    digests.digest(fresh, lambda path: open(path, "rb").read())
+    digests.digest(old, lambda path: open(path, "rb").read())
+    digests.save()
+    again = FileDigests(cache, str(tmp_path))
+
+    def unread(path):
+        raise AssertionError(f"{path} was read although its record matches")
+
+    assert again.digest(old, unread)  # recorded, and trusted while its size and time are the same
+    reads = []
+    again.digest(fresh, lambda path: reads.append(path) or open(path, "rb").read())
+    assert reads == [fresh]  # modified just before it was read: it may change again within the same timestamp
+
+
+def test_a_corrupt_digest_record_means_reading_every_file(tmp_path):
+    from gemlint.cache import FileDigests
+
+    setup(tmp_path)
+    aged(tmp_path)
+    cache_dir = tmp_path / "cache"
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    (record,) = (cache_dir / f"v{FORMAT}" / "digests").glob("*.json")
+    record.write_text("{not json", encoding="utf-8")
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+    assert FileDigests(Cache(cache_dir), str(tmp_path))._records  # rewritten by the run
