@@ -115,6 +115,20 @@ def test_attributes_parameters_and_callers():
     assert kinds == {Origin.EVIDENT, Origin.CONSTRUCTED, Origin.PRETRAINED}
 
 
+def test_a_parameter_whose_default_is_a_class_holds_a_class_not_a_model():
+    source = (
+        "from torch import nn\n\n\nclass Block(nn.Module):\n"
+        "    def __init__(self, width, linear_cls: nn.Module = nn.Linear):\n"
+        "        super().__init__()\n"
+        "        self.proj = linear_cls(width, width)\n\n"
+        "    def score(self, x, head: nn.Module):\n"
+        "        return head(x)\n"
+    )
+    analysis = analyse(source)
+    assert analysis.models.is_model(call(analysis, "linear_cls(width, width)").func) is None
+    assert analysis.models.is_model(call(analysis, "head(x)").func) == "parameter `head`, annotated as a model"
+
+
 def test_a_parameter_not_always_given_a_model_is_not_one():
     analysis = analyse("def helper(m, x):\n    return m(x)\n\nhelper(lambda v: v, 1)\n")
     assert analysis.models.is_model(call(analysis, "m(x)").func) is None

@@ -20,6 +20,9 @@ from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
 from gemlint.analysis.syntax import is_name
 
+#: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
+GRADIO_EVENT = "a Gradio event handler"
+
 _CACHE_DECORATORS = frozenset(
     {
         "functools.cache",
@@ -70,7 +73,7 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
     if analysis.is_registered_handler(function):
         return f"`{name}` is registered as a route handler"
     if analysis.is_gradio_callback(function):
-        return f"`{name}` is a Gradio event handler, run on every event"
+        return f"`{name}` is {GRADIO_EVENT}, run on every event"
     owner = analysis.enclosing_class(function)
     if owner is not None and name not in SETUP_HOOKS:
         hooks = analysis.class_hooks(owner)
@@ -124,7 +127,7 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     if function is None:
         return _STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
     reason = per_request_reason(analysis, function)
-    if reason is None or kept_once(analysis, node):
+    if reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason):
         return None
     return reason
 
@@ -135,9 +138,26 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     ``if self.model is None: self.model = load()``, ``if name not in CACHE: CACHE[name] = load()``,
     ``global MODEL`` with ``if MODEL is None``.
     """
+    stored = _stored_beyond_the_call(analysis, node)
+    if stored is None:
+        return False
+    statement, keys = stored
+    for ancestor in analysis.ancestors(statement):
+        if isinstance(ancestor, cst.FunctionDef):
+            break
+        if isinstance(ancestor, cst.If):
+            mentioned = {dotted_name(n) for n in analysis.subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
+            if mentioned & keys or is_name(ancestor.test) and dotted_name(ancestor.test) in keys:
+                return True
+    return False
+
+
+def _stored_beyond_the_call(analysis: ModuleAnalysis, node: cst.CSTNode) -> tuple[cst.CSTNode, set[str]] | None:
+    """The assignment of ``node`` and the names it stores it under, when that storage outlives the call: an
+    attribute, a global (or nonlocal), or an item of a module-level container."""
     statement = next((a for a in analysis.ancestors(node) if isinstance(a, (cst.Assign, cst.AnnAssign, cst.AugAssign))), None)
     if statement is None:
-        return False
+        return None
     targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
     function = analysis.enclosing_function(statement)
     declared_global = {
@@ -150,19 +170,16 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     for target in targets:
         base = target.value if isinstance(target, cst.Subscript) else target
         text = dotted_name(base)
-        # Only storage that outlives the call counts: attributes, and globals.
         if text and (isinstance(base, cst.Attribute) or text in declared_global or (target is not base and text in _module_names(analysis))):
             keys.add(text)
-    if not keys:
-        return False
-    for ancestor in analysis.ancestors(statement):
-        if isinstance(ancestor, cst.FunctionDef):
-            break
-        if isinstance(ancestor, cst.If):
-            mentioned = {dotted_name(n) for n in analysis.subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
-            if mentioned & keys or is_name(ancestor.test) and dotted_name(ancestor.test) in keys:
-                return True
-    return False
+    return (statement, keys) if keys else None
+
+
+def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> bool:
+    """A Gradio event that loads a model and keeps it for the app's other events (``global model; model =
+    load(choice)`` in a dropdown's ``change`` handler): the app switches models on the user's request, it does
+    not load one per prediction."""
+    return GRADIO_EVENT in reason and _stored_beyond_the_call(analysis, node) is not None
 
 
 def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:

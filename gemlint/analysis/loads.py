@@ -47,6 +47,8 @@ def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> boo
 def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     """A file a Streamlit or Gradio widget hands over (``upload = st.file_uploader(...)``, a parameter of a Gradio
     callback, which Gradio fills from the app's input components): the user's data."""
+    while isinstance(value, (cst.Attribute, cst.Subscript)):
+        value = value.value  # `file.name`, `files[0]`: the upload's path
     if not isinstance(value, cst.Name):
         return isinstance(value, cst.Call) and analysis.resolves_with_prefix(value.func, ("streamlit.", "gradio."))
     for assignment in analysis.assignments_of(value):

@@ -741,6 +741,8 @@ class ModelTracker:
         if function is None:
             return []
         name = param.name.value
+        if _class_default(param):
+            return []  # `linear_cls: nn.Module = nn.Linear`: it holds a class, and calling it builds a layer
         evidence = None
         if param.annotation is not None and self._is_model_annotation(param.annotation.annotation):
             evidence = f"parameter `{name}`, annotated as a model"
@@ -1252,3 +1254,12 @@ def _unique(origins: list[ModelOrigin]) -> tuple[ModelOrigin, ...]:
             seen.add(origin.node)
             result.append(origin)
     return tuple(result)
+
+
+def _class_default(param: cst.Param) -> bool:
+    """The parameter's default names a class (``nn.Linear``, ``LayerNorm``; CamelCase, not a CONSTANT)."""
+    default = param.default
+    if not isinstance(default, (cst.Name, cst.Attribute)):
+        return False
+    last = default.value if isinstance(default, cst.Name) else default.attr.value
+    return last[:1].isupper() and not last.isupper()

@@ -592,6 +592,10 @@ class ModuleAnalysis:
 
     def _loads_weights(self, call: cst.Call) -> bool:
         name = terminal_name(call.func)
+        if name == "from_pretrained" and isinstance(call.func, cst.Attribute):
+            owner = terminal_name(call.func.value) or ""
+            if owner.endswith(fw.NON_MODEL_PRETRAINED):
+                return False  # `LlamaConfig.from_pretrained(path)`: a configuration, or a tokenizer: no weights
         if name in fw.WEIGHT_LOADING_CALLS or (name == "load" and self.resolves_to(call.func, fw.MODEL_LOADERS)):
             return True
         return any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and _names_weights(arg.value) for arg in call.args)
