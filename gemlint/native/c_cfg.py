@@ -460,6 +460,12 @@ class CfgBuilder:
             subject, true_when_set = compared
             key = self._test_key(subject)
             return [(key, value == true_when_set)] if key is not None else []
+        constant = _compared_with_constant(node)
+        if constant is not None:
+            # `method == 2` is what `case 2:` of a `switch (method)` is: it excludes `method == 1` on the same path
+            subject, literal, equal = constant
+            key = self._test_key(subject)
+            return [(key, OneOf(frozenset({literal}), excluded=value != equal))] if key is not None else []
         key = self._test_key(node)
         return [(key, value)] if key is not None else []
 
@@ -726,6 +732,18 @@ def _tests_for_zero(tested: frozenset[str], bound: str) -> bool:
 
 
 _NULLS = frozenset({"NULL", "nullptr", "0"})
+
+
+def _compared_with_constant(node: Node) -> tuple[Node, str, bool] | None:
+    """``(method, "2", True)`` for ``method == 2`` (``False`` for ``!=``): a variable or field compared with a
+    number or character literal."""
+    if node.type != "binary_expression" or syn.operator(node) not in ("==", "!="):
+        return None
+    left, right = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+    for subject, other in ((left, right), (right, left)):
+        if subject is not None and other is not None and subject.type in ("identifier", "field_expression") and other.type in ("number_literal", "char_literal"):
+            return subject, syn.normalized(other), syn.operator(node) == "=="
+    return None
 
 
 def _compared_with_null(node: Node) -> tuple[Node, bool] | None:
