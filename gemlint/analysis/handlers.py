@@ -126,6 +126,8 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     function = analysis.enclosing_function(node)
     if function is None:
         return _STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
+    if analysis.trains(function):
+        return None  # a request that starts training (a web UI's "train" button) loads what it trains
     reason = per_request_reason(analysis, function)
     if reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason):
         return None
