@@ -47,6 +47,9 @@ from gemlint.native.resources import (
 )
 
 _CHECKING = re.compile(r"check|error|status|verify", re.IGNORECASE)
+_END_CAPTURE = frozenset({"cudaStreamEndCapture", "cuStreamEndCapture"})
+_CAPTURE_TO_GRAPH = re.compile(rb"\b(?:cudaStreamBeginCaptureToGraph|cuStreamBeginCaptureToGraph)\b")
+_PLAIN_BEGIN = re.compile(rb"\b(?:cudaStreamBeginCapture|cuStreamBeginCapture)\b")
 _ACQUIRE_MARKERS = re.compile(
     rb"\b(?:" + b"|".join(re.escape(row.name.rstrip("[]")).encode() for row in ACQUIRES) + rb")\b"
 )
@@ -239,8 +242,19 @@ class FileAnalysis:
         self._step_acquisitions[key] = found
         return found
 
+    def _captures_into_a_graph(self, unit: Unit) -> bool:
+        """The capture ``unit`` ends began with ``BeginCaptureToGraph``: here, or in another function of the file
+        (a begin/end pair split over two functions) when this one begins no capture of its own."""
+        if _CAPTURE_TO_GRAPH.search(unit.source):
+            return True
+        return bool(_CAPTURE_TO_GRAPH.search(self.document.data)) and not _PLAIN_BEGIN.search(unit.source)
+
     def _classify_call(self, unit: Unit, step: Step, call: Node, row: Acquire) -> Acquisition | None:
         args = syn.arguments(call)
+        if row.kind is Kind.GRAPH and row.name in _END_CAPTURE and self._captures_into_a_graph(unit):
+            # A capture begun with `cudaStreamBeginCaptureToGraph(stream, graph, ...)` records into the caller's
+            # graph, and ending it hands back that graph, which its owner destroys: nothing new to release here.
+            return None
         if row.kind is Kind.CAPTURE:
             if row.key is None or len(args) <= row.key:
                 return None
