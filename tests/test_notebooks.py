@@ -251,6 +251,17 @@ def test_magics_and_shell_escapes_are_read_as_python(folder):
     assert [(f["code"], f["cell"], f["line"]) for f in findings] == [("GEM101", 6, 3)]
 
 
+def test_a_cell_that_percent_load_filled_with_another_files_text_is_not_python(folder):
+    # `%load requirements.txt` replaced the cell with that file's lines; `%load helpers.py` with Python.
+    cells = [
+        code(["# %load requirements.txt\n", "torch>=2.1\n", "transformers==4.40.0"], count=3),
+        code(["# %load helpers.py\n", "def half(x:\n", "    return x / 2"], count=4),
+    ]
+    write(folder, "explore.ipynb", explore(*cells))
+    findings = json.loads(invoke("explore.ipynb", "--format", "json").output)
+    assert [(f["code"], f["cell"]) for f in findings] == [("GEM000", 6)]
+
+
 def test_cells_ipython_runs_as_written_are_read_as_ipython_reads_them(folder):
     cells = [
         code(["#@title Play a sound { display-mode: \"form\" }\n", "%%html\n", "<audio controls>"], count=3),  # Colab's form

@@ -179,9 +179,19 @@ def _stored_beyond_the_call(analysis: ModuleAnalysis, node: cst.CSTNode) -> tupl
 
 def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> bool:
     """A Gradio event that loads a model and keeps it for the app's other events (``global model; model =
-    load(choice)`` in a dropdown's ``change`` handler): the app switches models on the user's request, it does
-    not load one per prediction."""
-    return GRADIO_EVENT in reason and _stored_beyond_the_call(analysis, node) is not None
+    load(choice)``, or ``self.pipeline = Pipeline(unet=..., vae=load(...))`` in a dropdown's ``change``
+    handler): the app switches models on the user's request, it does not load one per prediction."""
+    if GRADIO_EVENT not in reason:
+        return False
+    if _stored_beyond_the_call(analysis, node) is not None:
+        return True
+    # `self.pipeline = pipeline` after building it from the loads: the event changes the app's state
+    function = analysis.enclosing_function(node)
+    return function is not None and any(
+        _stored_beyond_the_call(analysis, target) is not None
+        for target in analysis.subtree(function.body)
+        if isinstance(target, cst.AssignTarget)
+    )
 
 
 def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:

@@ -37,7 +37,17 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
     if not loaded:
         return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load
     family = fw.MODEL_PRODUCERS.get(sorted(loaded)[0])
+    if family == "pipeline" and _wraps_a_loaded_model(analysis, node):
+        return None  # `pipeline("translation", model=model, ...)` with a model loaded before: nothing is loaded
     return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")
+
+
+def _wraps_a_loaded_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
+    """A pipeline handed a model object (not a name or path to load one from)."""
+    model = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "model"), None)
+    if model is None and len(node.args) > 1 and node.args[1].keyword is None:
+        model = node.args[1].value
+    return model is not None and bool(analysis.models.origins(model))
 
 
 def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
@@ -47,6 +57,9 @@ def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> boo
 def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     """A file a Streamlit or Gradio widget hands over (``upload = st.file_uploader(...)``, a parameter of a Gradio
     callback, which Gradio fills from the app's input components): the user's data."""
+    if isinstance(value, cst.Attribute) and value.attr.value == "name" and isinstance(value.value, cst.Name):
+        if any(isinstance(a.node, cst.Param) for a in analysis.assignments_of(value.value)):
+            return True  # `torch.load(upload.name)`: a file object handed in (Gradio's uploads are), not a path
     while isinstance(value, (cst.Attribute, cst.Subscript)):
         value = value.value  # `file.name`, `files[0]`: the upload's path
     if not isinstance(value, cst.Name):

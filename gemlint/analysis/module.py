@@ -675,6 +675,10 @@ class ModuleAnalysis:
             return Verdict(Context.TRAINING, f"`{name}` is a Lightning training hook")
         if self.trains(function):
             return Verdict(Context.TRAINING, f"`{name}` runs a training step")
+        if "train" in (parts := name.lower().strip("_").split("_"))[:1] + parts[-1:]:
+            # `train`, `train_cli`, `add_actor_information_and_train`: its steps may run in helpers of other
+            # modules (an algorithm's `update`), but what it calls is training code, whatever else it looks like
+            return Verdict(Context.TRAINING, f"`{name}` is named for training")
         reason = self._inference_reason(function)
         if reason:
             return Verdict(Context.INFERENCE, reason, name_only=reason == self._named_reason(function))

@@ -47,6 +47,8 @@ LINE_MAGICS = frozenset(
 )
 
 _CELL_MAGIC = re.compile(r"\s*%%(\w*)")
+#: The first line IPython's ``%load`` leaves in the cell whose content it replaced with a file's.
+_LOADED = re.compile(r"#\s*%load\s+(\S+)")
 _AUTOMAGIC = re.compile(r"\s*(\w+)\s+\S")
 # At the start of a statement these never begin Python: magics, shell escapes, help, autocall escapes.
 _ESCAPE = re.compile(r"\s*[!%?/,;]")
@@ -340,6 +342,9 @@ def _neutralised(source: str) -> tuple[str, tuple[tuple[str, str], ...], str] | 
     magic = _CELL_MAGIC.match(first)
     if magic is not None and magic.group(1) not in PYTHON_CELL_MAGICS:
         return None
+    loaded = _LOADED.match(lines[0]) if lines else None
+    if loaded is not None and not loaded.group(1).rstrip().endswith((".py", ".ipy")):
+        return None  # `%load requirements.txt` ran: the cell shows that file's text, which is not Python
     dedent = _common_indentation(lines)
     if dedent:
         lines = [line[len(dedent) :] if line.rstrip("\r\n") else line for line in lines]
