@@ -238,6 +238,9 @@ class ModelTracker:
         enough: the producers of a name are read without its control flow (``model = Net()`` and then
         ``model = Guarded(model)``, or one on each branch of the arguments), so which one runs here is not known."""
         for origin in self.origins(receiver):
+            runtime = self._compiled_runtime(origin)
+            if runtime is not None:
+                return f"it runs in {runtime}, which records no autograd graph"
             reason = None
             cls = self._constructed_class(origin) if origin.kind is Origin.CONSTRUCTED else None
             forward = self._method_of(cls, "forward") if cls is not None else None
@@ -251,6 +254,19 @@ class ModelTracker:
                     reason = self.analysis.outside.forward_without_grad(self.analysis, origin.node.func)
             if reason is not None:
                 return reason
+        return None
+
+    def _compiled_runtime(self, origin: ModelOrigin) -> str | None:
+        """The runtime a model loaded through optimum runs in when it is not torch (``ORTModelFor*``,
+        ``NeuronModelFor*``, ``OVModelFor*``): calling it runs a compiled graph, not torch modules."""
+        if origin.kind is not Origin.PRETRAINED or not isinstance(origin.node, cst.Call):
+            return None
+        func = origin.node.func
+        owner = func.value if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained" else func
+        for name in self.analysis.qualified_names(owner):
+            for prefix, runtime in _OPTIMUM_RUNTIMES:
+                if name.startswith(prefix):
+                    return runtime
         return None
 
     def _own_hub_entry(self, call: cst.Call) -> str | None:
@@ -1263,3 +1279,12 @@ def _class_default(param: cst.Param) -> bool:
         return False
     last = default.value if isinstance(default, cst.Name) else default.attr.value
     return last[:1].isupper() and not last.isupper()
+
+
+#: optimum's model classes that run another runtime's compiled graph (their calls build no autograd graph).
+_OPTIMUM_RUNTIMES = (
+    ("optimum.onnxruntime.", "ONNX Runtime"),
+    ("optimum.neuron.", "AWS Neuron"),
+    ("optimum.intel.openvino.", "OpenVINO"),
+    ("optimum.intel.OV", "OpenVINO"),
+)
