@@ -703,6 +703,10 @@ class ModelTracker:
                 found.extend(resolved)
                 if not resolved and not self._known_non_model(value):
                     unknown = True
+        if found and any(self.analysis.unpacked_attribute(cls, name) for cls in self._class_chain(owner)):
+            # `self.detector = build_torch_detector()` on one branch, `self.detector, self.landmarks = init_dlib()`
+            # on another: what it holds where it is called is not known
+            return []
         if found:
             return found
         for cls in self._class_chain(owner):

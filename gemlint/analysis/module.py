@@ -92,6 +92,8 @@ class ModuleAnalysis:
         self._factories: dict[cst.FunctionDef, bool] = {}
         self._evaluation_reasons: dict[cst.FunctionDef, str | None] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
+        #: ``(class, attribute)`` bound by tuple unpacking in a method (see :meth:`unpacked_attribute`).
+        self._unpacked_attributes: set[tuple[cst.ClassDef, str]] = set()
         #: The project model (None when the file is analysed alone): callers, bases and models in other modules.
         self.outside = getattr(context, "outside", None)
 
@@ -262,6 +264,11 @@ class ModuleAnalysis:
         """The expressions assigned to ``self.<attribute>`` in any method of ``cls`` (or as a class attribute)."""
         return self.attribute_index.get((cls, attribute), [])
 
+    def unpacked_attribute(self, cls: cst.ClassDef, attribute: str) -> bool:
+        """``self.<attribute>`` is also bound as one of several values unpacked from one (``self.a, self.b = f()``)."""
+        self.attribute_index  # noqa: B018 - fills the set
+        return (cls, attribute) in self._unpacked_attributes
+
     @cached_property
     def attribute_index(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
         """``(class, attribute) -> values`` for every ``self.<attribute> = value`` and class attribute of the file."""
@@ -271,6 +278,11 @@ class ModuleAnalysis:
                 continue
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             for target in targets:
+                if isinstance(target, (cst.Tuple, cst.List)):
+                    for element in target.elements:
+                        if is_member(element.value, ("self", "cls")) and (owner := self.method_owner(node)) is not None:
+                            self._unpacked_attributes.add((owner, element.value.attr.value))
+                    continue
                 if is_member(target, ("self", "cls")):
                     owner = self.method_owner(node)
                     if owner is not None:
