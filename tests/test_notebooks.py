@@ -113,6 +113,23 @@ def test_a_single_forward_run_once_in_a_cell_is_not_reported(folder):
     assert (finding["code"], finding["cell"], finding["line"]) == ("GEM101", 5, 2)
 
 
+def test_a_class_of_the_notebook_without_a_mode_needs_no_eval(folder):
+    # The project index, which reads a class's layers for other modules, does not hold a notebook's classes.
+    plain = ["class Net(torch.nn.Module):\n", "    def __init__(self):\n", "        super().__init__()\n",
+             "        self.conv = torch.nn.Conv2d(3, 6, 5)\n", "        self.fc = torch.nn.Linear(6, 10)\n", "\n",
+             "    def forward(self, x):\n", "        return self.fc(torch.relu(self.conv(x)).mean((2, 3)))\n"]
+    dropped = ["class Dropped(torch.nn.Module):\n", "    def __init__(self):\n", "        super().__init__()\n",
+               "        self.fc = torch.nn.Linear(6, 10)\n", "        self.drop = torch.nn.Dropout(0.5)\n", "\n",
+               "    def forward(self, x):\n", "        return self.drop(self.fc(x))\n"]
+    run = ["net = Net()\n", "other = Dropped()\n", "net.load_state_dict(torch.load('net.pt'))\n",
+           "other.load_state_dict(torch.load('other.pt'))\n", "with torch.no_grad():\n",
+           "    for images in torch.load('batches.pt'):\n", "        print(net(images), other(images.mean((2, 3))))"]
+    write(folder, "explore.ipynb", explore(code(plain, count=3), code(dropped, count=4), code(run, count=5)))
+    findings = json.loads(invoke("explore.ipynb", "--format", "json", "--select", "GEM102").output)
+    assert [(f["code"], f["cell"]) for f in findings] == [("GEM102", 7)]
+    assert "`Dropped(...)`" in findings[0]["message"]
+
+
 def test_show_source_shows_the_cell_line(folder):
     write(folder, "explore.ipynb", explore(code(SCORE, count=3)))
     lines = invoke("explore.ipynb", "--show-source").output.splitlines()

@@ -256,6 +256,35 @@ class ModelTracker:
                 return reason
         return None
 
+    def built_from_plain_layers(self, cls: cst.ClassDef) -> bool:
+        """A class of this file deriving from ``nn.Module`` alone whose submodules are all torch layers without a
+        mode (``nn.Linear``, ``nn.Conv2d``, activations), with no dropout or batch norm called and no
+        ``training`` read: its train and eval modes compute the same. (For a class the project index holds,
+        the index answers this across modules; a notebook's classes are not in it.)"""
+        if not cls.bases or not all(self.analysis.qualified_names(base.value) & fw.PLAIN_MODULE_BASES for base in cls.bases):
+            return False
+        layers = 0
+        for node in self.analysis.subtree(cls, into_scopes=True):
+            if isinstance(node, cst.Name) and node.value == "training":
+                return False
+            if isinstance(node, cst.Call) and any(word in (terminal_name(node.func) or "").lower() for word in ("dropout", "batch_norm")):
+                return False
+            if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if not any(is_member(target, ("self",)) for target in targets):
+                continue
+            value = node.value
+            if isinstance(value, (cst.SimpleString, cst.Integer, cst.Float)):
+                continue
+            if not isinstance(value, cst.Call):
+                return False  # a parameter or another object: it may be a module with a mode
+            names = self.analysis.qualified_names(value.func)
+            if not any(name.startswith("torch.nn.") and fw.torch_nn_without_mode(name.rsplit(".", 1)[-1]) for name in names):
+                return False
+            layers += 1
+        return layers > 0
+
     def _compiled_runtime(self, origin: ModelOrigin) -> str | None:
         """The runtime a model loaded through optimum runs in when it is not torch (``ORTModelFor*``,
         ``NeuronModelFor*``, ``OVModelFor*``): calling it runs a compiled graph, not torch modules."""

@@ -137,14 +137,16 @@ def classify(features: list[float]):
     def _mode_free(self, origin: ModelOrigin) -> bool:
         """A project class whose train and eval modes are the same (buffers and torch parts without a mode
         only): `.eval()` would change nothing."""
-        outside = self.analysis.outside
-        if outside is None or not isinstance(origin.node, cst.Call):
+        if not isinstance(origin.node, cst.Call):
             return False
         func = origin.node.func
         local = self.analysis.local_classes.get(func.value) if isinstance(func, cst.Name) else None
         if local is not None and self._reads_mode(local):
             return False  # `if self.training:` in its own code: the index sees calls, not this read
-        return outside.mode_free_class(self.analysis, func) or outside.sets_own_eval_mode(self.analysis, func)
+        outside = self.analysis.outside
+        if outside is not None and (outside.mode_free_class(self.analysis, func) or outside.sets_own_eval_mode(self.analysis, func)):
+            return True
+        return local is not None and self.analysis.models.built_from_plain_layers(local)
 
     def _reads_mode(self, cls: cst.ClassDef) -> bool:
         """The class's code (not its comments) reads ``training``: ``self.training``, ``training=...``."""
