@@ -144,8 +144,6 @@ class _Summariser:
         self._seen: dict[tuple[int, str], int] = {}
         #: The branch the current node is on: one (statement id, arm) pair per enclosing if/try/loop/match arm.
         self._arm: tuple[tuple[int, int], ...] = ()
-        #: Per open function: its parameters whose default is False (``requires_grad=False``).
-        self._false_defaults: list[frozenset[str]] = []
         #: Per open function: the branch each local was last bound on.
         self._bound_at: list[dict[str, tuple[tuple[int, int], ...]]] = []
         self._handlers = {
@@ -262,7 +260,6 @@ class _Summariser:
         self._annotations.append(
             {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         )
-        self._false_defaults.append(_false_defaults(args))
         for decorator in node.decorator_list:
             self.visit(decorator)
         # A grad-free decorator guards the body; an async def's only covers making the coroutine.
@@ -273,7 +270,6 @@ class _Summariser:
             self.visit(statement)
         self._guards = saved
         self._annotations.pop()
-        self._false_defaults.pop()
         self._bound_at.pop()
         self.functions.pop()
 
@@ -305,7 +301,7 @@ class _Summariser:
             self.visit(node.target)
             self.visit(node.iter)
             arms = [node.body, node.orelse]
-            owner = _frozen_by_loop(node, self._false_defaults[-1] if self._false_defaults else frozenset())
+            owner = _frozen_by_loop(node)
             if owner and self.functions:
                 self.functions[-1].frozen.add(owner)
         else:  # try
@@ -549,17 +545,8 @@ def _false_argument(node: ast.Call, keyword: str) -> bool:
     return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
 
 
-def _false_defaults(args: ast.arguments) -> frozenset[str]:
-    """The parameters whose default is the constant False."""
-    positional = [*args.posonlyargs, *args.args]
-    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    return frozenset(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is False)
-
-
-def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_defaults: frozenset[str] = frozenset()) -> str | None:
-    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``) -> "m"; also with a
-    parameter of the function whose default is False (``requires_grad=False``): frozen unless a caller asks."""
+def _frozen_by_loop(node: ast.For | ast.AsyncFor) -> str | None:
+    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``) -> "m"."""
     iterated = node.iter
     if not (isinstance(node.target, ast.Name) and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute)):
         return None
@@ -571,11 +558,7 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_defaults: frozenset[str]
             target = statement.targets[0]
             if (
                 isinstance(target, ast.Attribute) and target.attr == "requires_grad" and isinstance(target.value, ast.Name)
-                and target.value.id == name
-                and (
-                    isinstance(statement.value, ast.Constant) and statement.value.value is False
-                    or isinstance(statement.value, ast.Name) and statement.value.id in false_defaults
-                )
+                and target.value.id == name and isinstance(statement.value, ast.Constant) and statement.value.value is False
             ):
                 return dotted(_module_itself(iterated.func.value))
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
