@@ -75,23 +75,34 @@ class Cache:
     def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
         if self._disabled:
             return
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(parents=True, exist_ok=True)
             gitignore = self.directory / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text("# Created by gemlint.\n*\n", encoding="utf-8")
-            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump([diagnostic_to_json(d) for d in diagnostics], stream)
-            os.replace(temporary, path)
+            _write_json(self._path(key), [diagnostic_to_json(d) for d in diagnostics])
         except OSError as error:
             self._disabled = True
             self._warn(f"cache disabled: cannot write to {self.directory} ({error.strerror or error})")
 
+    @property
+    def writable(self) -> bool:
+        """False once a write failed: the cache is disabled for the rest of the run."""
+        return not self._disabled
+
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
+
+
+def _write_json(path: Path, value: object) -> None:
+    """Write ``value`` as JSON to ``path`` atomically (a temporary file in the same folder, then a rename), so that
+    a concurrent run reads the old content or the new, never a torn one. Raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        json.dump(value, stream)
+    os.replace(temporary, path)
 
 
 def diagnostic_to_json(d: Diagnostic) -> dict:
@@ -239,14 +250,10 @@ class FileDigests:
         return digest
 
     def save(self) -> None:
-        if not self._changed or self._cache._disabled:
+        if not self._changed or not self._cache.writable:
             return
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self._path.parent, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(self._records, stream)
-            os.replace(temporary, self._path)
+            _write_json(self._path, self._records)
         except OSError as error:
             self._cache._warn(f"cannot record file digests in {self._cache.directory} ({error.strerror or error})")
         self._changed = False

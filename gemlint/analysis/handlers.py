@@ -22,6 +22,8 @@ from gemlint.analysis.syntax import is_name
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
 GRADIO_EVENT = "a Gradio event handler"
+#: The reason of a Streamlit script's module level (which GEM502's advice reads).
+STREAMLIT_RERUN = "module-level code of a Streamlit app, which reruns on every interaction"
 
 _CACHE_DECORATORS = frozenset(
     {
@@ -94,7 +96,7 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     for call in callers:
         caller = analysis.enclosing_function(call)
         if caller is None and _reruns(analysis):
-            reasons.append(_STREAMLIT_RERUN)
+            reasons.append(STREAMLIT_RERUN)
             continue
         if caller is None or caller is function:
             return None  # also called at import time or recursively: not only per request
@@ -112,9 +114,6 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     return None
 
 
-_STREAMLIT_RERUN = "module-level code of a Streamlit app, which reruns on every interaction"
-
-
 def _reruns(analysis: ModuleAnalysis) -> bool:
     """The module level of this file runs again on every interaction: a Streamlit script (not a test)."""
     return analysis.is_streamlit_app and not analysis.is_test_file
@@ -125,7 +124,7 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     and what it makes is not kept once (:func:`kept_once`); else None."""
     function = analysis.enclosing_function(node)
     if function is None:
-        return _STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
+        return STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
     if analysis.trains(function):
         return None  # a request that starts training (a web UI's "train" button) loads what it trains
     reason = per_request_reason(analysis, function)

@@ -63,13 +63,15 @@ def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     while isinstance(value, (cst.Attribute, cst.Subscript)):
         value = value.value  # `file.name`, `files[0]`: the upload's path
     if not isinstance(value, cst.Name):
-        return isinstance(value, cst.Call) and analysis.resolves_with_prefix(value.func, ("streamlit.", "gradio."))
+        return _widget_call(analysis, value)
     for assignment in analysis.assignments_of(value):
         if isinstance(assignment.node, cst.Param):
             function = analysis.enclosing_function(assignment.node)
             if function is not None and analysis.is_gradio_callback(function):
                 return True
-    return any(
-        isinstance(bound, cst.Call) and analysis.resolves_with_prefix(bound.func, ("streamlit.", "gradio."))
-        for bound in analysis.assigned_values(value)
-    )
+    return any(_widget_call(analysis, bound) for bound in analysis.assigned_values(value))
+
+
+def _widget_call(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
+    """A call of Streamlit or Gradio (``st.file_uploader(...)``): what it returns is what the user handed over."""
+    return isinstance(value, cst.Call) and analysis.resolves_with_prefix(value.func, ("streamlit.", "gradio."))

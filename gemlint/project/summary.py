@@ -572,10 +572,8 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor) -> str | None:
 
 
 def _train_false(node: ast.Call) -> bool:
-    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "train"):
-        return False
-    values = [*node.args, *(k.value for k in node.keywords if k.arg == "mode")]
-    return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
+    """``m.train(False)`` / ``m.train(mode=False)``."""
+    return isinstance(node.func, ast.Attribute) and node.func.attr == "train" and _false_argument(node, "mode")
 
 
 def _module_itself(value: ast.AST) -> ast.AST:

@@ -7,6 +7,7 @@ from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
 from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, RelatedLocation, Severity, Span
+from gemlint.languages import NOTEBOOK_SUFFIX
 from gemlint.rule import AnalysisRule
 
 
@@ -118,7 +119,7 @@ def score(batch: dict):
             return
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
             return
-        if self.context.source.path.suffix == ".ipynb" and not self._repeats(node):
+        if self.context.source.path.suffix == NOTEBOOK_SUFFIX and not self._repeats(node):
             return
         if models.forward_guard(receiver):
             return

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.handlers import runs_per_request
+from gemlint.analysis.handlers import STREAMLIT_RERUN, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Spelled
@@ -102,7 +102,7 @@ def classify(text: str):
         if reason is None:
             return
         text = self.analysis.module.code_for_node(node.func)
-        if "Streamlit" in reason:
+        if STREAMLIT_RERUN in reason:
             # the script's module level is what reruns: the load moves into a function Streamlit caches
             fix = "load it in a function decorated with `@st.cache_resource`, which runs once, and call that"
         else:
