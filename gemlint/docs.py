@@ -187,7 +187,10 @@ _EVIDENCE_TIERS = [
     "callers guard it. Not reported by default; `--strict` or `strict = true` reports these findings too, with "
     "`\"precision\": \"medium\"` in the JSON output and in the SARIF result's `properties`.",
     "",
-    "`test*` functions are never inference code, wherever they are.",
+    "`test*` functions are never inference code, wherever they are. Neither is what runs a model to measure, trace "
+    "or check it, whoever calls it: FLOP and parameter counters, exports, a factory's run of the model it builds, "
+    "and a parity check that runs one input through two implementations and compares their outputs "
+    "(`torch.allclose(model(x), ported(x))`, `(out - reference).norm()`).",
 ]
 
 _NOTEBOOKS = [

@@ -20,6 +20,7 @@ from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
+from gemlint.analysis.parity import compares_two_implementations
 from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses and rules import them from here
     NOT_LITERAL,
     SCOPE_NODES,
@@ -90,6 +91,7 @@ class ModuleAnalysis:
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._factories: dict[cst.FunctionDef, bool] = {}
+        self._parity_checks: dict[cst.FunctionDef, bool] = {}
         self._evaluation_reasons: dict[cst.FunctionDef, str | None] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
         #: ``(class, attribute)`` bound by tuple unpacking in a method (see :meth:`unpacked_attribute`).
@@ -468,10 +470,11 @@ class ModuleAnalysis:
                     or apps.runs_once(self, ancestor)
                     or self.measures_or_traces(ancestor)
                     or self.builds_model(ancestor)
+                    or self.checks_parity(ancestor)
                 ):
                     # A test runs the code it checks; a cached Streamlit function runs once; a FLOP or
                     # parameter counter runs a model to measure it, an export to trace it; a factory runs
-                    # the model it builds once, to initialise it.
+                    # the model it builds once, to initialise it; a parity check compares two implementations.
                     return UNKNOWN
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
@@ -508,6 +511,14 @@ class ModuleAnalysis:
         if "flop" in self.context.relative_path.rpartition("/")[2].lower():  # a FLOP-counting module
             return True
         return function in self._counting_functions
+
+    def checks_parity(self, function: cst.FunctionDef) -> bool:
+        """``function`` runs one input through two implementations and compares their outputs
+        (:mod:`gemlint.analysis.parity`): a conversion's check, not a prediction."""
+        known = self._parity_checks
+        if function not in known:
+            known[function] = compares_two_implementations(self.subtree(function.body))
+        return known[function]
 
     def builds_model(self, function: cst.FunctionDef) -> bool:
         """``function`` is a factory: it returns a model (``return net.eval()``), so what it runs of that model

@@ -1,0 +1,93 @@
+"""Parity checks: a function that runs one input through two implementations and compares what they return.
+
+``out = model(x); ref = reference(x); (out - ref).norm()`` or ``torch.allclose(model(x), ported(x))`` checks a
+conversion or a port, once, on whatever input it was handed (often noise); it serves nothing, whatever calls it
+(SPEC §2, "files that are tests by content"). Classifier-free guidance subtracts two outputs of one input too, but
+keeps the difference as a tensor: only a difference reduced to a measure of it, or an ``allclose``-like comparison,
+makes a check.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from gemlint.analysis.syntax import dotted_name, terminal_name
+
+#: Calls that compare two tensors or arrays (``torch.allclose``, ``torch.testing.assert_close``, numpy's).
+COMPARISON_CALLS = frozenset(
+    {
+        "allclose",
+        "isclose",
+        "assert_close",
+        "assert_allclose",
+        "assert_almost_equal",
+        "assert_array_almost_equal",
+        "assert_array_equal",
+        "dist",
+    }
+)
+#: Methods that reduce a difference to its size: ``(out - ref).norm()``, ``(a - b).abs().max()``.
+_DIFFERENCE_MEASURES = frozenset({"norm", "abs"})
+
+
+def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
+    """Whether ``nodes`` (a function's body, nested scopes excluded) compare the results of two calls that were
+    handed the same local value."""
+    nodes = list(nodes)
+    results: dict[str, cst.Call] = {}
+    for node in nodes:
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call):
+            target = node.targets[0].target
+            if isinstance(target, cst.Name):
+                results[target.value] = node.value
+    for node in nodes:
+        if isinstance(node, cst.Call):
+            for first, second in _compared(node):
+                left, right = _call_behind(first, results), _call_behind(second, results)
+                if left is not None and right is not None and left is not right and _shared_input(left, right):
+                    return True
+    return False
+
+
+def _compared(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    name = terminal_name(call.func)
+    if name in COMPARISON_CALLS:
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        return [(positional[0], positional[1])] if len(positional) >= 2 else []
+    if name in _DIFFERENCE_MEASURES:
+        # `(a - b).norm()` as a method, `torch.norm(a - b)` as a function
+        operand = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if not _is_difference(operand) and call.args:
+            operand = call.args[0].value
+        if _is_difference(operand):
+            return [(operand.left, operand.right)]
+    return []
+
+
+def _is_difference(expression: cst.BaseExpression | None) -> bool:
+    return isinstance(expression, cst.BinaryOperation) and isinstance(expression.operator, cst.Subtract)
+
+
+def _call_behind(expression: cst.BaseExpression, results: dict[str, cst.Call]) -> cst.Call | None:
+    if isinstance(expression, cst.Call):
+        return expression
+    if isinstance(expression, cst.Name):
+        return results.get(expression.value)
+    return None
+
+
+def _shared_input(first: cst.Call, second: cst.Call) -> bool:
+    """Two callees spelled differently are handed the same local name as a positional argument (``model(x)`` and
+    ``reference(cfg, x)``). One model run on two inputs (``model(a)``, ``model(b)``: a distance between
+    embeddings) is inference, not a check."""
+    callees = dotted_name(first.func), dotted_name(second.func)
+    if None in callees or callees[0] == callees[1]:
+        return False
+    names = _positional_names(first)
+    return bool(names & _positional_names(second))
+
+
+def _positional_names(call: cst.Call) -> set[str]:
+    return {arg.value.value for arg in call.args if arg.keyword is None and not arg.star and isinstance(arg.value, cst.Name)}
