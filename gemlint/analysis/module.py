@@ -436,11 +436,14 @@ class ModuleAnalysis:
         """``node`` (a function or loop) runs a training step in its own body."""
         return node in self._training_owners[0]
 
-    @property
+    @cached_property
     def module_trains(self) -> bool:
         """The module runs a training step, or builds an optimizer (its steps may run in a helper of another
-        module: ``train(model, loader, optimizer)``)."""
-        return self._training_owners[1] or self._builds_optimizer
+        module: ``train(model, loader, optimizer)``), or calls a project function or a method of a project class
+        that trains in another module (``TrainLoop(model=model, ...).run_loop()``)."""
+        if self._training_owners[1] or self._builds_optimizer:
+            return True
+        return self.outside is not None and self.outside.script_trains(self) is not None
 
     @cached_property
     def _builds_optimizer(self) -> bool:
@@ -630,9 +633,41 @@ class ModuleAnalysis:
         calls = [node for node in self.subtree(block.body) if isinstance(node, cst.Call)]
         if any(self._loads_weights(call) for call in calls):
             return False
-        if any(isinstance(call.func, cst.Name) and call.func.value in self.module_functions for call in calls):
+        if any(isinstance(call.func, cst.Name) and call.func.value in self.module_functions and self._call_may_load(call) for call in calls):
             return False
         return any(self._made_up_tensor(call) for call in calls)
+
+    def _call_may_load(self, call: cst.Call) -> bool:
+        """Calling this module's function may load weights: it loads some, other than only under ``if <param>:``
+        for a parameter that defaults to nothing (``ckpt_path=""``, ``None``, ``False``) and that ``call`` does not
+        pass (``create_encoder()``: the factory loads a checkpoint only when handed one)."""
+        function = self.module_functions[call.func.value]  # type: ignore[attr-defined]
+        loads = [node for node in self.subtree(function.body) if isinstance(node, cst.Call) and self._loads_weights(node)]
+        if not loads:
+            return False
+        params = list(function.params.params)
+        passed = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+        positional = sum(1 for arg in call.args if arg.keyword is None)
+        if any(arg.star for arg in call.args):
+            return True
+        unset = {
+            param.name.value
+            for index, param in enumerate(params)
+            if index >= positional and param.name.value not in passed and param.default is not None and not literal_value(param.default)
+            and literal_value(param.default) is not NOT_LITERAL
+        }
+        return not all(self._only_when_set(load, function, unset) for load in loads)
+
+    def _only_when_set(self, node: cst.CSTNode, function: cst.FunctionDef, unset: set[str]) -> bool:
+        """``node`` runs only under ``if <name>:`` / ``if <name> is not None:`` for a name of ``unset``."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if ancestor is function:
+                return False
+            if isinstance(ancestor, cst.If) and child is ancestor.body and _tested_name(ancestor.test) in unset:
+                return True
+            child = ancestor
+        return False
 
     def _made_up_tensor(self, call: cst.Call) -> bool:
         """``torch.randn(1, 3, 224, 224)``, ``np.zeros(...)``: an input made up rather than read."""
@@ -1267,12 +1302,30 @@ _NAMED_REASON = re.compile(r"(`[^`]+`) is (.+)", re.DOTALL)
 _TRAINING_NAME = re.compile(r"(?:^|_)(?:train|fit|finetune|fine_tune)(?:_|$)")
 
 
+def _tested_name(test: cst.BaseExpression) -> str | None:
+    """The name an ``if`` tests for being set: ``if ckpt:``, ``if ckpt is not None:``."""
+    if isinstance(test, cst.Name):
+        return test.value
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.IsNot)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        return test.left.value
+    return None
+
+
 def _names_weights(value: cst.BaseExpression) -> bool:
     """A value that names stored weights: ``True``, a path or tag (``"DEFAULT"``, ``args.ckpt``), an enum member
     (``ResNet50_Weights.DEFAULT``) or a lookup; not ``False``/``None``, and not a plain variable (``weights=w13``,
     tensors made in the script)."""
     if isinstance(value, cst.Name):
         return value.value == "True"
+    if isinstance(value, cst.SimpleString) and not literal_value(value):
+        return False  # `ckpt_path=""`: no checkpoint
     return isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Attribute, cst.Call, cst.Subscript))
 
 

@@ -85,6 +85,11 @@ class OutsideFacts(Protocol):
         """A function of another module that trains (backward, optimizer step) and calls a function of this
         name on any receiver, named for a message; None when there is none."""
 
+    def script_trains(self, analysis: "ModuleAnalysis") -> str | None:
+        """Why the module trains through the project: it calls a project function, or a method of a project class
+        it builds (``TrainLoop(...).run_loop()``), that runs a training step in another module (directly or a few
+        calls deep), named for a message; None when it does not."""
+
     def package_disables_grad(self, analysis: "ModuleAnalysis") -> str | None:
         """Why the module's code runs with autograd off process-wide: a package it belongs to calls
         ``torch.set_grad_enabled(False)`` at module level of its ``__init__`` (run before any of its modules)."""

@@ -1193,6 +1193,69 @@ class ProjectModel:
                 return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
         return None
 
+    def script_trains(self, analysis: ModuleAnalysis) -> str | None:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return None
+        key = ("script-trains", entry.path)
+        if key not in self._memo:
+            summary = entry.summary
+            scopes = [(summary.module_calls, summary.bindings), *((f.calls, {**summary.bindings, **f.locals}) for f in summary.functions.values())]
+            self._memo[key] = next(
+                (reason for calls, local in scopes for site in calls if (reason := self._call_trains(entry, site.callee, local, 0))),
+                None,
+            )
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _call_trains(self, entry: _Entry, callee: str, local: dict[str, list[str]], depth: int) -> str | None:
+        """The call spelled ``callee`` in ``entry`` runs a project function that trains, or a method that does of
+        a project class (``TrainLoop(...).run()``, ``loop.run()`` with ``loop = TrainLoop(...)``), directly or
+        through the ``self`` methods and project functions it calls, a few calls deep."""
+        if depth > 3 or callee.startswith("self."):
+            return None
+        receiver, _, method = callee.rpartition(".")
+        classes: list[str] = []
+        if receiver.endswith("()") and "()" not in receiver[:-2]:
+            classes = [receiver[:-2]]
+        elif receiver and "." not in receiver and receiver in local:
+            classes = local[receiver]
+        for spelled in classes:
+            target = self.resolve(entry, spelled)
+            if target is not None and target.kind == "class":
+                reason = self._method_trains(target, method, entry.path, depth)
+                if reason:
+                    return reason
+        if classes or "()" in callee:
+            return None
+        target = self.resolve(entry, callee)
+        if target is None or target.kind != "function" or "." in target.qualname:
+            return None
+        located = self._function(target)
+        if located is None:
+            return None
+        owner_entry, function = located
+        if _summary_trains(function):
+            return f"`{function.qualname}` in `{owner_entry.summary.name}` runs a training step"
+        return next((r for site in function.calls if (r := self._call_trains(owner_entry, site.callee, function.locals, depth + 1))), None)
+
+    def _method_trains(self, cls: Target, method: str, near: str, depth: int) -> str | None:
+        located = self.method_summary(cls, method, near)
+        if located is None or depth > 3:
+            return None
+        owner_entry, function = located
+        if _summary_trains(function):
+            return f"`{function.qualname}` in `{owner_entry.summary.name}` runs a training step"
+        for site in function.calls:
+            parts = site.callee.split(".")
+            reason = (
+                self._method_trains(cls, parts[1], near, depth + 1)
+                if len(parts) == 2 and parts[0] == "self"
+                else self._call_trains(owner_entry, site.callee, function.locals, depth + 1)
+            )
+            if reason:
+                return reason
+        return None
+
     def package_disables_grad(self, analysis: ModuleAnalysis) -> str | None:
         entry = self._entry_for(analysis)
         if entry is None:
