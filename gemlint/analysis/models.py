@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Iterator
 import libcst as cst
 from libcst.metadata import Assignment
 
+from gemlint.analysis import correlated
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.syntax import (
     NOT_LITERAL,
@@ -126,13 +127,38 @@ class ModelTracker:
             return None
         # `model.encoder(x)` runs a submodule's forward; `model.get_text_features(x)` a method: told apart
         # by the model's class (see _submodule_origins), and unknown classes give no origins.
-        if not self.origins(receiver) or self._result_used_as_module(call):
+        if not self.origins(receiver) or self._result_used_as_module(call) or self._returned_on_another_branch(receiver, call):
             return None
         if any(self._module_argument(arg.value) for arg in call.args):
             # Handed a model, the callee runs it itself (`face2paint(generator, image)` from a hub entry point
             # that returns a function): models take tensors, and how the callee runs this one is not known here.
             return None
         return receiver
+
+    def _returned_on_another_branch(self, receiver: cst.BaseExpression, use: cst.CSTNode) -> bool:
+        """``receiver`` is a name bound only to calls of a factory of this file that builds its models only under
+        ``if <param> == <literal>:``, and ``use`` runs only where the argument each call passed for that parameter
+        is not that literal (:mod:`gemlint.analysis.correlated`): there, the factory returned no model."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        conditions = set()
+        for origin in self.origins(receiver):
+            function = self.analysis.enclosing_function(origin.node)
+            condition = correlated.arm_condition(self.analysis, origin.node, function) if function is not None else None
+            if condition is None:
+                return False
+            conditions.add((function, *condition))
+        if len(conditions) != 1:
+            return False
+        ((function, param, literal),) = conditions
+        values = self.analysis.assigned_values(receiver)
+        return bool(values) and all(
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and self.analysis.module_functions.get(value.func.value) is function
+            and correlated.call_excluded(self.analysis, value, function, param, literal, use)
+            for value in values
+        )
 
     def _runs_forward_method(self, func: cst.Attribute) -> bool:
         """``model.encode_image(x)``: a method of the model that runs part of its forward. For a class of this
