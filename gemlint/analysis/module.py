@@ -487,8 +487,8 @@ class ModuleAnalysis:
             if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None and not self.is_test_file:
                 if self.module_trains:
                     return Verdict(Context.TRAINING, "the script trains")
-                if self.is_smoke_test or self._smoke_test_block(ancestor):
-                    return UNKNOWN
+                if self.is_smoke_test or self._smoke_test_block(ancestor) or compares_two_implementations(self.subtree(ancestor.body)):
+                    return UNKNOWN  # a shape check, or a parity check of two implementations
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
             return inference

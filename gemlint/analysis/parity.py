@@ -33,15 +33,18 @@ _DIFFERENCE_MEASURES = frozenset({"norm", "abs"})
 
 
 def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
-    """Whether ``nodes`` (a function's body, nested scopes excluded) compare the results of two calls that were
-    handed the same local value."""
+    """Whether ``nodes`` (a function's body or a ``__main__`` block, nested scopes excluded) compare the results of
+    two calls that were handed the same value."""
     nodes = list(nodes)
     results: dict[str, cst.Call] = {}
     for node in nodes:
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call):
             target = node.targets[0].target
-            if isinstance(target, cst.Name):
-                results[target.value] = node.value
+            # `out = f(x)`, or `out, pooled = f(x)`: each name holds (part of) what the call returned
+            for name in target.elements if isinstance(target, cst.Tuple) else (target,):
+                name = name.value if isinstance(name, cst.Element) else name
+                if isinstance(name, cst.Name):
+                    results[name.value] = node.value
     for node in nodes:
         if isinstance(node, cst.Call):
             for first, second in _compared(node):
@@ -79,15 +82,15 @@ def _call_behind(expression: cst.BaseExpression, results: dict[str, cst.Call]) -
 
 
 def _shared_input(first: cst.Call, second: cst.Call) -> bool:
-    """Two callees spelled differently are handed the same local name as a positional argument (``model(x)`` and
-    ``reference(cfg, x)``). One model run on two inputs (``model(a)``, ``model(b)``: a distance between
-    embeddings) is inference, not a check."""
+    """Two callees spelled differently are handed the same value (a name or an attribute chain) as a positional
+    argument (``model(x)`` and ``reference(cfg, x)``; ``run_torch(args.text)`` and ``port.run(args.text)``). One model
+    run on two inputs (``model(a)``, ``model(b)``: a distance between embeddings) is inference, not a check."""
     callees = dotted_name(first.func), dotted_name(second.func)
     if None in callees or callees[0] == callees[1]:
         return False
-    names = _positional_names(first)
-    return bool(names & _positional_names(second))
+    return bool(_positional_values(first) & _positional_values(second))
 
 
-def _positional_names(call: cst.Call) -> set[str]:
-    return {arg.value.value for arg in call.args if arg.keyword is None and not arg.star and isinstance(arg.value, cst.Name)}
+def _positional_values(call: cst.Call) -> set[str]:
+    spelled = (dotted_name(arg.value) for arg in call.args if arg.keyword is None and not arg.star)
+    return {value for value in spelled if value is not None}
