@@ -213,6 +213,8 @@ class Uses:
                         node = owner
                         continue
                     index = [c for c in parent.named_children if c.type != "comment"].index(node)
+                    if not address and self._into_dying_container(unit, owner, depth):
+                        return Use.USE  # `items.push_back(p)` into a local vector of pointers that dies here
                     if index == 0 and not address and syn.last_component(syn.callee_name(owner)) in _RETURNS_FIRST_ARGUMENT:
                         node = owner  # `return strcpy(p, src)` returns `p`: what happens to the result happens to it
                         continue
@@ -247,6 +249,60 @@ class Uses:
             if kind in _STATEMENT_TYPES:
                 return Use.USE
             node = parent
+
+    def _into_dying_container(self, unit: Unit, call: Node, depth: int) -> bool:
+        """``call`` puts a pointer into a container of raw pointers (``std::vector<T*> items;``) declared in the
+        function, which keeps nothing once the function returns: the container is only filled, sized, iterated
+        or indexed, never handed on, and no element it holds is released or handed on either. Anything else
+        about the container (passed to a call, returned, swapped, captured, an element deleted) keeps the
+        pointer handed over."""
+        function = call.child_by_field_name("function")
+        if depth > 2 or function is None or function.type != "field_expression":
+            return False
+        receiver, method = function.child_by_field_name("argument"), function.child_by_field_name("field")
+        if receiver is None or method is None or receiver.type != "identifier" or syn.text(method) not in _COPYING_METHODS:
+            return False
+        name = syn.text(receiver)
+        declarations = unit.declarations_of(name)
+        if len(declarations) != 1 or not unit.is_local(name):
+            return False
+        declaration = declarations[0][2].parent
+        while declaration is not None and declaration.type not in ("declaration", "parameter_declaration"):
+            declaration = declaration.parent
+        if declaration is None or declaration.type != "declaration" or syn.has_storage(declaration, frozenset({"static", "extern", "thread_local"})):
+            return False
+        type_node = declaration.child_by_field_name("type")
+        if type_node is None or not _POINTER_CONTAINER.fullmatch(syn.text(type_node).replace(" ", "")):
+            return False
+        for facts in unit.facts.values():
+            if facts.deletes or any(released_argument(c) is not None or _RELEASE_WORDS.search(syn.last_component(syn.callee_name(c))) for c in facts.calls):
+                return False  # something is released here: perhaps the elements, through the container
+            for occurrence, in_lambda in facts.names.get(name, ()):
+                if in_lambda:
+                    return False
+                if occurrence is declarations[0][2] or self._container_use_keeps_nothing(unit, occurrence, depth):
+                    continue
+                return False
+        return True
+
+    def _container_use_keeps_nothing(self, unit: Unit, occurrence: Node, depth: int) -> bool:
+        parent = occurrence.parent
+        if parent is None:
+            return False
+        if parent.type == "field_expression" and parent.child_by_field_name("argument") == occurrence:
+            field = parent.child_by_field_name("field")
+            return field is not None and syn.text(field) in _CONTAINER_KEEPING_NOTHING
+        if parent.type == "subscript_expression" and parent.child_by_field_name("argument") == occurrence:
+            return self.classify(unit, parent, depth + 1) is not Use.ESCAPE  # `items[i]->run()`, not `own(items[i])`
+        if parent.type == "for_range_loop" and parent.child_by_field_name("right") == occurrence:
+            loop_variable = syn.declared_identifier(parent.child_by_field_name("declarator"))
+            if loop_variable is None:
+                return False
+            name = syn.text(loop_variable)
+            body = parent.child_by_field_name("body")
+            uses = [n for n in syn.descendants(body) if n.type == "identifier" and syn.text(n) == name] if body is not None else []
+            return all(self.classify(unit, use, depth + 1) is not Use.ESCAPE for use in uses)
+        return False
 
     def _result_kept(self, unit: Unit, call: Node, depth: int) -> bool:
         """The result of ``call`` is returned, stored, handed on, or bound to a local that escapes: a wrapper
@@ -396,6 +452,10 @@ def is_array_delete(delete: Node) -> bool:
 
 #: Container methods that copy the value they are given (a dereferenced pointer passed to them is not kept).
 _COPYING_METHODS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert", "push", "emplace", "append", "assign"})
+#: A standard container of raw pointers (``std::vector<Item*>``), which frees none of them when it dies.
+_POINTER_CONTAINER = re.compile(r"(?:std::)?(?:vector|deque|list|forward_list|set|unordered_set|queue|stack)<[\w:]+\*+>")
+#: What can be done with such a container that hands none of its pointers on.
+_CONTAINER_KEEPING_NOTHING = _COPYING_METHODS | {"size", "empty", "reserve", "capacity", "resize", "clear", "begin", "end", "front", "back", "at"}
 
 
 def _calls_an_object(call: Node, unit: Unit | None) -> bool:

@@ -23,7 +23,12 @@ class HostMemoryLeak(PairingRule):
         "container, handed to a smart pointer or another owner (`std::unique_ptr<T>(new T)`, `p.reset(q)`, "
         "`std::locale(loc, facet)`), passed to a call whose result is returned, stored or kept in a local that "
         "escapes (`return make_buffer(iface, ctx, n)`, `Matcher<T> m = MakeMatcher(p); return m;`), given to a "
-        "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), or captured by a lambda.",
+        "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), or captured by a lambda. "
+        "Where the receiver's code is not in the file (a constructor or a method of another object, "
+        "`writer->PutRaw(p, n)`), gemlint cannot tell whether it keeps the pointer or copies what it points to, and "
+        "takes it to keep it: such leaks are missed rather than guessed. A local container of raw pointers "
+        "(`std::vector<Task*> tasks;`) is not an owner: it frees nothing when the function returns, so a pointer "
+        "put into it leaks unless the function frees the elements or hands the container, or an element, on.",
         "A native object whose address is stored into a field of a Java object (JNI: `env->SetLongField(obj, "
         "field, (jlong)p)`, `(*env)->SetLongField(env, obj, field, (jlong)p)`, or a function of the file that does "
         "so, also through a local copy such as `jlong handle = reinterpret_cast<jlong>(p)`): the Java object owns "
