@@ -24,6 +24,8 @@ from gemlint.diagnostics import Applicability, CellSpan, Diagnostic, Edit, Fix, 
 FORMAT = 1
 #: A cache entry larger than this is corrupt (one file's findings are a few kilobytes).
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
+#: A run's record holds every linted file's findings.
+MAX_RECORD_BYTES = 512 * 1024 * 1024
 
 
 def settings_fingerprint(*parts: object) -> str:
@@ -51,6 +53,11 @@ class Cache:
     directory: Path
     warnings: list[str] = field(default_factory=list)
     _disabled: bool = False
+    #: The findings of the last run over the same folders, by entry key (see :meth:`use_run_record`).
+    _recorded: dict[str, list] | None = None
+    #: This run's entries, for the next run's record.
+    _used: dict[str, list] = field(default_factory=dict)
+    _record_path: Path | None = None
 
     def _path(self, key: str) -> Path:
         return self.directory / f"v{FORMAT}" / key[:2] / f"{key}.json"
@@ -58,32 +65,64 @@ class Cache:
     def get(self, key: str) -> list[Diagnostic] | None:
         if self._disabled:
             return None
+        raw = self._recorded.get(key) if self._recorded is not None else None
+        if raw is None:
+            try:
+                # An entry is a regular file inside the folder: not a link out of it, a FIFO or a device.
+                raw = json.loads(read_confined(self._path(key), self.directory, MAX_ENTRY_BYTES).decode("utf-8"))
+            except OSError:
+                return None
+            except (UnicodeDecodeError, ValueError, RecursionError) as error:
+                self._warn(f"ignoring a corrupt cache entry ({type(error).__name__}); it will be rewritten")
+                return None
         try:
-            # An entry is a regular file inside the folder: not a link out of it, a FIFO or a device.
-            raw = read_confined(self._path(key), self.directory, MAX_ENTRY_BYTES).decode("utf-8")
-        except OSError:
-            return None
-        except UnicodeDecodeError as error:
-            self._warn(f"ignoring a corrupt cache entry ({type(error).__name__}); it will be rewritten")
-            return None
-        try:
-            return [diagnostic_from_json(item) for item in json.loads(raw)]
+            diagnostics = [diagnostic_from_json(item) for item in raw]
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             self._warn(f"ignoring a corrupt cache entry ({type(error).__name__}); it will be rewritten")
             return None
+        if self._record_path is not None:
+            self._used[key] = raw
+        return diagnostics
 
     def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
         if self._disabled:
             return
+        entry = [diagnostic_to_json(d) for d in diagnostics]
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             gitignore = self.directory / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text("# Created by gemlint.\n*\n", encoding="utf-8")
-            _write_json(self._path(key), [diagnostic_to_json(d) for d in diagnostics])
+            _write_json(self._path(key), entry)
         except OSError as error:
             self._disabled = True
             self._warn(f"cache disabled: cannot write to {self.directory} ({error.strerror or error})")
+            return
+        if self._record_path is not None:
+            self._used[key] = entry
+
+    def use_run_record(self, folders: list[str]) -> None:
+        """Read the entries of the last run over the same ``folders`` from one file, and keep this run's for the
+        next (as ruff keeps one cache file per package): a warm run reads one file, not one per linted file.
+        The record holds entries under their keys, so a stale one is never used; the per-file entries stay for
+        runs over other paths (pre-commit's file lists, which get no record)."""
+        joined = "\0".join(sorted(os.path.abspath(folder) for folder in folders))
+        name = hashlib.sha256(joined.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self._record_path = self.directory / f"v{FORMAT}" / "runs" / f"{name}.json"
+        self._used = {}
+        try:
+            recorded = json.loads(read_confined(self._record_path, self.directory, MAX_RECORD_BYTES))
+        except (OSError, ValueError, RecursionError):
+            recorded = None  # none yet, or a corrupt one: the per-file entries answer
+        self._recorded = recorded if isinstance(recorded, dict) else None
+
+    def save_run_record(self) -> None:
+        if self._record_path is None or self._disabled or (self._recorded is not None and self._recorded.keys() == self._used.keys()):
+            return
+        try:
+            _write_json(self._record_path, self._used)
+        except OSError as error:
+            self._warn(f"cannot record this run's findings in {self.directory} ({error.strerror or error})")
 
     @property
     def writable(self) -> bool:

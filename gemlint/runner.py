@@ -268,6 +268,8 @@ def run(
     jobs = jobs or os.cpu_count() or 1
     # Fixing rewrites files, so it always lints afresh.
     digests = FileDigests(cache, config.root) if cache and not mode.active else None
+    if digests is not None and paths and all(os.path.isdir(path) for path in paths):
+        cache.use_run_record([str(path) for path in paths])
     keys = _cache_settings(tree, paths, files, digests) if digests is not None else None
     done: list[FileReport] = []
     work: list[SourceFile] = []
@@ -312,6 +314,7 @@ def run(
                 report.cache_key = None
         if digests is not None:
             digests.save()
+        cache.save_run_record()
         result.cache_warnings = list(cache.warnings)
     order = {source.display: index for index, source in enumerate(files)}
     done.sort(key=lambda report: order.get(report.display, len(order)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -27,8 +28,9 @@ def setup(tmp_path):
 
 
 def entries(directory):
-    """The per-file result entries (the project index and the files' digests beside them are other files)."""
-    return sorted(p for p in (directory / f"v{FORMAT}").rglob("*.json") if p.parent.name != "digests")
+    """The per-file result entries (the project index, the files' digests and the runs' records beside them are
+    other files)."""
+    return sorted(p for p in (directory / f"v{FORMAT}").rglob("*.json") if p.parent.name not in ("digests", "runs"))
 
 
 def test_second_run_is_served_from_the_cache_and_equal(tmp_path, monkeypatch):
@@ -154,6 +156,8 @@ def test_corrupt_entries_are_ignored_with_one_warning(tmp_path):
     expected = lint(tmp_path, Cache(cache_dir)).diagnostics
     for entry in entries(cache_dir):
         entry.write_text('[{"code": "GEM4')
+    for record in (cache_dir / f"v{FORMAT}" / "runs").glob("*.json"):
+        record.unlink()  # the run's record would answer without reading an entry
     result = lint(tmp_path, Cache(cache_dir))
     assert result.diagnostics == expected
     assert result.warnings == ["ignoring a corrupt cache entry (JSONDecodeError); it will be rewritten"]
@@ -381,3 +385,40 @@ def test_a_corrupt_digest_record_means_reading_every_file(tmp_path):
     record.write_text("{not json", encoding="utf-8")
     assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
     assert FileDigests(Cache(cache_dir), str(tmp_path))._records  # rewritten by the run
+
+
+def test_a_warm_run_over_folders_reads_one_record_instead_of_an_entry_per_file(tmp_path, monkeypatch):
+    import gemlint.cache as cache_module
+
+    setup(tmp_path)
+    aged(tmp_path)
+    cache_dir = tmp_path / "cache"
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    (record,) = (cache_dir / f"v{FORMAT}" / "runs").glob("*.json")
+    assert len(json.loads(record.read_text())) == 2
+    read = []
+    real = cache_module.read_confined
+    monkeypatch.setattr(cache_module, "read_confined", lambda path, *a, **k: read.append(Path(path)) or real(path, *a, **k))
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+    assert record in read and not set(read) & set(entries(cache_dir))
+
+
+def test_a_corrupt_or_stale_run_record_falls_back_to_the_entries(tmp_path):
+    setup(tmp_path)
+    aged(tmp_path)
+    cache_dir = tmp_path / "cache"
+    first = lint(tmp_path, Cache(cache_dir)).diagnostics
+    (record,) = (cache_dir / f"v{FORMAT}" / "runs").glob("*.json")
+    record.write_text('{"0000": 5', encoding="utf-8")
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
+    assert len(json.loads(record.read_text())) == 2  # rewritten by the run
+    record.write_text(json.dumps({key: [] for key in json.loads(record.read_text())} | {"x": 3}), encoding="utf-8")
+    (tmp_path / "src" / "a.py").write_text(BLOCKING + "\n")
+    assert lint(tmp_path, Cache(cache_dir)).diagnostics != []  # an edited file's new key is not in the record
+
+
+def test_a_run_over_named_files_keeps_no_record(tmp_path):
+    setup(tmp_path)
+    cache_dir = tmp_path / "cache"
+    run([tmp_path / "src" / "a.py", tmp_path / "src" / "b.py"], default_config(tmp_path), jobs=1, cache=Cache(cache_dir))
+    assert entries(cache_dir) and not (cache_dir / f"v{FORMAT}" / "runs").exists()
