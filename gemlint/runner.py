@@ -252,7 +252,10 @@ def run(
     config = tree.project
     discovery = Discovery(tree)
     paths = list(paths)
-    files = list(discovery.files(paths))
+    # A cached run needs every file of the project for its keys: walk the root once and take the paths' files
+    # from that walk, instead of walking them and then the root again.
+    root_files = _root_walk(discovery, tree, paths) if cache is not None and not mode.active else None
+    files = _under(root_files, paths) if root_files is not None else list(discovery.files(paths))
     selections: list[Selection] = []
     index_of: dict[Config, int] = {}
     which: dict[str, int] = {}  # a file's path -> its selection's index
@@ -270,7 +273,7 @@ def run(
     digests = FileDigests(cache, config.root) if cache and not mode.active else None
     if digests is not None and paths and all(os.path.isdir(path) for path in paths):
         cache.use_run_record([str(path) for path in paths])
-    keys = _cache_settings(tree, paths, files, digests) if digests is not None else None
+    keys = _cache_settings(tree, paths, root_files or files, digests, whole=root_files is not None) if digests is not None else None
     done: list[FileReport] = []
     work: list[SourceFile] = []
     for source in files:
@@ -328,14 +331,62 @@ def run(
     return result
 
 
-def _cache_settings(tree: ConfigTree, paths: list[Path], files: list[SourceFile], digests: FileDigests | None = None) -> CacheSettings:
+def _cache_settings(
+    tree: ConfigTree, paths: list[Path], files: list[SourceFile], digests: FileDigests | None = None, whole: bool = False
+) -> CacheSettings:
     # A run over the project root has found the project's files already, unless a nested config
     # excludes differently from the project's (the project state follows the project's config).
     config = tree.project
-    whole = any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths) and all(
-        other is config or not ({"exclude", "extend-exclude"} & (other.declared | config.declared)) for other in tree.configs()
-    )
+    whole = whole or (any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths) and _excludes_as_the_project(tree))
     return CacheSettings(config, files if whole else None, digests)
+
+
+def _excludes_as_the_project(tree: ConfigTree) -> bool:
+    config = tree.project
+    return all(other is config or not ({"exclude", "extend-exclude"} & (other.declared | config.declared)) for other in tree.configs())
+
+
+def _root_walk(discovery: Discovery, tree: ConfigTree, paths: list[Path]) -> list[SourceFile] | None:
+    """The project root's files, when every path is a folder below the root that the root's walk enters and
+    finds as the paths' own walks would (not a link, not excluded, no nested config excluding differently);
+    refusals and unlistable folders outside the paths are dropped. None otherwise."""
+    root = os.path.abspath(tree.root)
+    if not paths or not _excludes_as_the_project(tree):
+        return None
+    for path in paths:
+        absolute = os.path.abspath(path)
+        if (
+            not absolute.startswith(root.rstrip(os.sep) + os.sep)
+            or not os.path.isdir(path)
+            or os.path.realpath(path) != absolute
+            or discovery.is_excluded_file(Path(absolute))
+            or discovery.is_excluded(Path(absolute), True)
+        ):
+            return None
+    found = list(discovery.files([Path(root)]))
+    inside = lambda display: any(_below(display, path, discovery.cwd) for path in paths)  # noqa: E731
+    discovery.refused[:] = [refused for refused in discovery.refused if inside(refused.display)]
+    discovery.unreadable[:] = [folder for folder in discovery.unreadable if inside(folder.display)]
+    return found
+
+
+def _below(display: str, folder: Path, cwd: Path) -> bool:
+    absolute, top = os.path.abspath(os.path.join(cwd, display)), os.path.abspath(folder)
+    return absolute == top or absolute.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _under(files: list[SourceFile], paths: list[Path]) -> list[SourceFile]:
+    """The files of ``files`` below each of ``paths``, in the paths' order (a walk's order within each)."""
+    chosen: list[SourceFile] = []
+    seen: set[str] = set()
+    for path in paths:
+        top = os.path.abspath(path).rstrip(os.sep) + os.sep
+        for source in files:
+            key = os.path.abspath(source.path)
+            if key.startswith(top) and key not in seen:
+                seen.add(key)
+                chosen.append(source)
+    return chosen
 
 
 def project_state(config: Config, files: list[SourceFile] | None = None, digests: FileDigests | None = None) -> list[tuple[str, str]]:
