@@ -30,6 +30,7 @@ from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
 from gemlint.native.c_units import Acquisition, Finding, Target, Unit
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument
+from gemlint.native.once import runs_once
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
     ACQUIRES,
@@ -69,6 +70,7 @@ class FileAnalysis:
         self.unreported: list[Finding] = []
         self._mismatches: set[tuple[int, int]] = set()
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
+        self._once: dict[int, bool] = {}
         self.uses = Uses(lambda: self.functions_by_name)
 
     # -- units ----------------------------------------------------------------------------
@@ -143,8 +145,8 @@ class FileAnalysis:
             # An exit in a branch of `if constexpr` may not exist for the types instantiated.
             skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
         )
-        if leak is None:
-            return
+        if leak is None or self._runs_once(acquisition.unit):
+            return  # a function that runs once per process cannot leak more than once
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
             self.unreported.append(
@@ -172,6 +174,17 @@ class FileAnalysis:
                 f"{leak.reason} before `{release_for(row)}` releases it"
             )
         self._report(row.kind.leak_code, acquisition.call, message)
+
+    def _runs_once(self, unit: Unit) -> bool:
+        """``unit`` is a function other than ``main`` that runs at most once per process (``main`` itself is left
+        to the exits the graph knows: leaving it ends the process)."""
+        if unit.node.type != "function_definition" or unit.name in ("main", "wmain"):
+            return False
+        key = unit.node.start_byte
+        if key not in self._once:
+            defines_main = any(name in self.functions_by_name for name in ("main", "wmain"))
+            self._once[key] = runs_once(self.document, unit.node, defines_main)
+        return self._once[key]
 
     def _parse_error_between(self, acquisition: Acquisition, line: int) -> int:
         """The first line with a parse error (a tree-sitter ERROR or missing node) from the acquisition to

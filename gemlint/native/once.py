@@ -1,0 +1,134 @@
+"""Functions that run at most once per process.
+
+``main`` runs once, and so does a function called from one place, outside any loop, in a function that runs
+once. What such a function leaks is one allocation per run, held until the process ends moments or minutes later:
+a sample's ``runTest()`` that returns early when a check fails, a loader that ``main`` calls once and exits on when
+it fails. It cannot grow with requests, so the leak rules leave it alone.
+
+Only callers in the same file are read, so only functions no other file calls are judged: ``static`` functions,
+and the free functions of a program's ``main`` file (a file that defines ``main``; other files do not call into
+it, and in a repository of many programs another file's function of the same name is another program's). A name
+used any other way (a function pointer, a thread's entry, a macro's body), or called from a loop or from a
+function that may run many times, keeps the findings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gemlint.native import c_syntax as syn
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+    from gemlint.frontends.native import NativeDocument
+
+MAX_DEPTH = 4
+LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+_ENTRY_POINTS = frozenset({"main", "wmain"})
+
+
+def runs_once(document: NativeDocument, function: Node, defines_main: bool) -> bool:
+    """Whether the function definition ``function`` of ``document`` runs at most once per process
+    (``defines_main``: the file defines ``main``)."""
+    return _runs_once(document, function, defines_main, 0)
+
+
+def _runs_once(document: NativeDocument, function: Node, defines_main: bool, depth: int) -> bool:
+    name = syn.function_name(function)
+    if name in _ENTRY_POINTS:
+        return True
+    # Methods are called through objects (`engine.run()`), which a name does not find: only free functions.
+    if depth >= MAX_DEPTH or not name.isidentifier() or _in_class(function):
+        return False
+    if not defines_main and not syn.has_storage(function, frozenset({"static"})):
+        return False  # other files may call it
+    mentions = _mentions(document, name)
+    if mentions is None:
+        return False
+    calls = 0
+    for mention in mentions:
+        kind = _mention_kind(mention)
+        if kind == "declaration":
+            continue
+        if kind != "call":
+            return False
+        caller = _enclosing_function(mention)
+        if caller is None or caller is function or _in_loop(mention, caller):
+            return False
+        if not _runs_once(document, caller, defines_main, depth + 1):
+            return False
+        calls += 1
+    return calls == 1  # called from two places, it runs twice
+
+
+_NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier", "statement_identifier"})
+_TEXT_NODES = frozenset({"comment", "string_literal", "raw_string_literal", "char_literal", "system_lib_string"})
+
+
+def _mentions(document: NativeDocument, name: str) -> list[Node] | None:
+    """The names spelled ``name`` in the document's code; None when the word also appears where the tree does not
+    read it as code (a macro's body, a region that did not parse): a use there is not known."""
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    found: list[Node] = []
+    seen = 0
+    stack = [document.root]
+    while stack:
+        node = stack.pop()
+        if node.type in _TEXT_NODES:
+            seen += len(word.findall(node.text or b""))
+            continue
+        if node.type in _NAME_NODES and syn.text(node) == name:
+            found.append(node)
+        stack.extend(node.named_children)
+    if seen + len(found) != len(word.findall(document.data)):
+        return None
+    return [node for node in found if node.type == "identifier"] if all(n.type == "identifier" for n in found) else None
+
+
+def _in_class(function: Node) -> bool:
+    parent = function.parent
+    return parent is not None and parent.type in ("field_declaration_list", "template_declaration") and _enclosing_class_body(parent)
+
+
+def _enclosing_class_body(node: Node) -> bool:
+    while node is not None:
+        if node.type == "field_declaration_list":
+            return True
+        if node.type in ("translation_unit", "namespace_definition", "compound_statement"):
+            return False
+        node = node.parent
+    return False
+
+
+def _mention_kind(identifier: Node) -> str:
+    """``"call"`` (``name(...)``), ``"declaration"`` (the definition's or a prototype's declarator) or ``"other"``."""
+    parent = identifier.parent
+    if parent is None:
+        return "other"
+    if parent.type == "function_declarator" and parent.child_by_field_name("declarator") == identifier:
+        return "declaration"
+    if parent.type == "call_expression" and parent.child_by_field_name("function") == identifier:
+        return "call"
+    return "other"
+
+
+def _enclosing_function(node: Node) -> Node | None:
+    current = node.parent
+    while current is not None:
+        if current.type == "function_definition":
+            return current
+        if current.type == "lambda_expression":
+            return None  # a lambda may run any number of times
+        current = current.parent
+    return None
+
+
+def _in_loop(node: Node, function: Node) -> bool:
+    current = node.parent
+    while current is not None and current is not function:
+        if current.type in LOOPS:
+            return True
+        current = current.parent
+    return False
