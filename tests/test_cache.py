@@ -422,3 +422,24 @@ def test_a_run_over_named_files_keeps_no_record(tmp_path):
     cache_dir = tmp_path / "cache"
     run([tmp_path / "src" / "a.py", tmp_path / "src" / "b.py"], default_config(tmp_path), jobs=1, cache=Cache(cache_dir))
     assert entries(cache_dir) and not (cache_dir / f"v{FORMAT}" / "runs").exists()
+
+
+def test_a_cached_run_over_a_subfolder_walks_the_project_once(tmp_path, monkeypatch):
+    """The project's state (every file's digest) needs the root's files: the subfolder's files are taken from that
+    walk rather than walked a second time, and the findings are the same as an uncached run's."""
+    from gemlint.discovery import Discovery
+
+    setup(tmp_path)
+    aged(tmp_path)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "c.py").write_text(BLOCKING)
+    tops = []
+    real = Discovery._walk
+    monkeypatch.setattr(Discovery, "_walk", lambda self, top, *a, **k: tops.append(os.path.abspath(top)) or real(self, top, *a, **k))
+    cold = lint(tmp_path, Cache(tmp_path / "cache"))
+    assert str(tmp_path / "src") not in tops  # the index walks the root too, on a cold run
+    tops.clear()
+    warm = lint(tmp_path, Cache(tmp_path / "cache"))
+    assert tops == [str(tmp_path)]
+    assert cold.diagnostics == warm.diagnostics == lint(tmp_path, None).diagnostics
+    assert {d.path.rsplit("/", 1)[-1] for d in warm.diagnostics} == {"a.py", "b.py"}
