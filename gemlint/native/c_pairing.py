@@ -145,8 +145,10 @@ class FileAnalysis:
             # An exit in a branch of `if constexpr` may not exist for the types instantiated.
             skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
         )
-        if leak is None or self._runs_once(acquisition.unit):
-            return  # a function that runs once per process cannot leak more than once
+        if leak is None or (self._released_somewhere(acquisition) and self._runs_once(acquisition.unit)):
+            # What a function that runs once per process leaks on a failure exit, having released it on its
+            # normal path, is held only until the failure ends the process.
+            return
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
             self.unreported.append(
@@ -174,6 +176,22 @@ class FileAnalysis:
                 f"{leak.reason} before `{release_for(row)}` releases it"
             )
         self._report(row.kind.leak_code, acquisition.call, message)
+
+    def _released_somewhere(self, acquisition: Acquisition) -> bool:
+        """The function releases what ``acquisition`` holds on some path: a release call or ``delete`` of its
+        variable or a local copied from it (a cleanup that forgets a handle on every path is not this)."""
+        unit = acquisition.unit
+        names = self.uses.aliases(unit, acquisition.variable) if acquisition.variable else frozenset()
+        for facts in unit.facts.values():
+            for call in facts.calls:
+                released = released_argument(call)
+                if released is not None and syn.text(syn.strip(released[0]) or released[0]) in names:
+                    return True
+            for delete in facts.deletes:
+                operand = delete_operand(delete)
+                if operand is not None and syn.text(operand) in names:
+                    return True
+        return False
 
     def _runs_once(self, unit: Unit) -> bool:
         """``unit`` is a function other than ``main`` that runs at most once per process (``main`` itself is left

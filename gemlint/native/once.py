@@ -1,9 +1,9 @@
 """Functions that run at most once per process.
 
 ``main`` runs once, and so does a function called from one place, outside any loop, in a function that runs
-once. What such a function leaks is one allocation per run, held until the process ends moments or minutes later:
-a sample's ``runTest()`` that returns early when a check fails, a loader that ``main`` calls once and exits on when
-it fails. It cannot grow with requests, so the leak rules leave it alone.
+once. What it leaks on a failure exit, having released it on its normal path, is one allocation held until the
+failure ends the process (a sample's ``runTest()`` that returns early when a check fails, and ``main`` exits): the
+leak rules leave that alone. A handle its cleanup forgets on every path is still reported.
 
 Only callers in the same file are read, so only functions no other file calls are judged: ``static`` functions,
 and the free functions of a program's ``main`` file (a file that defines ``main``; other files do not call into

@@ -44,11 +44,12 @@ class DeviceMemoryLeak(PairingRule):
         "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
         "test that guarded the allocation (an `if` or a `switch` case on a value not changed in between: a path "
         "takes the same branch or case at both tests).",
-        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`). A function that runs once per "
-        "process leaks at most once, until the process ends: a `static` function, or a free function of the file that "
-        "defines `main`, called from one place, outside any loop, in `main` or in another such function (a sample's "
-        "`runTest()` that returns early when its check fails). Called from a loop, from two places, or used as a "
-        "pointer (a thread's entry, a callback), it is checked.",
+        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`). Likewise the failure exits of a "
+        "function that runs once per process and releases the memory on its normal path (a sample's `runTest()` that "
+        "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
+        "file that defines `main`, called from one place, outside any loop, in `main` or in another such function. "
+        "Memory such a function never releases is reported; so is any leak of a function called from a loop, from two "
+        "places, or used as a pointer (a thread's entry, a callback).",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
         "`--verbose` says which, the summary line and `--statistics` count the files. A statement macro written "
         "without its `;` (`EXPECT_OK(status)` alone on its line) is given one before parsing, so it does not "
