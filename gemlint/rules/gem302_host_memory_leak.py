@@ -45,12 +45,8 @@ class HostMemoryLeak(PairingRule):
         "return NULL;`): it throws instead. `new (std::nothrow)` may return null, and its test is followed.",
         "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
         "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release.",
-        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`). Likewise the failure exits of a "
-        "function that runs once per process and releases the memory on its normal path (a sample's `runTest()` that "
-        "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
-        "file that defines `main`, called from one place, outside any loop, in `main` or in another such function. "
-        "Memory such a function never releases is reported; so is any leak of a function called from a loop, from two "
-        "places, or used as a pointer (a thread's entry, a callback).",
+        "Leaving `main` (the process ends), calls that never return (`exit`, `abort`), and the failure exits of a function "
+        "that runs once per process and releases the memory on its normal path, as for GEM301.",
         "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
     )
     bad = """\
