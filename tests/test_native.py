@@ -242,3 +242,21 @@ def test_a_stream_written_with_a_side_effect_is_never_offered_as_the_argument_to
     assert found.code == "GEM307"
     assert "kernels run on the streams of `streams` (`streams[d++]`) and only they are synchronized" in found.message
     assert found.message.endswith("pass the stream of `streams` whose kernels use the data")
+
+
+def test_a_pointer_put_into_a_dying_local_container_is_named_with_the_container():
+    source = """
+struct Task { int id; };
+int batch(int n) {
+  std::vector<Task*> tasks;
+  for (int i = 0; i < n; ++i) {
+    Task* t = new Task();
+    tasks.push_back(t);
+  }
+  return (int)tasks.size();
+}
+"""
+    (finding,) = lint_source(source, "batch.cpp")
+    assert finding.code == "GEM302" and finding.line == 6
+    assert "`t` holds an object from `new` that is put into `tasks`, a local container of raw pointers" in finding.message
+    assert "call `delete` on each element before the function returns" in finding.message

@@ -165,6 +165,13 @@ class FileAnalysis:
                 f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
                 f"call `{release_for(row)}` on every path (the stream stays in capture mode and the graph is lost)"
             )
+        elif (container := self.uses.dying_container(acquisition.unit, acquisition.variable) if acquisition.variable else None) is not None:
+            message = (
+                f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is put into `{container}`, "
+                f"a local container of raw pointers that releases none of them: it is lost when `{container}` goes out "
+                f"of scope; call `{release_for(row)}` on each element before the function returns, or hold them in smart "
+                f"pointers"
+            )
         elif leak.step.kind is StepKind.EXIT:
             message = (
                 f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is not released "

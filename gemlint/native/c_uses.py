@@ -285,6 +285,18 @@ class Uses:
                 return False
         return True
 
+    def dying_container(self, unit: Unit, variable: str) -> str | None:
+        """The local container of raw pointers that ``variable`` (or a local copy of it) is put into and that
+        keeps nothing once the function returns (see :meth:`_into_dying_container`), for a message; or None."""
+        names = self.aliases(unit, variable)
+        for facts in unit.facts.values():
+            for call in facts.calls:
+                if any(syn.text(syn.strip(a) or a) in names for a in syn.arguments(call)) and self._into_dying_container(unit, call, 0):
+                    function = call.child_by_field_name("function")
+                    receiver = function.child_by_field_name("argument") if function is not None else None
+                    return syn.text(receiver) if receiver is not None else None
+        return None
+
     def _container_use_keeps_nothing(self, unit: Unit, occurrence: Node, depth: int) -> bool:
         parent = occurrence.parent
         if parent is None:
