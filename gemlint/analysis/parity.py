@@ -3,8 +3,8 @@
 ``out = model(x); ref = reference(x); (out - ref).norm()`` or ``torch.allclose(model(x), ported(x))`` checks a
 conversion or a port, once, on whatever input it was handed (often noise); it serves nothing, whatever calls it
 (SPEC §2, "files that are tests by content"). Classifier-free guidance subtracts two outputs of one input too, but
-keeps the difference as a tensor: only a difference reduced to a measure of it, or an ``allclose``-like comparison,
-makes a check.
+keeps the difference as a tensor (so does a mask made of ``(a - b).abs()``): only a difference reduced to its size
+(``.norm()``, ``.abs().max()``) or an ``allclose``-like comparison makes a check.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ COMPARISON_CALLS = frozenset(
         "dist",
     }
 )
-#: Methods that reduce a difference to its size: ``(out - ref).norm()``, ``(a - b).abs().max()``.
-_DIFFERENCE_MEASURES = frozenset({"norm", "abs"})
+#: Reductions that turn ``(a - b).abs()`` into the size of the difference: ``(out - ref).abs().max()``.
+_REDUCTIONS = frozenset({"max", "mean", "sum"})
 
 
 def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
@@ -59,13 +59,19 @@ def _compared(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpressi
     if name in COMPARISON_CALLS:
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         return [(positional[0], positional[1])] if len(positional) >= 2 else []
-    if name in _DIFFERENCE_MEASURES:
+    operand: cst.BaseExpression | None = None
+    if name == "norm":
         # `(a - b).norm()` as a method, `torch.norm(a - b)` as a function
         operand = call.func.value if isinstance(call.func, cst.Attribute) else None
         if not _is_difference(operand) and call.args:
             operand = call.args[0].value
-        if _is_difference(operand):
-            return [(operand.left, operand.right)]
+    elif name in _REDUCTIONS and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+        # `(a - b).abs().max()`; an elementwise `(a - b).abs()` alone (a mask, an image) is not a measure
+        inner = call.func.value
+        if terminal_name(inner.func) == "abs" and isinstance(inner.func, cst.Attribute):
+            operand = inner.func.value
+    if _is_difference(operand):
+        return [(operand.left, operand.right)]  # type: ignore[union-attr]
     return []
 
 
