@@ -280,7 +280,7 @@ class Uses:
             for occurrence, in_lambda in facts.names.get(name, ()):
                 if in_lambda:
                     return False
-                if occurrence is declarations[0][2] or self._container_use_keeps_nothing(unit, occurrence, depth):
+                if occurrence == declarations[0][2] or self._container_use_keeps_nothing(unit, occurrence, depth):
                     continue
                 return False
         return True

@@ -55,7 +55,7 @@ def _runs_once(document: NativeDocument, function: Node, defines_main: bool, dep
         if kind != "call":
             return False
         caller = _enclosing_function(mention)
-        if caller is None or caller is function or _in_loop(mention, caller):
+        if caller is None or caller == function or _in_loop(mention, caller):
             return False
         if not _runs_once(document, caller, defines_main, depth + 1):
             return False
@@ -127,7 +127,7 @@ def _enclosing_function(node: Node) -> Node | None:
 
 def _in_loop(node: Node, function: Node) -> bool:
     current = node.parent
-    while current is not None and current is not function:
+    while current is not None and current != function:
         if current.type in LOOPS:
             return True
         current = current.parent
