@@ -1230,27 +1230,34 @@ class ProjectModel:
         target = self.resolve(entry, callee)
         if target is None or target.kind != "function" or "." in target.qualname:
             return None
-        located = self._function(target)
-        if located is None:
-            return None
-        owner_entry, function = located
-        if _summary_trains(function):
-            return f"`{function.qualname}` in `{owner_entry.summary.name}` runs a training step"
-        return next((r for site in function.calls if (r := self._call_trains(owner_entry, site.callee, function.locals, depth + 1))), None)
+        key = ("trains", target)
+        if key not in self._memo:
+            self._memo[key] = None  # a cycle decides nothing
+            located = self._function(target)
+            self._memo[key] = self._body_trains(located[0], located[1], None, "", depth) if located is not None else None
+        return self._memo[key]  # type: ignore[return-value]
 
     def _method_trains(self, cls: Target, method: str, near: str, depth: int) -> str | None:
-        located = self.method_summary(cls, method, near)
-        if located is None or depth > 3:
+        key = ("trains", cls, method)
+        if depth > 3:
             return None
-        owner_entry, function = located
+        if key not in self._memo:
+            self._memo[key] = None  # a cycle decides nothing
+            located = self.method_summary(cls, method, near)
+            self._memo[key] = self._body_trains(located[0], located[1], cls, near, depth) if located is not None else None
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _body_trains(self, entry: _Entry, function: FunctionSummary, cls: Target | None, near: str, depth: int) -> str | None:
+        """Why ``function`` (of ``entry``; a method of ``cls``) runs a training step, itself or through what it
+        calls; results are kept per function, so a call graph is walked once."""
         if _summary_trains(function):
-            return f"`{function.qualname}` in `{owner_entry.summary.name}` runs a training step"
+            return f"`{function.qualname}` in `{entry.summary.name}` runs a training step"
         for site in function.calls:
             parts = site.callee.split(".")
             reason = (
                 self._method_trains(cls, parts[1], near, depth + 1)
-                if len(parts) == 2 and parts[0] == "self"
-                else self._call_trains(owner_entry, site.callee, function.locals, depth + 1)
+                if cls is not None and len(parts) == 2 and parts[0] == "self"
+                else self._call_trains(entry, site.callee, function.locals, depth + 1)
             )
             if reason:
                 return reason
