@@ -223,11 +223,13 @@ def launches_llm_server(nodes: list[Node | None]) -> bool:
 
 def kubernetes_containers(file: YamlFile) -> list[Container]:
     found = []
+    runtimes = _serving_runtimes(file)
     for manifest in manifests(file):
         metadata = manifest.mapping("metadata")
         name = _value(metadata.get("name")) if metadata is not None else None
         kind = manifest.text("kind") or "object"
         api = manifest.text("apiVersion") or ""
+        kserve_model = api.startswith("serving.kserve.io/") and kind == "InferenceService"
         # KubeRay's operator mounts a memory-backed /dev/shm, sized to the container's memory, into every Ray
         # container it creates (RayCluster, RayService and RayJob, and what is built on them). KServe merges an
         # LLMInferenceService (and its LLMInferenceServiceConfig presets) over its well-known base configs,
@@ -244,8 +246,61 @@ def kubernetes_containers(file: YamlFile) -> list[Container]:
                 record = _kubernetes_container(container, pod, where)
                 if injected:
                     record.shared_memory = True
+                if kserve_model and container is pod.get("model"):
+                    _merge_runtime(record, container, runtimes)
                 found.append(record)
     return found
+
+
+def _serving_runtimes(file: YamlFile) -> dict[str, tuple[Mapping, list[str]]]:
+    """The KServe ``ServingRuntime``/``ClusterServingRuntime`` objects of the file: name -> (spec, the model formats
+    it supports with ``autoSelect``)."""
+    found: dict[str, tuple[Mapping, list[str]]] = {}
+    for manifest in manifests(file):
+        if not (manifest.text("apiVersion") or "").startswith("serving.kserve.io/"):
+            continue
+        if manifest.text("kind") not in ("ServingRuntime", "ClusterServingRuntime"):
+            continue
+        metadata, spec = manifest.mapping("metadata"), manifest.mapping("spec")
+        name = _value(metadata.get("name")) if metadata is not None else None
+        if name is None or spec is None:
+            continue
+        formats = [
+            text
+            for item in spec.sequence("supportedModelFormats")
+            if isinstance(item, Mapping) and _value(item.get("autoSelect")) in ("true", "True") and (text := _value(item.get("name")))
+        ]
+        found[name] = (spec, formats)
+    return found
+
+
+def _merge_runtime(record: Container, model: Mapping, runtimes: dict[str, tuple[Mapping, list[str]]]) -> None:
+    """A KServe predictor's ``model`` runs in the container of the ServingRuntime it names (``runtime:``, or the
+    one that auto-selects its model format), with the runtime's volumes, mounts, arguments and resources merged in,
+    as KServe merges them. A runtime this file does not define (another file, a cluster's own, KServe's built-in
+    ones) is not known: its pod may well mount /dev/shm, so the container is not judged."""
+    chosen = _value(model.get("runtime"))
+    model_format = model.mapping("modelFormat")
+    format_name = _value(model_format.get("name")) if model_format is not None else None
+    if chosen is None and format_name is not None:
+        chosen = next((name for name, (_, formats) in runtimes.items() if format_name in formats), None)
+    runtime = runtimes.get(chosen) if chosen is not None else None
+    if runtime is None:
+        record.shared_memory = True
+        return
+    spec = runtime[0]
+    inner = next((c for c in spec.sequence("containers") if isinstance(c, Mapping)), None)
+    if inner is None:
+        record.shared_memory = True
+        return
+    merged = _kubernetes_container(inner, spec, record.where)
+    record.shared_memory = record.shared_memory or merged.shared_memory
+    record.shm_note = record.shm_note or merged.shm_note
+    record.parallel = record.parallel or merged.parallel
+    record.serves_llm = record.serves_llm or merged.serves_llm
+    if not record.requests_gpus and merged.requests_gpus:
+        record.requests_gpus, record.gpus, record.gpu_node = True, merged.gpus, merged.gpu_node
+    record.where = f"{record.where} (in ServingRuntime {chosen})"
 
 
 _KUBERAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob", "RayCronJob"})

@@ -26,6 +26,10 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "Containers with `/dev/shm` mounted from an `emptyDir` of `medium: Memory` (or a host path), pods with "
         "`hostIPC: true`, compose services with `shm_size` of at least 1g or `ipc: host`.",
         "Single-GPU, single-process containers.",
+        "A KServe `InferenceService` predictor's `model` runs in its ServingRuntime's container: the runtime it names "
+        "(`runtime:`), or the one that auto-selects its model format, is merged in (volumes, mounts, arguments, "
+        "resources) when the same file defines it. A runtime defined elsewhere (another file, the cluster, KServe's "
+        "built-in runtimes) is not known, and the predictor is not judged.",
         "Counts and sizes that a template hides (a Helm value with no default, compose `${VAR}` interpolation).",
         "Dockerfiles: the shared memory is given by the command that runs the image (`docker run --shm-size`).",
     )
