@@ -13,6 +13,7 @@ from typing import Callable, Iterable
 from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
+from gemlint.confinement import is_inside
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.engine import collecting_notes, input_error, lint_file, lint_text
@@ -356,7 +357,8 @@ def _root_walk(discovery: Discovery, tree: ConfigTree, paths: list[Path]) -> lis
     for path in paths:
         absolute = os.path.abspath(path)
         if (
-            not absolute.startswith(root.rstrip(os.sep) + os.sep)
+            absolute == root
+            or not is_inside(absolute, root)
             or not os.path.isdir(path)
             or os.path.realpath(path) != absolute
             or discovery.is_excluded_file(Path(absolute))
@@ -371,19 +373,18 @@ def _root_walk(discovery: Discovery, tree: ConfigTree, paths: list[Path]) -> lis
 
 
 def _below(display: str, folder: Path, cwd: Path) -> bool:
-    absolute, top = os.path.abspath(os.path.join(cwd, display)), os.path.abspath(folder)
-    return absolute == top or absolute.startswith(top.rstrip(os.sep) + os.sep)
+    return is_inside(os.path.abspath(os.path.join(cwd, display)), os.path.abspath(folder))
 
 
 def _under(files: list[SourceFile], paths: list[Path]) -> list[SourceFile]:
     """The files of ``files`` below each of ``paths``, in the paths' order (a walk's order within each)."""
+    keyed = [(os.path.abspath(source.path), source) for source in files]
     chosen: list[SourceFile] = []
     seen: set[str] = set()
     for path in paths:
-        top = os.path.abspath(path).rstrip(os.sep) + os.sep
-        for source in files:
-            key = os.path.abspath(source.path)
-            if key.startswith(top) and key not in seen:
+        top = os.path.abspath(path)
+        for key, source in keyed:
+            if key not in seen and key != top and is_inside(key, top):
                 seen.add(key)
                 chosen.append(source)
     return chosen

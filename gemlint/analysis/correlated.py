@@ -13,13 +13,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
-from gemlint.analysis.syntax import NOT_LITERAL, literal_value, parameter_position, passed_argument
+from gemlint.analysis.syntax import NOT_LITERAL, literal_value, named_parameters, parameter_position, passed_argument
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.analysis.module import ModuleAnalysis
-
-_SPELLING = cst.Module([])
-
 
 class Equality(NamedTuple):
     subject: cst.BaseExpression
@@ -45,7 +42,7 @@ def equality(test: cst.BaseExpression) -> Equality | None:
 def arm_condition(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> tuple[str, object] | None:
     """``(param, literal)`` when ``node`` runs only in the body of ``if <param> == <literal>:`` inside ``function``,
     ``param`` being one of its parameters."""
-    params = {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+    params = {param.name.value for param in named_parameters(function)}
     child: cst.CSTNode = node
     for ancestor in analysis.ancestors(node):
         if ancestor is function:
@@ -61,12 +58,12 @@ def arm_condition(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.Fun
 def excluded_at(analysis: ModuleAnalysis, use: cst.CSTNode, subject: cst.BaseExpression, literal: object) -> bool:
     """``use`` runs only where ``subject != literal``: in the ``else``/``elif`` of ``if subject == literal:``, or
     in the body of ``if subject != literal:``."""
-    spelled = _SPELLING.code_for_node(subject)
+    spelled = analysis.module.code_for_node(subject)
     child: cst.CSTNode = use
     for ancestor in analysis.ancestors(use):
         if isinstance(ancestor, cst.If):
             test = equality(ancestor.test)
-            if test is not None and test.literal == literal and _SPELLING.code_for_node(test.subject) == spelled:
+            if test is not None and test.literal == literal and analysis.module.code_for_node(test.subject) == spelled:
                 if (test.equal and child is ancestor.orelse) or (not test.equal and child is ancestor.body):
                     return True
         child = ancestor
@@ -75,6 +72,6 @@ def excluded_at(analysis: ModuleAnalysis, use: cst.CSTNode, subject: cst.BaseExp
 
 def call_excluded(analysis: ModuleAnalysis, call: cst.Call, function: cst.FunctionDef, param: str, literal: object, use: cst.CSTNode) -> bool:
     """``call`` of ``function`` passes an expression for ``param`` that ``use`` runs only when it is not ``literal``."""
-    declared = next(p for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params) if p.name.value == param)
+    declared = next(p for p in named_parameters(function) if p.name.value == param)
     passed = passed_argument(call, parameter_position(function, declared, bound=False), param)
     return passed is not None and excluded_at(analysis, use, passed, literal)

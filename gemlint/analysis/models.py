@@ -46,6 +46,7 @@ from gemlint.analysis.syntax import (
     is_member,
     is_name,
     literal_value,
+    named_parameters,
     parameter_position,
     passed_argument,
     terminal_name,
@@ -523,7 +524,7 @@ class ModelTracker:
 
     def _stored_parameter(self, init: cst.FunctionDef, attribute: str) -> cst.Param | None:
         """The parameter of ``__init__`` that it stores as ``self.<attribute> = <param>``."""
-        params = {p.name.value: p for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        params = {p.name.value: p for p in named_parameters(init)}
         for node in self.analysis.subtree(init.body):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value in params:
                 if any(is_member(t.target, ("self",), attribute) for t in node.targets):

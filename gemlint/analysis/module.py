@@ -92,6 +92,7 @@ class ModuleAnalysis:
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._factories: dict[cst.FunctionDef, bool] = {}
         self._parity_checks: dict[cst.FunctionDef, bool] = {}
+        self._checking_blocks: dict[cst.If, bool] = {}
         self._evaluation_reasons: dict[cst.FunctionDef, str | None] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
         #: ``(class, attribute)`` bound by tuple unpacking in a method (see :meth:`unpacked_attribute`).
@@ -487,8 +488,8 @@ class ModuleAnalysis:
             if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None and not self.is_test_file:
                 if self.module_trains:
                     return Verdict(Context.TRAINING, "the script trains")
-                if self.is_smoke_test or self._smoke_test_block(ancestor) or compares_two_implementations(self.subtree(ancestor.body)):
-                    return UNKNOWN  # a shape check, or a parity check of two implementations
+                if self.is_smoke_test or self._checking_block(ancestor):
+                    return UNKNOWN
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
             return inference
@@ -626,6 +627,14 @@ class ModuleAnalysis:
             return True
         return any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and _names_weights(arg.value) for arg in call.args)
 
+    def _checking_block(self, block: cst.If) -> bool:
+        """A ``__main__`` block that checks rather than predicts: a shape check (:meth:`_smoke_test_block`) or a
+        parity check of two implementations. Asked for every node under the block, so kept per block."""
+        known = self._checking_blocks
+        if block not in known:
+            known[block] = self._smoke_test_block(block) or compares_two_implementations(self.subtree(block.body))
+        return known[block]
+
     def _smoke_test_block(self, block: cst.If) -> bool:
         """A ``__main__`` block that builds a model from scratch and runs it on made-up inputs, loading no
         weights itself and calling no function of this module (which might): a model file's shape check, even
@@ -653,8 +662,11 @@ class ModuleAnalysis:
         unset = {
             param.name.value
             for index, param in enumerate(params)
-            if index >= positional and param.name.value not in passed and param.default is not None and not literal_value(param.default)
-            and literal_value(param.default) is not NOT_LITERAL
+            if index >= positional
+            and param.name.value not in passed
+            and param.default is not None
+            and (default := literal_value(param.default)) is not NOT_LITERAL
+            and not default
         }
         return not all(self._only_when_set(load, function, unset) for load in loads)
 

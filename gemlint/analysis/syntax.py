@@ -109,6 +109,12 @@ def argument(call: cst.Call, index: int, name: str) -> cst.Arg | None:
     return keyword_arg(call, name) or positional_arg(call, index)
 
 
+def named_parameters(function: cst.FunctionDef) -> tuple[cst.Param, ...]:
+    """The parameters a call can name: positional-only, ordinary and keyword-only (not ``*args``/``**kwargs``)."""
+    params = function.params
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
+
+
 def parameter_position(function: cst.FunctionDef, param: cst.Param, bound: bool) -> int | None:
     """Where ``param`` sits among the arguments a call passes by position (None: keyword-only; ``bound``:
     called on an instance or constructed, so ``self`` is not passed)."""

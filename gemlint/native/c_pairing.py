@@ -145,7 +145,7 @@ class FileAnalysis:
             # An exit in a branch of `if constexpr` may not exist for the types instantiated.
             skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
         )
-        if leak is None or (self._released_somewhere(acquisition) and self._runs_once(acquisition.unit)):
+        if leak is None or (self._runs_once(acquisition.unit) and self._released_somewhere(acquisition)):
             # What a function that runs once per process leaks on a failure exit, having released it on its
             # normal path, is held only until the failure ends the process.
             return
@@ -165,7 +165,7 @@ class FileAnalysis:
                 f"the stream capture begun on `{acquisition.key}` is not ended when the function {leak.reason}; "
                 f"call `{release_for(row)}` on every path (the stream stays in capture mode and the graph is lost)"
             )
-        elif (container := self.uses.dying_container(acquisition.unit, acquisition.variable) if acquisition.variable else None) is not None:
+        elif (container := self.uses.dying_container(acquisition.unit, acquisition.variable)) is not None:
             message = (
                 f"`{acquisition.variable}` holds {row.kind.description} from `{row.name}` that is put into `{container}`, "
                 f"a local container of raw pointers that releases none of them: it is lost when `{container}` goes out "

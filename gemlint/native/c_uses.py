@@ -83,6 +83,7 @@ class Uses:
         self._functions_by_name = functions_by_name
         self._summaries: dict[tuple[int, int], tuple[Use, Kind | None]] = {}
         self._alias_cache: dict[tuple[int, str], frozenset[str]] = {}
+        self._dying: dict[tuple[int, str, int], bool] = {}
         self._macro_releases: dict[tuple[int, int], list[MacroRelease]] = {}
 
     def macro_releases(self, unit: Unit, step: Step) -> list[MacroRelease]:
@@ -263,6 +264,13 @@ class Uses:
         if receiver is None or method is None or receiver.type != "identifier" or syn.text(method) not in _COPYING_METHODS:
             return False
         name = syn.text(receiver)
+        # Asked for every argument that `classify` meets in a call on the container: judged once per container.
+        key = (unit.node.start_byte, name, depth)
+        if key not in self._dying:
+            self._dying[key] = self._dies_with_the_function(unit, name, depth)
+        return self._dying[key]
+
+    def _dies_with_the_function(self, unit: Unit, name: str, depth: int) -> bool:
         declarations = unit.declarations_of(name)
         if len(declarations) != 1 or not unit.is_local(name):
             return False
@@ -288,6 +296,8 @@ class Uses:
     def dying_container(self, unit: Unit, variable: str) -> str | None:
         """The local container of raw pointers that ``variable`` (or a local copy of it) is put into and that
         keeps nothing once the function returns (see :meth:`_into_dying_container`), for a message; or None."""
+        if not variable:
+            return None
         names = self.aliases(unit, variable)
         for facts in unit.facts.values():
             for call in facts.calls:
