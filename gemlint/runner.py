@@ -287,10 +287,16 @@ def run(
     started = time.perf_counter()
     if any(source.language in (Language.PYTHON, Language.NOTEBOOK) for source in work):
         # Index the project once, here, so that the worker processes start with it (a notebook reads it too).
-        keep_index_in(config.root, cache.directory if cache is not None else None)
+        keep_index_in(config.root, cache.directory if cache is not None else None, digests)
         # The modules to summarise decide the processes, not the files to lint: three files of a fresh clone
         # still index the whole project.
-        project_for(config).model.prepare(_index_mapper(jobs))
+        project = project_for(config)
+        if root_files is not None and project.config == config:
+            project.adopt_sources(root_files)
+        model = project.model
+        model.prepare(_index_mapper(jobs))
+        if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+            model.release()
     result.timings["project index"] = time.perf_counter() - started
     started = time.perf_counter()
     if progress and done:
@@ -393,8 +399,12 @@ def _under(files: list[SourceFile], paths: list[Path]) -> list[SourceFile]:
 def project_state(config: Config, files: list[SourceFile] | None = None, digests: FileDigests | None = None) -> list[tuple[str, str]]:
     """Every file of the project root with a digest of its content: when any changes, the findings that
     depend on other files are computed afresh (a touched but unchanged file changes nothing)."""
+    if files is None:
+        # The project model walks the same root with the same excludes: one walk serves both.
+        project = project_for(config)
+        files = project.sources if project.config == config else list(Discovery(config).files([config.root]))
     state = []
-    for source in files if files is not None else Discovery(config).files([config.root]):
+    for source in files:
         try:
             if digests is not None:
                 digest = digests.digest(os.path.abspath(source.path), read_regular_file)

@@ -9,7 +9,9 @@ import gemlint.engine as engine
 from gemlint.analysis.triage import collect
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects, project_for
-from gemlint.project.model import IndexCache, summarise_file
+from gemlint.project.index_store import IndexCache
+from gemlint.project.model import summarise_file
+from gemlint.project.summary import ModuleSummary
 from gemlint.runner import run
 
 SERVICE = """\
@@ -77,21 +79,51 @@ def test_a_file_changed_after_indexing_is_parsed_afresh(tmp_path, monkeypatch):
 def test_summaries_with_their_facts_round_trip_through_the_index_cache(tmp_path):
     path = tmp_path / "app.py"
     path.write_text(SERVICE)
-    digest, summary = summarise_file(str(path), "app")
+    digest, summary, shape = summarise_file(str(path), "app")
     assert summary is not None and summary.syntax is not None and "predict" in summary.functions
     cache = IndexCache(tmp_path / "cache")
-    cache.entries[("app", digest)] = summary
-    cache.dirty = True
+    cache.add(("app", digest), summary, shape)
     cache.save({("app", digest)})
-    stored = IndexCache(tmp_path / "cache").entries[("app", digest)]
+    read_back = IndexCache(tmp_path / "cache")
+    assert read_back.shapes[("app", digest)] == shape
+    stored = read_back.summary(("app", digest))
     assert stored == summary and stored.syntax == summary.syntax
+
+
+def test_a_summary_is_decoded_only_when_asked_for(tmp_path):
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.py").write_text(SERVICE)
+    cache = IndexCache(tmp_path / "cache")
+    keys = []
+    for name in ("one", "two"):
+        digest, summary, shape = summarise_file(str(tmp_path / f"{name}.py"), name)
+        cache.add((name, digest), summary, shape)
+        keys.append((name, digest))
+    cache.save(set(keys))
+    read_back = IndexCache(tmp_path / "cache")
+    assert all(not isinstance(read_back.entries[key], ModuleSummary) for key in keys)
+    assert read_back.summary(keys[0]).name == "one"
+    assert isinstance(read_back.entries[keys[0]], ModuleSummary) and not isinstance(read_back.entries[keys[1]], ModuleSummary)
+    read_back.release()
+    assert not isinstance(read_back.entries[keys[0]], ModuleSummary)
+
+
+def test_a_moved_line_keeps_the_shape_and_a_new_call_changes_it(tmp_path):
+    path = tmp_path / "app.py"
+    path.write_text(SERVICE)
+    _, _, shape = summarise_file(str(path), "app")
+    path.write_text("# a comment that moves every line\n\n" + SERVICE)
+    _, moved, moved_shape = summarise_file(str(path), "app")
+    path.write_text(SERVICE + "\n\ndef warm():\n    predict(None)\n")
+    _, _, called_shape = summarise_file(str(path), "app")
+    assert moved_shape == shape and called_shape != shape
 
 
 def test_an_unparsable_file_has_a_digest_and_no_summary(tmp_path):
     path = tmp_path / "broken.py"
     path.write_text("def f(:\n")
-    digest, summary = summarise_file(str(path), "broken")
-    assert len(digest) == 64 and summary is None
+    digest, summary, shape = summarise_file(str(path), "broken")
+    assert len(digest) == 32 and summary is None and shape == ""
 
 
 GUARDS = '''\

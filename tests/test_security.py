@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from gemlint.cli import main
 from gemlint.config import ConfigError, load_config
-from gemlint.project.model import INDEX_FILENAME, MAX_INDEX_BYTES, IndexCache
+from gemlint.project.index_store import DATA_FILENAME, INDEX_FILENAME, INDEX_FORMAT, MAX_INDEX_BYTES, IndexCache
 from gemlint.registry import known_codes
 from gemlint.server.session import Session
 
@@ -151,33 +151,51 @@ def test_the_original_reproduction_in_a_fresh_process(repository, tmp_path):
     assert not marker.exists()
 
 
-def wrong_types(entries: list) -> list:
-    (name, digest, summary) = entries[0]
-    summary["functions"] = {"predict": {**next(iter(summary["functions"].values()), {}), "line": "nine"}} if summary["functions"] else 7
-    return [[name, digest, summary]]
+def wrong_types(summary: dict) -> dict:
+    first = next(iter(summary["functions"].values()), None)
+    return {**summary, "functions": {"predict": {**first, "line": "nine"}} if first else 7}
+
+
+def with_summary(change):
+    """A corruption of the first stored summary, written into the data file with a header that matches it."""
+
+    def corrupt(header: dict, data: bytes) -> tuple[dict, bytes]:
+        name, digest, shape, offset, length = header["entries"][0]
+        text = json.dumps(change(json.loads(data[offset : offset + length]))).encode()
+        token = data[:32]
+        return {**header, "size": len(token) + len(text), "entries": [[name, digest, shape, len(token), len(text)]]}, token + text
+
+    return corrupt
 
 
 @pytest.mark.parametrize(
     "corrupt",
     [
-        pytest.param(lambda stored: {**stored, "entries": wrong_types(stored["entries"])}, id="a field of the wrong type"),
-        pytest.param(lambda stored: {**stored, "entries": [[1, 2, 3]]}, id="a key that is not strings"),
-        pytest.param(lambda stored: {**stored, "entries": [[*e[:2], {**e[2], "extra": 1}] for e in stored["entries"]]}, id="an unknown field"),
-        pytest.param(lambda stored: {**stored, "format": "0|old"}, id="another format"),
-        pytest.param(lambda stored: [stored], id="not an object"),
+        pytest.param(with_summary(wrong_types), id="a field of the wrong type"),
+        pytest.param(with_summary(lambda summary: {**summary, "extra": 1}), id="an unknown field"),
+        pytest.param(with_summary(lambda summary: {**summary, "name": "elsewhere"}), id="another module's summary"),
+        pytest.param(lambda header, data: ({**header, "entries": [[1, 2, 3, 4, 5]]}, data), id="a key that is not strings"),
+        pytest.param(lambda header, data: ({**header, "entries": [[*e[:3], e[3], header["size"]] for e in header["entries"]]}, data), id="past the data's end"),
+        pytest.param(lambda header, data: (header, b"0" * 32 + data[32:]), id="another data file"),
+        pytest.param(lambda header, data: ({**header, "format": "0|old"}, data), id="another format"),
+        pytest.param(lambda header, data: ([header], data), id="not an object"),
     ],
 )
 def test_a_corrupt_index_is_dropped_and_rebuilt_with_the_same_findings(repository, corrupt):
     lint(repository)
     file = repository / ".gemlint_cache" / INDEX_FILENAME
-    stored = json.loads(file.read_text())
-    assert stored["entries"]
-    file.write_text(json.dumps(corrupt(stored)))
-    assert IndexCache(file.parent).entries == {}
+    data_file = file.with_name(DATA_FILENAME)
+    header = json.loads(file.read_text())
+    assert header["entries"]
+    header, data = corrupt(header, data_file.read_bytes())
+    file.write_text(json.dumps(header))
+    data_file.write_bytes(data)
+    index = IndexCache(file.parent)
+    assert all(index.summary(key) is None for key in list(index.entries))
     touch_app(repository)
     expected = lint(repository, "--no-cache", "--format", "json").output
     assert lint(repository, "--format", "json").output == expected
-    assert json.loads(file.read_text())["format"] == stored["format"]
+    assert json.loads(file.read_text())["format"] == INDEX_FORMAT
 
 
 def test_a_huge_or_deep_index_file_is_not_parsed(repository):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import libcst
 
+import gemlint.project.index_store as index_store
 import gemlint.project.model as project_model
 from gemlint.cache import Cache
 from gemlint.config import default_config
@@ -75,12 +76,18 @@ def make_project(root):
 
 
 class Counted:
-    """Counts the modules summarised for the index and the files LibCST parses."""
+    """Counts the modules summarised for the index, the summaries decoded from it and the files LibCST parses."""
 
     def __init__(self, monkeypatch):
         self.summarised: list[str] = []
+        self.decoded: list[str] = []
         self.parsed: int = 0
-        summarise, parse = project_model.summarise_file, libcst.parse_module
+        summarise, parse, decode = project_model.summarise_file, libcst.parse_module, index_store.decode_summary
+
+        def decode_summary(data):
+            summary = decode(data)
+            self.decoded.append(summary.name)
+            return summary
 
         def summarise_file(path, module):
             self.summarised.append(module)
@@ -92,6 +99,7 @@ class Counted:
 
         monkeypatch.setattr(project_model, "summarise_file", summarise_file)
         monkeypatch.setattr(libcst, "parse_module", parse_module)
+        monkeypatch.setattr(index_store, "decode_summary", decode_summary)
 
 
 def codes(result, root):
@@ -108,8 +116,25 @@ def test_one_edited_file_with_a_warm_cache_parses_that_file_alone(tmp_path, monk
     counted = Counted(monkeypatch)
     result = run([app], config, jobs=1, cache=Cache(tmp_path / ".gemlint_cache"))
     assert counted.summarised == ["svc.app"]  # the other 62 modules come from the cached index
+    # The edit moved no definition, import or call: the facts derived from every module are read back, and
+    # only the modules the file's questions are about are decoded (its model class's), not all 62.
+    assert set(counted.decoded) <= {"svc.layers", "svc"}
     assert counted.parsed <= 2  # the edited file, and at most the module its model class comes from
     assert codes(result, tmp_path) == [("svc/app.py", "GEM101")]
+
+
+def test_an_edit_that_changes_what_a_module_calls_derives_the_facts_again(tmp_path, monkeypatch):
+    config = make_project(tmp_path)
+    run([tmp_path], config, jobs=1, cache=Cache(tmp_path / ".gemlint_cache"))
+    layers = tmp_path / "svc" / "layers.py"
+    layers.write_text(LAYERS.replace("class Net(torch.nn.Module):", "class Net(torch.nn.Module):\n    pass\n\n\nclass Shell:"))
+    forget_projects()
+    counted = Counted(monkeypatch)
+    result = run([tmp_path / "svc" / "app.py"], config, jobs=1, cache=Cache(tmp_path / ".gemlint_cache"))
+    assert counted.summarised == ["svc.layers"]
+    assert len(set(counted.decoded)) >= MODULES  # every module, for the facts
+    # `Net` no longer subclasses torch.nn.Module (its methods moved to `Shell`): no model runs in `predict`.
+    assert codes(result, tmp_path) == codes(run([tmp_path / "svc" / "app.py"], config, jobs=1), tmp_path)
 
 
 def test_three_files_of_a_fresh_clone_index_the_project_but_parse_only_what_they_ask(tmp_path, monkeypatch):

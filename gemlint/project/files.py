@@ -36,7 +36,7 @@ from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
 from gemlint.project.model import ProjectModel
-from gemlint.project.summary import module_name
+from gemlint.project.summary import forget_packages, module_name
 
 _MARKER = b"optimized_model_filepath"
 _MAX_FILES = 20_000
@@ -206,10 +206,19 @@ class Project:
 
     # -- files and modules ------------------------------------------------------------------
     @cached_property
+    def sources(self) -> list[SourceFile]:
+        """Every file of the project root that a run over the root would lint (one walk per run: the runner
+        shares it, :meth:`adopt_sources`)."""
+        return list(Discovery(self.config, cwd=Path.cwd()).files([self.root]))
+
+    def adopt_sources(self, sources: list[SourceFile]) -> None:
+        """Take ``sources`` (a walk of the root with the project's excludes) as :attr:`sources`."""
+        self.__dict__.setdefault("sources", sources)
+
+    @cached_property
     def python_files(self) -> list[Path]:
-        discovery = Discovery(self.config, cwd=Path.cwd())
         files = []
-        for source in discovery.files([self.root]):
+        for source in self.sources:
             # Regular files only: opening a FIFO or a device named *.py would block or never end. Modules only:
             # a notebook (.ipynb) is no module (nothing imports it, and its cells run by hand in any order), so
             # it reads the index, through its imports, but never feeds it.
@@ -405,7 +414,7 @@ class Project:
     @cached_property
     def model(self):
         """The project model: every module summarised, names resolved across modules."""
-        return ProjectModel(self, _INDEX_CACHE.get(self.root))
+        return ProjectModel(self, _INDEX_CACHE.get(self.root), _DIGESTS.get(self.root))  # type: ignore[arg-type]
 
     @cached_property
     def reach(self):
@@ -436,15 +445,21 @@ _PROJECTS: dict[Hashable, Project] = {}
 #: Where the runs of this process keep the project index, per project root (none: not kept): a folder on
 #: disk, or an index held in memory across runs (the language server's).
 _INDEX_CACHE: dict[Path, object] = {}
+_DIGESTS: dict[Path, object] = {}
 
 
-def keep_index_in(root: Path, directory: "Path | object | None") -> None:
+def keep_index_in(root: Path, directory: "Path | object | None", digests: object | None = None) -> None:
     """Keep the project index of ``root`` in ``directory`` (the run's cache folder, or an in-memory
-    :class:`~gemlint.project.model.IndexCache`), or nowhere."""
+    :class:`~gemlint.project.index_store.IndexCache`), or nowhere; ``digests`` are the run's records of
+    the project's files (``gemlint.cache.FileDigests``), which spare reading the unchanged ones."""
     if directory is None:
         _INDEX_CACHE.pop(root, None)
     else:
         _INDEX_CACHE[root] = directory
+    if digests is None:
+        _DIGESTS.pop(root, None)
+    else:
+        _DIGESTS[root] = digests
 
 
 def forget_projects() -> None:
@@ -452,6 +467,7 @@ def forget_projects() -> None:
     the test suite) must see the files as they are now."""
     _PROJECTS.clear()
     optimized_model_paths.cache_clear()
+    forget_packages()
 
 
 def project_for(config: Config) -> Project:

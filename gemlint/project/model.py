@@ -13,14 +13,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import json
 import re
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -33,14 +31,19 @@ from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
-from gemlint.confinement import read_confined
-from gemlint.project.buffers import read_bytes
-from gemlint.project.summary_codec import decode_summary, encode
+from gemlint.project.buffers import buffer, read_bytes
+from gemlint.project.facts import ProjectFacts, facts_key, load_facts, load_part, save_facts, save_part
+from gemlint.project.index_store import IndexCache
+from gemlint.project.summary_codec import shape_digest
 from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
-from gemlint.version import code_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
+
+    class FileDigester(Protocol):
+        """The runner's records of the project's files (``gemlint.cache.FileDigests``)."""
+
+        def digest(self, path: str, read: Callable[[str], bytes]) -> str: ...
 
 #: Calls followed from a caller to its callers, across modules (each hop may open another file).
 MAX_HOPS = 4
@@ -53,7 +56,6 @@ _MAX_RESOLVE = 12
 _MAX_MENTIONS = 16
 #: How many namespace-package folders above a module give it another importable name.
 _MAX_ALIAS_DEPTH = 3
-_INDEX_FORMAT = f"2|{code_digest()}"
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: torch.nn's containers, whose contents the summary records with them (``summary.UNKNOWN_ELEMENT`` for an
@@ -63,11 +65,6 @@ _TORCH_CONTAINERS = frozenset(f"torch.nn.{name}" for name in MODULE_CONTAINERS)
 _SELF_REBINDING = re.compile(r"self\.\w+\.(?:eval|train|to|cuda|cpu|half|float|bfloat16|requires_grad_)")
 #: Calls and classes whose result depends on the module's mode (``self.training``).
 _MODE_DEPENDENT = re.compile(r"[Dd]ropout|[Bb]atch_?[Nn]orm|[Ii]nstance_?[Nn]orm|\btraining\b|RReLU|rrelu")
-INDEX_FILENAME = "project-index.json"
-#: An index file larger than this is not read (the speed corpus's, 4,000 modules, is far smaller).
-MAX_INDEX_BYTES = 256 * 1024 * 1024
-#: The index file is rewritten once more than this many modules are summarised afresh (see IndexCache.save).
-REWRITE_AFTER = 16
 _TORCHSERVE_PACKAGE = "ts.torch_handler."
 _ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
 
@@ -83,11 +80,29 @@ class Target:
         return f"{self.module}.{self.qualname}" if self.qualname else self.module
 
 
-@dataclass
 class _Entry:
-    path: str
-    summary: ModuleSummary
-    digest: str  # sha256 of the file's bytes, as summarised
+    """A project module: its file, and its summary, decoded from the index when first asked for."""
+
+    __slots__ = ("path", "name", "digest", "_summary", "_index")
+
+    def __init__(self, path: str, name: str, digest: str, index: IndexCache) -> None:
+        self.path = path
+        self.name = name
+        self.digest = digest  # content_digest of the file's bytes, as summarised
+        self._summary: ModuleSummary | None = None
+        self._index = index
+
+    @property
+    def summary(self) -> ModuleSummary:
+        if self._summary is None:
+            summary = self._index.summary((self.name, self.digest))
+            if summary is None:  # dropped from the index as corrupt: summarise the file again
+                summary = summarise_file(self.path, self.name)[1] or ModuleSummary(self.name, self.path.endswith("__init__.py"))
+            self._summary = summary
+        return self._summary
+
+    def release(self) -> None:
+        self._summary = None
 
 
 def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]]:
@@ -95,134 +110,83 @@ def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]
     return {(entry.summary.name, cls.name) for entry, cls in chain}
 
 
-def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None]:
-    """The digest of the bytes read and their summary, which is None when the file cannot be read or parsed
-    (the engine reports that)."""
+def file_digest(data: bytes) -> str:
+    """What the index knows of a file's bytes (the result cache's content digest, so that its records of
+    unchanged files serve both)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, str]:
+    """The digest of the bytes read, their summary and its shape; the summary is None when the file cannot
+    be read or parsed (the engine reports that)."""
     try:
         data = read_bytes(path)
     except OSError:
-        return "", None
-    digest = hashlib.sha256(data).hexdigest()
+        return "", None, ""
+    digest = file_digest(data)
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return digest, None
+        return digest, None, ""
     summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
     summary.syntax = collect(tree)
-    return digest, summary
-
-
-class IndexCache:
-    """Summaries on disk, keyed on (module name, content digest): one JSON file per project root.
-
-    The file lies in the linted repository, which is untrusted: it is data (JSON, never pickle), read only
-    when it is a regular file and not a link, at most :data:`MAX_INDEX_BYTES`, and checked field by field
-    (:mod:`gemlint.project.summary_codec`); anything else is dropped and rebuilt."""
-
-    def __init__(self, directory: Path | None) -> None:
-        self.file = directory / INDEX_FILENAME if directory is not None else None
-        self.entries: dict[tuple[str, str], ModuleSummary] = {}
-        #: Summaries added since the file was read (modules new or edited since).
-        self.added = 0
-        self.rewrite = False
-        if self.file is not None:
-            self.entries = self._load(self.file)
-            # A missing or rejected file is written (a rejected one replaced).
-            self.rewrite = not self.entries
-
-    @staticmethod
-    def _load(file: Path) -> dict[tuple[str, str], ModuleSummary]:
-        try:
-            if os.path.islink(file):
-                return {}
-            data = read_confined(file, None, MAX_INDEX_BYTES)
-            stored = json.loads(data)
-            if not isinstance(stored, dict) or stored.get("format") != _INDEX_FORMAT:
-                return {}
-            entries = stored.get("entries")
-            if not isinstance(entries, list):
-                return {}
-            loaded = {}
-            for entry in entries:
-                if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and isinstance(entry[1], str)):
-                    return {}
-                loaded[(entry[0], entry[1])] = decode_summary(entry[2])
-            return loaded
-        except (OSError, ValueError, RecursionError, MemoryError):  # missing, corrupt, foreign or too deep
-            return {}
-
-    def save(self, used: set[tuple[str, str]]) -> None:
-        if self.file is None:  # kept in memory (a long-lived process): drop the summaries of old contents
-            self.entries = {key: value for key, value in self.entries.items() if key in used}
-            return
-        # The whole file is rewritten (seconds on a large project), so not for a few edited modules: those are
-        # summarised again on each run (milliseconds each) until more have changed.
-        if not self.rewrite and self.added <= REWRITE_AFTER:
-            return
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            kept = [[name, digest, encode(summary)] for (name, digest), summary in self.entries.items() if (name, digest) in used]
-            fd, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".index-")
-            # dumps, not dump: only the one-shot encoder is the C one (ten times faster on a large index)
-            text = json.dumps({"format": _INDEX_FORMAT, "entries": kept}, separators=(",", ":"))
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temporary, self.file)  # replaces a link itself, never writes through it
-        except OSError:
-            pass  # an unwritable cache costs speed only
+    return digest, summary, shape_digest(summary)
 
 
 class ProjectModel:
     """Cross-module facts of one project root (see the module docstring)."""
 
-    def __init__(self, project: "Project", cache_dir: "Path | IndexCache | None" = None) -> None:
+    def __init__(self, project: "Project", cache_dir: "Path | IndexCache | None" = None, digests: "FileDigester | None" = None) -> None:
         self.project = project
         self._cache_dir = cache_dir
+        self._digests = digests
+        self._index: IndexCache | None = None
         self._entries: dict[str, list[_Entry]] | None = None
         self._by_path: dict[str, _Entry] = {}
-        self._callers: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] | None = None
+        self._callers: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] = {}
         self._hops = 0
         self._memo: dict[tuple, object] = {}
-        self._context_paths: frozenset[str] | None = None
-        self._reached: frozenset[tuple[str, str]] = frozenset()
-        self._evidenced_paths: frozenset[str] | None = None
-        self._reached_evidenced: frozenset[tuple[str, str]] = frozenset()
-        self._loading_classes: frozenset[str] | None = None
+        self._facts: ProjectFacts | None = None
 
     # -- building ----------------------------------------------------------------------------
     def build(self, mapper=map) -> None:
-        """Summarise every project module; ``mapper`` (a process pool's ``map``) summarises the modules the
-        on-disk index does not hold."""
+        """Know every project module; ``mapper`` (a process pool's ``map``) summarises the modules the index
+        does not hold. Summaries the index holds are decoded only when asked for."""
         if self._entries is not None:
             return
-        cache = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
+        index = self._index = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
         files: list[tuple[str, str, tuple[str, str]]] = []
         for path in self.project.python_files:
             key_path = os.path.abspath(path)
             try:
-                digest = hashlib.sha256(read_bytes(key_path)).hexdigest()
+                digest = self._digest(key_path)
             except OSError:
                 continue
             name = module_name(path)
             files.append((key_path, name, (name, digest)))
-        missing = [index for index, (_, _, key) in enumerate(files) if key not in cache.entries]
+        missing = [number for number, (_, _, key) in enumerate(files) if key not in index.entries]
         summaries = mapper(summarise_file, [files[i][0] for i in missing], [files[i][1] for i in missing])
-        for index, (digest, summary) in zip(missing, summaries):
-            path, name, _ = files[index]
-            files[index] = (path, name, (name, digest))  # what was parsed, should the file have changed since
+        for number, (digest, summary, shape) in zip(missing, summaries):
+            path, name, _ = files[number]
+            files[number] = (path, name, (name, digest))  # what was parsed, should the file have changed since
             if summary is not None:
-                cache.entries[(name, digest)] = summary
-                cache.added += 1
+                index.add((name, digest), summary, shape)
         entries: dict[str, list[_Entry]] = {}
         for path, name, key in files:
-            summary = cache.entries.get(key)
-            if summary is None:
+            if key not in index.entries:
                 continue  # unreadable or not Python: the engine reports it
-            entry = _Entry(path, summary, key[1])
+            entry = _Entry(path, name, key[1], index)
             entries.setdefault(name, []).append(entry)
             self._by_path[path] = entry
-        cache.save({key for _, _, key in files})
+        index.save({key for _, _, key in files})
         self._entries = entries
+
+    def _digest(self, path: str) -> str:
+        """:func:`file_digest` of the file, from the run's records of unchanged files when it has them (an
+        unsaved editor buffer is always read)."""
+        if self._digests is not None and buffer(path) is None:
+            return self._digests.digest(path, read_bytes)
+        return file_digest(read_bytes(path))
 
     @property
     def modules(self) -> dict[str, list[_Entry]]:
@@ -270,7 +234,7 @@ class ProjectModel:
         root = os.path.abspath(self.project.root)
         aliases: dict[str, list[_Entry]] = {}
         for path, entry in self._by_path.items():
-            name = entry.summary.name
+            name = entry.name
             folder = os.path.dirname(path)
             for _ in range(name.count(".") + (path.endswith("__init__.py"))):
                 folder = os.path.dirname(folder)  # up to the folder that holds the module's top package
@@ -291,7 +255,7 @@ class ProjectModel:
         if self._entries is None:
             return None
         entry = self._by_path.get(os.path.abspath(path))
-        if entry is None or entry.summary.syntax is None or entry.digest != hashlib.sha256(data).hexdigest():
+        if entry is None or entry.digest != file_digest(data) or entry.summary.syntax is None:
             return None
         return entry.summary.syntax
 
@@ -417,18 +381,22 @@ class ProjectModel:
 
     def _subclass_index(self) -> dict[Target, list[Target]]:
         """Each project class -> the project classes that name it as a direct base."""
+        subclasses = self._facts_part("subclasses")
         key = ("subclasses",)
         if key not in self._memo:
-            index: dict[Target, list[Target]] = {}
-            for entries in self.modules.values():
-                for entry in entries:
-                    for qual, cls in entry.summary.classes.items():
-                        for base in cls.bases:
-                            resolved = self.resolve(entry, base)
-                            if resolved is not None and resolved.kind == "class":
-                                index.setdefault(resolved, []).append(Target("class", entry.summary.name, qual))
-            self._memo[key] = index
+            self._memo[key] = {Target("class", *base): [Target("class", *sub) for sub in subs] for base, subs in subclasses.items()}
         return self._memo[key]  # type: ignore[return-value]
+
+    def _compute_subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        index: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for entries in self.modules.values():
+            for entry in entries:
+                for qual, cls in entry.summary.classes.items():
+                    for base in cls.bases:
+                        resolved = self.resolve(entry, base)
+                        if resolved is not None and resolved.kind == "class":
+                            index.setdefault((resolved.module, resolved.qualname), []).append((entry.summary.name, qual))
+        return index
 
     def overrides(self, method: Target) -> list[Target]:
         """The methods of project subclasses (any depth) that override ``method``: a call of a base's method
@@ -574,18 +542,31 @@ class ProjectModel:
         return None
 
     # -- calls ---------------------------------------------------------------------------------------
-    def _caller_index(self) -> dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]]:
-        if self._callers is None:
-            index: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] = {}
-            for entries in self.modules.values():
-                for entry in entries:
-                    for function in entry.summary.callables():
-                        for site in function.calls:
-                            index.setdefault(site.callee.rsplit(".", 1)[-1], []).append((entry, function, site))
-                    for site in entry.summary.module_calls:
-                        index.setdefault(site.callee.rsplit(".", 1)[-1], []).append((entry, None, site))
-            self._callers = index
-        return self._callers
+    def _calls_named(self, name: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
+        """The project's calls whose spelling ends in ``name``, with the function that makes each (None at
+        module level): only the modules that :attr:`facts` says call the name are decoded."""
+        found = self._callers.get(name)
+        if found is None:
+            found = []
+            for path in self._facts_part("callers").get(name, ()):
+                entry = self._by_path.get(path)
+                if entry is None:
+                    continue
+                for function in entry.summary.callables():
+                    found.extend((entry, function, site) for site in function.calls if site.callee.rsplit(".", 1)[-1] == name)
+                found.extend((entry, None, site) for site in entry.summary.module_calls if site.callee.rsplit(".", 1)[-1] == name)
+            self._callers[name] = found
+        return found
+
+    def _compute_callers(self) -> dict[str, list[str]]:
+        index: dict[str, list[str]] = {}
+        for entries in self.modules.values():
+            for entry in entries:
+                names = {site.callee.rsplit(".", 1)[-1] for function in entry.summary.callables() for site in function.calls}
+                names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
+                for name in names:
+                    index.setdefault(name, []).append(entry.path)
+        return index
 
     def resolve_call(self, entry: _Entry, function: FunctionSummary | None, callee: str) -> Target | None:
         """The project function or class a call spelled ``callee`` reaches from ``function``."""
@@ -638,7 +619,7 @@ class ProjectModel:
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
         found = []
-        for caller in self._caller_index().get(spelled, ()):
+        for caller in self._calls_named(spelled):
             caller_entry, function, site = caller
             if caller_entry.path == entry.path and _same_file_call(site.callee):
                 continue  # `helper(...)`, `self.helper(...)`: the per-file analysis's own business
@@ -688,21 +669,65 @@ class ProjectModel:
         """Files with code that may run per request only because of other modules: functions reached from
         entry points in other files (through at most ``MAX_HOPS`` calls), and serving classes whose framework
         base is reached through a project base in another file."""
-        if self._context_paths is None:
-            self._reach()
-        assert self._context_paths is not None
-        return self._context_paths
+        return self.facts.context
 
     @property
     def evidenced_context_paths(self) -> frozenset[str]:
         """:attr:`context_paths` from entry points that are more than a name (a ``predict*`` function, a class
         named for inference): what the rules report on by default, where a name alone is not evidence."""
-        if self._evidenced_paths is None:
-            self._reach()
-        assert self._evidenced_paths is not None
-        return self._evidenced_paths
+        return self.facts.evidenced
 
-    def _reach(self) -> None:
+    @property
+    def facts(self) -> ProjectFacts:
+        """What is derived from every module at once (:mod:`gemlint.project.facts`): read back under the key
+        of every module's shape, else computed and stored."""
+        if self._facts is None:
+            self.build()
+            assert self._index is not None
+            key = facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
+            where = self._facts_folder
+            facts = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
+            if not isinstance(facts, ProjectFacts) or facts.key != key:
+                facts = self._compute_facts(key)
+                if where is None:
+                    self._index.facts[self._root] = facts
+                else:
+                    save_facts(where, self._root, facts)
+            self._facts = facts
+        return self._facts
+
+    @property
+    def _facts_folder(self) -> Path | None:
+        assert self._index is not None
+        return self._index.file.parent if self._index.file is not None else None
+
+    def _facts_part(self, part: str) -> dict:
+        """A part of :attr:`facts` kept apart (:data:`~gemlint.project.facts.PARTS`): read when first asked
+        for, else computed and stored."""
+        facts = self.facts
+        found = getattr(facts, part)
+        if found is None:
+            where = self._facts_folder
+            found = load_part(where, self._root, facts.key, part) if where is not None else None
+            if found is None:
+                found = self._compute_subclasses() if part == "subclasses" else self._compute_callers()
+                setattr(facts, part, found)
+                if where is not None:
+                    save_part(where, self._root, facts, part)
+            setattr(facts, part, found)
+        return found
+
+    def _compute_facts(self, key: str) -> ProjectFacts:
+        facts = ProjectFacts(key)
+        self._facts = facts  # the computations below ask nothing of the facts they compute
+        facts.subclasses = self._compute_subclasses()
+        facts.callers = self._compute_callers()
+        facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach()
+        facts.loading = self._compute_loading_classes()
+        self._facts = None
+        return facts
+
+    def _reach(self) -> tuple[frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]:
         """Walk the calls from the entry points once for both questions: each function is visited as reached
         from an entry point that is more than a name (evidenced) and as reached at all, at most once each."""
         found: dict[bool, set[str]] = {True: set(), False: set()}  # evidenced -> files
@@ -759,23 +784,18 @@ class ProjectModel:
                     ]
                 for located in callees[key]:
                     visit(*located, evidenced, entry.path)
-        self._evidenced_paths = frozenset(found[True])
-        self._reached_evidenced = frozenset(seen[True])
-        self._context_paths = frozenset(found[True] | found[False])
-        self._reached = frozenset(seen[True] | seen[False])
+        return frozenset(found[True]), frozenset(seen[True]), frozenset(found[True] | found[False]), frozenset(seen[True] | seen[False])
 
     def _is_script(self, entry: _Entry) -> bool:
         return _runs_as_script(entry, os.path.relpath(entry.path, self.project.root).replace(os.sep, "/"))
 
     def on_inference_path(self, path: str, qualname: str) -> bool:
         """The function is an entry point or reached from one (through at most ``MAX_HOPS`` calls)."""
-        self.context_paths  # noqa: B018 -- computes the reached set
-        return (path, qualname) in self._reached
+        return (path, qualname) in self.facts.reached
 
     def on_evidenced_path(self, path: str, qualname: str) -> bool:
         """:meth:`on_inference_path` from an entry point that is more than a name."""
-        self.evidenced_context_paths  # noqa: B018 -- computes the reached set
-        return (path, qualname) in self._reached_evidenced
+        return (path, qualname) in self.facts.reached_evidenced
 
     def holds_project_models(self, path: str) -> bool:
         """The module imports a project nn.Module class or model factory from another module: it may run a
@@ -812,25 +832,35 @@ class ProjectModel:
     def loading_classes(self) -> frozenset[str]:
         """The names of the project classes whose construction loads weights, and of the project functions
         that load a model and return it (for the rules' triage)."""
-        if self._loading_classes is None:
-            found = set()
-            for entries in self.modules.values():
-                for entry in entries:
-                    for qualname, cls in entry.summary.classes.items():
-                        if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
-                            found.add(cls.name.rsplit(".", 1)[-1])
-                    for name, function in entry.summary.functions.items():
-                        if self._helper_loader(entry, function):
-                            found.add(name)
-            self._loading_classes = frozenset(found)
-        return self._loading_classes
+        return self.facts.loading
+
+    def _compute_loading_classes(self) -> frozenset[str]:
+        found = set()
+        for entries in self.modules.values():
+            for entry in entries:
+                for qualname, cls in entry.summary.classes.items():
+                    if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
+                        found.add(cls.name.rsplit(".", 1)[-1])
+                for name, function in entry.summary.functions.items():
+                    if self._helper_loader(entry, function):
+                        found.add(name)
+        return frozenset(found)
 
     def prepare(self, mapper=map) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork)."""
         self.build(mapper)
-        self.context_paths  # noqa: B018
-        self.evidenced_context_paths  # noqa: B018
-        self.loading_classes  # noqa: B018
+        self.facts  # noqa: B018
+
+    def release(self) -> None:
+        """Forget decoded summaries and the answers built from them (decoded again when asked): worker
+        processes about to fork then inherit an open index, not every summary, and each decodes the few its
+        files' questions need."""
+        for entry in self._by_path.values():
+            entry.release()
+        if self._index is not None:
+            self._index.release()
+        self._memo.clear()
+        self._callers = {}
 
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
         return self.in_context(str(analysis.context.source.path))
@@ -1177,7 +1207,7 @@ class ProjectModel:
             return None
         sites = [
             site
-            for caller_entry, _, site in self._caller_index().get(function.name.value, ())
+            for caller_entry, _, site in self._calls_named(function.name.value)
             if caller_entry.path != entry.path
             and not is_test_path(os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/"))
         ]
@@ -1188,7 +1218,7 @@ class ProjectModel:
         entry = self._entry_for(analysis)
         if entry is None:
             return None
-        for caller_entry, caller, site in self._caller_index().get(function.name.value, ()):
+        for caller_entry, caller, site in self._calls_named(function.name.value):
             if caller is not None and caller_entry.path != entry.path and _summary_trains(caller):
                 return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
         return None
@@ -1589,7 +1619,7 @@ class ProjectModel:
                 return None  # a framework base, or a project base calling the method it overrides, may call it
         wanted = Target("function", entry.summary.name, qualname)
         sites: list[tuple[_Entry, CallSite]] = []
-        for caller_entry, caller, site in self._caller_index().get(name, ()):
+        for caller_entry, caller, site in self._calls_named(name):
             if caller_entry.path == entry.path:
                 continue  # same-file calls are the file's own analysis's business
             target = self.resolve_call(caller_entry, caller, site.callee)

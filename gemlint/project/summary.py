@@ -608,12 +608,35 @@ def summarise(tree: ast.Module, name: str, is_package: bool) -> ModuleSummary:
     return summary
 
 
-def module_name(path: Path) -> str:
+def module_name(path: Path | str) -> str:
     """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``."""
-    path = Path(os.path.abspath(path))
-    parts = [] if path.name == "__init__.py" else [path.stem]
-    directory = path.parent
-    while os.path.isfile(directory / "__init__.py") and directory.parent != directory:
-        parts.append(directory.name)
-        directory = directory.parent
-    return ".".join(reversed(parts))
+    directory, name = os.path.split(os.path.abspath(path))
+    package = _package_of(directory)
+    if name == "__init__.py":
+        return package
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return f"{package}.{stem}" if package else stem
+
+
+def _package_of(directory: str) -> str:
+    """The dotted package name of ``directory`` ("" when it holds no ``__init__.py``): asked once per folder
+    of a run (a project's modules share their folders), not once per module."""
+    found = _PACKAGES.get(directory)
+    if found is None:
+        parent = os.path.dirname(directory)
+        if parent == directory or not os.path.isfile(os.path.join(directory, "__init__.py")):
+            found = ""
+        else:
+            above = _package_of(parent)
+            here = os.path.basename(directory)
+            found = f"{above}.{here}" if above else here
+        _PACKAGES[directory] = found
+    return found
+
+
+#: Folder -> package name, for one run (:func:`forget_packages` at each run's start: files may come and go).
+_PACKAGES: dict[str, str] = {}
+
+
+def forget_packages() -> None:
+    _PACKAGES.clear()

@@ -10,6 +10,8 @@ corrupt cache, dropped and rebuilt.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import types
 import typing
 from functools import lru_cache
@@ -49,32 +51,54 @@ def encode(value: Any) -> Any:
     return value
 
 
+#: Fields that say where something is written, not what it is (a line, a column, an order on a line).
+POSITION_FIELDS = frozenset({"line", "column", "ordinal"})
+
+
+def shape_digest(summary: ModuleSummary) -> str:
+    """A digest of the summary without its positions: an edit that only moves code (a comment added above,
+    a line wrapped) leaves it unchanged, and with it every fact derived from the summaries, which name
+    files, functions and classes but never positions."""
+    text = json.dumps(_encoder(ModuleSummary, False)(summary), separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
 @lru_cache(maxsize=None)
-def _encoder(cls: type) -> Callable[[Any], Any]:
+def _encoder(cls: type, positions: bool = True) -> Callable[[Any], Any]:
     """An encoder for the dataclass ``cls``, built once from its declared field types (the index of a large
-    project holds millions of values: asking each one's type costs seconds)."""
-    fields = [(name, _value_encoder(kind)) for name, kind in _field_types(cls).items()]
+    project holds millions of values: asking each one's type costs seconds); without ``positions``, the
+    fields of :data:`POSITION_FIELDS` are left out."""
+    fields = [(name, _value_encoder(kind, positions)) for name, kind in _field_types(cls).items() if positions or name not in POSITION_FIELDS]
     return lambda value: {name: convert(getattr(value, name)) for name, convert in fields}
 
 
-def _value_encoder(kind: Any) -> Callable[[Any], Any]:
+def _value_encoder(kind: Any, positions: bool) -> Callable[[Any], Any]:
     origin = typing.get_origin(kind)
     if kind in _SCALARS:
         return _same
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        return _encoder(kind)
+        return _encoder(kind, positions)
     if origin in (set, frozenset):
         return sorted
     if origin in (list, tuple):
         arguments = [a for a in typing.get_args(kind) if a is not Ellipsis]
         if all(a in _SCALARS for a in arguments):
             return list
+        if len(arguments) == 1:
+            convert_item = _value_encoder(arguments[0], positions)
+            return lambda value: [convert_item(item) for item in value]
+        return encode
+    if origin is typing.Union or origin is types.UnionType:
+        options = [option for option in typing.get_args(kind) if option is not type(None)]
+        if len(options) == 1:
+            convert_option = _value_encoder(options[0], positions)
+            return lambda value: None if value is None else convert_option(value)
         return encode
     if origin is dict:
         _, value_type = typing.get_args(kind)
         if value_type in _SCALARS:
             return dict
-        convert = _value_encoder(value_type)
+        convert = _value_encoder(value_type, positions)
         return lambda value: {key: convert(item) for key, item in value.items()}
     return encode
 

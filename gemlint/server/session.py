@@ -30,7 +30,7 @@ from gemlint.fixes import applicable, fix_source
 from gemlint.languages import Language, language_of
 from gemlint.project.buffers import buffer, set_buffer
 from gemlint.project.files import forget_projects, keep_index_in
-from gemlint.project.model import IndexCache
+from gemlint.project.index_store import IndexCache
 from gemlint.registry import PARSE_ERROR_CODE, all_rules, known_codes
 from gemlint.selection import Selection
 from gemlint.suppression import NATIVE_NOQA, PYTHON_NOQA

@@ -1,0 +1,169 @@
+"""What the project model derives from every module at once, kept with the index.
+
+Which functions the entry points reach, which files that puts in context, which classes load weights when
+built, which classes subclass which, and which modules call a name: each asks every module's summary, so a
+run that computed them afresh would decode the whole index. They name files, functions and classes, never
+positions, so they hold for as long as every module keeps its *shape* (its summary without positions,
+:func:`~gemlint.project.summary_codec.shape_digest`): the facts are stored under a key made of every module's
+path, name and shape, and a run over one edited file reuses them unless the edit changed what a module
+defines, imports or calls.
+
+The file lies in the linted repository's cache folder, which is untrusted: JSON, read as a regular file
+that is not a link, each value checked for its type; anything else is no facts (computed afresh).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gemlint.confinement import read_confined
+from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES, replace_file
+
+FACTS_PREFIX = "project-facts-"
+
+
+@dataclass
+class ProjectFacts:
+    key: str
+    context: frozenset[str] = frozenset()
+    evidenced: frozenset[str] = frozenset()
+    reached: frozenset[tuple[str, str]] = frozenset()
+    reached_evidenced: frozenset[tuple[str, str]] = frozenset()
+    loading: frozenset[str] = frozenset()
+    #: (module, class) -> the project classes that name it as a direct base, as (module, class). Kept in a
+    #: file of its own, like :attr:`callers`: few runs over a few files ask it, and it is large.
+    subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+    #: A called name (the last part of its spelling) -> the files whose code calls it.
+    callers: dict[str, list[str]] | None = None
+
+
+#: The parts of the facts stored apart, each read only when asked for.
+PARTS = ("subclasses", "callers")
+
+
+def facts_key(root: str, modules: list[tuple[str, str, str]]) -> str:
+    """The key of the facts of ``root`` whose modules are ``modules`` (path, module name, shape)."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{INDEX_FORMAT}\0{root}\0".encode("utf-8", "surrogateescape"))
+    for path, name, shape in sorted(modules):
+        digest.update(f"{path}\0{name}\0{shape}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def facts_file(directory: Path, root: str, part: str = "") -> Path:
+    name = hashlib.blake2b(os.path.abspath(root).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+    return directory / f"{FACTS_PREFIX}{name}{'.' + part if part else ''}.json"
+
+
+def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
+    """Write the facts, and each part of :data:`PARTS` the facts hold, to their files."""
+    paths = sorted({*facts.context, *facts.evidenced, *(p for p, _ in facts.reached), *(p for p, _ in facts.reached_evidenced)})
+    number = {path: index for index, path in enumerate(paths)}
+    _write(facts_file(directory, root), {
+        "format": INDEX_FORMAT,
+        "key": facts.key,
+        "paths": paths,
+        "context": sorted(number[p] for p in facts.context),
+        "evidenced": sorted(number[p] for p in facts.evidenced),
+        "reached": sorted([number[p], q] for p, q in facts.reached),
+        "reached_evidenced": sorted([number[p], q] for p, q in facts.reached_evidenced),
+        "loading": sorted(facts.loading),
+    })
+    for part in PARTS:
+        if getattr(facts, part) is not None:
+            save_part(directory, root, facts, part)
+
+
+def save_part(directory: Path, root: str, facts: ProjectFacts, part: str) -> None:
+    if part == "subclasses":
+        assert facts.subclasses is not None
+        rows = [[base[0], base[1], [list(sub) for sub in subs]] for base, subs in facts.subclasses.items()]
+        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": facts.key, "rows": rows})
+    else:
+        assert facts.callers is not None
+        paths = sorted({p for found in facts.callers.values() for p in found})
+        number = {path: index for index, path in enumerate(paths)}
+        rows = {name: [number[p] for p in found] for name, found in facts.callers.items()}
+        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": facts.key, "paths": paths, "rows": rows})
+
+
+def _write(file: Path, data: dict) -> None:
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(file, json.dumps(data, separators=(",", ":")).encode())
+    except OSError:
+        pass  # an unwritable cache costs speed only
+
+
+def _read(file: Path, key: str) -> dict | None:
+    """The JSON object in ``file`` when it was written by this version under ``key``."""
+    if os.path.islink(file):
+        return None
+    data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
+    if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or data.get("key") != key:
+        return None
+    return data
+
+
+def load_facts(directory: Path, root: str, key: str) -> ProjectFacts | None:
+    """The facts stored for ``root`` under ``key`` (without their parts); None when there are none, or any
+    value is not what :func:`save_facts` writes."""
+    try:
+        data = _read(facts_file(directory, root), key)
+        if data is None:
+            return None
+        paths = _strings(data["paths"])
+        rows = {name: data[name] for name in ("reached", "reached_evidenced")}
+        if not all(isinstance(r, list) and len(r) == 2 and isinstance(r[1], str) for found in rows.values() for r in found):
+            return None
+        reached = {name: frozenset((paths[i], r[1]) for i, r in zip(_numbers([r[0] for r in found], len(paths)), found)) for name, found in rows.items()}
+        return ProjectFacts(
+            key,
+            context=frozenset(paths[i] for i in _numbers(data["context"], len(paths))),
+            evidenced=frozenset(paths[i] for i in _numbers(data["evidenced"], len(paths))),
+            reached=reached["reached"],
+            reached_evidenced=reached["reached_evidenced"],
+            loading=frozenset(_strings(data["loading"])),
+        )
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
+        return None
+
+
+def load_part(directory: Path, root: str, key: str, part: str) -> dict | None:
+    """The part ``part`` of the facts stored for ``root`` under ``key``, or None."""
+    try:
+        data = _read(facts_file(directory, root, part), key)
+        if data is None:
+            return None
+        rows = data["rows"]
+        if part == "subclasses":
+            subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for row in rows:
+                if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], list)):
+                    return None
+                if not all(isinstance(sub, list) and len(sub) == 2 and all(isinstance(p, str) for p in sub) for sub in row[2]):
+                    return None
+                subclasses[(row[0], row[1])] = [(sub[0], sub[1]) for sub in row[2]]
+            return subclasses
+        paths = _strings(data["paths"])
+        if not isinstance(rows, dict):
+            return None
+        return {name: [paths[i] for i in _numbers(found, len(paths))] for name, found in rows.items()}
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
+        return None
+
+
+def _strings(values: object) -> list[str]:
+    if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
+        raise ValueError("expected strings")
+    return values
+
+
+def _numbers(values: object, limit: int) -> list[int]:
+    if not (isinstance(values, list) and all(type(v) is int and 0 <= v < limit for v in values)):
+        raise ValueError("expected indices of paths")
+    return values

@@ -1,0 +1,226 @@
+"""The project index on disk: module summaries read one at a time, when a question needs them.
+
+Two files per cache folder. ``project-index.data`` holds each summary's JSON text, one after another;
+``project-index.json`` (the header) names every stored module with its content digest, its shape (a digest
+of the summary without positions, :func:`~gemlint.project.summary_codec.shape_digest`) and where its text
+lies in the data file. A run reads the header (small) and decodes a summary only when something asks for it:
+a run over one edited file of a large project decodes the few modules its questions touch, not all of them,
+and a worker process inherits an open file instead of every decoded summary.
+
+Both files lie in the linted repository, which is untrusted: they are data (JSON, never pickle), read only
+as regular files that are not links and not larger than :data:`MAX_INDEX_BYTES`, and every summary is
+checked field by field as it is decoded (:mod:`gemlint.project.summary_codec`). A header that does not match
+its data file (another format, another token, another size) is dropped whole; a summary that fails its check
+is summarised again from the module's file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gemlint.confinement import read_confined
+from gemlint.project.summary import ModuleSummary
+from gemlint.project.summary_codec import CorruptIndex, decode_summary, encode
+from gemlint.version import code_digest
+
+INDEX_FILENAME = "project-index.json"
+DATA_FILENAME = "project-index.data"
+#: A header or data file larger than this is not read (the speed corpus's data, 4,000 modules, is ~60 MB).
+MAX_INDEX_BYTES = 256 * 1024 * 1024
+#: The files are rewritten once more than this many modules are summarised afresh (see IndexCache.save).
+REWRITE_AFTER = 16
+INDEX_FORMAT = f"3|{code_digest()}"
+_TOKEN_BYTES = 16
+
+
+@dataclass(slots=True)
+class Stored:
+    """Where a summary's text lies in the data file."""
+
+    offset: int
+    length: int
+
+
+class IndexCache:
+    """Summaries keyed on (module name, content digest), with their shapes: one header and one data file
+    per cache folder, or only memory (``directory`` None: a long-lived process keeps its summaries)."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.file = directory / INDEX_FILENAME if directory is not None else None
+        self.data_file = directory / DATA_FILENAME if directory is not None else None
+        #: A decoded summary, or where its text lies in the data file.
+        self.entries: dict[tuple[str, str], ModuleSummary | Stored] = {}
+        self.shapes: dict[tuple[str, str], str] = {}
+        #: Summaries added since the files were read (modules new or edited since).
+        self.added = 0
+        self.rewrite = False
+        self._descriptor: int | None = None
+        #: Where each summary of the data file lies, decoded or not (see :meth:`release`).
+        self._where: dict[tuple[str, str], Stored] = {}
+        #: Derived facts kept in memory (``directory`` None), by project root.
+        self.facts: dict[str, object] = {}
+        if self.file is not None:
+            self._load()
+            # A missing or rejected header is written (a rejected one replaced).
+            self.rewrite = not self.entries
+
+    # -- reading -------------------------------------------------------------------------------------
+    def _load(self) -> None:
+        assert self.file is not None and self.data_file is not None
+        try:
+            if os.path.islink(self.file) or os.path.islink(self.data_file):
+                return
+            stored = json.loads(read_confined(self.file, None, MAX_INDEX_BYTES))
+            if not isinstance(stored, dict) or stored.get("format") != INDEX_FORMAT:
+                return
+            token, size, rows = stored.get("token"), stored.get("size"), stored.get("entries")
+            if not (isinstance(token, str) and type(size) is int and isinstance(rows, list)):
+                return
+            entries: dict[tuple[str, str], ModuleSummary | Stored] = {}
+            shapes: dict[tuple[str, str], str] = {}
+            for row in rows:
+                if not (isinstance(row, list) and len(row) == 5 and all(isinstance(item, str) for item in row[:3])):
+                    return
+                offset, length = row[3], row[4]
+                if not (type(offset) is int and type(length) is int and 0 <= offset and 0 < length and offset + length <= size):
+                    return
+                entries[(row[0], row[1])] = Stored(offset, length)
+                shapes[(row[0], row[1])] = row[2]
+            descriptor = self._open_data(token, size)
+        except (OSError, ValueError, RecursionError, MemoryError):  # missing, corrupt, foreign or too deep
+            return
+        if descriptor is None:
+            return
+        self._descriptor = descriptor
+        self.entries, self.shapes = entries, shapes
+        self._where = dict(entries)  # type: ignore[arg-type]
+
+    def _open_data(self, token: str, size: int) -> int | None:
+        """A descriptor of the data file when it is the one the header was written with."""
+        assert self.data_file is not None
+        descriptor = os.open(self.data_file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_size != size or size > MAX_INDEX_BYTES:
+            os.close(descriptor)
+            return None
+        if os.pread(descriptor, _TOKEN_BYTES * 2, 0).decode("ascii", "replace") != token:
+            os.close(descriptor)
+            return None
+        return descriptor
+
+    def summary(self, key: tuple[str, str]) -> ModuleSummary | None:
+        """The summary stored under ``key``, decoded and kept; None when there is none or it fails its check."""
+        found = self.entries.get(key)
+        if not isinstance(found, Stored):
+            return found
+        try:
+            if self._descriptor is None:
+                raise CorruptIndex("no data file")
+            data = os.pread(self._descriptor, found.length, found.offset)
+            summary = decode_summary(json.loads(data))
+            if summary.name != key[0]:
+                raise CorruptIndex("a summary stored under another module's name")
+        except (OSError, ValueError, RecursionError, MemoryError):
+            del self.entries[key]
+            self.shapes.pop(key, None)
+            self._where.pop(key, None)
+            self.rewrite = True  # the files were wrong somewhere: write them afresh
+            return None
+        self.entries[key] = summary
+        return summary
+
+    def release(self) -> None:
+        """Forget the decoded summaries that the data file holds (they are decoded again on demand): a process
+        about to fork workers keeps them from inheriting every summary."""
+        for key, where in self._where.items():
+            if key in self.entries:
+                self.entries[key] = where
+
+    # -- writing -------------------------------------------------------------------------------------
+    def add(self, key: tuple[str, str], summary: ModuleSummary, shape: str) -> None:
+        self.entries[key] = summary
+        self.shapes[key] = shape
+        self.added += 1
+
+    def save(self, used: set[tuple[str, str]]) -> None:
+        if self.file is None:  # kept in memory: drop the summaries of old contents
+            self.entries = {key: value for key, value in self.entries.items() if key in used}
+            self.shapes = {key: value for key, value in self.shapes.items() if key in used}
+            return
+        # Both files are rewritten (a second or more on a large project), so not for a few edited modules:
+        # those are summarised again on each run (milliseconds each) until more have changed.
+        if not self.rewrite and self.added <= REWRITE_AFTER:
+            return
+        assert self.data_file is not None
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            token = secrets.token_hex(_TOKEN_BYTES)
+            chunks = [token.encode("ascii")]
+            size = len(chunks[0])
+            rows = []
+            stored: dict[tuple[str, str], Stored] = {}
+            for key in sorted(used):
+                if key not in self.entries or key not in self.shapes:
+                    continue
+                text = self._text(key)
+                if text is None:
+                    continue
+                rows.append([key[0], key[1], self.shapes[key], size, len(text)])
+                stored[key] = Stored(size, len(text))
+                chunks.append(text)
+                size += len(text)
+            replace_file(self.data_file, b"".join(chunks))
+            replace_file(self.file, json.dumps({"format": INDEX_FORMAT, "token": token, "size": size, "entries": rows}, separators=(",", ":")).encode())
+        except OSError:
+            return  # an unwritable cache costs speed only
+        self._reopen(token, size, stored)
+
+    def _text(self, key: tuple[str, str]) -> bytes | None:
+        found = self.entries[key]
+        if isinstance(found, Stored):
+            if self._descriptor is None:
+                return None
+            try:
+                return os.pread(self._descriptor, found.length, found.offset)
+            except OSError:
+                return None
+        # dumps, not dump: only the one-shot encoder is the C one (ten times faster on a large index)
+        return json.dumps(encode(found), separators=(",", ":")).encode()
+
+    def _reopen(self, token: str, size: int, stored: dict[tuple[str, str], Stored]) -> None:
+        """Read from the files just written from now on (the summaries held may then be released)."""
+        try:
+            descriptor = self._open_data(token, size)
+        except OSError:
+            descriptor = None
+        if descriptor is None:
+            return
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+        self._descriptor = descriptor
+        self.entries = {key: stored[key] if isinstance(value, Stored) else value for key, value in self.entries.items() if key in stored}
+        self._where = stored
+        self.added = 0
+        self.rewrite = False
+
+
+def replace_file(file: Path, data: bytes) -> None:
+    """Write ``file`` whole through a temporary file and a rename (which replaces a link itself, never
+    writes through it)."""
+    fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".index-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, file)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
