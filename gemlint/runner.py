@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import time
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +23,7 @@ from gemlint.frontends import triton_config
 from gemlint.frontends.native_includes import included_headers
 from gemlint.fixes import FileChanged, applicable, fix_source, unified_diff, write_atomically
 from gemlint.languages import Language, language_of
+from gemlint.project.facts import ProjectFacts
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.registry import all_rules
 from gemlint.selection import Selection
@@ -218,6 +221,27 @@ def _index_mapper(jobs: int) -> Callable:
     return mapper
 
 
+def _facts_in_a_child(config: Config) -> Callable[[], ProjectFacts] | None:
+    """Compute the project's facts in a forked process: it decodes every summary, and the memory that takes
+    is not given back to the system once freed (the allocator keeps its arenas), so the process that forks
+    the workers must never hold it. None where processes do not fork."""
+    if multiprocessing.get_start_method() != "fork":
+        return None
+
+    def isolate() -> ProjectFacts:
+        try:
+            with ProcessPoolExecutor(max_workers=1) as pool:
+                return pool.submit(_project_facts, config).result()
+        except BrokenProcessPool:  # the child died (out of memory, killed): compute them here
+            return project_for(config).model.facts
+
+    return isolate
+
+
+def _project_facts(config: Config) -> ProjectFacts:
+    return project_for(config).model.facts
+
+
 def _init_worker(selections: list[Selection], mode: FixMode, keys: CacheSettings | None) -> None:
     global _WORKER_SETUP
     _WORKER_SETUP = (selections, mode, keys)
@@ -294,8 +318,9 @@ def run(
         if root_files is not None and project.config == config:
             project.adopt_sources(root_files)
         model = project.model
-        model.prepare(_index_mapper(jobs))
-        if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+        parallel = jobs > 1 and len(work) >= PARALLEL_THRESHOLD
+        model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if parallel else None)
+        if parallel:
             model.release()
     result.timings["project index"] = time.perf_counter() - started
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """The ecosystem check: gemlint over whole real repositories, against a ledger of judged findings.
 
     python benchmarks/ecosystem/check.py --src DIR [--half HALF|all] [--category C ...]
-        [--repo OWNER/NAME ...] [--preview] [--jobs N] [--save FILE] [--unjudged FILE]
+        [--repo OWNER/NAME ...] [--preview] [--jobs N] [--parse] [--save FILE] [--unjudged FILE]
 
 Like ruff's ``scripts/check_ecosystem.py`` and mypy_primer, it answers "what does this change do to
 code nobody here wrote?". Each repository of ``repositories.tsv`` is expected, checked out at its pinned
@@ -10,7 +10,9 @@ Each is linted whole from its root, as users run it (``gemlint --format json --n
 and its findings are matched on fingerprints against ``ledger.csv``: the verdict a maintainer of that
 project would give each finding (right / wrong / debatable), with a one-line reason.
 
-Printed: per repository the findings now, the new (unjudged) and gone ones and the run time; per rule
+Printed: per repository the findings now, the new (unjudged) and gone ones, the run time and the peak memory
+of the largest process (with ``--parse``, also the time LibCST takes to parse the repository's Python files in one
+process, ``benchmarks/parse_only.py``, and gemlint's time as a multiple of it); per rule
 the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). ``--unjudged``
 writes the unjudged findings as ledger rows without a verdict, ready to be judged and appended.
 
@@ -27,10 +29,12 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PARSE_ONLY = HERE.parent / "parse_only.py"
 REPOSITORIES = HERE / "repositories.tsv"
 LEDGER = HERE / "ledger.csv"
 LEDGER_FIELDS = ("repo", "commit", "path", "line", "rule", "fingerprint", "verdict", "reason")
@@ -55,6 +59,8 @@ class Outcome:
     seconds: float
     findings: list[dict] = field(default_factory=list)
     error: str = ""
+    peak_mib: float = 0.0  # the largest process's resident memory (gemlint's and its workers')
+    parse_seconds: float | None = None  # LibCST parsing every .py file of the repository, one process
 
 
 def read_repositories(path: Path = REPOSITORIES) -> list[Repository]:
@@ -82,12 +88,27 @@ def lint(repository: Repository, folder: Path, preview: bool, jobs: int | None) 
         command.append("--preview")
     if jobs:
         command += ["--jobs", str(jobs)]
+    code, stdout, stderr, seconds, peak = measured(command, folder)
+    if code not in (0, 1):
+        return Outcome(repository, seconds, error=stderr.strip().splitlines()[-1:][0] if stderr.strip() else f"exit {code}", peak_mib=peak)
+    return Outcome(repository, seconds, json.loads(stdout or "[]"), peak_mib=peak)
+
+
+def measured(command: list[str], folder: Path) -> tuple[int, str, str, float, float]:
+    """Run ``command`` in ``folder``: exit code, output, error output, wall seconds and the peak RSS (MiB) of
+    the largest process (on Linux a reaped child's ``ru_maxrss`` covers its own reaped workers)."""
     started = time.perf_counter()
-    completed = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=3600)
-    seconds = time.perf_counter() - started
-    if completed.returncode not in (0, 1):
-        return Outcome(repository, seconds, error=completed.stderr.strip().splitlines()[-1:][0] if completed.stderr.strip() else f"exit {completed.returncode}")
-    return Outcome(repository, seconds, json.loads(completed.stdout or "[]"))
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with ThreadPoolExecutor(max_workers=2) as readers:
+        stdout, stderr = readers.submit(process.stdout.read), readers.submit(process.stderr.read)  # type: ignore[union-attr]
+        _, status, usage = os.wait4(process.pid, 0)
+        out, err = stdout.result(), stderr.result()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, out, err, time.perf_counter() - started, usage.ru_maxrss / 1024
+
+
+def parse_time(folder: Path) -> float:
+    return measured([sys.executable, str(PARSE_ONLY), "libcst", "."], folder)[3]
 
 
 def precision(counts: Counter) -> str:
@@ -96,7 +117,7 @@ def precision(counts: Counter) -> str:
 
 
 def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tuple[str, list[dict]]:
-    lines = [f"{'repository':44} {'half':8} {'findings':>8} {'new':>5} {'gone':>5} {'seconds':>8}"]
+    lines = [f"{'repository':44} {'half':8} {'findings':>8} {'new':>5} {'gone':>5} {'seconds':>8} {'peak MiB':>8} {'x parse':>7}"]
     per_rule: dict[str, Counter] = defaultdict(Counter)
     unjudged: list[dict] = []
     for outcome in outcomes:
@@ -124,7 +145,8 @@ def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tupl
         gone = [row for key, row in ledger.items() if key[0] == name and key not in seen]
         for row in gone:
             per_rule[row["rule"]]["gone " + row["verdict"]] += 1
-        lines.append(f"{name:44} {outcome.repository.half:8} {len(outcome.findings):>8} {new:>5} {len(gone):>5} {outcome.seconds:>8.1f}")
+        ratio = f"{outcome.seconds / outcome.parse_seconds:7.2f}" if outcome.parse_seconds else f"{'–':>7}"
+        lines.append(f"{name:44} {outcome.repository.half:8} {len(outcome.findings):>8} {new:>5} {len(gone):>5} {outcome.seconds:>8.1f} {outcome.peak_mib:>8.0f} {ratio}")
     lines.append("")
     lines.append(f"{'rule':8} {'findings':>8} {'right':>6} {'wrong':>6} {'debat.':>6} {'unjudged':>8} {'precision':>9}   gone (right/wrong/debatable)")
     for rule in sorted(per_rule):
@@ -143,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", action="append", help="owner/name (repeatable)")
     parser.add_argument("--preview", action="store_true")
     parser.add_argument("--jobs", type=int)
+    parser.add_argument("--parse", action="store_true", help="also time LibCST parsing each repository (parse_only.py)")
     parser.add_argument("--save", type=Path, help="write every finding of the run as JSON")
     parser.add_argument("--unjudged", type=Path, help="write the unjudged findings as ledger rows (CSV)")
     args = parser.parse_args(argv)
@@ -160,11 +183,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{repository.name}: not checked out in {args.src}; skipped", file=sys.stderr)
             continue
         outcomes.append(lint(repository, folder, args.preview, args.jobs))
-        print(f"{repository.name}: {len(outcomes[-1].findings)} findings in {outcomes[-1].seconds:.1f}s", file=sys.stderr)
+        if args.parse:
+            outcomes[-1].parse_seconds = parse_time(folder)
+        print(f"{repository.name}: {len(outcomes[-1].findings)} findings in {outcomes[-1].seconds:.1f}s, {outcomes[-1].peak_mib:.0f} MiB", file=sys.stderr)
     text, unjudged = report(outcomes, ledger)
     print(text)
     if args.save:
-        args.save.write_text(json.dumps([{"repo": o.repository.name, "seconds": o.seconds, "error": o.error, "findings": o.findings} for o in outcomes], indent=1))
+        args.save.write_text(json.dumps([
+            {"repo": o.repository.name, "seconds": o.seconds, "peak_mib": o.peak_mib, "parse_seconds": o.parse_seconds, "error": o.error, "findings": o.findings}
+            for o in outcomes
+        ], indent=1))
     if args.unjudged:
         with args.unjudged.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, LEDGER_FIELDS)

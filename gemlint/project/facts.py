@@ -34,6 +34,8 @@ class ProjectFacts:
     reached: frozenset[tuple[str, str]] = frozenset()
     reached_evidenced: frozenset[tuple[str, str]] = frozenset()
     loading: frozenset[str] = frozenset()
+    #: The files that import a project model class or factory from another module.
+    holders: frozenset[str] = frozenset()
     #: (module, class) -> the project classes that name it as a direct base, as (module, class). Kept in a
     #: file of its own, like :attr:`callers`: few runs over a few files ask it, and it is large.
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
@@ -61,7 +63,7 @@ def facts_file(directory: Path, root: str, part: str = "") -> Path:
 
 def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
     """Write the facts, and each part of :data:`PARTS` the facts hold, to their files."""
-    paths = sorted({*facts.context, *facts.evidenced, *(p for p, _ in facts.reached), *(p for p, _ in facts.reached_evidenced)})
+    paths = sorted({*facts.context, *facts.evidenced, *facts.holders, *(p for p, _ in facts.reached), *(p for p, _ in facts.reached_evidenced)})
     number = {path: index for index, path in enumerate(paths)}
     _write(facts_file(directory, root), {
         "format": INDEX_FORMAT,
@@ -72,6 +74,7 @@ def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
         "reached": sorted([number[p], q] for p, q in facts.reached),
         "reached_evidenced": sorted([number[p], q] for p, q in facts.reached_evidenced),
         "loading": sorted(facts.loading),
+        "holders": sorted(number[p] for p in facts.holders),
     })
     for part in PARTS:
         if getattr(facts, part) is not None:
@@ -128,6 +131,7 @@ def load_facts(directory: Path, root: str, key: str) -> ProjectFacts | None:
             reached=reached["reached"],
             reached_evidenced=reached["reached_evidenced"],
             loading=frozenset(_strings(data["loading"])),
+            holders=frozenset(paths[i] for i in _numbers(data["holders"], len(paths))),
         )
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import secrets
 import stat
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 from gemlint.confinement import read_confined
 from gemlint.project.summary import ModuleSummary
@@ -47,6 +50,15 @@ class Stored:
     length: int
 
 
+@dataclass(slots=True)
+class Packed:
+    """A summary this process built and packed away, for an index kept in memory only (no data file to read
+    it back from). The bytes never leave the process: worker processes inherit them at fork, as the
+    summaries themselves came back from the processes that built them (pickled by ``multiprocessing``)."""
+
+    data: bytes
+
+
 class IndexCache:
     """Summaries keyed on (module name, content digest), with their shapes: one header and one data file
     per cache folder, or only memory (``directory`` None: a long-lived process keeps its summaries)."""
@@ -55,7 +67,7 @@ class IndexCache:
         self.file = directory / INDEX_FILENAME if directory is not None else None
         self.data_file = directory / DATA_FILENAME if directory is not None else None
         #: A decoded summary, or where its text lies in the data file.
-        self.entries: dict[tuple[str, str], ModuleSummary | Stored] = {}
+        self.entries: dict[tuple[str, str], ModuleSummary | Stored | Packed] = {}
         self.shapes: dict[tuple[str, str], str] = {}
         #: Summaries added since the files were read (modules new or edited since).
         self.added = 0
@@ -114,9 +126,15 @@ class IndexCache:
             return None
         return descriptor
 
-    def summary(self, key: tuple[str, str]) -> ModuleSummary | None:
-        """The summary stored under ``key``, decoded and kept; None when there is none or it fails its check."""
+    def summary(self, key: tuple[str, str], keep: bool = True) -> ModuleSummary | None:
+        """The summary stored under ``key``, decoded (and with ``keep``, kept); None when there is none or it
+        fails its check."""
         found = self.entries.get(key)
+        if isinstance(found, Packed):
+            summary = pickle.loads(found.data)
+            if keep:
+                self.entries[key] = summary
+            return summary
         if not isinstance(found, Stored):
             return found
         try:
@@ -132,18 +150,21 @@ class IndexCache:
             self._where.pop(key, None)
             self.rewrite = True  # the files were wrong somewhere: write them afresh
             return None
-        self.entries[key] = summary
+        if keep:
+            self.entries[key] = summary
         return summary
 
     def release(self) -> None:
-        """Forget the decoded summaries that the data file holds (they are decoded again on demand): a process
-        about to fork workers keeps them from inheriting every summary."""
-        for key, where in self._where.items():
-            if key in self.entries:
-                self.entries[key] = where
+        """Forget the decoded summaries (each is decoded again when asked for): a process about to fork
+        workers keeps them from inheriting every summary. Those the data file holds are read from it again;
+        the others are packed (a few hundred bytes each, where the objects take kilobytes)."""
+        for key, found in self.entries.items():
+            if isinstance(found, ModuleSummary):
+                where = self._where.get(key)
+                self.entries[key] = where if where is not None else Packed(pickle.dumps(found, pickle.HIGHEST_PROTOCOL))
 
     # -- writing -------------------------------------------------------------------------------------
-    def add(self, key: tuple[str, str], summary: ModuleSummary, shape: str) -> None:
+    def add(self, key: tuple[str, str], summary: ModuleSummary | Packed, shape: str) -> None:
         self.entries[key] = summary
         self.shapes[key] = shape
         self.added += 1
@@ -161,21 +182,22 @@ class IndexCache:
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             token = secrets.token_hex(_TOKEN_BYTES)
-            chunks = [token.encode("ascii")]
-            size = len(chunks[0])
             rows = []
             stored: dict[tuple[str, str], Stored] = {}
-            for key in sorted(used):
-                if key not in self.entries or key not in self.shapes:
-                    continue
-                text = self._text(key)
-                if text is None:
-                    continue
-                rows.append([key[0], key[1], self.shapes[key], size, len(text)])
-                stored[key] = Stored(size, len(text))
-                chunks.append(text)
-                size += len(text)
-            replace_file(self.data_file, b"".join(chunks))
+            with replacing(self.data_file) as handle:
+                # Written as encoded, one summary at a time: a large project's index is tens of MB.
+                handle.write(token.encode("ascii"))
+                size = _TOKEN_BYTES * 2
+                for key in sorted(used):
+                    if key not in self.entries or key not in self.shapes:
+                        continue
+                    text = self._text(key)
+                    if text is None:
+                        continue
+                    rows.append([key[0], key[1], self.shapes[key], size, len(text)])
+                    stored[key] = Stored(size, len(text))
+                    handle.write(text)
+                    size += len(text)
             replace_file(self.file, json.dumps({"format": INDEX_FORMAT, "token": token, "size": size, "entries": rows}, separators=(",", ":")).encode())
         except OSError:
             return  # an unwritable cache costs speed only
@@ -183,6 +205,8 @@ class IndexCache:
 
     def _text(self, key: tuple[str, str]) -> bytes | None:
         found = self.entries[key]
+        if isinstance(found, Packed):
+            found = pickle.loads(found.data)
         if isinstance(found, Stored):
             if self._descriptor is None:
                 return None
@@ -213,12 +237,19 @@ class IndexCache:
 def replace_file(file: Path, data: bytes) -> None:
     """Write ``file`` whole through a temporary file and a rename (which replaces a link itself, never
     writes through it)."""
+    with replacing(file) as handle:
+        handle.write(data)
+
+
+@contextmanager
+def replacing(file: Path) -> Iterator[BinaryIO]:
+    """A temporary file that replaces ``file`` once written without error (and is removed otherwise)."""
     fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".index-")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
         os.replace(temporary, file)
-    except OSError:
+    except BaseException:
         try:
             os.unlink(temporary)
         except OSError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import pickle
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_key, load_facts, load_part, save_facts, save_part
-from gemlint.project.index_store import IndexCache
+from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
@@ -104,6 +105,14 @@ class _Entry:
     def release(self) -> None:
         self._summary = None
 
+    def syntax_facts(self) -> SyntaxFacts | None:
+        """The triage facts of the summary, without keeping the summary when nothing asked for it before: a
+        worker triages thousands of files whose summaries no question of its own touches."""
+        if self._summary is not None:
+            return self._summary.syntax
+        summary = self._index.summary((self.name, self.digest), keep=False)
+        return summary.syntax if summary is not None else self.summary.syntax
+
 
 def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]]:
     """The classes of a lineage as (module, class) pairs."""
@@ -114,6 +123,40 @@ def file_digest(data: bytes) -> str:
     """What the index knows of a file's bytes (the result cache's content digest, so that its records of
     unchanged files serve both)."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def summarise_packed(path: str, module: str) -> tuple[str, Packed | None, str]:
+    """:func:`summarise_file` with the summary packed: a process that summarises for another hands it over as
+    bytes, and the receiver holds them so until the summary is asked for."""
+    digest, summary, shape = summarise_file(path, module)
+    return digest, Packed(pickle.dumps(_shared_values(summary), pickle.HIGHEST_PROTOCOL)) if summary is not None else None, shape
+
+
+def _shared_values(summary: ModuleSummary) -> ModuleSummary:
+    """The summary with equal strings and empty containers made one object each (summaries are never changed
+    once built): pickling writes a value once per module and refers to it after, so the unpacked summary
+    holds one empty set where its functions held thousands (a third of a large project's index)."""
+    empties: dict[type, object] = {}
+    strings: dict[str, str] = {}
+
+    def shared(value: object) -> object:
+        if isinstance(value, str):
+            return strings.setdefault(value, value)
+        if isinstance(value, (set, list, dict)) and not value:
+            return empties.setdefault(type(value), value)
+        if isinstance(value, (CallSite, FunctionSummary, ClassSummary, SyntaxFacts)):
+            for name in value.__dataclass_fields__:
+                setattr(value, name, shared(getattr(value, name)))
+        elif isinstance(value, list):
+            value[:] = [shared(item) for item in value]
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                value[key] = shared(item)
+        return value
+
+    for name in summary.__dataclass_fields__:
+        setattr(summary, name, shared(getattr(summary, name)))
+    return summary
 
 
 def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, str]:
@@ -165,7 +208,7 @@ class ProjectModel:
             name = module_name(path)
             files.append((key_path, name, (name, digest)))
         missing = [number for number, (_, _, key) in enumerate(files) if key not in index.entries]
-        summaries = mapper(summarise_file, [files[i][0] for i in missing], [files[i][1] for i in missing])
+        summaries = mapper(summarise_packed, [files[i][0] for i in missing], [files[i][1] for i in missing])
         for number, (digest, summary, shape) in zip(missing, summaries):
             path, name, _ = files[number]
             files[number] = (path, name, (name, digest))  # what was parsed, should the file have changed since
@@ -255,9 +298,9 @@ class ProjectModel:
         if self._entries is None:
             return None
         entry = self._by_path.get(os.path.abspath(path))
-        if entry is None or entry.digest != file_digest(data) or entry.summary.syntax is None:
+        if entry is None or entry.digest != file_digest(data):
             return None
-        return entry.summary.syntax
+        return entry.syntax_facts()
 
     def entry_of_path(self, path: str) -> _Entry | None:
         self.modules  # noqa: B018 -- builds the index
@@ -682,19 +725,37 @@ class ProjectModel:
         """What is derived from every module at once (:mod:`gemlint.project.facts`): read back under the key
         of every module's shape, else computed and stored."""
         if self._facts is None:
-            self.build()
-            assert self._index is not None
-            key = facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
-            where = self._facts_folder
-            facts = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
-            if not isinstance(facts, ProjectFacts) or facts.key != key:
-                facts = self._compute_facts(key)
-                if where is None:
-                    self._index.facts[self._root] = facts
-                else:
-                    save_facts(where, self._root, facts)
+            facts = self._stored_facts()
+            if facts is None:
+                facts = self._compute_facts(self._facts_key)
+                self.adopt_facts(facts, store=True)
             self._facts = facts
         return self._facts
+
+    @property
+    def _facts_key(self) -> str:
+        self.build()
+        assert self._index is not None
+        return facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
+
+    def _stored_facts(self) -> ProjectFacts | None:
+        """The facts kept for the project's modules as they are now, if any."""
+        key = self._facts_key
+        assert self._index is not None
+        where = self._facts_folder
+        facts = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
+        return facts if isinstance(facts, ProjectFacts) and facts.key == key else None
+
+    def adopt_facts(self, facts: ProjectFacts, store: bool = False) -> None:
+        """Take ``facts`` (computed here, or by a process that inherited this model); with ``store``, keep them
+        with the index too."""
+        assert self._index is not None
+        self._facts = facts
+        where = self._facts_folder
+        if where is None:
+            self._index.facts[self._root] = facts
+        elif store:
+            save_facts(where, self._root, facts)
 
     @property
     def _facts_folder(self) -> Path | None:
@@ -723,7 +784,10 @@ class ProjectModel:
         facts.subclasses = self._compute_subclasses()
         facts.callers = self._compute_callers()
         facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach()
+        self._memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
         facts.loading = self._compute_loading_classes()
+        facts.holders = frozenset(entry.path for entry in self._by_path.values() if self._imports_project_models(entry))
+        self._memo.clear()
         self._facts = None
         return facts
 
@@ -799,24 +863,20 @@ class ProjectModel:
 
     def holds_project_models(self, path: str) -> bool:
         """The module imports a project nn.Module class or model factory from another module: it may run a
-        model without naming torch at all."""
-        entry = self.entry_of_path(path)
-        if entry is None:
-            return False
-        key = ("holds", entry.path)
-        if key not in self._memo:
-            found = False
-            for imported in entry.summary.imports.values():
-                target = self.resolve_absolute(imported, entry.path)
-                if target is None or target.module == entry.summary.name:
-                    continue
-                if (target.kind == "class" and self.is_model_class(target, entry.path)) or (
-                    target.kind == "function" and self.factory(target, entry.path) is not None
-                ):
-                    found = True
-                    break
-            self._memo[key] = found
-        return bool(self._memo[key])
+        model without naming torch at all. Asked of every file a run lints, so answered for all at once
+        with the facts."""
+        return os.path.abspath(path) in self.facts.holders
+
+    def _imports_project_models(self, entry: _Entry) -> bool:
+        for imported in entry.summary.imports.values():
+            target = self.resolve_absolute(imported, entry.path)
+            if target is None or target.module == entry.summary.name:
+                continue
+            if (target.kind == "class" and self.is_model_class(target, entry.path)) or (
+                target.kind == "function" and self.factory(target, entry.path) is not None
+            ):
+                return True
+        return False
 
     def in_context(self, path: str, names: bool = True) -> bool:
         """The file holds code reached from entry points in other modules (:attr:`context_paths`; with ``names``
@@ -846,9 +906,13 @@ class ProjectModel:
                         found.add(name)
         return frozenset(found)
 
-    def prepare(self, mapper=map) -> None:
-        """Compute what every file's analysis may ask first (before worker processes fork)."""
+    def prepare(self, mapper=map, isolate: "Callable[[], ProjectFacts] | None" = None) -> None:
+        """Compute what every file's analysis may ask first (before worker processes fork). ``isolate`` computes
+        the facts in a process of its own that inherits this model (it decodes every summary, which this
+        process, about to fork workers, should not hold)."""
         self.build(mapper)
+        if self._facts is None and isolate is not None and self._stored_facts() is None:
+            self.adopt_facts(isolate())
         self.facts  # noqa: B018
 
     def release(self) -> None:
