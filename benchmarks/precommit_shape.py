@@ -1,12 +1,14 @@
 """The pre-commit shape: what linting a few files of a large project costs, against linting them alone.
 
-    python benchmarks/precommit_shape.py [--corpus DIR] [--runs N] [--json FILE] FILE [FILE ...]
+    python benchmarks/precommit_shape.py [--corpus DIR] [--runs N] [--edit comment|code] [--json FILE] FILE [FILE ...]
 
 FILE are paths inside the corpus (the first is the one edited). Measured, each a whole process started
 in the corpus folder, as pre-commit starts it:
 
 - ``warm-edited``: the project's cache is full (one untimed run over the corpus first); the first file is
-  edited (a comment appended, restored afterwards) and linted alone, as a hook passes it.
+  edited and linted alone, as a hook passes it, then restored. ``--edit comment`` (the default) appends a
+  comment: the module defines, imports and calls what it did, and the facts derived from every module are
+  read back. ``--edit code`` appends a function that calls another: those facts are derived afresh.
 - ``alone``: the same edited file copied into an empty folder and linted there (no project around it).
 - ``fresh-three``: the files linted with an empty cache, as on a fresh clone (the project index included).
 
@@ -40,6 +42,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS / "transformers")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--edit", choices=("comment", "code"), default="comment")
     parser.add_argument("--json", type=Path)
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args()
@@ -53,7 +56,8 @@ def main() -> int:
     try:
         subprocess.run([*gemlint, "--cache-dir", str(cache), "."], cwd=corpus, stdout=subprocess.DEVNULL, check=False)
         for run in range(args.runs):
-            marker = f"\n# edited {run}\n".encode()
+            marker = f"\n# edited {run}\n" if args.edit == "comment" else f"\n\ndef _edited_{run}(values):\n    return sorted(values)\n"
+            marker = marker.encode()
             edited.write_bytes(original + marker)
             samples["warm-edited"].append(timed([*gemlint, "--cache-dir", str(cache), str(args.files[0])], corpus))
             (alone / edited.name).write_bytes(original + marker)
@@ -71,7 +75,7 @@ def main() -> int:
         print(f"{name:<12} {value:8.2f} s  (runs: {', '.join(f'{v:.2f}' for v in samples[name])})")
     print(f"warm-edited / alone: {medians['warm-edited'] / medians['alone']:.2f} x")
     if args.json:
-        args.json.write_text(json.dumps({"files": [str(f) for f in args.files], "samples": samples, "medians": medians}, indent=2))
+        args.json.write_text(json.dumps({"files": [str(f) for f in args.files], "edit": args.edit, "samples": samples, "medians": medians}, indent=2))
     return 0
 
 

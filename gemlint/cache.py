@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from gemlint.confinement import read_confined
+from gemlint.project.model import file_digest
 from gemlint.version import code_digest
 from gemlint.diagnostics import Applicability, CellSpan, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity, Span
 
@@ -36,8 +37,9 @@ def settings_fingerprint(*parts: object) -> str:
 
 
 def content_digest(data: bytes) -> str:
-    """What a cache key knows of a file's bytes (and of what else its findings depend on)."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    """What a cache key knows of a file's bytes (and of what else its findings depend on): the project index's
+    digest, so that :class:`FileDigests`' records of unchanged files serve the index too."""
+    return file_digest(data)
 
 
 def entry_key(settings: str, display: str, relative: str, content: str) -> str:

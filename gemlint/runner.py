@@ -31,6 +31,10 @@ from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regula
 
 # Below this many files a process pool costs more than it saves (and pre-commit already runs hooks in parallel).
 PARALLEL_THRESHOLD = 32
+# From this many modules the project's facts, when they must be derived afresh, are derived in a process of their
+# own even for a run over a few files: the summaries it decodes then leave with it, instead of being torn down
+# object by object when gemlint exits (seconds on a large project).
+FACTS_PROCESS_THRESHOLD = 256
 
 
 @dataclass(frozen=True)
@@ -319,7 +323,8 @@ def run(
             project.adopt_sources(root_files)
         model = project.model
         parallel = jobs > 1 and len(work) >= PARALLEL_THRESHOLD
-        model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if parallel else None)
+        isolate = parallel or len(project.python_files) >= FACTS_PROCESS_THRESHOLD
+        model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if isolate else None)
         if parallel:
             model.release()
     result.timings["project index"] = time.perf_counter() - started

@@ -134,3 +134,47 @@ def test_every_fixture_agrees_with_libcst(path):
     except Exception:
         pytest.skip("LibCST cannot parse it")
     assert disagreements(source) == []
+
+
+LIBRARY_NAMES = '''\
+import json
+import torch
+from fastapi import APIRouter as Router
+
+lazy_torch = None
+torch_like = object()
+
+
+class Server:
+    def start(self, config):
+        helper = make()
+        json.dumps(config)
+        self.app.run()
+        helper.run()
+        make()()
+        Router()
+        torch.load("m.pt")
+        return torch_like.load("m.pt")
+
+
+def make():
+    return Server
+'''
+
+
+def test_library_names_answer_without_scope_analysis_what_can_be_no_library_name():
+    from test_models import analyse, call
+
+    analysis = analyse(LIBRARY_NAMES)
+    libraries = frozenset({"torch", "fastapi"})
+    free = ["self.app.run()", "helper.run()", "json.dumps(config)", "make()()", "torch_like.load(\"m.pt\")"]
+    for text in free:
+        assert analysis.library_names(call(analysis, text).func, libraries) == frozenset(), text
+    assert "_scopes" not in analysis.__dict__  # answered from the imports alone
+    # What an import from a compared library binds is asked of the scopes, as qualified_names answers it.
+    for text in ("Router()", 'torch.load("m.pt")'):
+        func = call(analysis, text).func
+        assert analysis.library_names(func, libraries) == analysis.qualified_names(func) != frozenset()
+    # Every name the scopes give the free calls is a local one: never a name of the libraries.
+    for text in free:
+        assert not any(name.partition(".")[0] in libraries for name in analysis.qualified_names(call(analysis, text).func)), text

@@ -29,6 +29,9 @@ class ImportNames:
         #: (``c.x`` -> ``a.b.x``), ("", False) for ``import a.b`` (``a.x`` names itself).
         self._imports: dict[str, set[tuple[str, bool]]] = {}
         self._bound: set[str] = set()
+        #: The name any import of the file binds, at any level -> the top-level packages those imports read
+        #: ("." for a relative import).
+        self._imported: dict[str, set[str]] = {}
         module_level = set()
         for statement in _module_level_statements(tree):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -67,14 +70,27 @@ class ImportNames:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            package = "." if isinstance(node, ast.ImportFrom) and node.level else None
+            names = set()
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                name = alias.asname or alias.name.split(".", 1)[0]
+                names.add(name)
+                source = package or ((node.module if isinstance(node, ast.ImportFrom) else alias.name) or "").split(".", 1)[0]
+                self._imported.setdefault(name, set()).add(source)
             if id(node) not in module_level:  # an import inside a function or class binds a local name
-                for alias in node.names:
-                    bound.add(alias.asname or alias.name.split(".", 1)[0])
+                bound.update(names)
         else:
             for field in ("name", "rest"):  # match captures (MatchAs, MatchStar, MatchMapping), type parameters
                 value = getattr(node, field, None)
                 if isinstance(value, str) and not isinstance(node, ast.alias):
                     bound.add(value)
+
+    def import_sources(self, head: str) -> frozenset[str]:
+        """The top-level packages of the imports of the file, at any level, that bind ``head`` ("." for a
+        relative one); empty when no import binds it."""
+        return frozenset(self._imported.get(head, ()))
 
     def qualified(self, dotted: str) -> frozenset[str] | None:
         """What ``dotted`` (``a.b.c``, as written) names, or None when only scope analysis can tell."""

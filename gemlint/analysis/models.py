@@ -59,6 +59,11 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Annotations of a class object rather than an instance (``layer_class: Type[Layer] = Layer``).
 _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_extensions.Type"})
 _MAX_DEPTH = 12
+#: The packages whose names `producer` compares a call with: loaders, pretrained constructors, vision model
+#: constructors (timm, torchvision), torch.nn classes, hub model classes (transformers, diffusers).
+_PRODUCER_LIBRARIES = frozenset(
+    name.partition(".")[0] for name in (*fw.MODEL_LOADERS, *fw.PRETRAINED_CONSTRUCTORS, *fw.TIMM_CONSTRUCTORS)
+) | {"timm", "torchvision", "torch", "transformers", "diffusers"}
 _HF_MODEL_NAME = re.compile(r"Model|For[A-Z]|^Autoencoder|^PriorTransformer$|Adapter$|^SentenceTransformer$|^CrossEncoder$")
 
 
@@ -602,7 +607,7 @@ class ModelTracker:
                     kind, description = found
                     return ModelOrigin(Origin.PRETRAINED if kind == "evaluated" else Origin.CONSTRUCTED, call, description)
             return None  # `make()(x)`, `models[k](x)`, `resnet18().eval()`: not a constructor or loader reference
-        names = self.analysis.qualified_names(func)
+        names = self.analysis.library_names(func, _PRODUCER_LIBRARIES)
         text = shown(func)
         if names & fw.MODEL_LOADERS:
             return ModelOrigin(Origin.LOADED, call, f"`{text}(...)`, a whole module loaded in its saved mode")

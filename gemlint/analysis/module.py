@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Collection, Iterator
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import Assignment, ScopeProvider
 
 from gemlint.analysis import apps, routes
@@ -175,6 +176,25 @@ class ModuleAnalysis:
                 cached = cached | external if external else cached
             self._qualified[node] = cached
         return cached
+
+    def library_names(self, node: cst.CSTNode, libraries: frozenset[str]) -> frozenset[str]:
+        """:meth:`qualified_names`, for a caller that compares them only with names of the packages ``libraries``
+        (top-level names: ``fastapi``, ``torch``). A name is one of those only through an import of its first
+        name from one of them or from a project module (which may re-export one), or where it is spelled as
+        one (``torch = LazyModule("torch")``, then ``torch.load``): any other (``self.x``, a local,
+        ``json.dumps``, ``hf_hub_download``) is answered empty without scope analysis, the largest cost of a
+        large file (a server module's thousands of calls)."""
+        # LibCST names a call or subscript by what it is made from (`make()()` as `make`): so does this
+        spelled = dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else get_full_name_for_node(node)
+        if spelled is not None and self._import_names is not None and not self._star_imports:
+            head = spelled.partition(".")[0]
+            if head not in libraries and not any(self._may_lead_to(source, libraries) for source in self._import_names.import_sources(head)):
+                return frozenset()
+        return self.qualified_names(node)
+
+    def _may_lead_to(self, source: str, libraries: frozenset[str]) -> bool:
+        """An import from the top-level package ``source`` ("." for a relative one) may bind a name of ``libraries``."""
+        return source == "." or source in libraries or (self.outside is not None and self.outside.project_package(source))
 
     def _import_qualified(self, node: cst.CSTNode) -> frozenset[str] | None:
         """:meth:`qualified_names` from the imports alone, where that is the whole answer (no scope analysis)."""

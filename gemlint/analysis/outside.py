@@ -45,6 +45,10 @@ class OutsideFacts(Protocol):
         torch.inference_mode()`` around every such call); None when the class or the method is not the
         project's (a library base class may define it)."""
 
+    def project_package(self, name: str) -> bool:
+        """``name`` is the top-level name of a project module or package (an import of it may re-export what
+        another package defines: :meth:`external_name`)."""
+
     def external_name(self, dotted: str) -> str | None:
         """What a qualified name that goes through a project module names outside the project, where that
         module imports it (``pkg.utils.torch_utils.torch.jit.trace`` -> ``torch.jit.trace``), or None."""

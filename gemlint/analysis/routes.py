@@ -36,6 +36,11 @@ if TYPE_CHECKING:  # pragma: no cover
 # ("local", name) | ("qual", dotted name) | ("anon", id)
 Ref = tuple[str, str]
 _HTTP_VERBS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "*"})
+#: The packages whose router, mount and route classes (and bare route decorators) every call of a module, and
+#: every decorator, is compared with.
+_ROUTING_LIBRARIES = frozenset(
+    name.partition(".")[0] for name in (*fw.ROUTER_CONSTRUCTORS, *fw.MOUNT_OBJECTS, *fw.ROUTE_OBJECTS, *fw.BARE_ROUTE_DECORATORS)
+)
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,7 @@ class _Extractor:
         if not isinstance(expression, cst.Call):
             return
         func = expression.func
-        bare = self.analysis.qualified_names(func) & fw.BARE_ROUTE_DECORATORS.keys()
+        bare = self.analysis.library_names(func, _ROUTING_LIBRARIES) & fw.BARE_ROUTE_DECORATORS.keys()
         if bare:
             method = fw.BARE_ROUTE_DECORATORS[sorted(bare)[0]]
             path_arg = keyword_arg(expression, "path") or positional_arg(expression, 0)
@@ -224,7 +229,7 @@ class _Extractor:
 
     def call(self, node: cst.Call) -> None:
         func = node.func
-        qualified = self.analysis.qualified_names(func)
+        qualified = self.analysis.library_names(func, _ROUTING_LIBRARIES)
         constructor = qualified & fw.ROUTER_CONSTRUCTORS.keys()
         if constructor:
             framework, prefix_keyword = fw.ROUTER_CONSTRUCTORS[sorted(constructor)[0]]

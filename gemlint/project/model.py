@@ -770,12 +770,12 @@ class ProjectModel:
         if found is None:
             where = self._facts_folder
             found = load_part(where, self._root, facts.key, part) if where is not None else None
+            setattr(facts, part, found)
             if found is None:
                 found = self._compute_subclasses() if part == "subclasses" else self._compute_callers()
                 setattr(facts, part, found)
                 if where is not None:
                     save_part(where, self._root, facts, part)
-            setattr(facts, part, found)
         return found
 
     def _compute_facts(self, key: str) -> ProjectFacts:
@@ -1416,6 +1416,9 @@ class ProjectModel:
             if reason is not None:
                 return f"`{target.qualname}` returns instances of `{cls.qualname}`, and {reason}"
         return None
+
+    def project_package(self, name: str) -> bool:
+        return name in self._top_level_names()
 
     def external_name(self, dotted: str) -> str | None:
         key = ("external name", dotted)
