@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
 from gemlint.project.model import file_digest
 from gemlint.version import code_digest
@@ -140,10 +140,8 @@ def _write_json(path: Path, value: object) -> None:
     """Write ``value`` as JSON to ``path`` atomically (a temporary file in the same folder, then a rename), so that
     a concurrent run reads the old content or the new, never a torn one. Raises OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        json.dump(value, stream)
-    os.replace(temporary, path)
+    with replacing(path, prefix="tmp", suffix=".tmp") as stream:
+        stream.write(json.dumps(value).encode("utf-8"))
 
 
 def diagnostic_to_json(d: Diagnostic) -> dict:

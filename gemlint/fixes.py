@@ -7,13 +7,13 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 import libcst as cst
 
+from gemlint.atomic import replacing
 from gemlint.diagnostics import Applicability, Diagnostic, Fix
 from gemlint.frontends.notebook import CellsChanged, Notebook, read_notebook
 from gemlint.languages import Language
@@ -157,17 +157,5 @@ def write_atomically(path: Path, original: bytes, text: str, encoding: str) -> N
     if current != original:
         raise FileChanged(f"{path} changed while gemlint was fixing it; not overwritten")
     mode = stat.S_IMODE(target.stat().st_mode)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gemlint-tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    with replacing(target, prefix=f".{target.name}.", suffix=".gemlint-tmp", mode=mode, durable=True) as stream:
+        stream.write(data)

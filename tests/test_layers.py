@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.globs",
             "gemlint.text",
             "gemlint.confinement",
+            "gemlint.atomic",
             "gemlint.quantities",
             "gemlint.config",
             "gemlint.config_tree",

@@ -21,12 +21,10 @@ import os
 import pickle
 import secrets
 import stat
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
 
+from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
 from gemlint.project.summary import ModuleSummary
 from gemlint.project.summary_codec import CorruptIndex, decode_summary, encode
@@ -184,7 +182,7 @@ class IndexCache:
             token = secrets.token_hex(_TOKEN_BYTES)
             rows = []
             stored: dict[tuple[str, str], Stored] = {}
-            with replacing(self.data_file) as handle:
+            with replacing(self.data_file, prefix=".index-") as handle:
                 # Written as encoded, one summary at a time: a large project's index is tens of MB.
                 handle.write(token.encode("ascii"))
                 size = _TOKEN_BYTES * 2
@@ -235,23 +233,6 @@ class IndexCache:
 
 
 def replace_file(file: Path, data: bytes) -> None:
-    """Write ``file`` whole through a temporary file and a rename (which replaces a link itself, never
-    writes through it)."""
-    with replacing(file) as handle:
+    """Write ``file`` whole (see :func:`gemlint.atomic.replacing`)."""
+    with replacing(file, prefix=".index-") as handle:
         handle.write(data)
-
-
-@contextmanager
-def replacing(file: Path) -> Iterator[BinaryIO]:
-    """A temporary file that replaces ``file`` once written without error (and is removed otherwise)."""
-    fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".index-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-        os.replace(temporary, file)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise

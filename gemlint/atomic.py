@@ -1,0 +1,32 @@
+"""Files written whole or not at all."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+
+@contextmanager
+def replacing(target: Path, *, prefix: str = ".", suffix: str = ".tmp", mode: int | None = None, durable: bool = False) -> Iterator[BinaryIO]:
+    """A temporary file beside ``target`` that replaces it once the block ends without error, and is removed
+    otherwise: a concurrent reader sees the old content or the new, never a torn one, and the rename replaces a
+    link itself, never writes through it. ``mode`` is given to the new file; ``durable`` syncs it to disk first."""
+    handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
