@@ -30,3 +30,9 @@ def replacing(target: Path, *, prefix: str = ".", suffix: str = ".tmp", mode: in
         except OSError:
             pass
         raise
+
+
+def write_whole(target: Path, data: bytes, prefix: str = ".") -> None:
+    """Write ``data`` to ``target`` through :func:`replacing`."""
+    with replacing(target, prefix=prefix) as stream:
+        stream.write(data)

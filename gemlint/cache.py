@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from gemlint.atomic import replacing
+from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
 from gemlint.project.model import file_digest
 from gemlint.version import code_digest
@@ -140,8 +140,7 @@ def _write_json(path: Path, value: object) -> None:
     """Write ``value`` as JSON to ``path`` atomically (a temporary file in the same folder, then a rename), so that
     a concurrent run reads the old content or the new, never a torn one. Raises OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(path, prefix="tmp", suffix=".tmp") as stream:
-        stream.write(json.dumps(value).encode("utf-8"))
+    write_whole(path, json.dumps(value).encode("utf-8"), prefix="tmp")
 
 
 def diagnostic_to_json(d: Diagnostic) -> dict:
@@ -264,6 +263,7 @@ class FileDigests:
         name = hashlib.sha256(os.path.abspath(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self._path = cache.directory / f"v{FORMAT}" / "digests" / f"{name}.json"
         self._records: dict[str, list] = {}
+        self._this_run: dict[str, str] = {}
         self._changed = False
         try:
             records = json.loads(read_confined(self._path, cache.directory, MAX_ENTRY_BYTES))
@@ -274,15 +274,20 @@ class FileDigests:
 
     def digest(self, path: str, read: Callable[[str], bytes]) -> str:
         """:func:`content_digest` of the file at ``path``; ``read`` reads it when its record does not match (and
-        raises what it raises: the caller decides what an unreadable file means)."""
+        raises what it raises: the caller decides what an unreadable file means). Asked again in the same run
+        (the project's state, then the project index), the first answer stands: one stat per file per run."""
+        known = self._this_run.get(path)
+        if known is not None:
+            return known
         try:
             stat = os.stat(path)
         except OSError:
             stat = None
         record = self._records.get(path)
         if stat is not None and isinstance(record, list) and record[:2] == [stat.st_mtime_ns, stat.st_size] and len(record) == 3:
+            self._this_run[path] = record[2]
             return record[2]
-        digest = content_digest(read(path))
+        digest = self._this_run[path] = content_digest(read(path))
         if stat is not None and stat.st_mtime_ns / 1e9 < time.time() - _RACY_SECONDS:
             self._records[path] = [stat.st_mtime_ns, stat.st_size, digest]
             self._changed = True

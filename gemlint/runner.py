@@ -237,7 +237,7 @@ def _facts_in_a_child(config: Config) -> Callable[[], ProjectFacts] | None:
             with ProcessPoolExecutor(max_workers=1) as pool:
                 return pool.submit(_project_facts, config).result()
         except BrokenProcessPool:  # the child died (out of memory, killed): compute them here
-            return project_for(config).model.facts
+            return _project_facts(config)
 
     return isolate
 

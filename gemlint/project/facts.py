@@ -20,8 +20,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
-from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES, replace_file
+from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
 
 FACTS_PREFIX = "project-facts-"
 
@@ -97,7 +98,7 @@ def save_part(directory: Path, root: str, facts: ProjectFacts, part: str) -> Non
 def _write(file: Path, data: dict) -> None:
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(file, json.dumps(data, separators=(",", ":")).encode())
+        write_whole(file, json.dumps(data, separators=(",", ":")).encode(), prefix=".facts-")
     except OSError:
         pass  # an unwritable cache costs speed only
 

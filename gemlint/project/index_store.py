@@ -24,7 +24,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gemlint.atomic import replacing
+from gemlint.atomic import replacing, write_whole
 from gemlint.confinement import read_confined
 from gemlint.project.summary import ModuleSummary
 from gemlint.project.summary_codec import CorruptIndex, decode_summary, encode
@@ -196,7 +196,7 @@ class IndexCache:
                     stored[key] = Stored(size, len(text))
                     handle.write(text)
                     size += len(text)
-            replace_file(self.file, json.dumps({"format": INDEX_FORMAT, "token": token, "size": size, "entries": rows}, separators=(",", ":")).encode())
+            write_whole(self.file, json.dumps({"format": INDEX_FORMAT, "token": token, "size": size, "entries": rows}, separators=(",", ":")).encode(), prefix=".index-")
         except OSError:
             return  # an unwritable cache costs speed only
         self._reopen(token, size, stored)
@@ -230,9 +230,3 @@ class IndexCache:
         self._where = stored
         self.added = 0
         self.rewrite = False
-
-
-def replace_file(file: Path, data: bytes) -> None:
-    """Write ``file`` whole (see :func:`gemlint.atomic.replacing`)."""
-    with replacing(file, prefix=".index-") as handle:
-        handle.write(data)

@@ -725,26 +725,24 @@ class ProjectModel:
         """What is derived from every module at once (:mod:`gemlint.project.facts`): read back under the key
         of every module's shape, else computed and stored."""
         if self._facts is None:
-            facts = self._stored_facts()
-            if facts is None:
-                facts = self._compute_facts(self._facts_key)
-                self.adopt_facts(facts, store=True)
-            self._facts = facts
+            self._settle_facts()
+        assert self._facts is not None
         return self._facts
 
-    @property
-    def _facts_key(self) -> str:
+    def _settle_facts(self, isolate: "Callable[[], ProjectFacts] | None" = None) -> None:
+        """Read the facts kept for the modules as they are now; failing that, derive them (with ``isolate``, in a
+        process of its own, which stores them) and keep them."""
         self.build()
         assert self._index is not None
-        return facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
-
-    def _stored_facts(self) -> ProjectFacts | None:
-        """The facts kept for the project's modules as they are now, if any."""
-        key = self._facts_key
-        assert self._index is not None
+        key = facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
         where = self._facts_folder
-        facts = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
-        return facts if isinstance(facts, ProjectFacts) and facts.key == key else None
+        stored = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
+        if isinstance(stored, ProjectFacts) and stored.key == key:
+            self._facts = stored
+        elif isolate is not None:
+            self.adopt_facts(isolate())
+        else:
+            self.adopt_facts(self._compute_facts(key), store=True)
 
     def adopt_facts(self, facts: ProjectFacts, store: bool = False) -> None:
         """Take ``facts`` (computed here, or by a process that inherited this model); with ``store``, keep them
@@ -911,9 +909,8 @@ class ProjectModel:
         the facts in a process of its own that inherits this model (it decodes every summary, which this
         process, about to fork workers, should not hold)."""
         self.build(mapper)
-        if self._facts is None and isolate is not None and self._stored_facts() is None:
-            self.adopt_facts(isolate())
-        self.facts  # noqa: B018
+        if self._facts is None:
+            self._settle_facts(isolate)
 
     def release(self) -> None:
         """Forget decoded summaries and the answers built from them (decoded again when asked): worker
