@@ -178,3 +178,86 @@ def test_library_names_answer_without_scope_analysis_what_can_be_no_library_name
     # Every name the scopes give the free calls is a local one: never a name of the libraries.
     for text in free:
         assert not any(name.partition(".")[0] in libraries for name in analysis.qualified_names(call(analysis, text).func)), text
+
+
+# Tables the analyses and rules compare names with, through names_among and names_with_prefix.
+def _compared_tables():
+    from gemlint.analysis import frameworks as fw
+
+    tables = [value for value in vars(fw).values() if isinstance(value, (frozenset, dict)) and value and all(isinstance(k, str) for k in value)]
+    tables.append(frozenset({"builtins.open", "io.open"}))  # a builtin: spelled without its package
+    prefixes = [fw.FROM_PRETRAINED_LIBRARIES, ("diffusers.",), ("streamlit.", "gradio."), ("torch",)]  # "torch" starts torchvision too
+    return tables, prefixes
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_names_among_a_table_agree_with_every_qualified_name(path):
+    """Asking only for a table's names, narrowed to the table's packages, answers what filtering every
+    qualified name would: on every name, attribute and call of every fixture, for every table of the analyses."""
+    from test_models import analyse
+
+    try:
+        source = path.read_text(encoding="utf-8")
+        analysis = analyse(source)
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    tables, prefixes = _compared_tables()
+    nodes = [node for node in analysis.all_nodes if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))]
+    for node in nodes:
+        qualified = analysis.qualified_names(node)
+        for table in tables:
+            assert analysis.names_among(node, table) == {name for name in qualified if name in table}, (analysis.module.code_for_node(node), sorted(table)[:3])
+        for prefix in prefixes:
+            assert analysis.names_with_prefix(node, prefix) == {name for name in qualified if name.startswith(prefix)}, analysis.module.code_for_node(node)
+
+
+def test_names_among_a_table_need_no_scope_analysis_for_names_of_other_packages():
+    from test_models import analyse, call
+
+    analysis = analyse(LIBRARY_NAMES)
+    for text in ("self.app.run()", "helper.run()", "json.dumps(config)"):
+        assert not analysis.resolves_to(call(analysis, text).func, frozenset({"torch.load", "fastapi.FastAPI"})), text
+        assert not analysis.resolves_with_prefix(call(analysis, text).func, ("torch.", "fastapi.")), text
+    assert "_scopes" not in analysis.__dict__
+    # A builtin is spelled without its package: only the scopes can say `open` is not rebound.
+    assert not analysis.resolves_to(call(analysis, "make()()").func, frozenset({"builtins.open"}))
+    assert "_scopes" in analysis.__dict__
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_qualified_names_agree_with_libcst_on_every_expression(path):
+    """What the analysis answers from the imports, for names, attribute chains over calls and subscripts
+    (``F.pad(x).contiguous``), calls and subscripts, is what LibCST's scope analysis answers."""
+    from test_models import analyse
+
+    try:
+        analysis = analyse(path.read_text(encoding="utf-8"))
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    scopes = analysis._wrapper.resolve(ScopeProvider)
+    for node in analysis.all_nodes:
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and scopes.get(node) is not None:
+            expected = frozenset(name.name for name in scopes[node].get_qualified_names_for(node))
+            assert analysis.qualified_names(node) == expected, analysis.module.code_for_node(node)[:80]
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_parameters_and_library_free_files_agree_with_libcst(path):
+    """``is_parameter`` (asked of the scopes only where a function around the name takes it) is LibCST's answer
+    on every name; a file that ``may_name_from`` says names nothing of a package has no qualified name of it."""
+    from test_models import analyse
+
+    try:
+        analysis = analyse(path.read_text(encoding="utf-8"))
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    scopes = analysis._wrapper.resolve(ScopeProvider)
+    nodes = [node for node in analysis.all_nodes if isinstance(node, (cst.Name, cst.Attribute, cst.Call)) and scopes.get(node) is not None]
+    for node in nodes:
+        if isinstance(node, cst.Name):
+            expected = any(isinstance(assignment.node, cst.Param) for assignment in analysis.assignments_of(node))
+            assert analysis.is_parameter(node) == expected, node.value
+    for libraries in ({"gradio", "streamlit"}, {"torch"}, {"transformers"}, {"cProfile", "profile"}, {"os"}):
+        if not analysis.may_name_from(frozenset(libraries)):
+            for node in nodes:
+                assert not any(name.partition(".")[0] in libraries for name in analysis.qualified_names(node)), analysis.module.code_for_node(node)[:80]

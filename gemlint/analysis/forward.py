@@ -25,6 +25,9 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.engines import ENGINE, call_budget, engine_submission
 from gemlint.analysis.module import ModuleAnalysis, dotted_name, positional_arg
 
+# The qualified names `_producer_family` compares a call with.
+_PRODUCED = frozenset(fw.MODEL_PRODUCERS) | fw.ENGINE_PRODUCERS
+
 _MAX_DEPTH = 4
 
 
@@ -45,14 +48,11 @@ class ForwardCall:
 def _producer_family(analysis: ModuleAnalysis, call: cst.Call) -> str | None:
     """The family of a non-module model object that ``call`` creates (pipelines, ORT sessions, vLLM, ...)."""
     func = call.func
-    for name in analysis.qualified_names(func):
-        if name in fw.MODEL_PRODUCERS:
-            return fw.MODEL_PRODUCERS[name]
-        if name in fw.ENGINE_PRODUCERS:
-            return "engine"
+    for name in sorted(analysis.names_among(func, _PRODUCED)):
+        return fw.MODEL_PRODUCERS.get(name, "engine")
     if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
-        if label.endswith("Pipeline") and any(n.startswith("diffusers.") for n in analysis.qualified_names(func.value)):
+        if label.endswith("Pipeline") and analysis.resolves_with_prefix(func.value, ("diffusers.",)):
             return "pipeline"
     return None
 
@@ -159,10 +159,9 @@ def _callable_forward(analysis: ModuleAnalysis, func: cst.BaseExpression) -> str
 
 def _offloaded_callable(analysis: ModuleAnalysis, call: cst.Call) -> cst.BaseExpression | None:
     """The callable that ``asyncio.to_thread(f, ...)`` / ``loop.run_in_executor(ex, f, ...)`` runs."""
-    for name in analysis.qualified_names(call.func):
-        if name in fw.OFFLOAD_CALLS:
-            arg = positional_arg(call, fw.OFFLOAD_CALLS[name])
-            return arg.value if arg else None
+    for name in sorted(analysis.names_among(call.func, fw.OFFLOAD_CALLS)):
+        arg = positional_arg(call, fw.OFFLOAD_CALLS[name])
+        return arg.value if arg else None
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in fw.OFFLOAD_METHODS:
         arg = positional_arg(call, fw.OFFLOAD_METHODS[call.func.attr.value])
         return arg.value if arg else None

@@ -87,6 +87,14 @@ class ImportNames:
                 if isinstance(value, str) and not isinstance(node, ast.alias):
                     bound.add(value)
 
+    def binds(self, name: str) -> bool:
+        """Something in the file binds ``name`` (an import, an assignment, a definition, a parameter...)."""
+        return name in self._bound or name in self._imports or name in self._imported
+
+    def all_sources(self) -> frozenset[str]:
+        """The top-level packages of every import of the file, at any level ("." for a relative one)."""
+        return frozenset(source for sources in self._imported.values() for source in sources)
+
     def import_sources(self, head: str) -> frozenset[str]:
         """The top-level packages of the imports of the file, at any level, that bind ``head`` ("." for a
         relative one); empty when no import binds it."""

@@ -14,18 +14,22 @@ LOADER_NAMES = frozenset(
     | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
     | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
 )
+# Every qualified name load_kind compares a call with.
+_LOADS = fw.TOKENIZER_LOADERS | fw.MODEL_LOADERS | frozenset(fw.MODEL_PRODUCERS) | fw.PRETRAINED_CONSTRUCTORS
+_IN_MEMORY = frozenset({"io.BytesIO", "_io.BytesIO"})
+_WIDGETS = ("streamlit.", "gradio.")
+_WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
 
 
 def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
     """"a model", "a pipeline", "an ONNX Runtime session", "a tokenizer", "a processor", or None."""
-    names = analysis.qualified_names(node.func)
+    names = analysis.names_among(node.func, _LOADS)
     if names & fw.TOKENIZER_LOADERS:
         return "a tokenizer"
     func = node.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
-        owner = analysis.qualified_names(func.value)
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
-        if any(n.startswith(fw.FROM_PRETRAINED_LIBRARIES) for n in owner):
+        if analysis.resolves_with_prefix(func.value, fw.FROM_PRETRAINED_LIBRARIES):
             return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
         return None
     if names & fw.MODEL_LOADERS:
@@ -51,19 +55,21 @@ def _wraps_a_loaded_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
 
 
 def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Call) and bool(analysis.qualified_names(value.func) & {"io.BytesIO", "_io.BytesIO"})
+    return isinstance(value, cst.Call) and analysis.resolves_to(value.func, _IN_MEMORY)
 
 
 def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     """A file a Streamlit or Gradio widget hands over (``upload = st.file_uploader(...)``, a parameter of a Gradio
     callback, which Gradio fills from the app's input components): the user's data."""
     if isinstance(value, cst.Attribute) and value.attr.value == "name" and isinstance(value.value, cst.Name):
-        if any(isinstance(a.node, cst.Param) for a in analysis.assignments_of(value.value)):
+        if analysis.is_parameter(value.value):
             return True  # `torch.load(upload.name)`: a file object handed in (Gradio's uploads are), not a path
     while isinstance(value, (cst.Attribute, cst.Subscript)):
         value = value.value  # `file.name`, `files[0]`: the upload's path
     if not isinstance(value, cst.Name):
         return _widget_call(analysis, value)
+    if not analysis.may_name_from(_WIDGET_LIBRARIES):
+        return False  # no Gradio callback and no widget: `torch.load(path)` in a file without Streamlit or Gradio
     for assignment in analysis.assignments_of(value):
         if isinstance(assignment.node, cst.Param):
             function = analysis.enclosing_function(assignment.node)
@@ -74,4 +80,4 @@ def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
 
 def _widget_call(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     """A call of Streamlit or Gradio (``st.file_uploader(...)``): what it returns is what the user handed over."""
-    return isinstance(value, cst.Call) and analysis.resolves_with_prefix(value.func, ("streamlit.", "gradio."))
+    return isinstance(value, cst.Call) and analysis.resolves_with_prefix(value.func, _WIDGETS)

@@ -61,6 +61,7 @@ _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_
 _MAX_DEPTH = 12
 #: The packages whose names `producer` compares a call with: loaders, pretrained constructors, vision model
 #: constructors (timm, torchvision), torch.nn classes, hub model classes (transformers, diffusers).
+_ULTRALYTICS = ("ultralytics.",)
 _PRODUCER_LIBRARIES = frozenset(
     name.partition(".")[0] for name in (*fw.MODEL_LOADERS, *fw.PRETRAINED_CONSTRUCTORS, *fw.TIMM_CONSTRUCTORS)
 ) | {"timm", "torchvision", "torch", "transformers", "diffusers"}
@@ -990,8 +991,8 @@ class ModelTracker:
     def _ultralytics_front_end(self, func: cst.BaseExpression) -> bool:
         """``YOLO``, ``RTDETR``, ``SAM`` ... of Ultralytics (not its raw ``ultralytics.nn`` modules)."""
         return any(
-            name.startswith("ultralytics.") and ".nn." not in name and name.rsplit(".", 1)[-1] in fw.ULTRALYTICS_FRONT_ENDS
-            for name in self.analysis.qualified_names(func)
+            ".nn." not in name and name.rsplit(".", 1)[-1] in fw.ULTRALYTICS_FRONT_ENDS
+            for name in self.analysis.names_with_prefix(func, _ULTRALYTICS)
         )
 
     def _returned_values(self, call: cst.Call) -> list[cst.BaseExpression]:

@@ -184,23 +184,67 @@ class ModuleAnalysis:
         one (``torch = LazyModule("torch")``, then ``torch.load``): any other (``self.x``, a local,
         ``json.dumps``, ``hf_hub_download``) is answered empty without scope analysis, the largest cost of a
         large file (a server module's thousands of calls)."""
-        # LibCST names a call or subscript by what it is made from (`make()()` as `make`): so does this
-        spelled = dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else get_full_name_for_node(node)
+        # LibCST names a call or subscript by what it is made from (`make()()` as `make`, `super().f` as
+        # `super.f`), and names nothing it cannot spell so (`"".join`, `(a or b).c`)
+        spelled = get_full_name_for_node(node)
+        if spelled is None and isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
+            return frozenset()
         if spelled is not None and self._import_names is not None and not self._star_imports:
             head = spelled.partition(".")[0]
             if head not in libraries and not any(self._may_lead_to(source, libraries) for source in self._import_names.import_sources(head)):
                 return frozenset()
         return self.qualified_names(node)
 
+    def names_among(self, node: cst.CSTNode, names: Collection[str]) -> frozenset[str]:
+        """Those of ``node``'s :meth:`qualified_names` that are among ``names`` (a set, or a table's keys): asked
+        through :meth:`library_names` with the packages ``names`` belong to, so that a name which can be none of
+        them costs no scope analysis."""
+        libraries = _libraries_of(names)
+        found = self.library_names(node, libraries) if libraries is not None else self.qualified_names(node)
+        return frozenset(name for name in found if name in names)
+
+    def names_with_prefix(self, node: cst.CSTNode, prefixes: tuple[str, ...]) -> frozenset[str]:
+        """Those of ``node``'s :meth:`qualified_names` that start with one of ``prefixes`` (``"gradio."``)."""
+        libraries = _libraries_of(prefixes, prefixes=True)
+        found = self.library_names(node, libraries) if libraries is not None else self.qualified_names(node)
+        return frozenset(name for name in found if name.startswith(prefixes))
+
+    def may_name_from(self, libraries: frozenset[str]) -> bool:
+        """Some name of this file may be one of the packages ``libraries``' (:meth:`library_names` says which):
+        the file imports from one of them or from a project package, or binds a name spelled as one of them.
+        False lets a question about those packages' names skip the file's other names altogether."""
+        names = self._import_names
+        if names is None or self._star_imports:
+            return True
+        return any(names.binds(library) for library in libraries) or any(self._may_lead_to(source, libraries) for source in names.all_sources())
+
+    def is_parameter(self, name: cst.Name) -> bool:
+        """``name`` refers to a parameter of the function (or lambda) it is used in, or of one around it."""
+        # a name no function around it takes as a parameter refers to none: no scope analysis needed
+        spelled = name.value
+        if not any(
+            spelled in {param.name.value for param in (*n.params.params, *n.params.posonly_params, *n.params.kwonly_params)}
+            or any(isinstance(p, cst.Param) and p.name.value == spelled for p in (n.params.star_arg, n.params.star_kwarg))
+            for n in self.ancestors(name)
+            if isinstance(n, (cst.FunctionDef, cst.Lambda))
+        ):
+            return False
+        return any(isinstance(assignment.node, cst.Param) for assignment in self.assignments_of(name))
+
     def _may_lead_to(self, source: str, libraries: frozenset[str]) -> bool:
-        """An import from the top-level package ``source`` ("." for a relative one) may bind a name of ``libraries``."""
-        return source == "." or source in libraries or (self.outside is not None and self.outside.project_package(source))
+        """An import from the top-level package ``source`` may bind a name of ``libraries``: an import from one
+        of them, or from a project package that may re-export one. A relative import ("." for its source) never
+        does: LibCST names what it binds relatively (``.utils.torch``), and no library name starts with a dot."""
+        return source in libraries or (self.outside is not None and self.outside.project_package(source))
 
     def _import_qualified(self, node: cst.CSTNode) -> frozenset[str] | None:
         """:meth:`qualified_names` from the imports alone, where that is the whole answer (no scope analysis)."""
-        spelled = dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        if spelled is None or self._import_names is None:
+        if not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or self._import_names is None:
             return None
+        # named as LibCST names it: by the chain it is made from (`F.pad(x).contiguous` as `F.pad.contiguous`)
+        spelled = get_full_name_for_node(node)
+        if spelled is None:
+            return None if isinstance(node, cst.Name) else frozenset()
         parent = self._parents.get(node)
         while isinstance(parent, cst.Attribute):
             parent = self._parents.get(parent)
@@ -233,10 +277,10 @@ class ModuleAnalysis:
         )
 
     def resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:
-        return not self.qualified_names(node).isdisjoint(names)
+        return bool(self.names_among(node, names))
 
     def resolves_with_prefix(self, node: cst.CSTNode, prefixes: tuple[str, ...]) -> bool:
-        return any(name.startswith(prefixes) for name in self.qualified_names(node))
+        return bool(self.names_with_prefix(node, prefixes))
 
     def call_resolves_to(self, node: cst.CSTNode, names: Collection[str]) -> bool:
         """``node`` is a call of one of ``names`` (``torch.no_grad()``), or names it bare (``@torch.no_grad``)."""
@@ -1370,3 +1414,28 @@ def _caller_phrase(reason: str) -> str:
     if match is not None:
         return f"{match.group(1)}, {match.group(2)}"
     return f"inference code ({reason})"
+
+
+_LIBRARIES: dict[int, tuple[Collection[str], frozenset[str] | None]] = {}
+
+
+def _libraries_of(names: Collection[str], *, prefixes: bool = False) -> frozenset[str] | None:
+    """The top-level packages of ``names`` (``torch.no_grad`` -> torch), or None where a name's package is not
+    what its first part says: a builtin (``builtins.open`` is spelled ``open``), a local (``f.<locals>.g``), or
+    a prefix that does not end its first part (``"torch"`` also starts ``torchvision.x``). Memoised by
+    identity: the collections asked about are the analyses' constant tables."""
+    known = _LIBRARIES.get(id(names))
+    if known is not None and known[0] is names:
+        return known[1]
+    tops = set()
+    for name in names:
+        top, dot, _ = name.partition(".")
+        if top in ("builtins", "") or "<" in name or (prefixes and not dot):
+            tops = None
+            break
+        tops.add(top)
+    libraries = frozenset(tops) if tops else None
+    if len(_LIBRARIES) > 512:
+        _LIBRARIES.clear()  # a caller's temporary sets must not pile up over a long run
+    _LIBRARIES[id(names)] = (names, libraries)
+    return libraries

@@ -139,22 +139,18 @@ class PyFileAnalysis:
     # -- names ------------------------------------------------------------------------------
     def acquire_of(self, call: cst.Call) -> tuple[Acquire, str] | None:
         table = _acquire_names()
-        for name in self.analysis.qualified_names(call.func):
-            row = table.get(name)
-            if row is not None:
-                return row, name.rsplit(".", 1)[-1]
+        for name in sorted(self.analysis.names_among(call.func, table)):
+            return table[name], name.rsplit(".", 1)[-1]
         return None
 
     def release_of(self, call: cst.Call) -> tuple[Release, str] | None:
         table = _release_names()
-        for name in self.analysis.qualified_names(call.func):
-            row = table.get(name)
-            if row is not None:
-                return row, name.rsplit(".", 1)[-1]
+        for name in sorted(self.analysis.names_among(call.func, table)):
+            return table[name], name.rsplit(".", 1)[-1]
         return None
 
     def is_binding_api(self, expression: cst.BaseExpression) -> bool:
-        return any(name.startswith(CUDA_PYTHON_MODULES + CUPY_RUNTIME_MODULES) for name in self.analysis.qualified_names(expression))
+        return self.analysis.resolves_with_prefix(expression, CUDA_PYTHON_MODULES + CUPY_RUNTIME_MODULES)
 
     # -- running --------------------------------------------------------------------------------
     def run(self) -> list[Finding]:
@@ -365,8 +361,7 @@ class PyFileAnalysis:
         return Use.USE
 
     def release_of_value(self, expression: cst.BaseExpression) -> bool:
-        table = _release_names()
-        return any(name in table for name in self.analysis.qualified_names(expression))
+        return self.analysis.resolves_to(expression, _release_names())
 
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)

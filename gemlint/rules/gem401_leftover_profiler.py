@@ -32,6 +32,7 @@ _PROFILERS = _PROFILER_CONTEXTS | frozenset(
 )
 _STARTS = frozenset({"start", "__enter__"})
 _PROFILE_OBJECTS = frozenset({"cProfile.Profile", "profile.Profile"})
+_PROFILE_MODULES = frozenset(name.partition(".")[0] for name in _PROFILE_OBJECTS)
 _PROFILE_OBJECT_STARTS = frozenset({"enable", "runcall", "runctx", "run"})
 _CANDIDATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROFILERS) | _PROFILE_OBJECT_STARTS
 # A file without one of these calls cannot match: a profile object's .enable()/.run() needs its Profile(...).
@@ -92,8 +93,8 @@ def predict(model, batch):
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _CANDIDATE_NAMES:
             return
-        names = self.analysis.qualified_names(node.func)
-        if names & _PROFILERS:
+        names = self.analysis.names_among(node.func, _PROFILERS)
+        if names:
             enabled = keyword_arg(node, "enabled")
             if enabled is not None and literal_value(enabled.value) is not True:
                 return  # enabled=False, or enabled=<flag>
@@ -103,7 +104,7 @@ def predict(model, batch):
             self._report(node, f"`{profiler}` profiles every call in production code; put it behind a flag")
             return
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _PROFILE_OBJECT_STARTS:
+        if isinstance(func, cst.Attribute) and func.attr.value in _PROFILE_OBJECT_STARTS and self.analysis.may_name_from(_PROFILE_MODULES):
             if any(self._is_profile_object(value) for value in self.analysis.bound_values(func.value)):
                 self._report(node, f"a `cProfile.Profile` is started with `.{func.attr.value}()` in production code; put it behind a flag")
 

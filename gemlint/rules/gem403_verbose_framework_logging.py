@@ -77,7 +77,7 @@ if os.environ.get("DEBUG_COMPILE"):
         for target in node.targets:
             if terminal_name(target.target) not in _SWITCH_NAMES:
                 continue
-            switch = self.analysis.qualified_names(target.target) & _DEBUG_SWITCHES
+            switch = self.analysis.names_among(target.target, _DEBUG_SWITCHES)
             if switch and self._is_verbose_value(node.value):
                 self._report(node, f"`{sorted(switch)[0]}` is switched on; remove it or put it behind a flag")
 
@@ -86,9 +86,10 @@ if os.environ.get("DEBUG_COMPILE"):
             self._env(write)
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "setLevel":
-            logger = self._torch_logger(func.value)
             level = argument(node, 0, "level")
-            if logger and level is not None and self._is_verbose_value(level.value):
+            # the level first: most loggers are set to INFO, and naming the logger's origin asks for the scopes
+            logger = self._torch_logger(func.value) if level is not None and self._is_verbose_value(level.value) else None
+            if logger:
                 self._report(node, f"logger `{logger}` is set to a debug level; use WARNING in production or put it behind a flag")
         elif terminal_name(func) == "set_logs" and self.analysis.resolves_to(func, _SET_LOGS):
             verbose = [arg.keyword.value for arg in node.args if arg.keyword and self._is_verbose_value(arg.value)]

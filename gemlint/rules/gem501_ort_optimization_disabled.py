@@ -141,7 +141,7 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
                 self._check(node, target.target.value, level)
 
     def _level(self, expression: cst.BaseExpression) -> str | None:
-        for name in self.analysis.qualified_names(expression):
+        for name in self.analysis.names_with_prefix(expression, _PREFIXES):
             for prefix in _PREFIXES:
                 for level in _LEVELS:
                     if name == f"{prefix}{_LEVEL}.{level}":

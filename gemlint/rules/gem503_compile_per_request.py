@@ -105,9 +105,8 @@ def predict(features: list[float]):
         )
 
     def _compiles(self, node: cst.Call, name: str) -> str | None:
-        for qualified in self.analysis.qualified_names(node.func):
-            if qualified in _COMPILERS:
-                return _COMPILERS[qualified]
+        for qualified in sorted(self.analysis.names_among(node.func, _COMPILERS)):
+            return _COMPILERS[qualified]
         if name in _ENGINE_BUILDS and isinstance(node.func, cst.Attribute):
             return "builds a TensorRT engine"
         return None

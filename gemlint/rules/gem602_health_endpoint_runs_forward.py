@@ -148,12 +148,13 @@ def healthz():
                 continue
             hooks: frozenset[str] = frozenset()
             for decorator in node.decorators:
-                for name in self.analysis.qualified_names(
-                    decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+                for name in self.analysis.names_among(
+                    decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator,
+                    fw.HEALTH_HOOK_DECORATED,
                 ):
                     hooks |= fw.HEALTH_HOOK_DECORATED.get(name, frozenset())
             for base in node.bases:
-                for name in self.analysis.qualified_names(base.value):
+                for name in self.analysis.names_among(base.value, fw.HEALTH_HOOK_BASES):
                     hooks |= fw.HEALTH_HOOK_BASES.get(name, frozenset())
             for statement in node.body.body:
                 if isinstance(statement, cst.FunctionDef) and statement.name.value in hooks:
