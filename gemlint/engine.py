@@ -26,7 +26,7 @@ from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
-from gemlint.text import DecodedSource, SourceError, decoder_for, read_regular_file
+from gemlint.text import DecodedSource, ScannedText, SourceError, decoder_for, read_regular_file
 
 #: Starts the message of a GEM000 reported because a rule crashed (not because the input was bad).
 INTERNAL_ERROR_PREFIX = "internal error in "
@@ -147,7 +147,8 @@ def _lint_checked(
     admitted = project and source.language is Language.PYTHON and any(rule.sees_project for rule in rules)
     if admitted:  # the project model may show what the text does not (a model or a caller elsewhere)
         admitted = project_for(selection.config).model.admits(str(source.path), names=selection.config.strict)
-    rules = [rule for rule in rules if rule.may_match(text, source.language) or (admitted and rule.sees_project)]
+    scanned = ScannedText(text)
+    rules = [rule for rule in rules if rule.may_match(scanned, source.language) or (admitted and rule.sees_project)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported (one that ``ast`` has
         # parsed already, or whose facts the index has, is not broken).

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
+from gemlint.text import ScannedText
 from gemlint.version import __version__
 
 if TYPE_CHECKING:
@@ -164,7 +165,8 @@ class Flake8Plugin:
             return
         relative = root_relative(path, config.glob_root) if named else self.filename
         text = "".join(self.lines)
-        candidates: list[RuleTriage] = [rule for rule in selection.rules_for(relative) if rule.may_match(text)]
+        scanned = ScannedText(text)
+        candidates: list[RuleTriage] = [rule for rule in selection.rules_for(relative) if rule.may_match(scanned)]
         if not candidates:
             return  # nothing selected can match: never parse
         tree = self.tree if isinstance(self.tree, ast.Module) else None

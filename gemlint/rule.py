@@ -25,7 +25,7 @@ from libcst.metadata import PositionProvider
 from gemlint.analysis.triage import ALWAYS, Gate
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language
-from gemlint.text import line_offsets
+from gemlint.text import ScannedText, line_offsets
 
 if TYPE_CHECKING:
     from gemlint.analysis.triage import Triage
@@ -131,7 +131,7 @@ class Rule:
         )
 
     @classmethod
-    def may_match(cls, text: str, language: Language | None = None) -> bool:
+    def may_match(cls, text: str | ScannedText, language: Language | None = None) -> bool:
         """Whether ``text`` (a file in ``language``) may hold a finding; rules that span languages
         override this to use each language's own markers."""
         return not cls.prefilter or any(marker in text for marker in cls.prefilter)

@@ -220,3 +220,18 @@ def test_test_paths_by_their_folders_and_names(path, is_test):
 def test_a_script_named_like_a_test_is_a_test_only_by_its_content(path, source, is_test):
     # Only the file name says `test`: a script with a `__main__` block and no test in it tries a model out.
     assert is_test_module(path, collect(ast.parse(source))) is is_test
+
+
+def test_marker_checks_on_scanned_text_agree_with_the_text():
+    """The engine asks each rule's markers of a ScannedText (each marker searched for once per file): the
+    answer is the plain text's, for every rule, language and fixture."""
+    from fixture_harness import fixture_files
+    from gemlint.text import ScannedText
+
+    for path in fixture_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        scanned = ScannedText(text)
+        for rule in all_rules():
+            for language in (None, *rule.languages):
+                assert rule.may_match(scanned, language) == rule.may_match(text, language), (rule.code, path.name)
+

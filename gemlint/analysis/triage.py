@@ -21,6 +21,7 @@ from gemlint.globs import compile_globs
 
 if TYPE_CHECKING:
     from gemlint.config import Config
+    from gemlint.text import ScannedText
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -461,5 +462,5 @@ class RuleTriage:
     markers: tuple[tuple[str, ...], ...]
     gate: Gate
 
-    def may_match(self, text: str) -> bool:
+    def may_match(self, text: "str | ScannedText") -> bool:
         return all(any(marker in text for marker in group) for group in self.markers)

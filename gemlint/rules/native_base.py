@@ -9,6 +9,7 @@ from typing import ClassVar
 import libcst as cst
 
 from gemlint.languages import Language
+from gemlint.text import ScannedText
 from gemlint.native import py_pairing
 from gemlint.native.resources import NOT_ANALYSED, markers_for
 from gemlint.rule import AnalysisRule, DocumentRule
@@ -33,7 +34,7 @@ class CrossLanguageRule(AnalysisRule, DocumentRule):
         cst.BatchableCSTVisitor.__init__(self)
 
     @classmethod
-    def may_match(cls, text: str, language: Language | None = None) -> bool:
+    def may_match(cls, text: str | ScannedText, language: Language | None = None) -> bool:
         groups = cls.markers.get(language) if language is not None else None
         if groups is None:
             return super().may_match(text, language)
