@@ -12,7 +12,7 @@ from gemlint.config import Config
 from gemlint.confinement import is_inside, is_special, refusal
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.gitignore import GitIgnores, submodule_paths
-from gemlint.languages import Language, language_of
+from gemlint.languages import Language, language_of, language_of_name
 from gemlint.globs import compile_globs
 
 if TYPE_CHECKING:
@@ -227,16 +227,16 @@ class Discovery:
                 and not (vendoring and is_vendored_project(os.path.join(directory, name)))
             )
             for name in sorted(filenames):
-                path = base / name
-                language = language_of(path)
+                language = language_of_name(name)
                 if language is None or excluded(prefix + name) or (ignored and ignored(os.path.join(folder, name), False)):
                     continue
+                path = base / name
                 if os.path.islink(path):
                     reason = refusal(path, within)
                     if reason is not None:
                         self._refuse(path, reason)
                         continue
-                yield from self._emit(path, language, seen, shown + name, prefix + name)
+                yield from self._emit(path, language, seen, shown + name, prefix + name, os.path.join(folder, name))
 
     def _unlistable(self, error: OSError) -> None:
         path = Path(error.filename) if error.filename is not None else None
@@ -246,10 +246,16 @@ class Discovery:
         self.unreadable.append(UnreadableDirectory(display_path(path, self.cwd), reason))
 
     def _emit(
-        self, path: Path, language: Language, seen: set[str], display: str | None = None, relative: str | None = None
+        self,
+        path: Path,
+        language: Language,
+        seen: set[str],
+        display: str | None = None,
+        relative: str | None = None,
+        absolute: str | None = None,
     ) -> Iterator[SourceFile]:
         """``path`` once per run (given twice, or inside two given folders, it is still linted once)."""
-        key = os.path.abspath(path)
+        key = absolute if absolute is not None else os.path.abspath(path)
         if key in seen:
             return
         seen.add(key)

@@ -47,7 +47,11 @@ class GitIgnores:
 
     def __init__(self, root: Path) -> None:
         self.root = os.path.abspath(root)
+        self._inside = self.root.rstrip(os.sep) + os.sep
         self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
+        #: A folder (relative to the root, "/"-separated) -> the ignore files that apply to what it holds:
+        #: (how many folders down from the root each lies, its spec), the root's first.
+        self._chains: dict[str, tuple[tuple[int, pathspec.GitIgnoreSpec], ...]] = {}
         info = os.path.join(self.root, ".git", "info", "exclude")
         self._info = _read_spec(info) if os.path.isfile(info) else None
 
@@ -58,23 +62,36 @@ class GitIgnores:
             spec = self._specs[folder] = _read_spec(path) if os.path.isfile(path) else None
         return spec  # type: ignore[return-value]
 
+    def _chain(self, folder: str) -> tuple[tuple[int, pathspec.GitIgnoreSpec], ...]:
+        """The ignore files of ``folder`` (relative, "" for the root) and of every folder above it."""
+        chain = self._chains.get(folder)
+        if chain is None:
+            above, _, _ = folder.rpartition("/")
+            chain = self._chain(above) if folder else ()
+            spec = self._spec_of(os.path.join(self.root, folder) if folder else self.root)
+            if spec is not None:
+                chain = (*chain, (folder.count("/") + 1 if folder else 0, spec))
+            self._chains[folder] = chain
+        return chain
+
     def ignored(self, path: str, is_dir: bool) -> bool:
-        """Whether git ignores ``path`` (absolute) by the ignore files of the folders above it."""
-        if path == self.root or not path.startswith(self.root.rstrip(os.sep) + os.sep):
+        """Whether git ignores ``path`` (absolute and normalised, as os.path.abspath gives it) by the ignore
+        files of the folders above it: the deepest one that has a say decides."""
+        if not path.startswith(self._inside):
             return False
-        relative = os.path.relpath(path, self.root).replace(os.sep, "/")
+        relative = path[len(self._inside):].replace(os.sep, "/")
         suffix = "/" if is_dir else ""
         result = None
         if self._info is not None:
             result = self._info.check_file(relative + suffix).include
-        folder, parts = self.root, relative.split("/")
-        for index in range(len(parts)):
-            spec = self._spec_of(folder)
-            if spec is not None:
-                found = spec.check_file("/".join(parts[index:]) + suffix).include
+        folder, _, _ = relative.rpartition("/")
+        chain = self._chain(folder)
+        if chain:
+            parts = relative.split("/")
+            for depth, spec in chain:
+                found = spec.check_file("/".join(parts[depth:]) + suffix).include
                 if found is not None:
                     result = found
-            folder = os.path.join(folder, parts[index])
         return bool(result)
 
 

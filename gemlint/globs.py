@@ -4,16 +4,42 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
 import pathspec
+from pathspec.util import normalize_file
+
+
+class Globs:
+    """Compiled gitignore-style globs: :meth:`match_file` answers as pathspec's ``PathSpec.match_file``."""
+
+    __slots__ = ("_spec", "_any")
+
+    def __init__(self, spec: pathspec.PathSpec) -> None:
+        self._spec = spec
+        active = [pattern for pattern in spec.patterns if pattern.include is not None]
+        self._any: re.Pattern[str] | None = None
+        # Without a negation the last pattern that matches always includes, so any match decides and one
+        # expression tests every pattern at once (pathspec tries them one by one: the 38 default excludes,
+        # for each file of a walk).
+        if all(pattern.include and isinstance(getattr(pattern, "regex", None), re.Pattern) for pattern in active):
+            try:
+                self._any = re.compile("|".join(f"(?:{pattern.regex.pattern})" for pattern in active) or "(?!)")
+            except re.error:  # a group name used twice, say: ask pathspec
+                self._any = None
+
+    def match_file(self, path: str) -> bool:
+        if self._any is None:
+            return self._spec.match_file(path)
+        return self._any.search(normalize_file(path)) is not None
 
 
 @lru_cache(maxsize=64)
-def compile_globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+def compile_globs(patterns: tuple[str, ...]) -> Globs:
     """Gitignore-style globs (``**/train*.py``, ``tests/``, ``*.egg-info``) anchored at the config root."""
-    return pathspec.PathSpec.from_lines("gitignore", patterns)
+    return Globs(pathspec.PathSpec.from_lines("gitignore", patterns))
 
 
 def rebase_globs(patterns: tuple[str, ...], old: Path, new: Path) -> tuple[str, ...]:

@@ -34,8 +34,13 @@ TRITON_CONFIG_NAME = "config.pbtxt"
 
 def language_of(path: PurePath) -> Language | None:
     """Return the language of ``path`` from its name, or None if gemlint does not read it."""
-    name = path.name
-    suffix = path.suffix.lower()
+    return language_of_name(path.name)
+
+
+def language_of_name(name: str) -> Language | None:
+    """:func:`language_of` a file called ``name`` (a walk has names, and making each a path costs more)."""
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # PurePath.suffix
     if suffix in PYTHON_SUFFIXES:
         return Language.PYTHON
     if suffix in YAML_SUFFIXES:

@@ -154,3 +154,31 @@ def test_the_key_is_validated_with_a_suggestion(tmp_path):
     config.write_text('respect-gitignore = "no"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="'respect-gitignore': expected true or false"):
         load_config(config, known_codes())
+
+
+def test_compiled_globs_match_as_pathspec_does():
+    """The excludes are tested with one expression where no pattern negates: on every path, with and without
+    a trailing slash, the answer is pathspec's, for the default excludes, negations, anchors and wildcards."""
+    import pathspec
+
+    from gemlint.config import default_config
+    from gemlint.globs import compile_globs
+
+    pattern_sets = [
+        tuple(default_config(Path(".")).exclude),
+        ("build", "!build/keep.py", "*.egg-info"),
+        ("/src/generated/", "**/train*.py", "docs/**/*.txt", "a?c", "[ab]*.py"),
+        (),
+        ("# a comment", "", "tests/"),
+    ]
+    paths = [
+        "build", "build/keep.py", "build/x.py", "src/build/x.py", "pkg.egg-info/PKG", "src/generated/a.py",
+        "lib/src/generated/a.py", "scripts/train_lora.py", "docs/a/b/c.txt", "docs/c.txt", "abc", "xabc", "b1.py",
+        "c/b1.py", "tests", "tests/test_a.py", "a/tests/b.py", "./venv/lib/x.py", ".venv", "node_modules/x/y.js",
+        "third_party/z.cc", "external", "src/extern/lib.py", "__pycache__/m.pyc", "ok/model.py",
+    ]
+    for patterns in pattern_sets:
+        compiled, reference = compile_globs(patterns), pathspec.PathSpec.from_lines("gitignore", patterns)
+        for path in paths:
+            for spelled in (path, path + "/"):
+                assert compiled.match_file(spelled) == reference.match_file(spelled), (patterns, spelled)
