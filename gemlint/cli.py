@@ -19,7 +19,6 @@ from gemlint.cache import Cache
 from gemlint.config import Config, ConfigError, validate_codes
 from gemlint.config_tree import ConfigTree, project_root_for
 from gemlint.diagnostics import Diagnostic, Severity
-from gemlint.docs import fix_label, languages_label, name_label, rule_text, rules_markdown
 from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name
 from gemlint.reporters import FORMATS
@@ -28,7 +27,6 @@ from gemlint.reporters.gitlab import render_gitlab
 from gemlint.reporters.json import render_json
 from gemlint.reporters.junit import render_junit
 from gemlint.reporters.rdjson import render_rdjson
-from gemlint.reporters.sarif import render_sarif
 from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
 from gemlint.runner import FixMode, RunResult, lint_stdin, run
@@ -173,6 +171,8 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
         # The array of findings is the JSON contract: what was not checked goes to stderr (see `run`).
         return render_json(diagnostics, report.fingerprints)
     if fmt == "sarif":
+        from gemlint.reporters.sarif import render_sarif  # its object model is slow to import: SARIF runs only
+
         return render_sarif(
             diagnostics,
             rules=all_rules(),
@@ -458,6 +458,8 @@ def _explain_unread_triton_configs(result: RunResult) -> None:
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "markdown")), default="table", show_default=True)
 def rules_command(fmt: str) -> None:
     """List every rule (markdown is docs/rules.md)."""
+    from gemlint.docs import fix_label, languages_label, name_label, rules_markdown  # the rule commands' only
+
     rules = all_rules()
     if fmt == "markdown":
         click.echo(rules_markdown(rules), nl=False)
@@ -497,6 +499,8 @@ def explain(code: str) -> None:
     if rule is None:
         click.echo(f"gemlint: error: unknown rule {code!r} (see `gemlint rules`)", err=True)
         sys.exit(2)
+    from gemlint.docs import rule_text
+
     click.echo(rule_text(rule), nl=False)
 
 
