@@ -209,6 +209,10 @@ def test_names_among_a_table_agree_with_every_qualified_name(path):
             assert analysis.names_among(node, table) == {name for name in qualified if name in table}, (analysis.module.code_for_node(node), sorted(table)[:3])
         for prefix in prefixes:
             assert analysis.names_with_prefix(node, prefix) == {name for name in qualified if name.startswith(prefix)}, analysis.module.code_for_node(node)
+        # "." among the libraries stands for relative imports (a project class: `_is_project_class`)
+        local = frozenset({".", "models", "utils"})
+        project = lambda names: {n for n in names if n.startswith(".") or (n.partition(".")[0] in local and "." in n)}  # noqa: E731
+        assert project(analysis.library_names(node, local)) == project(qualified), analysis.module.code_for_node(node)
 
 
 def test_names_among_a_table_need_no_scope_analysis_for_names_of_other_packages():
@@ -261,3 +265,33 @@ def test_parameters_and_library_free_files_agree_with_libcst(path):
         if not analysis.may_name_from(frozenset(libraries)):
             for node in nodes:
                 assert not any(name.partition(".")[0] in libraries for name in analysis.qualified_names(node)), analysis.module.code_for_node(node)[:80]
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_a_name_bound_once_is_what_every_scope_sees(path):
+    """Where ``binds_once`` says the file binds a name once, LibCST's scope analysis finds that one binding from
+    every use of the name: a module-level class or function so bound is never shadowed."""
+    from test_models import analyse
+
+    try:
+        analysis = analyse(path.read_text(encoding="utf-8"))
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    definitions = {**analysis.local_classes, **analysis.module_functions}
+    scopes = analysis._wrapper.resolve(ScopeProvider)
+    for node in analysis.all_nodes:
+        if isinstance(node, cst.Name) and node.value in definitions and analysis.binds_once(node.value):
+            scope = scopes.get(node)
+            if scope is not None:
+                assert [a.node for a in scope[node.value] if hasattr(a, "node")] == [definitions[node.value]], node.value
+
+
+def test_a_class_shadowed_anywhere_is_not_bound_once():
+    from test_models import analyse
+
+    analysis = analyse(
+        "import torch\n\nclass Net(torch.nn.Module):\n    pass\n\nclass Head(torch.nn.Module):\n    pass\n\n"
+        "def build(Net=None):\n    return Net(), Head()\n\nfor Head in range(2):\n    pass\n\nclass Tail:\n    pass\n"
+    )
+    assert not analysis.binds_once("Net") and not analysis.binds_once("Head") and analysis.binds_once("Tail")
+    assert "_scopes" not in analysis.__dict__

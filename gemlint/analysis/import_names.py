@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 
 _BUILTINS = frozenset(dir(builtins))
 # ``try: ... except* E:`` is Python 3.11's.
@@ -29,6 +30,8 @@ class ImportNames:
         #: (``c.x`` -> ``a.b.x``), ("", False) for ``import a.b`` (``a.x`` names itself).
         self._imports: dict[str, set[tuple[str, bool]]] = {}
         self._bound: set[str] = set()
+        #: How many times the file binds each name, in any way and at any level (a module-level import too).
+        self._bindings: Counter[str] = Counter()
         #: The name any import of the file binds, at any level -> the top-level packages those imports read
         #: ("." for a relative import).
         self._imported: dict[str, set[str]] = {}
@@ -39,6 +42,7 @@ class ImportNames:
                 self._record_import(statement)
         for node in ast.walk(tree):
             self._record_binding(node, module_level)
+            self._count_binding(node)
 
     def _record_import(self, statement: ast.Import | ast.ImportFrom) -> None:
         if isinstance(statement, ast.Import):
@@ -86,6 +90,32 @@ class ImportNames:
                 value = getattr(node, field, None)
                 if isinstance(value, str) and not isinstance(node, ast.alias):
                     bound.add(value)
+
+    def _count_binding(self, node: ast.AST) -> None:
+        count = self._bindings
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                count[node.id] += 1
+        elif isinstance(node, ast.arg):
+            count[node.arg] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            count[node.name] += 1
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                count[node.name] += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            count.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            count.update(alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*")
+        else:
+            for field in ("name", "rest"):  # match captures, type parameters
+                value = getattr(node, field, None)
+                if isinstance(value, str) and not isinstance(node, ast.alias):
+                    count[value] += 1
+
+    def bound_once(self, name: str) -> bool:
+        """The file binds ``name`` once, anywhere: every scope that sees it sees that one binding."""
+        return self._bindings[name] == 1
 
     def binds(self, name: str) -> bool:
         """Something in the file binds ``name`` (an import, an assignment, a definition, a parameter...)."""

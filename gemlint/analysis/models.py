@@ -887,8 +887,8 @@ class ModelTracker:
         if not isinstance(expression, cst.Name):
             return None
         cls = self.analysis.local_classes.get(expression.value)
-        if cls is None:
-            return None
+        if cls is None or self.analysis.binds_once(expression.value):
+            return cls  # none, or a class nothing else in the file can shadow: no scope analysis needed
         scope = self.analysis.scope_of(expression)
         if scope is not None and not any(a.node is cls for a in scope[expression.value] if isinstance(a, Assignment)):
             return None  # shadowed
@@ -957,7 +957,8 @@ class ModelTracker:
         if not last[:1].isupper():
             return False
         local_modules = local_top_level_modules(self.analysis.context.config.root)
-        for name in self.analysis.qualified_names(func):
+        # "." stands for relative imports: only they, imports of local modules and names spelled as one can lead here
+        for name in self.analysis.library_names(func, frozenset(local_modules) | {"."}):
             if name.startswith(".") or name.split(".", 1)[0] in local_modules and "." in name:
                 return True
         return False

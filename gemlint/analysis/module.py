@@ -218,6 +218,11 @@ class ModuleAnalysis:
             return True
         return any(names.binds(library) for library in libraries) or any(self._may_lead_to(source, libraries) for source in names.all_sources())
 
+    def binds_once(self, name: str) -> bool:
+        """The file binds ``name`` once (a class, a function, an import, an assignment...), and nowhere else: a
+        module-level definition of it is then what every use of the name refers to."""
+        return self._import_names is not None and self._import_names.bound_once(name)
+
     def is_parameter(self, name: cst.Name) -> bool:
         """``name`` refers to a parameter of the function (or lambda) it is used in, or of one around it."""
         # a name no function around it takes as a parameter refers to none: no scope analysis needed

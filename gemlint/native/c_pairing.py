@@ -24,7 +24,7 @@ import re
 from functools import cached_property
 from typing import Iterator
 
-from gemlint.frontends.native import NativeDocument, Node, function_nodes
+from gemlint.frontends.native import NativeDocument, Node, function_nodes, ownership_nodes
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
@@ -351,7 +351,7 @@ class FileAnalysis:
         that does (of the file, or a library's self-deleting worker such as ``Napi::AsyncWorker``)."""
         owning: set[str] = set()
         bases: dict[str, set[str]] = {}
-        for node in syn.descendants(self.document.root, skip=frozenset()):
+        for node in ownership_nodes(self.document):
             if node.type == "delete_expression":
                 operand = delete_operand(node)
                 if operand is not None and operand.type == "this":
