@@ -48,7 +48,8 @@ class ForwardCall:
 def _producer_family(analysis: ModuleAnalysis, call: cst.Call) -> str | None:
     """The family of a non-module model object that ``call`` creates (pipelines, ORT sessions, vLLM, ...)."""
     func = call.func
-    for name in sorted(analysis.names_among(func, _PRODUCED)):
+    name = analysis.first_name_among(func, _PRODUCED)
+    if name is not None:
         return fw.MODEL_PRODUCERS.get(name, "engine")
     if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
@@ -159,7 +160,8 @@ def _callable_forward(analysis: ModuleAnalysis, func: cst.BaseExpression) -> str
 
 def _offloaded_callable(analysis: ModuleAnalysis, call: cst.Call) -> cst.BaseExpression | None:
     """The callable that ``asyncio.to_thread(f, ...)`` / ``loop.run_in_executor(ex, f, ...)`` runs."""
-    for name in sorted(analysis.names_among(call.func, fw.OFFLOAD_CALLS)):
+    name = analysis.first_name_among(call.func, fw.OFFLOAD_CALLS)
+    if name is not None:
         arg = positional_arg(call, fw.OFFLOAD_CALLS[name])
         return arg.value if arg else None
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in fw.OFFLOAD_METHODS:

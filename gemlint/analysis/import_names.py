@@ -41,8 +41,15 @@ class ImportNames:
                 module_level.add(id(statement))
                 self._record_import(statement)
         for node in ast.walk(tree):
-            self._record_binding(node, module_level)
-            self._count_binding(node)
+            names = _bound_names(node)
+            if not names:
+                continue
+            self._bindings.update(names)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._record_sources(node)
+                if id(node) in module_level:
+                    continue  # recorded in _imports; an import inside a function or class binds a local name
+            self._bound.update(names)
 
     def _record_import(self, statement: ast.Import | ast.ImportFrom) -> None:
         if isinstance(statement, ast.Import):
@@ -59,59 +66,13 @@ class ImportNames:
             target = f"{source}.{alias.name}" if statement.module else f"{source}{alias.name}"
             self._imports.setdefault(alias.asname or alias.name, set()).add((target, True))
 
-    def _record_binding(self, node: ast.AST, module_level: set[int]) -> None:
-        bound = self._bound
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                bound.add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.ExceptHandler):
-            if node.name:
-                bound.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            package = "." if isinstance(node, ast.ImportFrom) and node.level else None
-            names = set()
-            for alias in node.names:
-                if alias.name == "*":
-                    continue
-                name = alias.asname or alias.name.split(".", 1)[0]
-                names.add(name)
-                source = package or ((node.module if isinstance(node, ast.ImportFrom) else alias.name) or "").split(".", 1)[0]
-                self._imported.setdefault(name, set()).add(source)
-            if id(node) not in module_level:  # an import inside a function or class binds a local name
-                bound.update(names)
-        else:
-            for field in ("name", "rest"):  # match captures (MatchAs, MatchStar, MatchMapping), type parameters
-                value = getattr(node, field, None)
-                if isinstance(value, str) and not isinstance(node, ast.alias):
-                    bound.add(value)
-
-    def _count_binding(self, node: ast.AST) -> None:
-        count = self._bindings
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                count[node.id] += 1
-        elif isinstance(node, ast.arg):
-            count[node.arg] += 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            count[node.name] += 1
-        elif isinstance(node, ast.ExceptHandler):
-            if node.name:
-                count[node.name] += 1
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            count.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            count.update(alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*")
-        else:
-            for field in ("name", "rest"):  # match captures, type parameters
-                value = getattr(node, field, None)
-                if isinstance(value, str) and not isinstance(node, ast.alias):
-                    count[value] += 1
+    def _record_sources(self, node: ast.Import | ast.ImportFrom) -> None:
+        package = "." if isinstance(node, ast.ImportFrom) and node.level else None
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            source = package or ((node.module if isinstance(node, ast.ImportFrom) else alias.name) or "").split(".", 1)[0]
+            self._imported.setdefault(alias.asname or alias.name.split(".", 1)[0], set()).add(source)
 
     def bound_once(self, name: str) -> bool:
         """The file binds ``name`` once, anywhere: every scope that sees it sees that one binding."""
@@ -160,3 +121,25 @@ def _module_level_statements(tree: ast.Module):
             blocks += [case.body for case in getattr(statement, "cases", [])]
             for block in reversed(blocks):
                 stack.extend(reversed(block))
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names ``node`` binds, once for each binding: an assignment target, a parameter, a definition, an
+    ``except ... as`` name, a ``global``/``nonlocal`` declaration, an import, a match capture, a type parameter."""
+    if isinstance(node, ast.Name):
+        return [] if isinstance(node.ctx, ast.Load) else [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.ExceptHandler):
+        return [node.name] if node.name else []
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"]
+    if isinstance(node, ast.alias):
+        return []
+    # match captures (MatchAs, MatchStar, MatchMapping), type parameters
+    return [value for field in ("name", "rest") if isinstance(value := getattr(node, field, None), str)]
+

@@ -59,9 +59,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Annotations of a class object rather than an instance (``layer_class: Type[Layer] = Layer``).
 _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_extensions.Type"})
 _MAX_DEPTH = 12
+_ULTRALYTICS = ("ultralytics.",)
 #: The packages whose names `producer` compares a call with: loaders, pretrained constructors, vision model
 #: constructors (timm, torchvision), torch.nn classes, hub model classes (transformers, diffusers).
-_ULTRALYTICS = ("ultralytics.",)
 _PRODUCER_LIBRARIES = frozenset(
     name.partition(".")[0] for name in (*fw.MODEL_LOADERS, *fw.PRETRAINED_CONSTRUCTORS, *fw.TIMM_CONSTRUCTORS)
 ) | {"timm", "torchvision", "torch", "transformers", "diffusers"}

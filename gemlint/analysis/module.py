@@ -203,6 +203,10 @@ class ModuleAnalysis:
         found = self.library_names(node, libraries) if libraries is not None else self.qualified_names(node)
         return frozenset(name for name in found if name in names)
 
+    def first_name_among(self, node: cst.CSTNode, names: Collection[str]) -> str | None:
+        """The first, in sorted order, of :meth:`names_among` (a table's key, for its row), or None."""
+        return min(self.names_among(node, names), default=None)
+
     def names_with_prefix(self, node: cst.CSTNode, prefixes: tuple[str, ...]) -> frozenset[str]:
         """Those of ``node``'s :meth:`qualified_names` that start with one of ``prefixes`` (``"gradio."``)."""
         libraries = _libraries_of(prefixes, prefixes=True)

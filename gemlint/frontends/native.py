@@ -50,13 +50,8 @@ def _parser(grammar: str) -> tree_sitter.Parser:
 
 
 @lru_cache(maxsize=None)
-def _functions_query(grammar: str) -> tree_sitter.Query:
-    return tree_sitter.Query(_language(grammar), _FUNCTIONS[grammar])
-
-
-@lru_cache(maxsize=None)
-def _definitions_query(grammar: str) -> tree_sitter.Query:
-    return tree_sitter.Query(_language(grammar), _DEFINITIONS)
+def _query(grammar: str, pattern: str) -> tree_sitter.Query:
+    return tree_sitter.Query(_language(grammar), pattern)
 
 
 def grammar_for(source: SourceFile | None) -> str:
@@ -305,29 +300,27 @@ def function_nodes(document: NativeDocument) -> list[Node]:
     """Every function definition and lambda of the file, in source order (found by tree-sitter, not a Python walk)."""
     cached = document.cache.get("functions")
     if cached is None:
-        captures = tree_sitter.QueryCursor(_functions_query(document.grammar)).captures(document.root)
-        cached = sorted((n for n in captures.get("unit", []) if not in_disabled_block(n)), key=lambda node: node.start_byte)
+        cached = [node for node in _captured(document, _FUNCTIONS[document.grammar], "unit") if not in_disabled_block(node)]
         document.cache["functions"] = cached
     return cached
-
-
-@lru_cache(maxsize=None)
-def _ownership_query(grammar: str) -> tree_sitter.Query:
-    return tree_sitter.Query(_language(grammar), _OWNERSHIP[grammar])
 
 
 def ownership_nodes(document: NativeDocument) -> list[Node]:
     """Every class and struct definition and every ``delete`` expression of the file, in source order (found by
     tree-sitter: a Python walk of a 4 MB single-header library visits half a million nodes)."""
-    captures = tree_sitter.QueryCursor(_ownership_query(document.grammar)).captures(document.root)
-    return sorted(captures.get("node", []), key=lambda node: node.start_byte)
+    return _captured(document, _OWNERSHIP[document.grammar], "node")
 
 
 def definition_nodes(document: NativeDocument) -> list[Node]:
     """Every ``#define`` of the file, wherever it is written (at file scope, in a class, in a function body),
     in source order."""
-    captures = tree_sitter.QueryCursor(_definitions_query(document.grammar)).captures(document.root)
-    return sorted(captures.get("definition", []), key=lambda node: node.start_byte)
+    return _captured(document, _DEFINITIONS, "definition")
+
+
+def _captured(document: NativeDocument, pattern: str, name: str) -> list[Node]:
+    """The nodes the query ``pattern`` captures as ``name`` in the file, in source order."""
+    captures = tree_sitter.QueryCursor(_query(document.grammar, pattern)).captures(document.root)
+    return sorted(captures.get(name, []), key=lambda node: node.start_byte)
 
 
 def in_disabled_block(node: Node) -> bool:

@@ -138,16 +138,15 @@ class PyFileAnalysis:
 
     # -- names ------------------------------------------------------------------------------
     def acquire_of(self, call: cst.Call) -> tuple[Acquire, str] | None:
-        table = _acquire_names()
-        for name in sorted(self.analysis.names_among(call.func, table)):
-            return table[name], name.rsplit(".", 1)[-1]
-        return None
+        return self._row_of(call, _acquire_names())
 
     def release_of(self, call: cst.Call) -> tuple[Release, str] | None:
-        table = _release_names()
-        for name in sorted(self.analysis.names_among(call.func, table)):
-            return table[name], name.rsplit(".", 1)[-1]
-        return None
+        return self._row_of(call, _release_names())
+
+    def _row_of(self, call: cst.Call, table: dict) -> tuple | None:
+        """The row of ``table`` the call's function names, with the function's own name."""
+        name = self.analysis.first_name_among(call.func, table)
+        return (table[name], name.rsplit(".", 1)[-1]) if name is not None else None
 
     def is_binding_api(self, expression: cst.BaseExpression) -> bool:
         return self.analysis.resolves_with_prefix(expression, CUDA_PYTHON_MODULES + CUPY_RUNTIME_MODULES)

@@ -105,7 +105,8 @@ def predict(features: list[float]):
         )
 
     def _compiles(self, node: cst.Call, name: str) -> str | None:
-        for qualified in sorted(self.analysis.names_among(node.func, _COMPILERS)):
+        qualified = self.analysis.first_name_among(node.func, _COMPILERS)
+        if qualified is not None:
             return _COMPILERS[qualified]
         if name in _ENGINE_BUILDS and isinstance(node.func, cst.Attribute):
             return "builds a TensorRT engine"
