@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bytecode import compile_gemlint
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path(os.environ.get("GEMLINT_CORPUS", Path.home() / ".cache" / "gemlint-corpus"))
 PERF = Path(os.environ.get("GEMLINT_PERF", Path.home() / ".cache" / "gemlint-perf"))
@@ -88,6 +90,7 @@ def main() -> int:
         help="stop a tool after this many seconds and report its time as at least that (for the slow peers)",
     )
     args = parser.parse_args()
+    compile_gemlint()
     corpus = args.corpus or [DEFAULT_CORPUS / "transformers", DEFAULT_CORPUS / "diffusers"]
     big_file = DEFAULT_CORPUS / "transformers" / "transformers" / "modeling_utils.py"
     cache_dir = Path(tempfile.mkdtemp(prefix="gemlint-bench-cache-"))

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bytecode import compile_gemlint
+
 DEFAULT_CORPUS = Path(os.environ.get("GEMLINT_CORPUS", Path.home() / ".cache" / "gemlint-corpus"))
 
 
@@ -46,6 +48,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args()
+    compile_gemlint()
     corpus = args.corpus.resolve()
     gemlint = [sys.executable, "-m", "gemlint", "--exit-zero", "-q"]
     edited = corpus / args.files[0]

@@ -34,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from bytecode import compile_gemlint  # noqa: E402  (benchmarks/, beside this folder)
+
 PARSE_ONLY = HERE.parent / "parse_only.py"
 REPOSITORIES = HERE / "repositories.tsv"
 LEDGER = HERE / "ledger.csv"
@@ -169,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, help="write every finding of the run as JSON")
     parser.add_argument("--unjudged", type=Path, help="write the unjudged findings as ledger rows (CSV)")
     args = parser.parse_args(argv)
+    compile_gemlint()
     ledger = read_ledger()
     chosen = [
         r for r in read_repositories()
