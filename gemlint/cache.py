@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
-from gemlint.project.model import file_digest
+from gemlint.text import file_digest
 from gemlint.version import code_digest
 from gemlint.diagnostics import Applicability, CellSpan, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity, Span
 

@@ -20,13 +20,9 @@ from gemlint.config import Config, ConfigError, validate_codes
 from gemlint.config_tree import ConfigTree, project_root_for
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.fingerprints import fingerprint_diagnostics
-from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name
+from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name, rule_entries
 from gemlint.reporters import FORMATS
-from gemlint.reporters.github import render_github
-from gemlint.reporters.gitlab import render_gitlab
 from gemlint.reporters.json import render_json
-from gemlint.reporters.junit import render_junit
-from gemlint.reporters.rdjson import render_rdjson
 from gemlint.reporters.text import render_text, statistics as statistics_table
 from gemlint.repository import find_repository_root
 from gemlint.runner import FixMode, RunResult, lint_stdin, run
@@ -181,16 +177,25 @@ def render(fmt: str, report: Report, *, color: bool, show_source: bool, statisti
             category=report.sarif_category,
             unchecked=unchecked,
         )
+    # The formats below are imported when asked for: the rules' documentation they link to imports every rule.
     if fmt == "github":
+        from gemlint.reporters.github import render_github
+
         return render_github(diagnostics, report.root, unchecked)
     if fmt == "gitlab":
+        from gemlint.reporters.gitlab import render_gitlab
+
         # An array of issues, as the JSON report is: what was not checked goes to stderr (see `run`).
         assert report.fingerprints is not None
         return render_gitlab(diagnostics, report.root, report.fingerprints)
     if fmt == "junit":
+        from gemlint.reporters.junit import render_junit
+
         assert report.fingerprints is not None
         return render_junit(diagnostics, report.root, report.fingerprints, unchecked)
     if fmt == "rdjson":
+        from gemlint.reporters.rdjson import render_rdjson
+
         return render_rdjson(diagnostics, unsafe)
     return render_text(
         diagnostics,
@@ -419,7 +424,7 @@ def _describe_run(result: RunResult) -> None:
         source = config.source
         where = os.path.relpath(source, cwd) if source is not None else "defaults"
         folder = os.path.relpath(config.glob_root, cwd)
-        rules = len(Selection.from_config(config, all_rules()).rules)
+        rules = len(Selection.from_config(config, rule_entries()).rules)
         click.echo(f"gemlint: {folder}/: config {where}; {count} file{'s' if count != 1 else ''}, {rules} rules selected", err=True)
     phases = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in result.timings.items())
     click.echo(f"gemlint: {phases}", err=True)

@@ -94,6 +94,11 @@ class Fix:
         }
 
 
+def applicable(fix: Fix | None, unsafe: bool) -> bool:
+    """Whether ``fix`` is applied: a safe one always, an unsafe one with ``--unsafe-fixes``."""
+    return fix is not None and (fix.applicability is Applicability.SAFE or unsafe)
+
+
 @dataclass(frozen=True)
 class Span:
     path: str

@@ -22,7 +22,7 @@ from gemlint.frontends import frontend_for
 from gemlint.frontends.notebook import Notebook, read_notebook
 from gemlint.languages import Language
 from gemlint.project.files import project_for
-from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule
+from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule, rule_class
 from gemlint.rule import DocumentRule, PythonRule, Rule
 from gemlint.selection import Selection
 from gemlint.suppression import Suppressions
@@ -482,4 +482,6 @@ def _with_severity(diagnostic: Diagnostic, severity: Severity) -> Diagnostic:
 
 def checking_rules(selection: Selection, source: SourceFile) -> list[type[Rule]]:
     """The rules that check ``source`` (GEM000 is reported by the engine, never run)."""
-    return [rule for rule in selection.rules_for(source.relative) if rule.reads(source.language) and rule.code != PARSE_ERROR_CODE]
+    return [
+        rule_class(rule) for rule in selection.rules_for(source.relative) if rule.reads(source.language) and rule.code != PARSE_ERROR_CODE
+    ]

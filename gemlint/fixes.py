@@ -14,17 +14,13 @@ from typing import Callable
 import libcst as cst
 
 from gemlint.atomic import replacing
-from gemlint.diagnostics import Applicability, Diagnostic, Fix
+from gemlint.diagnostics import Diagnostic, Fix, applicable
 from gemlint.frontends.notebook import CellsChanged, Notebook, read_notebook
 from gemlint.languages import Language
 from gemlint.text import SourceError, line_offsets, offset_of, read_regular_file
 
 MAX_ITERATIONS = 10
 UNPARSABLE = "a fix would have produced code that does not parse"
-
-
-def applicable(fix: Fix | None, unsafe: bool) -> bool:
-    return fix is not None and (fix.applicability is Applicability.SAFE or unsafe)
 
 
 def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:

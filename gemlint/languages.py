@@ -24,6 +24,14 @@ class Language(str, enum.Enum):
         return ("#",)
 
 
+def checks_language(languages: frozenset[Language], notebooks: bool, language: Language) -> bool:
+    """Whether a rule of ``languages`` checks files of ``language``: its own languages, and notebooks where it
+    is a Python rule that applies to them (``notebooks``)."""
+    if language is Language.NOTEBOOK:
+        return notebooks and Language.PYTHON in languages
+    return language in languages
+
+
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh"})

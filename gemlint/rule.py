@@ -24,7 +24,7 @@ from libcst.metadata import PositionProvider
 
 from gemlint.analysis.triage import ALWAYS, Gate
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
-from gemlint.languages import Language
+from gemlint.languages import Language, checks_language
 from gemlint.text import ScannedText, line_offsets
 
 if TYPE_CHECKING:
@@ -81,11 +81,8 @@ class Rule:
 
     @classmethod
     def reads(cls, language: Language) -> bool:
-        """Whether the rule checks files of ``language``: its own languages, and notebooks where it is a Python
-        rule that applies to them."""
-        if language is Language.NOTEBOOK:
-            return cls.notebooks and Language.PYTHON in cls.languages
-        return language in cls.languages
+        """Whether the rule checks files of ``language`` (:func:`~gemlint.languages.checks_language`)."""
+        return checks_language(cls.languages, cls.notebooks, language)
 
     @classmethod
     def reported_precision(cls) -> str:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
 from gemlint.config import Config
@@ -18,16 +17,20 @@ from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.confinement import is_inside
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.engine import collecting_notes, input_error, lint_file, lint_text
+from gemlint.diagnostics import applicable
 from gemlint.frontends import triton_config
 from gemlint.frontends.native_includes import included_headers
-from gemlint.fixes import FileChanged, applicable, fix_source, unified_diff, write_atomically
 from gemlint.languages import Language, language_of
-from gemlint.project.facts import ProjectFacts
-from gemlint.project.files import forget_projects, keep_index_in, project_for
-from gemlint.registry import all_rules
+from gemlint.registry import rule_entries
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
+
+if TYPE_CHECKING:
+    from gemlint.project.facts import ProjectFacts
+
+# The engine, the fixes and the project files import LibCST and, through the engine, every rule: about half a
+# second. A run whose files all come from the cache needs none of them, nor the process pools, so they are
+# imported where a file is linted or the project read (`from gemlint import engine` below), never at the top.
 
 # Below this many files a process pool costs more than it saves (and pre-commit already runs hooks in parallel).
 PARALLEL_THRESHOLD = 32
@@ -127,6 +130,7 @@ class CacheSettings:
     digests: FileDigests | None = None
     _settings: dict[Config, str] = field(default_factory=dict)
     _state: str | None = None
+    _projects: dict[Config, str] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "files": None, "digests": None}
@@ -141,12 +145,17 @@ class CacheSettings:
         if self._state is None:  # the first time a cross-file result is looked up or stored
             self._state = settings_fingerprint(project_state(self.config, self.files, self.digests))
             self.files = None  # not needed by the workers
-        return settings_fingerprint(self.settings(selection), self._state)
+        key = self._projects.get(selection.config)
+        if key is None:
+            key = self._projects[selection.config] = settings_fingerprint(self.settings(selection), self._state)
+        return key
 
 
 def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: CacheSettings | None = None) -> FileReport:
-    with collecting_notes() as notes:
-        diagnostics, data, decoded = lint_file(source, selection)
+    from gemlint import engine, fixes
+
+    with engine.collecting_notes() as notes:
+        diagnostics, data, decoded = engine.lint_file(source, selection)
     report = FileReport(source.display, diagnostics, notes=notes)
     # A file with notes is linted again each run, so that --verbose and --statistics always see them.
     if keys is not None and data is not None and decoded is not None and not notes:
@@ -157,21 +166,21 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return report
-    outcome = fix_source(decoded.text, source.language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
+    outcome = fixes.fix_source(decoded.text, source.language, lambda text: engine.lint_text(source, text, selection), diagnostics, mode.unsafe)
     report.diagnostics = outcome.diagnostics
     if outcome.refused:
         report.warning = f"{source.display}: fixes not applied: {outcome.refused}"
     if outcome.text == decoded.text:
         return report
     if mode.diff:
-        report.diff = unified_diff(source.display, decoded.text, outcome.text)
+        report.diff = fixes.unified_diff(source.display, decoded.text, outcome.text)
         report.diagnostics = diagnostics  # nothing was written: every finding still stands
         report.fixed = outcome.applied
         return report
     try:
-        write_atomically(source.path, data, outcome.text, decoded.encoding)
+        fixes.write_atomically(source.path, data, outcome.text, decoded.encoding)
         report.fixed = outcome.applied
-    except (FileChanged, OSError) as error:
+    except (fixes.FileChanged, OSError) as error:
         report.warning = f"{source.display}: fixes not written: {error}"
         report.diagnostics = diagnostics
     return report
@@ -218,6 +227,8 @@ def _index_mapper(jobs: int) -> Callable:
 
     def mapper(function: Callable, *columns: list) -> list:
         if jobs > 1 and len(columns[0]) >= PARALLEL_THRESHOLD:
+            from concurrent.futures import ProcessPoolExecutor
+
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 return list(pool.map(function, *columns, chunksize=16))
         return list(map(function, *columns))
@@ -233,6 +244,9 @@ def _facts_in_a_child(config: Config) -> Callable[[], ProjectFacts] | None:
         return None
 
     def isolate() -> ProjectFacts:
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             with ProcessPoolExecutor(max_workers=1) as pool:
                 return pool.submit(_project_facts, config).result()
@@ -243,7 +257,17 @@ def _facts_in_a_child(config: Config) -> Callable[[], ProjectFacts] | None:
 
 
 def _project_facts(config: Config) -> ProjectFacts:
+    from gemlint.project.files import project_for
+
     return project_for(config).model.facts
+
+
+def _forget_projects() -> None:
+    """Drop what this process knows of project files (:func:`~gemlint.project.files.forget_projects`): only a
+    process that has linted before knows any, and it imported them then."""
+    files = sys.modules.get("gemlint.project.files")
+    if files is not None:
+        files.forget_projects()
 
 
 def _init_worker(selections: list[Selection], mode: FixMode, keys: CacheSettings | None) -> None:
@@ -275,7 +299,7 @@ def run(
 ) -> RunResult:
     """Lint ``paths``; ``config`` is one configuration for every file, or a :class:`ConfigTree` (each
     file its nearest config). The result does not depend on the order of ``paths``."""
-    forget_projects()
+    _forget_projects()
     started = time.perf_counter()
     tree = tree_for(config)
     config = tree.project
@@ -287,15 +311,16 @@ def run(
     files = _under(root_files, paths) if root_files is not None else list(discovery.files(paths))
     selections: list[Selection] = []
     index_of: dict[Config, int] = {}
-    which: dict[str, int] = {}  # a file's path -> its selection's index
+    chosen: list[int] = []  # each file's selection (its index in selections), in the order of files
     for source in files:
-        own = tree.config_for(source.path)
+        # A file's config is its folder's (Discovery yields no folders): no stat to ask whether it is one.
+        own = tree.config_of_folder(os.path.dirname(os.path.abspath(source.path)))
         if own not in index_of:
             index_of[own] = len(selections)
-            selections.append(Selection.from_config(own, all_rules()))
-        which[os.path.abspath(source.path)] = index_of[own]
+            selections.append(Selection.from_config(own, rule_entries()))
+        chosen.append(index_of[own])
     result = RunResult(config_warnings=list(tree.warnings))
-    result.configs = [(own, sum(1 for i in which.values() if i == index)) for own, index in index_of.items()]
+    result.configs = [(own, chosen.count(index)) for own, index in index_of.items()]
     result.timings["discovery"] = time.perf_counter() - started
     jobs = jobs or os.cpu_count() or 1
     # Fixing rewrites files, so it always lints afresh.
@@ -304,16 +329,18 @@ def run(
         cache.use_run_record([str(path) for path in paths])
     keys = _cache_settings(tree, paths, root_files or files, digests, whole=root_files is not None) if digests is not None else None
     done: list[FileReport] = []
-    work: list[SourceFile] = []
-    for source in files:
-        cached = _cached(cache, keys, source, selections[which[os.path.abspath(source.path)]])
+    work: list[tuple[SourceFile, int]] = []  # the files to lint, each with its selection's index
+    for source, index in zip(files, chosen):
+        cached = _cached(cache, keys, source, selections[index])
         if cached is not None:
             done.append(cached)
         else:
-            work.append(source)
+            work.append((source, index))
     total = len(files)
     started = time.perf_counter()
-    if any(source.language in (Language.PYTHON, Language.NOTEBOOK) for source in work):
+    if any(source.language in (Language.PYTHON, Language.NOTEBOOK) for source, _ in work):
+        from gemlint.project.files import keep_index_in, project_for
+
         # Index the project once, here, so that the worker processes start with it (a notebook reads it too).
         keep_index_in(config.root, cache.directory if cache is not None else None, digests)
         # The modules to summarise decide the processes, not the files to lint: three files of a fresh clone
@@ -334,17 +361,18 @@ def run(
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
         # Largest files first and small chunks: the costly files (the few that need LibCST and its
         # metadata) are spread over the workers instead of landing in one worker's last chunk.
-        sources = sorted(work, key=_size, reverse=True)
-        jobs_list = [(source, which[os.path.abspath(source.path)]) for source in sources]
+        jobs_list = sorted(work, key=lambda job: _size(job[0]), reverse=True)
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selections, mode, keys)) as pool:
-            reports = pool.map(_process_in_worker, jobs_list, chunksize=max(1, min(8, len(sources) // (jobs * 32))))
+            reports = pool.map(_process_in_worker, jobs_list, chunksize=max(1, min(8, len(jobs_list) // (jobs * 32))))
             for report in reports:
                 done.append(report)
                 if progress:
                     progress(len(done), total)
     else:
-        for source in work:
-            done.append(process_file(source, selections[which[os.path.abspath(source.path)]], mode, keys))
+        for source, index in work:
+            done.append(process_file(source, selections[index], mode, keys))
             if progress:
                 progress(len(done), total)
     if cache is not None and keys is not None:
@@ -359,9 +387,11 @@ def run(
     order = {source.display: index for index, source in enumerate(files)}
     done.sort(key=lambda report: order.get(report.display, len(order)))
     # A folder that cannot be listed hides its files: say so, once per folder, and lint the rest.
+    if discovery.unreadable:
+        from gemlint import engine
     for folder in discovery.unreadable:
         message = f"cannot list the directory ({folder.reason}); the files in it were not linted"
-        done.append(FileReport(folder.display, [input_error(folder.display, message)]))
+        done.append(FileReport(folder.display, [engine.input_error(folder.display, message)]))
     result.refused_warnings = [f"{refused.display}: {refused.reason}" for refused in discovery.refused]
     result.files = done
     result.timings["lint"] = time.perf_counter() - started
@@ -430,6 +460,8 @@ def project_state(config: Config, files: list[SourceFile] | None = None, digests
     """Every file of the project root with a digest of its content: when any changes, the findings that
     depend on other files are computed afresh (a touched but unchanged file changes nothing)."""
     if files is None:
+        from gemlint.project.files import project_for
+
         # The project model walks the same root with the same excludes: one walk serves both.
         project = project_for(config)
         files = project.sources if project.config == config else list(Discovery(config).files([config.root]))
@@ -486,25 +518,27 @@ class StdinOutcome:
 def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMode = FixMode()) -> StdinOutcome:
     """Lint ``data`` as if it were the file ``path`` (an editor's unsaved buffer): the same config,
     per-file ignores and project context as a run over that file; nothing is written."""
-    forget_projects()
+    from gemlint import engine, fixes
+
+    _forget_projects()
     tree = tree_for(config)
     own = tree.config_for(path)
     language = language_of(path) or Language.PYTHON
     source = SourceFile(path, language, display_path(path, Path.cwd()), root_relative(path, own.glob_root))
-    selection = Selection.from_config(own, all_rules())
+    selection = Selection.from_config(own, rule_entries())
     warnings = list(tree.warnings)
     try:
         decoded = decoder_for(language)(data)
     except SourceError as error:
-        return StdinOutcome([input_error(source.display, str(error), error.line, error.column)], warnings=warnings)
-    diagnostics = lint_text(source, decoded.text, selection)
+        return StdinOutcome([engine.input_error(source.display, str(error), error.line, error.column)], warnings=warnings)
+    diagnostics = engine.lint_text(source, decoded.text, selection)
     if not mode.active or not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return StdinOutcome(diagnostics, warnings=warnings)
-    outcome = fix_source(decoded.text, language, lambda text: lint_text(source, text, selection), diagnostics, mode.unsafe)
+    outcome = fixes.fix_source(decoded.text, language, lambda text: engine.lint_text(source, text, selection), diagnostics, mode.unsafe)
     if outcome.refused:
         warnings.append(f"{source.display}: fixes not applied: {outcome.refused}")
     if mode.diff:
-        return StdinOutcome(diagnostics, applied=outcome.applied, diff=unified_diff(source.display, decoded.text, outcome.text), warnings=warnings)
+        return StdinOutcome(diagnostics, applied=outcome.applied, diff=fixes.unified_diff(source.display, decoded.text, outcome.text), warnings=warnings)
     return StdinOutcome(outcome.diagnostics, outcome.text.encode(decoded.encoding), outcome.applied, warnings=warnings)
 
 

@@ -10,9 +10,28 @@ import pathspec
 
 from gemlint.config import Config
 from gemlint.diagnostics import Severity
+from gemlint.languages import Language, checks_language
 
-if TYPE_CHECKING:  # the flake8 plugin selects from the rules' triage table without importing any rule
+if TYPE_CHECKING:  # a selection holds rule classes, or entries of the rules' table that stand for them
     from gemlint.rule import Rule
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """What selecting a rule and keying its cached findings need to know of it, as data
+    (:data:`gemlint.rules.triage_table.RULES`): a run whose files all come from the cache never imports
+    the rules, nor LibCST under them."""
+
+    code: str
+    name: str
+    preview: bool
+    languages: frozenset[Language]
+    notebooks: bool
+    cross_file: bool
+    sees_project: bool
+
+    def reads(self, language: Language) -> bool:
+        return checks_language(self.languages, self.notebooks, language)
 
 
 def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:
@@ -29,15 +48,15 @@ class Selection:
     in preview mode or by its exact code.
     """
 
-    rules: tuple[type[Rule], ...]
+    rules: tuple[type[Rule] | RuleEntry, ...]
     config: Config
 
     @classmethod
-    def from_config(cls, config: Config, all_rules: Iterable[type[Rule]]) -> "Selection":
+    def from_config(cls, config: Config, all_rules: Iterable[type[Rule] | RuleEntry]) -> "Selection":
         chosen = tuple(rule for rule in all_rules if _enabled(rule, config))
         return cls(chosen, config)
 
-    def rules_for(self, relative_path: str) -> tuple[type[Rule], ...]:
+    def rules_for(self, relative_path: str) -> tuple[type[Rule] | RuleEntry, ...]:
         """The selected rules minus the per-file ignores matching ``relative_path`` (posix, root-relative)."""
         ignored = self._ignored_for(relative_path)
         if not ignored:
@@ -51,7 +70,7 @@ class Selection:
                 codes.extend(pattern_codes)
         return tuple(codes)
 
-    def severity_of(self, rule: type[Rule], reported: Severity) -> Severity:
+    def severity_of(self, rule: type[Rule] | RuleEntry, reported: Severity) -> Severity:
         """A configured override wins over both the default and a severity the rule chose."""
         best, level = -1, None
         for prefix, override in self.config.severity:
@@ -60,7 +79,7 @@ class Selection:
         return level or reported
 
 
-def _enabled(rule: type[Rule], config: Config) -> bool:
+def _enabled(rule: type[Rule] | RuleEntry, config: Config) -> bool:
     code = rule.code
     selected = max(_longest_prefix(code, config.select), _longest_prefix(code, config.extend_select))
     ignored = _longest_prefix(code, config.ignore)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import os
 import re
@@ -163,3 +164,9 @@ def _decode(data: bytes, encoding: str) -> DecodedSource:
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r}") from None
     return DecodedSource(text, encoding)
+
+
+def file_digest(data: bytes) -> str:
+    """What the project index knows of a file's bytes, and the result cache's content digest, so that the
+    records of unchanged files serve both."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()

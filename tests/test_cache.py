@@ -38,12 +38,12 @@ def test_second_run_is_served_from_the_cache_and_equal(tmp_path, monkeypatch):
     cache_dir = tmp_path / "cache"
     first = lint(tmp_path, Cache(cache_dir)).diagnostics
     assert len(entries(cache_dir)) == 2 and (cache_dir / ".gitignore").exists()
-    import gemlint.runner as runner
+    import gemlint.engine as engine  # the runner lints a file through it
 
     def no_linting(*args, **kwargs):
         raise AssertionError("a cached file was linted again")
 
-    monkeypatch.setattr(runner, "lint_file", no_linting)
+    monkeypatch.setattr(engine, "lint_file", no_linting)
     assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
 
 
@@ -69,16 +69,16 @@ def test_an_edit_elsewhere_relints_files_that_see_the_project(tmp_path, monkeypa
     cache_dir = tmp_path / "cache"
     lint(tmp_path, Cache(cache_dir))
     (tmp_path / "src" / "a.py").write_text(BLOCKING.replace('"1"', '"0"'))
-    import gemlint.runner as runner
+    import gemlint.engine as engine  # the runner lints a file through it
 
     linted = []
-    original = runner.lint_file
+    original = engine.lint_file
 
     def recording(source, selection):
         linted.append(source.path.name)
         return original(source, selection)
 
-    monkeypatch.setattr(runner, "lint_file", recording)
+    monkeypatch.setattr(engine, "lint_file", recording)
     lint(tmp_path, Cache(cache_dir))
     assert sorted(linted) == ["a.py", "b.py"]
 
@@ -88,12 +88,12 @@ def test_touching_a_file_without_changing_it_keeps_the_cache(tmp_path, monkeypat
     cache_dir = tmp_path / "cache"
     first = lint(tmp_path, Cache(cache_dir)).diagnostics
     os.utime(tmp_path / "src" / "a.py", ns=(1, 1))  # the project state is the files' content, not their times
-    import gemlint.runner as runner
+    import gemlint.engine as engine  # the runner lints a file through it
 
     def no_linting(*args, **kwargs):
         raise AssertionError("a cached file was linted again")
 
-    monkeypatch.setattr(runner, "lint_file", no_linting)
+    monkeypatch.setattr(engine, "lint_file", no_linting)
     assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
 
 
@@ -107,7 +107,7 @@ def test_settings_are_part_of_the_key(tmp_path):
 
 
 def test_cross_file_results_are_reused_only_while_no_project_file_changes(tmp_path, monkeypatch):
-    import gemlint.runner as runner
+    import gemlint.engine as engine  # the runner lints a file through it
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "ort.py").write_text(
@@ -119,13 +119,13 @@ def test_cross_file_results_are_reused_only_while_no_project_file_changes(tmp_pa
     first = lint(tmp_path, Cache(cache_dir)).diagnostics
     assert [d.code for d in first] == ["GEM501"]
     linted: list[str] = []
-    real = runner.lint_file
+    real = engine.lint_file
 
     def counting(source, selection):
         linted.append(source.path.name)
         return real(source, selection)
 
-    monkeypatch.setattr(runner, "lint_file", counting)
+    monkeypatch.setattr(engine, "lint_file", counting)
     assert lint(tmp_path, Cache(cache_dir)).diagnostics == first
     assert linted == []  # nothing changed: every result, the cross-file one included, comes from the cache
     (tmp_path / "src" / "other.py").write_text("x = 2  # another file of the project changed\n")

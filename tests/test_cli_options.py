@@ -3,6 +3,7 @@ test_cache.py, --unsafe-fixes in test_cli.py)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 
 import pytest
@@ -43,13 +44,14 @@ def test_the_process_pool_really_runs(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
     started = []
-    real = runner.ProcessPoolExecutor
+    real = concurrent.futures.ProcessPoolExecutor
 
     def recording(*args, **kwargs):
         started.append(kwargs.get("max_workers"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", recording)
+    # The runner imports the pool where it starts one (a run from the cache never does).
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", recording)
     assert [f["code"] for f in findings(".", "--jobs", "3")] == ["GEM404", "GEM201"]
     # The pools that summarise and lint have the 3 processes asked for; one more process derives the project's
     # facts (runner._facts_in_a_child), so that the processes forked to lint never held every summary.

@@ -73,7 +73,10 @@ def _runtime_imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
-            candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            submodules = [f"{base}.{alias.name}" for alias in node.names]
+            # `from package import module` imports the module (and runs the package's __init__, which every
+            # import of a submodule runs): the package counts only where a name is taken from it.
+            candidates = submodules if all(m in known for m in submodules) else [base, *submodules]
         elif isinstance(node, ast.Import):
             candidates = [alias.name for alias in node.names]
         else:

@@ -32,9 +32,10 @@ SOURCE = "import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app
 def preview_rule(monkeypatch):
     rule = rule_by_code(CODE)
     monkeypatch.setattr(rule, "preview", True)
-    # The flake8 plugin selects from the generated triage table, which says what the metadata says.
-    entries = tuple(replace(entry, preview=True) if entry.code == CODE else entry for entry in triage_table.PYTHON_RULES)
-    monkeypatch.setattr(triage_table, "PYTHON_RULES", entries)
+    # Runs and the flake8 plugin select from the generated table, which says what the metadata says.
+    for table in ("RULES", "PYTHON_RULES"):
+        entries = tuple(replace(entry, preview=True) if entry.code == CODE else entry for entry in getattr(triage_table, table))
+        monkeypatch.setattr(triage_table, table, entries)
     for cached in (_settings, _tree, _selection, _rule_selection):  # the plugin keeps configs for the process
         cached.cache_clear()
     yield rule

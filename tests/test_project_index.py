@@ -71,7 +71,7 @@ def test_a_file_changed_after_indexing_is_parsed_afresh(tmp_path, monkeypatch):
     project_for(config).model.build()
     broken = tmp_path / "svc" / "util.py"
     broken.write_text("def double(values:\n")
-    monkeypatch.setattr("gemlint.runner.forget_projects", lambda: None)  # keep the stale index
+    monkeypatch.setattr("gemlint.project.files.forget_projects", lambda: None)  # keep the stale index
     result = run([broken], config, jobs=1)
     assert [(d.code, d.line) for d in result.diagnostics] == [("GEM000", 1)]
 

@@ -11,7 +11,6 @@ classes through their bases across modules, calls through ``self``/``cls``, inst
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import pickle
 import re
@@ -36,6 +35,7 @@ from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_key, load_facts, load_part, save_facts, save_part
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
+from gemlint.text import file_digest
 from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,12 +117,6 @@ class _Entry:
 def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]]:
     """The classes of a lineage as (module, class) pairs."""
     return {(entry.summary.name, cls.name) for entry, cls in chain}
-
-
-def file_digest(data: bytes) -> str:
-    """What the index knows of a file's bytes (the result cache's content digest, so that its records of
-    unchanged files serve both)."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def summarise_packed(path: str, module: str) -> tuple[str, Packed | None, str]:

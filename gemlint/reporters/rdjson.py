@@ -18,10 +18,9 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from gemlint.diagnostics import CellSpan, Diagnostic, Fix, Position, Severity
+from gemlint.diagnostics import CellSpan, Diagnostic, Fix, Position, Severity, applicable
 from gemlint.docs import project_url, rule_url
 from gemlint.fingerprints import source_lines
-from gemlint.fixes import applicable
 from gemlint.registry import all_rules
 
 SEVERITY = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTE: "INFO"}

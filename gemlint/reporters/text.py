@@ -11,8 +11,7 @@ from pathlib import Path
 
 import click
 
-from gemlint.diagnostics import CellSpan, Diagnostic, Severity
-from gemlint.fixes import applicable
+from gemlint.diagnostics import CellSpan, Diagnostic, Severity, applicable
 from gemlint.frontends.notebook import read_notebook
 from gemlint.languages import Language, language_of
 from gemlint.text import SourceError, split_lines

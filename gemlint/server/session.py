@@ -23,10 +23,10 @@ from typing import Any
 
 from gemlint.config import Config, ConfigError, validate_codes
 from gemlint.config_tree import ConfigTree, project_root_for
-from gemlint.diagnostics import Diagnostic
+from gemlint.diagnostics import Diagnostic, applicable
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.engine import INTERNAL_ERROR_PREFIX, lint_text
-from gemlint.fixes import applicable, fix_source
+from gemlint.fixes import fix_source
 from gemlint.languages import Language, language_of
 from gemlint.project.buffers import buffer, set_buffer
 from gemlint.project.files import forget_projects, keep_index_in

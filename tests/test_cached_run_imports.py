@@ -1,0 +1,92 @@
+"""What a run imports when it has nothing to lint: the command line and a run whose files all come from the cache
+select the rules from their generated table, and import neither LibCST nor any rule (about half a second, most
+of a run over a cached project). Each check runs in a fresh interpreter, where nothing else has imported them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SERVICE = """\
+import torch
+from fastapi import FastAPI
+
+app = FastAPI()
+model = torch.load("model.pt")
+
+
+@app.post("/predict")
+def predict(x):
+    with torch.inference_mode():
+        return model(torch.tensor(x))
+"""
+MANIFEST = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: server
+spec:
+  containers:
+    - name: server
+      image: server:1
+      env:
+        - name: CUDA_LAUNCH_BLOCKING
+          value: "1"
+"""
+
+# Runs gemlint's command line in this interpreter, then says which of the heavy modules it imported.
+PROBE = """\
+import json, sys
+from gemlint.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))
+print(json.dumps(heavy), file=sys.stderr)
+"""
+
+
+def _run(folder: Path, *args: str) -> tuple[list[dict], list[str]]:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "check", "--format", "json", "--exit-zero", *args, "."],
+        cwd=folder, capture_output=True, text=True, timeout=120,
+    )
+    findings = json.loads(completed.stdout)
+    heavy = json.loads(completed.stderr.strip().splitlines()[-1])
+    return findings, heavy
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.gemlint]\n")
+    (tmp_path / "serve.py").write_text(SERVICE)
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "pod.yaml").write_text(MANIFEST)
+    return tmp_path
+
+
+def test_a_run_over_a_cached_project_imports_no_rule_and_reports_the_same(tmp_path):
+    folder = _project(tmp_path)
+    first, heavy_first = _run(folder)
+    assert {f["code"] for f in first} == {"GEM404"}  # the manifest's finding; the service gives none
+    assert "libcst" in heavy_first and any(m.startswith("gemlint.rules.gem") for m in heavy_first)
+    again, heavy_again = _run(folder)
+    assert again == first
+    assert heavy_again == []
+
+
+def test_an_edited_file_is_linted_again_with_the_rules(tmp_path):
+    folder = _project(tmp_path)
+    _run(folder)
+    (folder / "serve.py").write_text(SERVICE + '\nimport os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n')
+    findings, heavy = _run(folder)
+    assert sorted((f["path"], f["code"]) for f in findings) == [("deploy/pod.yaml", "GEM404"), ("serve.py", "GEM404")]
+    assert "libcst" in heavy
+
+
+def test_a_run_with_nothing_to_lint_imports_no_rule(tmp_path):
+    (tmp_path / "README.md").write_text("nothing gemlint reads\n")
+    findings, heavy = _run(tmp_path, "--no-cache")
+    assert findings == [] and heavy == []
