@@ -6,7 +6,7 @@ import ast
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import Assignment, MetadataWrapper, PositionProvider, ScopeProvider
 
 from fixture_harness import fixture_files
 from gemlint.analysis.import_names import ImportNames
@@ -154,6 +154,7 @@ class Server:
         make()()
         Router()
         torch.load("m.pt")
+        half = torch.float16 * 2
         return torch_like.load("m.pt")
 
 
@@ -170,6 +171,9 @@ def test_library_names_answer_without_scope_analysis_what_can_be_no_library_name
     free = ["self.app.run()", "helper.run()", "json.dumps(config)", "make()()", "torch_like.load(\"m.pt\")"]
     for text in free:
         assert analysis.library_names(call(analysis, text).func, libraries) == frozenset(), text
+    # An expression that is no name, even one made of library names (`torch.float16 * 2`), names nothing.
+    product = next(node for node in analysis.all_nodes if isinstance(node, cst.BinaryOperation))
+    assert analysis.library_names(product, libraries) == analysis.qualified_names(product) == frozenset()
     assert "_scopes" not in analysis.__dict__  # answered from the imports alone
     # What an import from a compared library binds is asked of the scopes, as qualified_names answers it.
     for text in ("Router()", 'torch.load("m.pt")'):
@@ -231,7 +235,8 @@ def test_names_among_a_table_need_no_scope_analysis_for_names_of_other_packages(
 @pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
 def test_qualified_names_agree_with_libcst_on_every_expression(path):
     """What the analysis answers from the imports, for names, attribute chains over calls and subscripts
-    (``F.pad(x).contiguous``), calls and subscripts, is what LibCST's scope analysis answers."""
+    (``F.pad(x).contiguous``), calls, subscripts and every other expression (``a * b``, a lambda, a string),
+    is what LibCST's scope analysis answers."""
     from test_models import analyse
 
     try:
@@ -240,7 +245,7 @@ def test_qualified_names_agree_with_libcst_on_every_expression(path):
         pytest.skip("not UTF-8, or LibCST cannot parse it")
     scopes = analysis._wrapper.resolve(ScopeProvider)
     for node in analysis.all_nodes:
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and scopes.get(node) is not None:
+        if isinstance(node, cst.BaseExpression) and scopes.get(node) is not None:
             expected = frozenset(name.name for name in scopes[node].get_qualified_names_for(node))
             assert analysis.qualified_names(node) == expected, analysis.module.code_for_node(node)[:80]
 
@@ -284,6 +289,38 @@ def test_a_name_bound_once_is_what_every_scope_sees(path):
             scope = scopes.get(node)
             if scope is not None:
                 assert [a.node for a in scope[node.value] if hasattr(a, "node")] == [definitions[node.value]], node.value
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_a_name_the_file_binds_only_by_definitions_holds_a_definition_wherever_it_is_used(path):
+    """Where ``holds_definitions_only`` says so, every binding LibCST's scope analysis finds from a use of the name
+    is a ``def`` or ``class`` statement (or there is none), which assigns no value."""
+    from gemlint.analysis.syntax import assignment_value
+    from test_models import analyse
+
+    try:
+        analysis = analyse(path.read_text(encoding="utf-8"))
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    scopes = analysis._wrapper.resolve(ScopeProvider)
+    for node in analysis.all_nodes:
+        if isinstance(node, cst.Name) and scopes.get(node) is not None and analysis.holds_definitions_only(node.value):
+            bound = [a.node for a in scopes[node][node.value] if isinstance(a, Assignment)]
+            assert all(isinstance(b, (cst.FunctionDef, cst.ClassDef)) for b in bound), (node.value, bound)
+            assert all(assignment_value(analysis, b) is None for b in bound)  # assigned_values' answer: none
+
+
+def test_a_name_bound_by_a_definition_and_a_value_holds_more_than_definitions():
+    from test_models import analyse
+
+    analysis = analyse(
+        "import torch\nfrom svc import Net as Imported\n\nclass Net(torch.nn.Module):\n    pass\n\n"
+        "def build():\n    return Net()\n\ndef head(Head):\n    return Head\n\nclass Head:\n    pass\n\nrunner = build\n"
+    )
+    assert analysis.holds_definitions_only("Net") and analysis.holds_definitions_only("build")
+    assert analysis.holds_definitions_only("print")  # a builtin: no binding at all
+    assert not analysis.holds_definitions_only("Head")  # a parameter too
+    assert not analysis.holds_definitions_only("Imported") and not analysis.holds_definitions_only("runner")
 
 
 def test_a_class_shadowed_anywhere_is_not_bound_once():

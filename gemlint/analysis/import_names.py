@@ -32,6 +32,8 @@ class ImportNames:
         self._bound: set[str] = set()
         #: How many times the file binds each name, in any way and at any level (a module-level import too).
         self._bindings: Counter[str] = Counter()
+        #: The names the file binds some way other than a ``def`` or ``class`` statement.
+        self._bound_to_values: set[str] = set()
         #: The name any import of the file binds, at any level -> the top-level packages those imports read
         #: ("." for a relative import).
         self._imported: dict[str, set[str]] = {}
@@ -45,6 +47,8 @@ class ImportNames:
             if not names:
                 continue
             self._bindings.update(names)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self._bound_to_values.update(names)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._record_sources(node)
                 if id(node) in module_level:
@@ -77,6 +81,11 @@ class ImportNames:
     def bound_once(self, name: str) -> bool:
         """The file binds ``name`` once, anywhere: every scope that sees it sees that one binding."""
         return self._bindings[name] == 1
+
+    def defines_only(self, name: str) -> bool:
+        """Every binding of ``name`` in the file, if any, is a ``def`` or ``class`` statement: whichever one a
+        use of the name sees, it holds a function or a class."""
+        return name not in self._bound_to_values
 
     def binds(self, name: str) -> bool:
         """Something in the file binds ``name`` (an import, an assignment, a definition, a parameter...)."""

@@ -714,6 +714,8 @@ class ModelTracker:
         return []
 
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
+        if name.value not in ("self", "cls") and self.analysis.holds_definitions_only(name.value):
+            return []  # a class, a function or a builtin is no model instance: no scope analysis to say so
         scope = self.analysis.scope_of(name)
         if scope is None:
             return []

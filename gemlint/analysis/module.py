@@ -80,6 +80,11 @@ def evidence_precision(verdict: Verdict) -> str | None:
 _DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
 
 
+#: What LibCST's scopes may name besides names, attribute chains, calls and subscripts: definitions (by their
+#: name) and strings (a string annotation is an access of the names it spells).
+_NAMED_BY_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Decorator, cst.SimpleString, cst.ConcatenatedString)
+
+
 class ModuleAnalysis:
     """Facts about one parsed module; every fact is computed lazily and cached."""
 
@@ -227,6 +232,11 @@ class ModuleAnalysis:
         module-level definition of it is then what every use of the name refers to."""
         return self._import_names is not None and self._import_names.bound_once(name)
 
+    def holds_definitions_only(self, name: str) -> bool:
+        """Whatever binding of ``name`` a use of it sees, if any, is a ``def`` or ``class`` statement of the file
+        (or none: a builtin, an undefined name): it holds no value assigned, imported or passed."""
+        return self._import_names is not None and self._import_names.defines_only(name)
+
     def is_parameter(self, name: cst.Name) -> bool:
         """``name`` refers to a parameter of the function (or lambda) it is used in, or of one around it."""
         # a name no function around it takes as a parameter refers to none: no scope analysis needed
@@ -248,8 +258,12 @@ class ModuleAnalysis:
 
     def _import_qualified(self, node: cst.CSTNode) -> frozenset[str] | None:
         """:meth:`qualified_names` from the imports alone, where that is the whole answer (no scope analysis)."""
-        if not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or self._import_names is None:
+        if self._import_names is None:
             return None
+        if not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            # LibCST names another node only as a definition or a string annotation (an access it records):
+            # an operation, a literal, a lambda names nothing (`llama_cpp.llama_token * n` is no name)
+            return None if isinstance(node, _NAMED_BY_SCOPES) else frozenset()
         # named as LibCST names it: by the chain it is made from (`F.pad(x).contiguous` as `F.pad.contiguous`)
         spelled = get_full_name_for_node(node)
         if spelled is None:
@@ -325,6 +339,8 @@ class ModuleAnalysis:
 
     def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression]:
         """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
+        if self.holds_definitions_only(name.value):
+            return []  # a class, a function or a builtin: nothing assigned, and no scope analysis to say so
         scope = self._scopes.get(name)
         if scope is None:
             return []
