@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from gemlint.analysis.triage import ALWAYS, Gate
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
@@ -177,7 +176,7 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
 
     # -- positions and fixes -------------------------------------------------------
     def range_of(self, node: cst.CSTNode) -> tuple[Position, Position]:
-        code_range = self.context.wrapper.resolve(PositionProvider)[node]
+        code_range = self.context.analysis.positions[node]
         return (
             Position(code_range.start.line, code_range.start.column + 1),
             Position(code_range.end.line, code_range.end.column + 1),

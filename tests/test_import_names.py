@@ -332,3 +332,24 @@ def test_a_class_shadowed_anywhere_is_not_bound_once():
     )
     assert not analysis.binds_once("Net") and not analysis.binds_once("Head") and analysis.binds_once("Tail")
     assert "_scopes" not in analysis.__dict__
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_the_function_a_plain_call_runs_is_the_one_libcst_finds(path):
+    """What the model tracker takes for the function ``f(...)`` calls, answered without scope analysis where the
+    file binds ``f`` once by a module-level ``def`` or ``class``, or not at all, is LibCST's single ``def``."""
+    from test_models import analyse
+
+    try:
+        analysis = analyse(path.read_text(encoding="utf-8"))
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    answers = [(call, analysis.models._callee(call)) for call in analysis.nodes_of(cst.Call) if isinstance(call.func, cst.Name)]
+    scopes = analysis._wrapper.resolve(ScopeProvider)
+    for call, answer in answers:
+        scope = scopes.get(call.func)
+        if scope is None:
+            continue
+        defs = [a.node for a in scope[call.func.value] if isinstance(a, Assignment) and isinstance(a.node, cst.FunctionDef)]
+        assert answer is (defs[0] if len(defs) == 1 else None), analysis.module.code_for_node(call)[:60]
+

@@ -19,6 +19,7 @@ from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.import_names import ImportNames
+from gemlint.analysis.positions import StatementPositions
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
 from gemlint.analysis.parity import compares_two_implementations
@@ -227,6 +228,11 @@ class ModuleAnalysis:
             return True
         return any(names.binds(library) for library in libraries) or any(self._may_lead_to(source, libraries) for source in names.all_sources())
 
+    def binds(self, name: str) -> bool:
+        """The file binds ``name`` somewhere (an import, an assignment, a definition, a parameter...); True when
+        that cannot be told (a file ``ast`` cannot parse, a star import)."""
+        return self._import_names is None or bool(self._star_imports) or self._import_names.binds(name)
+
     def binds_once(self, name: str) -> bool:
         """The file binds ``name`` once (a class, a function, an import, an assignment...), and nowhere else: a
         module-level definition of it is then what every use of the name refers to."""
@@ -321,6 +327,12 @@ class ModuleAnalysis:
 
     def imports_any(self, modules: Collection[str]) -> bool:
         return not self.imported_modules.isdisjoint(modules)
+
+    @cached_property
+    def positions(self) -> StatementPositions:
+        """``positions[node]``: where ``node`` stands (LibCST's syntactic ``CodeRange``), computed for the
+        statements asked about rather than the whole module."""
+        return StatementPositions(self.module, self.parent)
 
     @cached_property
     def _scopes(self):

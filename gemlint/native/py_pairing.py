@@ -18,7 +18,6 @@ from functools import cached_property, lru_cache
 from typing import Hashable, Iterator
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from gemlint.analysis.module import ModuleAnalysis, iter_subtree, literal_value, terminal_name
 from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, find_leak
@@ -126,7 +125,7 @@ class PyFileAnalysis:
     def __init__(self, context) -> None:
         self.context = context
         self.analysis: ModuleAnalysis = context.analysis
-        self.positions = context.wrapper.resolve(PositionProvider)
+        self.positions = context.analysis.positions
         self.findings: list[Finding] = []
         self._mismatches: set[int] = set()
 

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Hashable
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from gemlint.confinement import read_confined
 from gemlint.analysis.routes import Ref, compose, path_matches
@@ -155,7 +154,7 @@ class ParsedFile:
         analysis = self.analysis
         if analysis is None:
             return {}
-        positions = analysis.context.wrapper.resolve(PositionProvider)
+        positions = analysis.positions
         return {positions[node].start.line: node for node in analysis.nodes_of(cst.FunctionDef)}
 
     def function_at(self, line: int) -> cst.FunctionDef | None:
@@ -164,7 +163,7 @@ class ParsedFile:
 
     def position(self, node: cst.CSTNode):
         analysis = self.analysis
-        return analysis.context.wrapper.resolve(PositionProvider)[node]
+        return analysis.positions[node]
 
 
 @dataclass(frozen=True)

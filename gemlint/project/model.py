@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
@@ -1801,7 +1800,7 @@ def _imported_spelling(entry: _Entry, spelled: str) -> str:
 def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.FunctionDef | None:
     """The LibCST definition that ``ast`` summarised as ``function`` (its name, on the line of its ``def``)."""
     name = function.qualname.rsplit(".", 1)[-1]
-    positions = analysis.context.wrapper.resolve(PositionProvider)
+    positions = analysis.positions
     for node in analysis.nodes_of(cst.FunctionDef):
         if node.name.value == name and positions[node.name].start.line == function.line:
             return node
@@ -1817,7 +1816,7 @@ def _same_file_call(callee: str) -> bool:
 def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
     """The LibCST call that ``ast`` saw at ``site`` (same line, same callee, same order on the line)."""
     terminal = site.callee.rsplit(".", 1)[-1]
-    positions = analysis.context.wrapper.resolve(PositionProvider)
+    positions = analysis.positions
     on_line = [s.call for s in analysis.index.sites(terminal) if positions[s.call].start.line == site.line]
     on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None

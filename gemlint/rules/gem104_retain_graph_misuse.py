@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from gemlint.analysis.autograd import backward_call
 from gemlint.analysis.autograd_graphs import AutogradGraphs
@@ -202,7 +201,7 @@ def _count(number: int, noun: str) -> str:
 
 def _caller_location(analysis, call: cst.Call) -> RelatedLocation:
     """A call of the function (in this file or another), which does not backpropagate what it returns."""
-    span = analysis.context.wrapper.resolve(PositionProvider)[call]
+    span = analysis.positions[call]
     return RelatedLocation(
         Span(analysis.context.display_path, span.start.line, span.start.column + 1, span.end.line, span.end.column + 1),
         "a caller, which does not backpropagate the result again",
