@@ -123,6 +123,17 @@ def test_awkward_bindings_agree_with_libcst():
 PYTHON_FIXTURES = [path for path in fixture_files() if path.suffix == ".py"]
 
 
+def _fixture_analysis(path):
+    """A fixture's analysis, and LibCST's scopes of it; skipped where it is not UTF-8 or LibCST cannot parse it."""
+    from test_models import analyse
+
+    try:
+        analysis = analyse(path.read_text(encoding="utf-8"))
+    except Exception:
+        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    return analysis, analysis._wrapper.resolve(ScopeProvider)
+
+
 @pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
 def test_every_fixture_agrees_with_libcst(path):
     try:
@@ -237,13 +248,7 @@ def test_qualified_names_agree_with_libcst_on_every_expression(path):
     """What the analysis answers from the imports, for names, attribute chains over calls and subscripts
     (``F.pad(x).contiguous``), calls, subscripts and every other expression (``a * b``, a lambda, a string),
     is what LibCST's scope analysis answers."""
-    from test_models import analyse
-
-    try:
-        analysis = analyse(path.read_text(encoding="utf-8"))
-    except Exception:
-        pytest.skip("not UTF-8, or LibCST cannot parse it")
-    scopes = analysis._wrapper.resolve(ScopeProvider)
+    analysis, scopes = _fixture_analysis(path)
     for node in analysis.all_nodes:
         if isinstance(node, cst.BaseExpression) and scopes.get(node) is not None:
             expected = frozenset(name.name for name in scopes[node].get_qualified_names_for(node))
@@ -254,13 +259,7 @@ def test_qualified_names_agree_with_libcst_on_every_expression(path):
 def test_parameters_and_library_free_files_agree_with_libcst(path):
     """``is_parameter`` (asked of the scopes only where a function around the name takes it) is LibCST's answer
     on every name; a file that ``may_name_from`` says names nothing of a package has no qualified name of it."""
-    from test_models import analyse
-
-    try:
-        analysis = analyse(path.read_text(encoding="utf-8"))
-    except Exception:
-        pytest.skip("not UTF-8, or LibCST cannot parse it")
-    scopes = analysis._wrapper.resolve(ScopeProvider)
+    analysis, scopes = _fixture_analysis(path)
     nodes = [node for node in analysis.all_nodes if isinstance(node, (cst.Name, cst.Attribute, cst.Call)) and scopes.get(node) is not None]
     for node in nodes:
         if isinstance(node, cst.Name):
@@ -276,14 +275,8 @@ def test_parameters_and_library_free_files_agree_with_libcst(path):
 def test_a_name_bound_once_is_what_every_scope_sees(path):
     """Where ``binds_once`` says the file binds a name once, LibCST's scope analysis finds that one binding from
     every use of the name: a module-level class or function so bound is never shadowed."""
-    from test_models import analyse
-
-    try:
-        analysis = analyse(path.read_text(encoding="utf-8"))
-    except Exception:
-        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    analysis, scopes = _fixture_analysis(path)
     definitions = {**analysis.local_classes, **analysis.module_functions}
-    scopes = analysis._wrapper.resolve(ScopeProvider)
     for node in analysis.all_nodes:
         if isinstance(node, cst.Name) and node.value in definitions and analysis.binds_once(node.value):
             scope = scopes.get(node)
@@ -296,13 +289,8 @@ def test_a_name_the_file_binds_only_by_definitions_holds_a_definition_wherever_i
     """Where ``holds_definitions_only`` says so, every binding LibCST's scope analysis finds from a use of the name
     is a ``def`` or ``class`` statement (or there is none), which assigns no value."""
     from gemlint.analysis.syntax import assignment_value
-    from test_models import analyse
 
-    try:
-        analysis = analyse(path.read_text(encoding="utf-8"))
-    except Exception:
-        pytest.skip("not UTF-8, or LibCST cannot parse it")
-    scopes = analysis._wrapper.resolve(ScopeProvider)
+    analysis, scopes = _fixture_analysis(path)
     for node in analysis.all_nodes:
         if isinstance(node, cst.Name) and scopes.get(node) is not None and analysis.holds_definitions_only(node.value):
             bound = [a.node for a in scopes[node][node.value] if isinstance(a, Assignment)]
@@ -338,14 +326,8 @@ def test_a_class_shadowed_anywhere_is_not_bound_once():
 def test_the_function_a_plain_call_runs_is_the_one_libcst_finds(path):
     """What the model tracker takes for the function ``f(...)`` calls, answered without scope analysis where the
     file binds ``f`` once by a module-level ``def`` or ``class``, or not at all, is LibCST's single ``def``."""
-    from test_models import analyse
-
-    try:
-        analysis = analyse(path.read_text(encoding="utf-8"))
-    except Exception:
-        pytest.skip("not UTF-8, or LibCST cannot parse it")
+    analysis, scopes = _fixture_analysis(path)
     answers = [(call, analysis.models._callee(call)) for call in analysis.nodes_of(cst.Call) if isinstance(call.func, cst.Name)]
-    scopes = analysis._wrapper.resolve(ScopeProvider)
     for call, answer in answers:
         scope = scopes.get(call.func)
         if scope is None:
