@@ -13,6 +13,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
+from gemlint.analysis.index import TRIVIA
 from gemlint.analysis.source import PythonSource
 from gemlint.analysis.triage import SyntaxFacts, Triage, collect
 from gemlint.config import Config
@@ -448,14 +449,15 @@ def _run_rules(context: PythonFileContext, rules: Sequence[type[PythonRule]]) ->
 
     The index walk is needed by the analyses anyway, and LibCST's own traversal rebuilds every
     node it passes (about a parse's cost), so the rules ride on the index instead. A rule with
-    ``leave_`` methods other than ``leave_Module`` needs the real traversal and gets it.
+    ``leave_`` methods other than ``leave_Module``, or one that visits whitespace or punctuation (which the
+    index leaves out), needs the real traversal and gets it.
     """
     visitors = [rule(context) for rule in rules]
     handlers: dict[str, list] = {}
     for visitor in visitors:
         for name, method in visitor.get_visitors().items():
             handlers.setdefault(name, []).append(method)
-    if any(name.startswith("leave_") and name != "leave_Module" for name in handlers):
+    if any((name.startswith("leave_") and name != "leave_Module") or name.removeprefix("visit_") in _TRIVIA_NAMES for name in handlers):
         context.wrapper.visit_batched(visitors)
         return
     with ExitStack() as stack:
@@ -474,6 +476,9 @@ def _run_rules(context: PythonFileContext, rules: Sequence[type[PythonRule]]) ->
                 method(node)
         for method in handlers.get("leave_Module", ()):
             method(module)
+
+
+_TRIVIA_NAMES = frozenset(kind.__name__ for kind in TRIVIA)
 
 
 def _with_severity(diagnostic: Diagnostic, severity: Severity) -> Diagnostic:

@@ -3,6 +3,11 @@ needs other leave_ methods gets LibCST's own traversal."""
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
+import inspect
+import types
+import typing
 from pathlib import Path
 
 import libcst as cst
@@ -65,3 +70,41 @@ def test_visit_methods_run_on_every_node_in_source_order_between_module_visit_an
 
 def test_a_rule_with_other_leave_methods_gets_libcst_traversal():
     assert sorted(_run(CallsPerFunction)) == ["first: 1", "second: 2"]
+
+
+class CommentsSeen(_Base):
+    """Visits comments, which the analysis index leaves out with the rest of the whitespace."""
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.report(node, node.value)
+
+
+def test_a_rule_that_visits_whitespace_or_comments_gets_libcst_traversal():
+    source = SourceFile(Path("pkg/mod.py"), Language.PYTHON, "pkg/mod.py", "pkg/mod.py")
+    text = "# first\nx = 1  # second\n"
+    found = lint_text(source, text, Selection((CommentsSeen,), default_config(Path.cwd())))
+    assert [(d.line, d.message) for d in found] == [(1, "# first"), (2, "# second")]
+
+
+def _members(declared) -> list:
+    """The classes a field's declared type admits: the members of a union, the items of a sequence."""
+    if typing.get_origin(declared) in (typing.Union, types.UnionType):
+        return [member for part in typing.get_args(declared) for member in _members(part)]
+    if typing.get_origin(declared) in (list, tuple, collections.abc.Sequence):
+        return _members(typing.get_args(declared)[0])
+    return [declared]
+
+
+def test_the_index_leaves_out_only_fields_that_hold_whitespace_or_punctuation():
+    """The fields the index never reads (by name) are declared, in every LibCST node, to hold trivia only."""
+    from gemlint.analysis.index import _TRIVIA_FIELDS, TRIVIA
+
+    allowed = (*TRIVIA, cst.BaseParenthesizableWhitespace, cst.MaybeSentinel, type(None))
+    for _, kind in inspect.getmembers(cst, inspect.isclass):
+        if not (issubclass(kind, cst.CSTNode) and dataclasses.is_dataclass(kind)):
+            continue
+        hints = typing.get_type_hints(kind)
+        for field in dataclasses.fields(kind):
+            if field.name in _TRIVIA_FIELDS or field.name.startswith("whitespace"):
+                for member in _members(hints[field.name]):
+                    assert isinstance(member, type) and issubclass(member, allowed), (kind.__name__, field.name, member)

@@ -31,7 +31,7 @@ class CallSite:
 class ModuleIndex:
     parents: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
     children: dict[cst.CSTNode, list[cst.CSTNode]] = field(default_factory=dict)
-    nodes: list[cst.CSTNode] = field(default_factory=list)  # below the module, in source order
+    nodes: list[cst.CSTNode] = field(default_factory=list)  # below the module, in source order (no trivia: TRIVIA)
     imports: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)
     # terminal callee name -> call sites ("helper" for helper(...), self.helper(...) and obj.helper(...))
@@ -86,10 +86,20 @@ def _children_of(node: cst.CSTNode) -> list[cst.CSTNode]:
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            below.append(value)
+            if type(value) not in TRIVIA:
+                below.append(value)
         elif type(value) in (tuple, list):
-            below.extend(item for item in value if isinstance(item, cst.CSTNode))
+            below.extend(item for item in value if isinstance(item, cst.CSTNode) and type(item) not in TRIVIA)
     return below
+
+
+# Whitespace, comments and punctuation: two thirds of a module's nodes, which no analysis asks about (a comment's
+# directives are read from the text). The index leaves them and what they hold out.
+TRIVIA = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine, cst.Comment,
+    cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+})
 
 
 # Dataclass field order is source order for every node type but these, whose fields list
@@ -102,10 +112,15 @@ _SOURCE_ORDER: dict[type, tuple[str, ...]] = {
     cst.ExceptHandler: ("type", "name", "body"),
 }
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# The fields that hold trivia only (as do those named whitespace*): not read at all.
+_TRIVIA_FIELDS = frozenset({
+    "lpar", "rpar", "comma", "dot", "colon", "semicolon", "equal", "lbracket", "rbracket", "lbrace", "rbrace",
+    "leading_lines", "lines_after_decorators", "trailing_whitespace", "newline", "header", "footer",
+})
 
 
 def _field_order(kind: type) -> tuple[str, ...]:
-    names = [f.name for f in dataclasses.fields(kind)]
+    names = [f.name for f in dataclasses.fields(kind) if not f.name.startswith("whitespace") and f.name not in _TRIVIA_FIELDS]
     first = [name for name in _SOURCE_ORDER.get(kind, ()) if name in names]
     return (*first, *(name for name in names if name not in first))
 
