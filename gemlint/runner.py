@@ -15,13 +15,12 @@ from gemlint.cache import Cache, FileDigests, content_digest, entry_key, setting
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.confinement import is_inside
-from gemlint.diagnostics import Diagnostic
+from gemlint.diagnostics import Diagnostic, applicable
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.diagnostics import applicable
 from gemlint.frontends import triton_config
 from gemlint.frontends.native_includes import included_headers
 from gemlint.languages import Language, language_of
-from gemlint.registry import rule_entries
+from gemlint.registry import all_rules, rule_entries
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
 
@@ -270,6 +269,14 @@ def _forget_projects() -> None:
         files.forget_projects()
 
 
+def _import_before_forking() -> None:
+    """Import the engine, the fixes and every rule once, in the process that starts the workers: each worker then
+    inherits them instead of importing them again."""
+    from gemlint import engine, fixes  # noqa: F401
+
+    all_rules()
+
+
 def _init_worker(selections: list[Selection], mode: FixMode, keys: CacheSettings | None) -> None:
     global _WORKER_SETUP
     _WORKER_SETUP = (selections, mode, keys)
@@ -364,6 +371,7 @@ def run(
         jobs_list = sorted(work, key=lambda job: _size(job[0]), reverse=True)
         from concurrent.futures import ProcessPoolExecutor
 
+        _import_before_forking()
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selections, mode, keys)) as pool:
             reports = pool.map(_process_in_worker, jobs_list, chunksize=max(1, min(8, len(jobs_list) // (jobs * 32))))
             for report in reports:
