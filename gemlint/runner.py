@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 # second. A run whose files all come from the cache needs none of them, nor the process pools, so they are
 # imported where a file is linted or the project read (`from gemlint import engine` below), never at the top.
 
-# Below this many files a process pool costs more than it saves (and pre-commit already runs hooks in parallel).
+# Files are linted in a process pool from this many files, or from two files holding this many bytes: a pool
+# costs about 50 ms to start, which a few small files (pre-commit passes a handful) do not repay, while two
+# modules of a few hundred lines each take longer than that to lint.
 PARALLEL_THRESHOLD = 32
+PARALLEL_BYTES = 64 * 1024
 # From this many modules the project's facts, when they must be derived afresh, are derived in a process of their
 # own even for a run over a few files: the summaries it decodes then leave with it, instead of being torn down
 # object by object when gemlint exits (seconds on a large project).
@@ -289,6 +292,12 @@ def _process_in_worker(job: tuple[SourceFile, int]) -> FileReport:
     return process_file(source, selections[index], mode, keys)
 
 
+def _worth_a_pool(work: list[tuple[SourceFile, int]]) -> bool:
+    if len(work) >= PARALLEL_THRESHOLD:
+        return True
+    return len(work) >= 2 and sum(_size(source) for source, _ in work) >= PARALLEL_BYTES
+
+
 def _size(source: SourceFile) -> int:
     try:
         return source.path.stat().st_size
@@ -345,6 +354,7 @@ def run(
             work.append((source, index))
     total = len(files)
     started = time.perf_counter()
+    parallel = jobs > 1 and _worth_a_pool(work)
     if any(source.language in (Language.PYTHON, Language.NOTEBOOK) for source, _ in work):
         from gemlint.project.files import keep_index_in, project_for
 
@@ -356,8 +366,9 @@ def run(
         if root_files is not None and project.config == config:
             project.adopt_sources(root_files)
         model = project.model
-        parallel = jobs > 1 and len(work) >= PARALLEL_THRESHOLD
-        isolate = parallel or len(project.python_files) >= FACTS_PROCESS_THRESHOLD
+        # The workers of a long run must not inherit every decoded summary; a few files' pool forks from a small
+        # project's, which costs less than another process to derive the facts in.
+        isolate = (parallel and len(work) >= PARALLEL_THRESHOLD) or len(project.python_files) >= FACTS_PROCESS_THRESHOLD
         model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if isolate else None)
         if parallel:
             model.release()
@@ -365,7 +376,7 @@ def run(
     started = time.perf_counter()
     if progress and done:
         progress(len(done), total)
-    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+    if parallel:
         # Largest files first and small chunks: the costly files (the few that need LibCST and its
         # metadata) are spread over the workers instead of landing in one worker's last chunk.
         jobs_list = sorted(work, key=lambda job: _size(job[0]), reverse=True)
