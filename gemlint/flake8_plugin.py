@@ -70,9 +70,9 @@ def _settings(
 @lru_cache(maxsize=16)
 def _tree(root: str, config_file: str | None) -> "ConfigTree":
     from gemlint.config_tree import ConfigTree
-    from gemlint.rules.triage_table import KNOWN_CODES
+    from gemlint.registry import known_codes  # from the rules' table: no rule is imported
 
-    return ConfigTree(Path(root), KNOWN_CODES, config_file=Path(config_file) if config_file else None)
+    return ConfigTree(Path(root), known_codes(), config_file=Path(config_file) if config_file else None)
 
 
 @lru_cache(maxsize=64)

@@ -105,8 +105,6 @@ def triage_table_source() -> str:
         "from gemlint.languages import Language",
         "from gemlint.selection import RuleEntry",
         "",
-        f"KNOWN_CODES = frozenset({sorted(rule.code for rule in all_rules())!r})",
-        "",
         "RULES = (",
         *(_entry_source(rule) for rule in all_rules()),
         ")",

@@ -151,4 +151,3 @@ def _bound_names(node: ast.AST) -> list[str]:
         return []
     # match captures (MatchAs, MatchStar, MatchMapping), type parameters
     return [value for field in ("name", "rest") if isinstance(value := getattr(node, field, None), str)]
-

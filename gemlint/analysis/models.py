@@ -1033,10 +1033,11 @@ class ModelTracker:
     def _callee(self, call: cst.Call) -> cst.FunctionDef | None:
         func = call.func
         if isinstance(func, cst.Name):
-            # What every scope sees, without scope analysis: the module-level def bound once, or no binding at all
-            if self.analysis.binds_once(func.value) and func.value in self.analysis.module_functions:
-                return self.analysis.module_functions[func.value]
-            if self.analysis.binds_once(func.value) and func.value in self.analysis.local_classes or not self.analysis.binds(func.value):
+            # What every scope sees, without scope analysis: a module-level def or class bound once, or no binding
+            name = func.value
+            if self.analysis.binds_once(name) and (name in self.analysis.module_functions or name in self.analysis.local_classes):
+                return self.analysis.module_functions.get(name)
+            if not self.analysis.binds(name):
                 return None
             scope = self.analysis.scope_of(func)
             if scope is None:

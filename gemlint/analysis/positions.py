@@ -32,7 +32,7 @@ class StatementPositions:
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         statement = self._statement_of(node)
-        if statement is None:  # the module itself, or a comment of its header or footer
+        if statement is None:  # the module itself, or a node the index leaves out (whitespace, punctuation)
             return self._whole_module()[node]
         ranges = self._statements.get(statement)
         if ranges is None:

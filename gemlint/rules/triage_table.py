@@ -18,8 +18,6 @@ from gemlint.analysis.triage import (
 from gemlint.languages import Language
 from gemlint.selection import RuleEntry
 
-KNOWN_CODES = frozenset(['GEM000', 'GEM101', 'GEM102', 'GEM103', 'GEM104', 'GEM201', 'GEM202', 'GEM301', 'GEM302', 'GEM303', 'GEM304', 'GEM305', 'GEM306', 'GEM307', 'GEM401', 'GEM402', 'GEM403', 'GEM404', 'GEM501', 'GEM502', 'GEM503', 'GEM601', 'GEM602', 'GEM603', 'GEM604', 'GEM605'])
-
 RULES = (
     RuleEntry('GEM000', 'parse-error', False, frozenset({Language.DOCKERFILE, Language.NATIVE, Language.NOTEBOOK, Language.PYTHON, Language.TRITON, Language.YAML}), False, False, False),
     RuleEntry('GEM101', 'forward-without-no-grad', False, frozenset({Language.PYTHON}), True, False, True),
