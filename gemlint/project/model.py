@@ -31,7 +31,8 @@ from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.buffers import buffer, read_bytes
-from gemlint.project.facts import ProjectFacts, facts_key, load_facts, load_part, save_facts, save_part
+from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, save_facts, save_part
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
@@ -84,6 +85,8 @@ class _Entry:
     """A project module: its file, and its summary, decoded from the index when first asked for."""
 
     __slots__ = ("path", "name", "digest", "_summary", "_index")
+    #: While the facts are derived, the log every summary asked for is noted in (:class:`~gemlint.project.ledger.Reads`).
+    reads: list[object] | None = None
 
     def __init__(self, path: str, name: str, digest: str, index: IndexCache) -> None:
         self.path = path
@@ -94,6 +97,8 @@ class _Entry:
 
     @property
     def summary(self) -> ModuleSummary:
+        if _Entry.reads is not None:
+            _Entry.reads.append(self.path)
         if self._summary is None:
             summary = self._index.summary((self.name, self.digest))
             if summary is None:  # dropped from the index as corrupt: summarise the file again
@@ -424,15 +429,7 @@ class ProjectModel:
         return self._memo[key]  # type: ignore[return-value]
 
     def _compute_subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        index: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for entries in self.modules.values():
-            for entry in entries:
-                for qual, cls in entry.summary.classes.items():
-                    for base in cls.bases:
-                        resolved = self.resolve(entry, base)
-                        if resolved is not None and resolved.kind == "class":
-                            index.setdefault((resolved.module, resolved.qualname), []).append((entry.summary.name, qual))
-        return index
+        return subclass_index((entry.name, self._subclass_rows(entry)) for entries in self.modules.values() for entry in entries)
 
     def overrides(self, method: Target) -> list[Target]:
         """The methods of project subclasses (any depth) that override ``method``: a call of a base's method
@@ -443,7 +440,10 @@ class ProjectModel:
         found, todo, seen = [], [Target("class", method.module, owner)], set()
         index = self._subclass_index()
         while todo and len(seen) < 64:
-            for sub in index.get(todo.pop(), ()):
+            base = todo.pop()
+            if _Entry.reads is not None:
+                _Entry.reads.append((base.module, base.qualname))
+            for sub in index.get(base, ()):
                 if sub in seen:
                     continue
                 seen.add(sub)
@@ -598,9 +598,7 @@ class ProjectModel:
         index: dict[str, list[str]] = {}
         for entries in self.modules.values():
             for entry in entries:
-                names = {site.callee.rsplit(".", 1)[-1] for function in entry.summary.callables() for site in function.calls}
-                names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
-                for name in names:
+                for name in self._called_names(entry):
                     index.setdefault(name, []).append(entry.path)
         return index
 
@@ -770,75 +768,183 @@ class ProjectModel:
         return found
 
     def _compute_facts(self, key: str) -> ProjectFacts:
-        facts = ProjectFacts(key)
-        self._facts = facts  # the computations below ask nothing of the facts they compute
-        facts.subclasses = self._compute_subclasses()
-        facts.callers = self._compute_callers()
-        facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach()
-        self._memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
-        facts.loading = self._compute_loading_classes()
-        facts.holders = frozenset(entry.path for entry in self._by_path.values() if self._imports_project_models(entry))
-        self._memo.clear()
-        self._facts = None
+        """Derive the facts, keeping every piece of the last derivation's ledger that no changed module and
+        no changed subclass-index row touches (:mod:`gemlint.project.ledger`), and store the new ledger."""
+        assert self._index is not None
+        file = ledger_file(facts_file(self._facts_folder, self._root)) if self._facts_folder is not None else None
+        previous = self._index.facts.get(f"{self._root}\0ledger") if file is None else load_ledger(file)
+        facts, ledger = self._derive_facts(key, previous if isinstance(previous, Ledger) else None)
+        if file is None:
+            self._index.facts[f"{self._root}\0ledger"] = ledger
+        else:
+            save_ledger(file, ledger)
         return facts
 
-    def _reach(self) -> tuple[frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]:
+    def _derive_facts(self, key: str, previous: Ledger | None) -> tuple[ProjectFacts, Ledger]:
+        assert self._index is not None
+        order = [entry for entries in self.modules.values() for entry in entries]
+        ledger = Ledger({entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in order})
+        changed = previous.changed(ledger.modules) if previous is not None else None
+        if changed is None:
+            previous = None
+        facts = ProjectFacts(key)
+        reads = Reads()
+        saved, self._memo, self._facts = self._memo, TracedMemo(reads), facts  # the pieces ask nothing of the facts they derive
+        _Entry.reads = reads.log
+        try:
+            kept = {path: previous.pieces[path] for path in (entry.path for entry in order) if path in previous.pieces} if previous is not None else {}
+
+            def piece(entry: _Entry, part: str, stale: set, derive: Callable[[_Entry], object]) -> tuple[object, frozenset]:
+                old = kept.get(entry.path)
+                if old is not None and untouched(getattr(old, f"{part}_reads"), stale):
+                    return old.part(part), getattr(old, f"{part}_reads")
+                start = reads.mark()
+                found = derive(entry)
+                return found, reads.since(start) | {entry.path}
+
+            stale: set = set(changed or ())
+            rows = {entry.path: piece(entry, "subclass", stale, self._subclass_rows) for entry in order}
+            facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
+            if previous is not None:
+                before = previous.subclass_index()
+                stale.update(base for base in before.keys() | facts.subclasses.keys() if before.get(base) != facts.subclasses.get(base))
+            facts.callers = {}
+            points = {entry.path: piece(entry, "points", stale, self._entry_points) for entry in order}
+            for entry in order:
+                old = kept.get(entry.path)
+                called = old.called if old is not None and entry.path not in stale else self._called_names(entry)
+                for name in called:
+                    facts.callers.setdefault(name, []).append(entry.path)
+                subclass_rows, subclass_reads = rows[entry.path]
+                (entry_points, scripts), points_reads = points[entry.path]
+                ledger.pieces[entry.path] = ModulePieces(subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset())  # type: ignore[arg-type]
+
+            def callees(function: tuple[str, str]) -> list[tuple[str, str]]:
+                old = previous.callees.get(function) if previous is not None else None
+                if function in ledger.callees:
+                    pass  # walked from already (reached at all first, then with evidence)
+                elif old is not None and untouched(old[1], stale):
+                    ledger.callees[function] = old
+                else:
+                    start = reads.mark()
+                    found = self._callees(*function)
+                    ledger.callees[function] = (found, reads.since(start) | {function[0]})
+                return ledger.callees[function][0]
+
+            facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach(order, ledger, callees)
+            self._memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
+            loading: set[str] = set()
+            for entry in order:
+                record = ledger.pieces[entry.path]
+                record.loading, record.loading_reads = piece(entry, "loading", stale, self._loading_names)  # type: ignore[assignment]
+                loading.update(record.loading)
+            facts.loading = frozenset(loading)
+            for entry in order:
+                record = ledger.pieces[entry.path]
+                record.holder, record.holder_reads = piece(entry, "holder", stale, self._imports_project_models)  # type: ignore[assignment]
+            facts.holders = frozenset(entry.path for entry in order if ledger.pieces[entry.path].holder)
+        finally:
+            _Entry.reads = None
+            self._memo, self._facts = saved, None
+            self._memo.clear()
+        return facts, ledger
+
+    def _subclass_rows(self, entry: _Entry) -> list[tuple[str, str, str]]:
+        found = []
+        for qual, cls in entry.summary.classes.items():
+            for base in cls.bases:
+                resolved = self.resolve(entry, base)
+                if resolved is not None and resolved.kind == "class":
+                    found.append((resolved.module, resolved.qualname, qual))
+        return found
+
+    @staticmethod
+    def _called_names(entry: _Entry) -> list[str]:
+        names = {site.callee.rsplit(".", 1)[-1] for function in entry.summary.callables() for site in function.calls}
+        names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
+        return sorted(names)
+
+    def _entry_points(self, entry: _Entry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
+        """The module's entry points (qualname, evidenced, puts its file in context by itself), and the project
+        functions its module-level code runs when it is a script that runs what it builds."""
+        points = []
+        for function in entry.summary.callables():
+            if self._is_entry(entry, function, names=False):
+                evidenced = True
+            elif self._is_entry(entry, function, names=True):
+                evidenced = False
+            else:
+                continue
+            # Evaluation code puts its file in context by itself; so does a hook through a project base
+            # elsewhere, or a protocol.
+            owner = function.qualname.rpartition(".")[0]
+            alone = _evaluates(function) or (owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None)
+            points.append((function.qualname, evidenced, alone))
+        scripts = []
+        if self._is_script(entry):
+            for site in entry.summary.module_calls:
+                target = self.resolve_call(entry, None, site.callee)
+                located = self._function(target) if target is not None and target.kind == "function" else None
+                if located is not None:
+                    scripts.append((located[0].path, located[1].qualname))
+        return points, scripts
+
+    def _callees(self, path: str, qualname: str) -> list[tuple[str, str]]:
+        """The project functions the calls of one function reach (overrides of a called method included)."""
+        entry = self._by_path[path]
+        function = _located(entry, qualname)
+        if function is None:
+            return []
+        return [
+            (located[0].path, located[1].qualname)
+            for site in function.calls
+            if (target := self.resolve_call(entry, function, site.callee)) is not None and target.kind == "function"
+            for reached in (target, *self.overrides(target))
+            if (located := self._function(reached)) is not None
+        ]
+
+    def _loading_names(self, entry: _Entry) -> list[str]:
+        found = []
+        for qualname, cls in entry.summary.classes.items():
+            if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
+                found.append(cls.name.rsplit(".", 1)[-1])
+        for name, function in entry.summary.functions.items():
+            if self._helper_loader(entry, function):
+                found.append(name)
+        return found
+
+    def _reach(
+        self, order: list[_Entry], ledger: Ledger, callees: Callable[[tuple[str, str]], list[tuple[str, str]]]
+    ) -> tuple[frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]:
         """Walk the calls from the entry points once for both questions: each function is visited as reached
         from an entry point that is more than a name (evidenced) and as reached at all, at most once each."""
         found: dict[bool, set[str]] = {True: set(), False: set()}  # evidenced -> files
         seen: dict[bool, set[tuple[str, str]]] = {True: set(), False: set()}
-        frontier: list[tuple[_Entry, FunctionSummary, bool]] = []
+        frontier: list[tuple[tuple[str, str], bool]] = []
 
-        def visit(entry: _Entry, function: FunctionSummary, evidenced: bool, caller_path: str | None) -> None:
+        def visit(function: tuple[str, str], evidenced: bool, caller_path: str | None) -> None:
             # Reached with evidence is reached at all: the evidenced state stands for both.
-            key = (entry.path, function.qualname)
-            if key in seen[evidenced] or (not evidenced and key in seen[True]):
+            if function in seen[evidenced] or (not evidenced and function in seen[True]):
                 return
-            seen[evidenced].add(key)
-            frontier.append((entry, function, evidenced))
-            if caller_path is not None and entry.path != caller_path:
-                found[evidenced].add(entry.path)
+            seen[evidenced].add(function)
+            frontier.append((function, evidenced))
+            if caller_path is not None and function[0] != caller_path:
+                found[evidenced].add(function[0])
 
-        for entries in self.modules.values():
-            for entry in entries:
-                for function in entry.summary.callables():
-                    if self._is_entry(entry, function, names=False):
-                        evidenced = True
-                    elif self._is_entry(entry, function, names=True):
-                        evidenced = False
-                    else:
-                        continue
-                    visit(entry, function, evidenced, None)
-                    if _evaluates(function):
-                        found[evidenced].add(entry.path)  # evaluation code: its file is admitted by this alone
-                    owner = function.qualname.rpartition(".")[0]
-                    if owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None:
-                        found[evidenced].add(entry.path)  # a hook through a project base elsewhere, or a protocol
+        for entry in order:
+            for qualname, evidenced, alone in ledger.pieces[entry.path].points:
+                visit((entry.path, qualname), evidenced, None)
+                if alone:
+                    found[evidenced].add(entry.path)
         # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would.
-        for entries in self.modules.values():
-            for entry in entries:
-                if not self._is_script(entry):
-                    continue
-                for site in entry.summary.module_calls:
-                    target = self.resolve_call(entry, None, site.callee)
-                    located = self._function(target) if target is not None and target.kind == "function" else None
-                    if located is not None:
-                        visit(*located, True, entry.path)
-        callees: dict[tuple[str, str], list[tuple[_Entry, FunctionSummary]]] = {}
+        for entry in order:
+            for function in ledger.pieces[entry.path].scripts:
+                visit(function, True, entry.path)
         for _ in range(MAX_HOPS):
             current, frontier[:] = list(frontier), []
-            for entry, function, evidenced in current:
-                key = (entry.path, function.qualname)
-                if key not in callees:
-                    callees[key] = [
-                        located
-                        for site in function.calls
-                        if (target := self.resolve_call(entry, function, site.callee)) is not None and target.kind == "function"
-                        for reached in (target, *self.overrides(target))
-                        if (located := self._function(reached)) is not None
-                    ]
-                for located in callees[key]:
-                    visit(*located, evidenced, entry.path)
+            for function, evidenced in current:
+                for reached in callees(function):
+                    visit(reached, evidenced, function[0])
         return frozenset(found[True]), frozenset(seen[True]), frozenset(found[True] | found[False]), frozenset(seen[True] | seen[False])
 
     def _is_script(self, entry: _Entry) -> bool:
@@ -884,18 +990,6 @@ class ProjectModel:
         """The names of the project classes whose construction loads weights, and of the project functions
         that load a model and return it (for the rules' triage)."""
         return self.facts.loading
-
-    def _compute_loading_classes(self) -> frozenset[str]:
-        found = set()
-        for entries in self.modules.values():
-            for entry in entries:
-                for qualname, cls in entry.summary.classes.items():
-                    if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
-                        found.add(cls.name.rsplit(".", 1)[-1])
-                for name, function in entry.summary.functions.items():
-                    if self._helper_loader(entry, function):
-                        found.add(name)
-        return frozenset(found)
 
     def prepare(self, mapper=map, isolate: "Callable[[], ProjectFacts] | None" = None) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork). ``isolate`` computes
@@ -1805,6 +1899,15 @@ def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.F
         if node.name.value == name and positions[node.name].start.line == function.line:
             return node
     return None
+
+
+def _located(entry: _Entry, qualname: str) -> FunctionSummary | None:
+    """The function or method ``qualname`` of the entry's module (as :meth:`ProjectModel._function` finds it)."""
+    owner, _, name = qualname.rpartition(".")
+    if not owner:
+        return entry.summary.functions.get(name)
+    cls = entry.summary.classes.get(owner)
+    return cls.methods.get(name) if cls is not None else None
 
 
 def _same_file_call(callee: str) -> bool:

@@ -1,0 +1,270 @@
+"""The facts' ledger: what each module contributes to the project's facts, and what was read to derive it.
+
+The facts (:mod:`gemlint.project.facts`) are derived from every module at once, so an edit that changes what
+one module defines, imports or calls would derive them all afresh: seconds on a large project, paid by every
+pre-commit run over such an edit. The ledger keeps them in pieces, as a build system keeps its targets: per
+module, the subclass-index rows of its classes, the names it calls, its entry points, the classes and functions
+that load weights and whether it holds project models; per function the reach walked from, the functions its
+calls reach. With each piece it keeps what deriving it read: the modules whose summaries it asked
+(:class:`Reads` records every summary asked for, and a memoised answer carries the reads that computed it), and
+the rows of the subclass index it looked up. The next derivation keeps every piece whose reads no changed
+module and no changed subclass-index row touches, and derives the rest (``ProjectModel._derive_facts``).
+
+The file lies in the linted repository's cache folder, which is untrusted: JSON, read as a regular file that is
+not a link, each value checked for its type; anything else is no ledger (every piece derived afresh).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Union
+
+from gemlint.atomic import write_whole
+from gemlint.confinement import read_confined
+from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
+
+#: What a piece read: a module's path (its summary), or a (module, class) whose subclass-index row it looked up.
+Read = Union[str, tuple[str, str]]
+
+
+class _Hit:
+    """A memoised answer taken from the memo: stands in the log for the reads that computed it."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: object) -> None:
+        self.key = key
+
+
+class Reads:
+    """The log of what a derivation reads, in order, and the reads behind each memoised answer."""
+
+    def __init__(self) -> None:
+        self.log: list[object] = []
+        self.behind: dict[object, frozenset[Read]] = {}
+
+    def mark(self) -> int:
+        return len(self.log)
+
+    def since(self, start: int) -> frozenset[Read]:
+        found: set[Read] = set()
+        behind = self.behind
+        for item in self.log[start:]:
+            if isinstance(item, _Hit):
+                found.update(behind.get(item.key, ()))
+            else:
+                found.add(item)  # type: ignore[arg-type]
+        return frozenset(found)
+
+
+class TracedMemo(dict):
+    """The model's memo, noting what each answer read: an answer computed while a piece was derived counts the
+    reads behind it for every piece that takes it from the memo later. An answer's reads run from the first
+    time the memo was asked for it and found nothing to when it is stored (a recursion sentinel stored first
+    is stored again with the answer, and its reads then)."""
+
+    def __init__(self, reads: Reads) -> None:
+        super().__init__()
+        self._reads = reads
+        self._asked: dict[object, int] = {}
+
+    def _missed(self, key: object) -> None:
+        self._asked.setdefault(key, len(self._reads.log))
+
+    def __contains__(self, key: object) -> bool:
+        if dict.__contains__(self, key):
+            self._reads.log.append(_Hit(key))
+            return True
+        self._missed(key)
+        return False
+
+    def get(self, key: object, default: object = None) -> object:
+        if dict.__contains__(self, key):
+            self._reads.log.append(_Hit(key))
+            return dict.__getitem__(self, key)
+        self._missed(key)
+        return default
+
+    def __getitem__(self, key: object) -> object:
+        value = dict.__getitem__(self, key)
+        self._reads.log.append(_Hit(key))
+        return value
+
+    def __setitem__(self, key: object, value: object) -> None:
+        start = self._asked.get(key)
+        if start is not None:
+            self._reads.behind[key] = self._reads.since(start)
+        dict.__setitem__(self, key, value)
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._asked.clear()
+        self._reads.behind.clear()
+
+
+@dataclass
+class ModulePieces:
+    """What one module contributes to the facts, each part with what deriving it read."""
+
+    #: (base module, base class, this module's subclass) for each project class its classes name as a base.
+    subclass_rows: list[tuple[str, str, str]]
+    subclass_reads: frozenset[Read]
+    #: The last part of every name the module calls (the callers index); it reads only the module itself.
+    called: list[str]
+    #: Its entry points: (qualname, evidenced: more than a name, puts the file in context by itself).
+    points: list[tuple[str, bool, bool]]
+    #: The project functions its module-level code runs, as a script: (path, qualname).
+    scripts: list[tuple[str, str]]
+    points_reads: frozenset[Read]
+    loading: list[str]
+    loading_reads: frozenset[Read]
+    holder: bool
+    holder_reads: frozenset[Read]
+
+    def part(self, name: str) -> object:
+        """The part ``name`` (``subclass``, ``points``, ``loading`` or ``holder``) as its derivation returns it."""
+        return {"subclass": self.subclass_rows, "points": (self.points, self.scripts), "loading": self.loading, "holder": self.holder}[name]
+
+
+@dataclass
+class Ledger:
+    #: path -> (module name, shape), in the model's module order.
+    modules: dict[str, tuple[str, str]]
+    pieces: dict[str, ModulePieces] = field(default_factory=dict)
+    #: (path, qualname) of a function the reach walked from -> the functions its calls reach, and the reads.
+    callees: dict[tuple[str, str], tuple[list[tuple[str, str]], frozenset[Read]]] = field(default_factory=dict)
+
+    def changed(self, modules: dict[str, tuple[str, str]]) -> set[str] | None:
+        """The paths whose shape differs in ``modules``; None when a module was added, removed or renamed
+        (module names resolve to other files then: nothing kept is known to hold)."""
+        if modules.keys() != self.modules.keys() or list(modules) != list(self.modules):
+            return None
+        if any(modules[path][0] != self.modules[path][0] for path in modules):
+            return None
+        return {path for path, (_, shape) in modules.items() if shape != self.modules[path][1]}
+
+    def subclass_index(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        return subclass_index((self.modules[path][0], self.pieces[path].subclass_rows) for path in self.modules if path in self.pieces)
+
+
+def subclass_index(rows: "object") -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each project class -> the project classes that name it as a direct base, from the modules' rows in order."""
+    index: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module, module_rows in rows:  # type: ignore[attr-defined]
+        for base_module, base, sub in module_rows:
+            index.setdefault((base_module, base), []).append((module, sub))
+    return index
+
+
+def untouched(reads: frozenset[Read], changed: set) -> bool:
+    return changed.isdisjoint(reads)
+
+
+# -- storing ----------------------------------------------------------------------------------------------
+
+
+def ledger_file(facts_file: Path) -> Path:
+    return facts_file.with_name(facts_file.name.removesuffix(".json") + ".ledger.json")
+
+
+def save_ledger(file: Path, ledger: Ledger) -> None:
+    number = {path: index for index, path in enumerate(ledger.modules)}
+
+    def reads(found: frozenset[Read]) -> list:
+        return sorted((number[r] if isinstance(r, str) else list(r) for r in found if not isinstance(r, str) or r in number), key=str)
+
+    pieces = []
+    for path in ledger.modules:
+        piece = ledger.pieces[path]
+        pieces.append([
+            [list(row) for row in piece.subclass_rows], reads(piece.subclass_reads),
+            piece.called,
+            [list(point) for point in piece.points], [[number[p], q] for p, q in piece.scripts], reads(piece.points_reads),
+            piece.loading, reads(piece.loading_reads),
+            piece.holder, reads(piece.holder_reads),
+        ])
+    data = {
+        "format": INDEX_FORMAT,
+        "modules": [[path, name, shape] for path, (name, shape) in ledger.modules.items()],
+        "pieces": pieces,
+        "callees": [[number[p], q, [[number[cp], cq] for cp, cq in found], reads(read)] for (p, q), (found, read) in ledger.callees.items()],
+    }
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        write_whole(file, json.dumps(data, separators=(",", ":")).encode(), prefix=".ledger-")
+    except OSError:
+        pass  # an unwritable cache costs speed only
+
+
+def load_ledger(file: Path) -> Ledger | None:
+    """The ledger stored in ``file`` by this version; None when there is none, or any value is not what
+    :func:`save_ledger` writes."""
+    try:
+        if os.path.islink(file):
+            return None
+        data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
+        if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT:
+            return None
+        rows, pieces, callees = data["modules"], data["pieces"], data["callees"]
+        if not (isinstance(rows, list) and isinstance(pieces, list) and isinstance(callees, list) and len(rows) == len(pieces)):
+            return None
+        paths = []
+        modules: dict[str, tuple[str, str]] = {}
+        for row in rows:
+            _check(isinstance(row, list) and len(row) == 3 and all(isinstance(item, str) for item in row))
+            paths.append(row[0])
+            modules[row[0]] = (row[1], row[2])
+        ledger = Ledger(modules)
+        for path, piece in zip(paths, pieces):
+            _check(isinstance(piece, list) and len(piece) == 10)
+            subs, sub_reads, called, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = piece
+            _check(isinstance(subs, list) and all(_strings(row, 3) for row in subs))
+            _check(_strings(called) and _strings(loading) and isinstance(holder, bool) and isinstance(points, list) and isinstance(scripts, list))
+            _check(all(isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and isinstance(p[1], bool) and isinstance(p[2], bool) for p in points))
+            ledger.pieces[path] = ModulePieces(
+                [(a, b, c) for a, b, c in subs], _reads(sub_reads, paths),
+                called,
+                [(q, e, a) for q, e, a in points], _functions(scripts, paths), _reads(point_reads, paths),
+                loading, _reads(loading_reads, paths),
+                holder, _reads(holder_reads, paths),
+            )
+        for row in callees:
+            _check(isinstance(row, list) and len(row) == 4 and isinstance(row[1], str))
+            ledger.callees[(_path(row[0], paths), row[1])] = (_functions(row[2], paths), _reads(row[3], paths))
+        return ledger
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
+        return None
+
+
+def _check(condition: bool) -> None:
+    if not condition:
+        raise ValueError("not a ledger")
+
+
+def _strings(values: object, length: int | None = None) -> bool:
+    return isinstance(values, list) and (length is None or len(values) == length) and all(isinstance(v, str) for v in values)
+
+
+def _path(number: object, paths: list[str]) -> str:
+    _check(type(number) is int and 0 <= number < len(paths))  # type: ignore[operator]
+    return paths[number]  # type: ignore[index]
+
+
+def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
+    _check(isinstance(rows, list) and all(isinstance(row, list) and len(row) == 2 and isinstance(row[1], str) for row in rows))  # type: ignore[union-attr]
+    return [(_path(row[0], paths), row[1]) for row in rows]  # type: ignore[union-attr]
+
+
+def _reads(values: object, paths: list[str]) -> frozenset[Read]:
+    _check(isinstance(values, list))
+    found: set[Read] = set()
+    for value in values:  # type: ignore[union-attr]
+        if isinstance(value, list):
+            _check(_strings(value, 2))
+            found.add((value[0], value[1]))
+        else:
+            found.add(_path(value, paths))
+    return frozenset(found)

@@ -1,0 +1,230 @@
+"""The facts' ledger: facts derived again after an edit, keeping the pieces the edit cannot have changed, are the
+facts derived afresh; and the ledger file, which lies in the linted repository, is read only when it is what
+gemlint wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gemlint.config import default_config
+from gemlint.project.files import forget_projects, keep_index_in, project_for
+from gemlint.project.index_store import IndexCache
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, load_ledger, save_ledger
+from gemlint.project.model import ProjectModel
+
+MODULES = {
+    "svc/__init__.py": "",
+    "svc/base.py": """\
+import torch
+
+
+class Backend(torch.nn.Module):
+    def warmup(self):
+        return None
+""",
+    "svc/engines.py": """\
+from svc.base import Backend
+from svc.helpers import prepare
+
+
+class FastBackend(Backend):
+    def warmup(self):
+        return prepare()
+""",
+    "svc/helpers.py": """\
+def prepare():
+    return tidy()
+
+
+def tidy():
+    return 1
+""",
+    "svc/server.py": """\
+from fastapi import FastAPI
+
+from svc.base import Backend
+
+app = FastAPI()
+
+
+class Holder:
+    def __init__(self):
+        self.backend = Backend()
+
+    def run(self):
+        return self.backend.warmup()
+
+
+holder = Holder()
+
+
+@app.post("/predict")
+def predict():
+    return holder.run()
+""",
+    "svc/loaders.py": """\
+from transformers import AutoModel
+
+
+class Loaded:
+    def __init__(self):
+        self.model = AutoModel.from_pretrained("bert-base-uncased")
+
+
+def load():
+    return AutoModel.from_pretrained("bert-base-uncased")
+""",
+    "svc/client.py": """\
+from svc.base import Backend
+
+
+def build():
+    return Backend()
+""",
+    **{f"svc/filler_{n}.py": f"def step_{n}(x):\n    return x + {n}\n" for n in range(4)},
+}
+
+#: Each edit changes a module's shape and, through it, a fact: what the ledger keeps must not hide it.
+EDITS = {
+    "a call dropped: `tidy` is no longer reached": ("svc/helpers.py", "    return tidy()", "    return 2"),
+    # `server.py` never imports `engines.py`: only the subclass-index row it read ties its walk to the edit.
+    "a base dropped: the override no longer runs through `Backend`": ("svc/engines.py", "class FastBackend(Backend):", "class FastBackend:"),
+    # A new subclass elsewhere: the walk through `Backend.warmup` read no module of it, only the index's row.
+    "a subclass added where nothing imports it": ("svc/filler_1.py", "def step_1(x):\n    return x + 1", "from svc.base import Backend\nfrom svc.helpers import tidy\n\n\nclass SlowBackend(Backend):\n    def warmup(self):\n        return tidy()"),
+    "an entry point removed": ("svc/server.py", '@app.post("/predict")\ndef predict():', "def handle():"),
+    "a loader removed from `__init__`": ("svc/loaders.py", 'self.model = AutoModel.from_pretrained("bert-base-uncased")', "self.model = None"),
+    "an unrelated module starts calling into the chain": ("svc/filler_0.py", "def step_0(x):\n    return x + 0", "from svc.helpers import tidy\n\n\ndef predict_0(x):\n    return tidy()"),
+    "a method renamed in the base": ("svc/base.py", "def warmup(self):", "def warm(self):"),
+    "a module stops building a project model": ("svc/client.py", "    return Backend()", "    return None"),
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def facts_of(root: Path, index: IndexCache | None):
+    forget_projects()
+    keep_index_in(root, index)
+    facts = project_for(default_config(root)).model.facts
+    subclasses, callers = facts.subclasses, facts.callers
+    return (facts.context, facts.evidenced, facts.reached, facts.reached_evidenced, facts.loading, facts.holders, subclasses, callers)
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_facts_from_the_ledger_are_the_facts_derived_afresh(tmp_path, monkeypatch, edit):
+    write(tmp_path, MODULES)
+    index = IndexCache(None)  # kept in memory across runs, with its ledger, as the language server keeps it
+    before = facts_of(tmp_path, index)
+    path, old, new = EDITS[edit]
+    text = (tmp_path / path).read_text()
+    assert old in text
+    (tmp_path / path).write_text(text.replace(old, new))
+    derived: list[str] = []
+    entry_points = ProjectModel._entry_points
+    monkeypatch.setattr(ProjectModel, "_entry_points", lambda self, entry: derived.append(entry.path) or entry_points(self, entry))
+    kept = facts_of(tmp_path, index)
+    afresh_derived = len(derived)
+    afresh = facts_of(tmp_path, None)
+    assert kept == afresh
+    assert kept != before  # the edit changed a fact: keeping the stale piece would have shown
+    assert afresh_derived < len(MODULES)  # and the ledger did keep pieces: not every module was derived again
+
+
+def test_an_unchanged_project_keeps_every_piece(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    index = IndexCache(None)
+    before = facts_of(tmp_path, index)
+    index.facts = {key: value for key, value in index.facts.items() if "\0" in key}  # the facts gone, the ledger kept
+    derived: list[str] = []
+    monkeypatch.setattr(ProjectModel, "_entry_points", lambda self, entry: derived.append(entry.path))
+    assert facts_of(tmp_path, index) == before
+    assert derived == []
+
+
+def test_a_module_added_derives_everything_afresh(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    index = IndexCache(None)
+    facts_of(tmp_path, index)
+    write(tmp_path, {"svc/more.py": "from svc.helpers import tidy\n\n\ndef predict_more():\n    return tidy()\n"})
+    derived: list[str] = []
+    entry_points = ProjectModel._entry_points
+    monkeypatch.setattr(ProjectModel, "_entry_points", lambda self, entry: derived.append(entry.path) or entry_points(self, entry))
+    kept = facts_of(tmp_path, index)
+    assert len(derived) == len(MODULES) + 1  # a new module can change what any name resolves to
+    assert kept == facts_of(tmp_path, None)
+
+
+def test_a_memoised_answer_carries_the_reads_behind_it():
+    reads = Reads()
+    memo = TracedMemo(reads)
+    first = reads.mark()
+    if "lineage" not in memo:
+        reads.log.append("svc/base.py")
+        memo["lineage"] = False  # a recursion sentinel first ...
+        reads.log.append("svc/engines.py")
+        memo["lineage"] = True  # ... then the answer, with every read since the memo was first asked
+    assert reads.since(first) == {"svc/base.py", "svc/engines.py"}
+    later = reads.mark()
+    assert memo["lineage"] is True
+    reads.log.append(("svc.base", "Backend"))
+    assert reads.since(later) == {"svc/base.py", "svc/engines.py", ("svc.base", "Backend")}
+    for asked in (lambda: memo.get("lineage"), lambda: "lineage" in memo):  # each way of asking counts them
+        start = reads.mark()
+        assert asked()
+        assert reads.since(start) == {"svc/base.py", "svc/engines.py"}
+    memo.clear()
+    again = reads.mark()
+    assert memo.get("lineage") is None and reads.since(again) == frozenset()
+
+
+def ledger() -> Ledger:
+    found = Ledger({"/p/a.py": ("a", "s1"), "/p/b.py": ("b", "s2")})
+    found.pieces["/p/a.py"] = ModulePieces([("b", "Base", "Sub")], frozenset({"/p/a.py", "/p/b.py"}), ["run"], [("predict", True, False)], [("/p/b.py", "go")], frozenset({"/p/a.py", ("b", "Base")}), ["Loader"], frozenset({"/p/a.py"}), True, frozenset({"/p/a.py"}))
+    found.pieces["/p/b.py"] = ModulePieces([], frozenset({"/p/b.py"}), [], [], [], frozenset({"/p/b.py"}), [], frozenset({"/p/b.py"}), False, frozenset({"/p/b.py"}))
+    found.callees[("/p/a.py", "predict")] = ([("/p/b.py", "go")], frozenset({"/p/a.py", "/p/b.py", ("b", "Base")}))
+    return found
+
+
+def test_the_ledger_round_trips_through_its_file(tmp_path):
+    file = tmp_path / "facts.ledger.json"
+    save_ledger(file, ledger())
+    assert load_ledger(file) == ledger()
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data["pieces"][0].__setitem__(0, [["b", "Base"]]),  # a row short of a field
+    lambda data: data["pieces"][0].__setitem__(8, "yes"),  # a holder that is no bool
+    lambda data: data["pieces"][0].__setitem__(5, [7]),  # a read naming no module
+    lambda data: data["callees"][0].__setitem__(2, [[0, 1]]),  # a callee that is no qualname
+    lambda data: data.__setitem__("format", "0"),  # another version's
+    lambda data: data["pieces"].pop(),  # a module without its pieces
+])
+def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
+    file = tmp_path / "facts.ledger.json"
+    save_ledger(file, ledger())
+    data = json.loads(file.read_text())
+    damage(data)
+    file.write_text(json.dumps(data))
+    assert load_ledger(file) is None
+
+
+def test_a_ledger_file_that_is_a_link_is_not_read(tmp_path):
+    target = tmp_path / "elsewhere.json"
+    save_ledger(target, ledger())
+    link = tmp_path / "facts.ledger.json"
+    os.symlink(target, link)
+    assert load_ledger(link) is None
+
+
+def test_only_shapes_changed_under_the_same_modules_are_an_edit():
+    stored = ledger()
+    assert stored.changed({"/p/a.py": ("a", "s1"), "/p/b.py": ("b", "s3")}) == {"/p/b.py"}
+    assert stored.changed({"/p/a.py": ("a", "s1")}) is None  # a module removed
+    assert stored.changed({"/p/a.py": ("a", "s1"), "/p/b.py": ("c", "s2")}) is None  # a module renamed
