@@ -164,23 +164,25 @@ def test_a_module_added_derives_everything_afresh(tmp_path, monkeypatch):
 def test_a_memoised_answer_carries_the_reads_behind_it():
     reads = Reads()
     memo = TracedMemo(reads)
-    first = reads.mark()
+    first = reads.begin()
     if "lineage" not in memo:
         reads.log.append("svc/base.py")
         memo["lineage"] = False  # a recursion sentinel first ...
         reads.log.append("svc/engines.py")
         memo["lineage"] = True  # ... then the answer, with every read since the memo was first asked
     assert reads.since(first) == {"svc/base.py", "svc/engines.py"}
-    later = reads.mark()
+    later = len(reads.log)
     assert memo["lineage"] is True
     reads.log.append(("svc.base", "Backend"))
     assert reads.since(later) == {"svc/base.py", "svc/engines.py", ("svc.base", "Backend")}
     for asked in (lambda: memo.get("lineage"), lambda: "lineage" in memo):  # each way of asking counts them
-        start = reads.mark()
+        start = len(reads.log)
         assert asked()
         assert reads.since(start) == {"svc/base.py", "svc/engines.py"}
+    start = reads.begin()  # a later piece: its log starts afresh, and the memo's answers still carry their reads
+    assert memo["lineage"] is True and reads.since(start) == {"svc/base.py", "svc/engines.py"}
     memo.clear()
-    again = reads.mark()
+    again = reads.begin()
     assert memo.get("lineage") is None and reads.since(again) == frozenset()
 
 

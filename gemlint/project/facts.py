@@ -6,7 +6,8 @@ run that computed them afresh would decode the whole index. They name files, fun
 positions, so they hold for as long as every module keeps its *shape* (its summary without positions,
 :func:`~gemlint.project.summary_codec.shape_digest`): the facts are stored under a key made of every module's
 path, name and shape, and a run over one edited file reuses them unless the edit changed what a module
-defines, imports or calls.
+defines, imports or calls. When it did, the facts are derived again from the last derivation's pieces, keeping
+those the edit cannot have changed (:mod:`gemlint.project.ledger`).
 
 The file lies in the linted repository's cache folder, which is untrusted: JSON, read as a regular file
 that is not a link, each value checked for its type; anything else is no facts (computed afresh).

@@ -40,14 +40,24 @@ class _Hit:
 
 
 class Reads:
-    """The log of what a derivation reads, in order, and the reads behind each memoised answer."""
+    """The log of what a derivation reads, in order, and the reads behind each memoised answer.
+
+    The log holds the reads of one piece: pieces are derived one after another, never inside each other, so
+    each starts the log afresh (:meth:`begin`) and a large project's derivation never holds all its reads.
+    """
 
     def __init__(self) -> None:
         self.log: list[object] = []
         self.behind: dict[object, frozenset[Read]] = {}
+        #: Where in the log each memo key was first asked for and not found.
+        self.asked: dict[object, int] = {}
 
-    def mark(self) -> int:
-        return len(self.log)
+    def begin(self) -> int:
+        """Start the log of a piece. A memo key asked for in an earlier piece and never stored is forgotten:
+        a memo key is stored by the computation that missed it, within its piece."""
+        self.log.clear()
+        self.asked.clear()
+        return 0
 
     def since(self, start: int) -> frozenset[Read]:
         found: set[Read] = set()
@@ -69,10 +79,9 @@ class TracedMemo(dict):
     def __init__(self, reads: Reads) -> None:
         super().__init__()
         self._reads = reads
-        self._asked: dict[object, int] = {}
 
     def _missed(self, key: object) -> None:
-        self._asked.setdefault(key, len(self._reads.log))
+        self._reads.asked.setdefault(key, len(self._reads.log))
 
     def __contains__(self, key: object) -> bool:
         if dict.__contains__(self, key):
@@ -94,14 +103,14 @@ class TracedMemo(dict):
         return value
 
     def __setitem__(self, key: object, value: object) -> None:
-        start = self._asked.get(key)
+        start = self._reads.asked.get(key)
         if start is not None:
             self._reads.behind[key] = self._reads.since(start)
         dict.__setitem__(self, key, value)
 
     def clear(self) -> None:
         dict.clear(self)
-        self._asked.clear()
+        self._reads.asked.clear()
         self._reads.behind.clear()
 
 

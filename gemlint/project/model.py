@@ -798,7 +798,7 @@ class ProjectModel:
                 old = kept.get(entry.path)
                 if old is not None and untouched(getattr(old, f"{part}_reads"), stale):
                     return old.part(part), getattr(old, f"{part}_reads")
-                start = reads.mark()
+                start = reads.begin()
                 found = derive(entry)
                 return found, reads.since(start) | {entry.path}
 
@@ -826,7 +826,7 @@ class ProjectModel:
                 elif old is not None and untouched(old[1], stale):
                     ledger.callees[function] = old
                 else:
-                    start = reads.mark()
+                    start = reads.begin()
                     found = self._callees(*function)
                     ledger.callees[function] = (found, reads.since(start) | {function[0]})
                 return ledger.callees[function][0]
