@@ -203,7 +203,9 @@ def test_the_ledger_round_trips_through_its_file(tmp_path):
 @pytest.mark.parametrize("damage", [
     lambda data: data["pieces"][0].__setitem__(0, [["b", "Base"]]),  # a row short of a field
     lambda data: data["pieces"][0].__setitem__(8, "yes"),  # a holder that is no bool
-    lambda data: data["pieces"][0].__setitem__(5, [7]),  # a read naming no module
+    lambda data: data["reads"][0].append(7),  # a read naming no module
+    lambda data: data["reads"][0].append(["b"]),  # a subclass-index row without its class
+    lambda data: data["pieces"][0].__setitem__(5, 99),  # reads that are not in the file
     lambda data: data["callees"][0].__setitem__(2, [[0, 1]]),  # a callee that is no qualname
     lambda data: data.__setitem__("format", "0"),  # another version's
     lambda data: data["pieces"].pop(),  # a module without its pieces

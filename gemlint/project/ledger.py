@@ -181,9 +181,11 @@ def ledger_file(facts_file: Path) -> Path:
 
 def save_ledger(file: Path, ledger: Ledger) -> None:
     number = {path: index for index, path in enumerate(ledger.modules)}
+    # Pieces share their reads (a module's pieces often read only the module): each set is written once.
+    sets: dict[frozenset[Read], int] = {}
 
-    def reads(found: frozenset[Read]) -> list:
-        return sorted((number[r] if isinstance(r, str) else list(r) for r in found if not isinstance(r, str) or r in number), key=str)
+    def reads(found: frozenset[Read]) -> int:
+        return sets.setdefault(found, len(sets))
 
     pieces = []
     for path in ledger.modules:
@@ -195,11 +197,13 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
             piece.loading, reads(piece.loading_reads),
             piece.holder, reads(piece.holder_reads),
         ])
+    callees = [[number[p], q, [[number[cp], cq] for cp, cq in found], reads(read)] for (p, q), (found, read) in ledger.callees.items()]
     data = {
         "format": INDEX_FORMAT,
         "modules": [[path, name, shape] for path, (name, shape) in ledger.modules.items()],
+        "reads": [sorted(number[r] for r in found if isinstance(r, str)) + sorted([*r] for r in found if not isinstance(r, str)) for found in sets],
         "pieces": pieces,
-        "callees": [[number[p], q, [[number[cp], cq] for cp, cq in found], reads(read)] for (p, q), (found, read) in ledger.callees.items()],
+        "callees": callees,
     }
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -217,8 +221,8 @@ def load_ledger(file: Path) -> Ledger | None:
         data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
         if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT:
             return None
-        rows, pieces, callees = data["modules"], data["pieces"], data["callees"]
-        if not (isinstance(rows, list) and isinstance(pieces, list) and isinstance(callees, list) and len(rows) == len(pieces)):
+        rows, sets, pieces, callees = data["modules"], data["reads"], data["pieces"], data["callees"]
+        if not (isinstance(rows, list) and isinstance(sets, list) and isinstance(pieces, list) and isinstance(callees, list) and len(rows) == len(pieces)):
             return None
         paths = []
         modules: dict[str, tuple[str, str]] = {}
@@ -227,6 +231,12 @@ def load_ledger(file: Path) -> Ledger | None:
             paths.append(row[0])
             modules[row[0]] = (row[1], row[2])
         ledger = Ledger(modules)
+        table = [_read_set(found, paths) for found in sets]
+
+        def reads_at(number: object) -> frozenset[Read]:
+            _check(type(number) is int and 0 <= number < len(table))  # type: ignore[operator]
+            return table[number]  # type: ignore[index]
+
         for path, piece in zip(paths, pieces):
             _check(isinstance(piece, list) and len(piece) == 10)
             subs, sub_reads, called, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = piece
@@ -234,15 +244,15 @@ def load_ledger(file: Path) -> Ledger | None:
             _check(_strings(called) and _strings(loading) and isinstance(holder, bool) and isinstance(points, list) and isinstance(scripts, list))
             _check(all(isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and isinstance(p[1], bool) and isinstance(p[2], bool) for p in points))
             ledger.pieces[path] = ModulePieces(
-                [(a, b, c) for a, b, c in subs], _reads(sub_reads, paths),
+                [(a, b, c) for a, b, c in subs], reads_at(sub_reads),
                 called,
-                [(q, e, a) for q, e, a in points], _functions(scripts, paths), _reads(point_reads, paths),
-                loading, _reads(loading_reads, paths),
-                holder, _reads(holder_reads, paths),
+                [(q, e, a) for q, e, a in points], _functions(scripts, paths), reads_at(point_reads),
+                loading, reads_at(loading_reads),
+                holder, reads_at(holder_reads),
             )
         for row in callees:
             _check(isinstance(row, list) and len(row) == 4 and isinstance(row[1], str))
-            ledger.callees[(_path(row[0], paths), row[1])] = (_functions(row[2], paths), _reads(row[3], paths))
+            ledger.callees[(_path(row[0], paths), row[1])] = (_functions(row[2], paths), reads_at(row[3]))
         return ledger
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
@@ -267,13 +277,10 @@ def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
     return [(_path(row[0], paths), row[1]) for row in rows]  # type: ignore[union-attr]
 
 
-def _reads(values: object, paths: list[str]) -> frozenset[Read]:
+def _read_set(values: object, paths: list[str]) -> frozenset[Read]:
     _check(isinstance(values, list))
-    found: set[Read] = set()
-    for value in values:  # type: ignore[union-attr]
-        if isinstance(value, list):
-            _check(_strings(value, 2))
-            found.add((value[0], value[1]))
-        else:
-            found.add(_path(value, paths))
-    return frozenset(found)
+    numbers = [v for v in values if type(v) is int]  # type: ignore[union-attr]
+    tokens = [v for v in values if type(v) is not int]  # type: ignore[union-attr]
+    _check(not numbers or (min(numbers) >= 0 and max(numbers) < len(paths)))
+    _check(all(_strings(token, 2) for token in tokens))
+    return frozenset((*(paths[n] for n in numbers), *((token[0], token[1]) for token in tokens)))
