@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from gemlint.atomic import write_whole
+from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
 from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
 
@@ -48,9 +48,12 @@ class Reads:
 
     def __init__(self) -> None:
         self.log: list[object] = []
-        self.behind: dict[object, frozenset[Read]] = {}
+        #: The reads behind each memoised answer, as a tuple (a large project's memo holds 100,000 answers).
+        self.behind: dict[object, tuple[Read, ...]] = {}
         #: Where in the log each memo key was first asked for and not found.
         self.asked: dict[object, int] = {}
+        #: One set for equal reads of pieces (most of a module's pieces read the same few modules).
+        self._sets: dict[frozenset[Read], frozenset[Read]] = {}
 
     def begin(self) -> int:
         """Start the log of a piece. A memo key asked for in an earlier piece and never stored is forgotten:
@@ -60,6 +63,11 @@ class Reads:
         return 0
 
     def since(self, start: int) -> frozenset[Read]:
+        """What was read from ``start`` of the log on, as one shared set."""
+        result = frozenset(self.collect(start))
+        return self._sets.setdefault(result, result)
+
+    def collect(self, start: int) -> set[Read]:
         found: set[Read] = set()
         behind = self.behind
         for item in self.log[start:]:
@@ -67,7 +75,12 @@ class Reads:
                 found.update(behind.get(item.key, ()))
             else:
                 found.add(item)  # type: ignore[arg-type]
-        return frozenset(found)
+        return found
+
+    def with_module(self, found: frozenset[Read], path: str) -> frozenset[Read]:
+        """``found`` and the module ``path`` (a piece always reads its own module), as one shared set."""
+        result = found if path in found else found | {path}
+        return self._sets.setdefault(result, result)
 
 
 class TracedMemo(dict):
@@ -105,7 +118,7 @@ class TracedMemo(dict):
     def __setitem__(self, key: object, value: object) -> None:
         start = self._reads.asked.get(key)
         if start is not None:
-            self._reads.behind[key] = self._reads.since(start)
+            self._reads.behind[key] = tuple(self._reads.collect(start))
         dict.__setitem__(self, key, value)
 
     def clear(self) -> None:
@@ -207,7 +220,11 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
     }
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(file, json.dumps(data, separators=(",", ":")).encode(), prefix=".ledger-")
+        # Written as it is encoded: the process deriving the facts holds every summary, and a whole text of a
+        # large project's ledger (MBs, twice over as bytes) would raise its peak.
+        with replacing(file, prefix=".ledger-") as stream:
+            for chunk in json.JSONEncoder(separators=(",", ":")).iterencode(data):
+                stream.write(chunk.encode())
     except OSError:
         pass  # an unwritable cache costs speed only
 

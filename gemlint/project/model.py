@@ -773,6 +773,9 @@ class ProjectModel:
         assert self._index is not None
         file = ledger_file(facts_file(self._facts_folder, self._root)) if self._facts_folder is not None else None
         previous = self._index.facts.get(f"{self._root}\0ledger") if file is None else load_ledger(file)
+        if file is None and not isinstance(self._cache_dir, IndexCache):
+            # Nowhere to keep a ledger (``--no-cache``): derive without noting reads, which costs memory.
+            return self._derive_facts(key, None, traced=False)[0]
         facts, ledger = self._derive_facts(key, previous if isinstance(previous, Ledger) else None)
         if file is None:
             self._index.facts[f"{self._root}\0ledger"] = ledger
@@ -780,7 +783,7 @@ class ProjectModel:
             save_ledger(file, ledger)
         return facts
 
-    def _derive_facts(self, key: str, previous: Ledger | None) -> tuple[ProjectFacts, Ledger]:
+    def _derive_facts(self, key: str, previous: Ledger | None, traced: bool = True) -> tuple[ProjectFacts, Ledger]:
         assert self._index is not None
         order = [entry for entries in self.modules.values() for entry in entries]
         ledger = Ledger({entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in order})
@@ -789,8 +792,8 @@ class ProjectModel:
             previous = None
         facts = ProjectFacts(key)
         reads = Reads()
-        saved, self._memo, self._facts = self._memo, TracedMemo(reads), facts  # the pieces ask nothing of the facts they derive
-        _Entry.reads = reads.log
+        saved, self._memo, self._facts = self._memo, TracedMemo(reads) if traced else {}, facts  # the pieces ask nothing of the facts they derive
+        _Entry.reads = reads.log if traced else None
         try:
             kept = {path: previous.pieces[path] for path in (entry.path for entry in order) if path in previous.pieces} if previous is not None else {}
 
@@ -800,7 +803,7 @@ class ProjectModel:
                     return old.part(part), getattr(old, f"{part}_reads")
                 start = reads.begin()
                 found = derive(entry)
-                return found, reads.since(start) | {entry.path}
+                return found, reads.with_module(reads.since(start), entry.path)
 
             stale: set = set(changed or ())
             rows = {entry.path: piece(entry, "subclass", stale, self._subclass_rows) for entry in order}
@@ -828,7 +831,7 @@ class ProjectModel:
                 else:
                     start = reads.begin()
                     found = self._callees(*function)
-                    ledger.callees[function] = (found, reads.since(start) | {function[0]})
+                    ledger.callees[function] = (found, reads.with_module(reads.since(start), function[0]))
                 return ledger.callees[function][0]
 
             facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach(order, ledger, callees)
