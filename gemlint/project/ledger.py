@@ -148,7 +148,9 @@ class ModulePieces:
 
     def part(self, name: str) -> object:
         """The part ``name`` (``subclass``, ``points``, ``loading`` or ``holder``) as its derivation returns it."""
-        return {"subclass": self.subclass_rows, "points": (self.points, self.scripts), "loading": self.loading, "holder": self.holder}[name]
+        if name == "points":
+            return self.points, self.scripts
+        return self.subclass_rows if name == "subclass" else self.loading if name == "loading" else self.holder
 
 
 @dataclass
@@ -194,37 +196,39 @@ def ledger_file(facts_file: Path) -> Path:
 
 def save_ledger(file: Path, ledger: Ledger) -> None:
     number = {path: index for index, path in enumerate(ledger.modules)}
-    # Pieces share their reads (a module's pieces often read only the module): each set is written once.
+    # Pieces share their reads (a module's pieces often read only the module): each set is written once, after
+    # the pieces that number them.
     sets: dict[frozenset[Read], int] = {}
 
     def reads(found: frozenset[Read]) -> int:
         return sets.setdefault(found, len(sets))
 
-    pieces = []
-    for path in ledger.modules:
-        piece = ledger.pieces[path]
-        pieces.append([
-            [list(row) for row in piece.subclass_rows], reads(piece.subclass_reads),
-            piece.called,
-            [list(point) for point in piece.points], [[number[p], q] for p, q in piece.scripts], reads(piece.points_reads),
-            piece.loading, reads(piece.loading_reads),
-            piece.holder, reads(piece.holder_reads),
-        ])
-    callees = [[number[p], q, [[number[cp], cq] for cp, cq in found], reads(read)] for (p, q), (found, read) in ledger.callees.items()]
-    data = {
-        "format": INDEX_FORMAT,
-        "modules": [[path, name, shape] for path, (name, shape) in ledger.modules.items()],
-        "reads": [sorted(number[r] for r in found if isinstance(r, str)) + sorted([*r] for r in found if not isinstance(r, str)) for found in sets],
-        "pieces": pieces,
-        "callees": callees,
-    }
+    def piece(path: str) -> list:
+        found = ledger.pieces[path]
+        return [
+            [list(row) for row in found.subclass_rows], reads(found.subclass_reads),
+            found.called,
+            [list(point) for point in found.points], [[number[p], q] for p, q in found.scripts], reads(found.points_reads),
+            found.loading, reads(found.loading_reads),
+            found.holder, reads(found.holder_reads),
+        ]
+
+    def encode(value: object) -> bytes:
+        return json.dumps(value, separators=(",", ":")).encode()
+
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        # Written as it is encoded: the process deriving the facts holds every summary, and a whole text of a
+        # Written a piece at a time: the process deriving the facts holds every summary, and a whole text of a
         # large project's ledger (MBs, twice over as bytes) would raise its peak.
         with replacing(file, prefix=".ledger-") as stream:
-            for chunk in json.JSONEncoder(separators=(",", ":")).iterencode(data):
-                stream.write(chunk.encode())
+            stream.write(b'{"format":' + encode(INDEX_FORMAT) + b',"modules":' + encode([[path, name, shape] for path, (name, shape) in ledger.modules.items()]))
+            stream.write(b',"pieces":[')
+            for index, path in enumerate(ledger.modules):
+                stream.write((b"," if index else b"") + encode(piece(path)))
+            callees = [[number[p], q, [[number[cp], cq] for cp, cq in found], reads(read)] for (p, q), (found, read) in ledger.callees.items()]
+            stream.write(b'],"callees":' + encode(callees))
+            table = [sorted(number[r] for r in found if isinstance(r, str)) + sorted([*r] for r in found if not isinstance(r, str)) for found in sets]
+            stream.write(b',"reads":' + encode(table) + b"}")
     except OSError:
         pass  # an unwritable cache costs speed only
 
@@ -258,12 +262,13 @@ def load_ledger(file: Path) -> Ledger | None:
             _check(isinstance(piece, list) and len(piece) == 10)
             subs, sub_reads, called, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = piece
             _check(isinstance(subs, list) and all(_strings(row, 3) for row in subs))
+            # Rows and points stay lists: they are only unpacked, never hashed.
             _check(_strings(called) and _strings(loading) and isinstance(holder, bool) and isinstance(points, list) and isinstance(scripts, list))
             _check(all(isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and isinstance(p[1], bool) and isinstance(p[2], bool) for p in points))
             ledger.pieces[path] = ModulePieces(
-                [(a, b, c) for a, b, c in subs], reads_at(sub_reads),
+                subs, reads_at(sub_reads),
                 called,
-                [(q, e, a) for q, e, a in points], _functions(scripts, paths), reads_at(point_reads),
+                points, _functions(scripts, paths), reads_at(point_reads),
                 loading, reads_at(loading_reads),
                 holder, reads_at(holder_reads),
             )
@@ -296,8 +301,9 @@ def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
 
 def _read_set(values: object, paths: list[str]) -> frozenset[Read]:
     _check(isinstance(values, list))
-    numbers = [v for v in values if type(v) is int]  # type: ignore[union-attr]
-    tokens = [v for v in values if type(v) is not int]  # type: ignore[union-attr]
+    # save_ledger writes the module numbers first, then the subclass-index rows.
+    split = next((i for i, v in enumerate(values) if type(v) is not int), len(values))  # type: ignore[arg-type]
+    numbers, tokens = values[:split], values[split:]  # type: ignore[index]
     _check(not numbers or (min(numbers) >= 0 and max(numbers) < len(paths)))
     _check(all(_strings(token, 2) for token in tokens))
-    return frozenset((*(paths[n] for n in numbers), *((token[0], token[1]) for token in tokens)))
+    return frozenset((*map(paths.__getitem__, numbers), *((token[0], token[1]) for token in tokens)))
