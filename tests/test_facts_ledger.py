@@ -171,12 +171,12 @@ def test_a_memoised_answer_carries_the_reads_behind_it():
         reads.log.append("svc/engines.py")
         memo["lineage"] = True  # ... then the answer, with every read since the memo was first asked
     assert reads.since(first) == {"svc/base.py", "svc/engines.py"}
-    later = len(reads.log)
+    later = reads.position()
     assert memo["lineage"] is True
     reads.log.append(("svc.base", "Backend"))
     assert reads.since(later) == {"svc/base.py", "svc/engines.py", ("svc.base", "Backend")}
     for asked in (lambda: memo.get("lineage"), lambda: "lineage" in memo):  # each way of asking counts them
-        start = len(reads.log)
+        start = reads.position()
         assert asked()
         assert reads.since(start) == {"svc/base.py", "svc/engines.py"}
     start = reads.begin()  # a later piece: its log starts afresh, and the memo's answers still carry their reads

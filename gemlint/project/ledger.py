@@ -30,51 +30,46 @@ from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
 Read = Union[str, tuple[str, str]]
 
 
-class _Hit:
-    """A memoised answer taken from the memo: stands in the log for the reads that computed it."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, key: object) -> None:
-        self.key = key
-
-
 class Reads:
     """The log of what a derivation reads, in order, and the reads behind each memoised answer.
 
-    The log holds the reads of one piece: pieces are derived one after another, never inside each other, so
-    each starts the log afresh (:meth:`begin`) and a large project's derivation never holds all its reads.
+    Two lists: the reads themselves, and the memo keys whose answers were taken from the memo (each stands for
+    the reads behind it). A position in the log is a pair of lengths. The log holds the reads of one piece:
+    pieces are derived one after another, never inside each other, so each starts the log afresh (:meth:`begin`)
+    and a large project's derivation never holds all its reads.
     """
 
     def __init__(self) -> None:
-        self.log: list[object] = []
+        self.log: list[Read] = []
+        self.hits: list[object] = []
         #: The reads behind each memoised answer, as a tuple (a large project's memo holds 100,000 answers).
         self.behind: dict[object, tuple[Read, ...]] = {}
         #: Where in the log each memo key was first asked for and not found.
-        self.asked: dict[object, int] = {}
+        self.asked: dict[object, tuple[int, int]] = {}
         #: One set for equal reads of pieces (most of a module's pieces read the same few modules).
         self._sets: dict[frozenset[Read], frozenset[Read]] = {}
 
-    def begin(self) -> int:
+    def begin(self) -> tuple[int, int]:
         """Start the log of a piece. A memo key asked for in an earlier piece and never stored is forgotten:
         a memo key is stored by the computation that missed it, within its piece."""
         self.log.clear()
+        self.hits.clear()
         self.asked.clear()
-        return 0
+        return 0, 0
 
-    def since(self, start: int) -> frozenset[Read]:
+    def position(self) -> tuple[int, int]:
+        return len(self.log), len(self.hits)
+
+    def since(self, start: tuple[int, int]) -> frozenset[Read]:
         """What was read from ``start`` of the log on, as one shared set."""
         result = frozenset(self.collect(start))
         return self._sets.setdefault(result, result)
 
-    def collect(self, start: int) -> set[Read]:
-        found: set[Read] = set()
+    def collect(self, start: tuple[int, int]) -> set[Read]:
+        found = set(self.log[start[0]:])
         behind = self.behind
-        for item in self.log[start:]:
-            if isinstance(item, _Hit):
-                found.update(behind.get(item.key, ()))
-            else:
-                found.add(item)  # type: ignore[arg-type]
+        for key in self.hits[start[1]:]:
+            found.update(behind.get(key, ()))
         return found
 
     def with_module(self, found: frozenset[Read], path: str) -> frozenset[Read]:
@@ -94,25 +89,26 @@ class TracedMemo(dict):
         self._reads = reads
 
     def _missed(self, key: object) -> None:
-        self._reads.asked.setdefault(key, len(self._reads.log))
+        if key not in self._reads.asked:
+            self._reads.asked[key] = self._reads.position()
 
     def __contains__(self, key: object) -> bool:
         if dict.__contains__(self, key):
-            self._reads.log.append(_Hit(key))
+            self._reads.hits.append(key)
             return True
         self._missed(key)
         return False
 
     def get(self, key: object, default: object = None) -> object:
         if dict.__contains__(self, key):
-            self._reads.log.append(_Hit(key))
+            self._reads.hits.append(key)
             return dict.__getitem__(self, key)
         self._missed(key)
         return default
 
     def __getitem__(self, key: object) -> object:
         value = dict.__getitem__(self, key)
-        self._reads.log.append(_Hit(key))
+        self._reads.hits.append(key)
         return value
 
     def __setitem__(self, key: object, value: object) -> None:
