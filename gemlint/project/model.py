@@ -820,7 +820,10 @@ class ProjectModel:
                     facts.callers.setdefault(name, []).append(entry.path)
                 subclass_rows, subclass_reads = rows[entry.path]
                 (entry_points, scripts), points_reads = points[entry.path]
+                if not traced:  # a ledger that is not kept needs only what the walk below reads
+                    subclass_rows, called = [], []
                 ledger.pieces[entry.path] = ModulePieces(subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset())  # type: ignore[arg-type]
+            rows = points = {}
 
             def callees(function: tuple[str, str]) -> list[tuple[str, str]]:
                 old = previous.callees.get(function) if previous is not None else None
