@@ -160,7 +160,7 @@ class Ledger:
     def changed(self, modules: dict[str, tuple[str, str]]) -> set[str] | None:
         """The paths whose shape differs in ``modules``; None when a module was added, removed or renamed
         (module names resolve to other files then: nothing kept is known to hold)."""
-        if modules.keys() != self.modules.keys() or list(modules) != list(self.modules):
+        if list(modules) != list(self.modules):  # the same paths, in the same order
             return None
         if any(modules[path][0] != self.modules[path][0] for path in modules):
             return None

@@ -784,6 +784,8 @@ class ProjectModel:
         return facts
 
     def _derive_facts(self, key: str, previous: Ledger | None, traced: bool = True) -> tuple[ProjectFacts, Ledger]:
+        """The facts, and the ledger of their pieces: each piece is kept from ``previous`` when nothing it read
+        changed, else derived (with ``traced``, noting what it reads)."""
         assert self._index is not None
         order = [entry for entries in self.modules.values() for entry in entries]
         ledger = Ledger({entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in order})
@@ -795,9 +797,11 @@ class ProjectModel:
         saved, self._memo, self._facts = self._memo, TracedMemo(reads) if traced else {}, facts  # the pieces ask nothing of the facts they derive
         _Entry.reads = reads.log if traced else None
         try:
-            kept = {path: previous.pieces[path] for path in (entry.path for entry in order) if path in previous.pieces} if previous is not None else {}
+            kept = {entry.path: previous.pieces[entry.path] for entry in order if entry.path in previous.pieces} if previous is not None else {}
+            # The changed modules, then also the subclass-index rows that changed.
+            stale: set = set(changed or ())
 
-            def piece(entry: _Entry, part: str, stale: set, derive: Callable[[_Entry], object]) -> tuple[object, frozenset]:
+            def piece(entry: _Entry, part: str, derive: Callable[[_Entry], object]) -> tuple[object, frozenset]:
                 old = kept.get(entry.path)
                 if old is not None and untouched(getattr(old, f"{part}_reads"), stale):
                     return old.part(part), getattr(old, f"{part}_reads")
@@ -805,14 +809,13 @@ class ProjectModel:
                 found = derive(entry)
                 return found, reads.with_module(reads.since(start), entry.path)
 
-            stale: set = set(changed or ())
-            rows = {entry.path: piece(entry, "subclass", stale, self._subclass_rows) for entry in order}
+            rows = {entry.path: piece(entry, "subclass", self._subclass_rows) for entry in order}
             facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
             if previous is not None:
                 before = previous.subclass_index()
                 stale.update(base for base in before.keys() | facts.subclasses.keys() if before.get(base) != facts.subclasses.get(base))
             facts.callers = {}
-            points = {entry.path: piece(entry, "points", stale, self._entry_points) for entry in order}
+            points = {entry.path: piece(entry, "points", self._entry_points) for entry in order}
             for entry in order:
                 old = kept.get(entry.path)
                 called = old.called if old is not None and entry.path not in stale else self._called_names(entry)
@@ -826,10 +829,10 @@ class ProjectModel:
             rows = points = {}
 
             def callees(function: tuple[str, str]) -> list[tuple[str, str]]:
+                if function in ledger.callees:  # walked from already (reached at all first, then with evidence)
+                    return ledger.callees[function][0]
                 old = previous.callees.get(function) if previous is not None else None
-                if function in ledger.callees:
-                    pass  # walked from already (reached at all first, then with evidence)
-                elif old is not None and untouched(old[1], stale):
+                if old is not None and untouched(old[1], stale):
                     ledger.callees[function] = old
                 else:
                     start = reads.begin()
@@ -842,12 +845,12 @@ class ProjectModel:
             loading: set[str] = set()
             for entry in order:
                 record = ledger.pieces[entry.path]
-                record.loading, record.loading_reads = piece(entry, "loading", stale, self._loading_names)  # type: ignore[assignment]
+                record.loading, record.loading_reads = piece(entry, "loading", self._loading_names)  # type: ignore[assignment]
                 loading.update(record.loading)
             facts.loading = frozenset(loading)
             for entry in order:
                 record = ledger.pieces[entry.path]
-                record.holder, record.holder_reads = piece(entry, "holder", stale, self._imports_project_models)  # type: ignore[assignment]
+                record.holder, record.holder_reads = piece(entry, "holder", self._imports_project_models)  # type: ignore[assignment]
             facts.holders = frozenset(entry.path for entry in order if ledger.pieces[entry.path].holder)
         finally:
             _Entry.reads = None
