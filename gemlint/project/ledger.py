@@ -20,7 +20,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
+from typing import Iterable, Sequence, Union
 
 from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
@@ -151,6 +151,8 @@ class ModulePieces:
 
 @dataclass
 class Ledger:
+    """The pieces of one derivation of the facts, with the modules' shapes it was derived from."""
+
     #: path -> (module name, shape), in the model's module order.
     modules: dict[str, tuple[str, str]]
     pieces: dict[str, ModulePieces] = field(default_factory=dict)
@@ -170,16 +172,18 @@ class Ledger:
         return subclass_index((self.modules[path][0], self.pieces[path].subclass_rows) for path in self.modules if path in self.pieces)
 
 
-def subclass_index(rows: "object") -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """Each project class -> the project classes that name it as a direct base, from the modules' rows in order."""
+def subclass_index(rows: Iterable[tuple[str, Sequence[Sequence[str]]]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each project class -> the project classes that name it as a direct base, from (module name, its rows) in
+    module order."""
     index: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for module, module_rows in rows:  # type: ignore[attr-defined]
+    for module, module_rows in rows:
         for base_module, base, sub in module_rows:
             index.setdefault((base_module, base), []).append((module, sub))
     return index
 
 
 def untouched(reads: frozenset[Read], changed: set) -> bool:
+    """Nothing a piece read is among ``changed`` (modules' paths and subclass-index rows)."""
     return changed.isdisjoint(reads)
 
 
