@@ -182,6 +182,15 @@ def subclass_index(rows: Iterable[tuple[str, Sequence[Sequence[str]]]]) -> dict[
     return index
 
 
+def callers_index(called: Iterable[tuple[str, Sequence[str]]]) -> dict[str, list[str]]:
+    """A called name -> the files whose code calls it, from (path, the names it calls) in module order."""
+    index: dict[str, list[str]] = {}
+    for path, names in called:
+        for name in names:
+            index.setdefault(name, []).append(path)
+    return index
+
+
 def untouched(reads: frozenset[Read], changed: set) -> bool:
     """Nothing a piece read is among ``changed`` (modules' paths and subclass-index rows)."""
     return changed.isdisjoint(reads)

@@ -32,7 +32,7 @@ from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, save_facts, save_part
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, ledger_file, load_ledger, save_ledger, subclass_index, untouched
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, callers_index, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
@@ -595,12 +595,7 @@ class ProjectModel:
         return found
 
     def _compute_callers(self) -> dict[str, list[str]]:
-        index: dict[str, list[str]] = {}
-        for entries in self.modules.values():
-            for entry in entries:
-                for name in self._called_names(entry):
-                    index.setdefault(name, []).append(entry.path)
-        return index
+        return callers_index((entry.path, self._called_names(entry)) for entries in self.modules.values() for entry in entries)
 
     def resolve_call(self, entry: _Entry, function: FunctionSummary | None, callee: str) -> Target | None:
         """The project function or class a call spelled ``callee`` reaches from ``function``."""
@@ -674,12 +669,7 @@ class ProjectModel:
         entry = self.entry(target.module)
         if entry is None:
             return None
-        owner, _, name = target.qualname.rpartition(".")
-        if not owner:
-            function = entry.summary.functions.get(name)
-        else:
-            cls = entry.summary.classes.get(owner)
-            function = cls.methods.get(name) if cls is not None else None
+        function = _located(entry, target.qualname)
         return (entry, function) if function is not None else None
 
     def _is_entry(self, entry: _Entry, function: FunctionSummary, names: bool = True) -> bool:
@@ -772,10 +762,10 @@ class ProjectModel:
         no changed subclass-index row touches (:mod:`gemlint.project.ledger`), and store the new ledger."""
         assert self._index is not None
         file = ledger_file(facts_file(self._facts_folder, self._root)) if self._facts_folder is not None else None
-        previous = self._index.facts.get(f"{self._root}\0ledger") if file is None else load_ledger(file)
         if file is None and not isinstance(self._cache_dir, IndexCache):
             # Nowhere to keep a ledger (``--no-cache``): derive without noting reads, which costs memory.
             return self._derive_facts(key, None, traced=False)[0]
+        previous = self._index.facts.get(f"{self._root}\0ledger") if file is None else load_ledger(file)
         facts, ledger = self._derive_facts(key, previous if isinstance(previous, Ledger) else None)
         if file is None:
             self._index.facts[f"{self._root}\0ledger"] = ledger
@@ -814,19 +804,20 @@ class ProjectModel:
             if previous is not None:
                 before = previous.subclass_index()
                 stale.update(base for base in before.keys() | facts.subclasses.keys() if before.get(base) != facts.subclasses.get(base))
-            facts.callers = {}
             points = {entry.path: piece(entry, "points", self._entry_points) for entry in order}
+            called_by = {
+                entry.path: old.called if (old := kept.get(entry.path)) is not None and entry.path not in stale else self._called_names(entry)
+                for entry in order
+            }
+            facts.callers = callers_index(called_by.items())
             for entry in order:
-                old = kept.get(entry.path)
-                called = old.called if old is not None and entry.path not in stale else self._called_names(entry)
-                for name in called:
-                    facts.callers.setdefault(name, []).append(entry.path)
+                called = called_by[entry.path]
                 subclass_rows, subclass_reads = rows[entry.path]
                 (entry_points, scripts), points_reads = points[entry.path]
                 if not traced:  # a ledger that is not kept needs only what the walk below reads
                     subclass_rows, called = [], []
                 ledger.pieces[entry.path] = ModulePieces(subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset())  # type: ignore[arg-type]
-            rows = points = {}
+            rows = points = called_by = {}
 
             def callees(function: tuple[str, str]) -> list[tuple[str, str]]:
                 if function in ledger.callees:  # walked from already (reached at all first, then with evidence)
@@ -1911,7 +1902,7 @@ def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.F
 
 
 def _located(entry: _Entry, qualname: str) -> FunctionSummary | None:
-    """The function or method ``qualname`` of the entry's module (as :meth:`ProjectModel._function` finds it)."""
+    """The function or method ``qualname`` of the entry's module."""
     owner, _, name = qualname.rpartition(".")
     if not owner:
         return entry.summary.functions.get(name)
