@@ -9,8 +9,8 @@ import gemlint.engine as engine
 from gemlint.analysis.triage import collect
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects, project_for
-from gemlint.project.index_store import IndexCache
-from gemlint.project.model import summarise_file
+from gemlint.project.index_store import IndexCache, Packed
+from gemlint.project.model import summarise_file, summarise_packed
 from gemlint.project.summary import ModuleSummary
 from gemlint.runner import run
 
@@ -106,6 +106,28 @@ def test_a_summary_is_decoded_only_when_asked_for(tmp_path):
     assert isinstance(read_back.entries[keys[0]], ModuleSummary) and not isinstance(read_back.entries[keys[1]], ModuleSummary)
     read_back.release()
     assert not isinstance(read_back.entries[keys[0]], ModuleSummary)
+
+
+def test_summaries_read_back_share_one_copy_of_each_string_and_empty_container(tmp_path):
+    # Packed summaries (as a process pool hands them over) are read from the file once it is written, so
+    # every summary the project's facts decode shares values across modules, not within one only.
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.py").write_text(SERVICE)
+    cache = IndexCache(tmp_path / "cache")
+    keys = []
+    for name in ("one", "two"):
+        digest, packed, shape = summarise_packed(str(tmp_path / f"{name}.py"), name)
+        cache.add((name, digest), packed, shape)
+        keys.append((name, digest))
+    cache.save(set(keys))
+    assert all(not isinstance(cache.entries[key], Packed) for key in keys)
+    one, two = (cache.summary(key) for key in keys)
+    first, second = one.functions["predict"], two.functions["predict"]
+    assert first == second and first is not second
+    assert [site.callee for site in first.calls] == [site.callee for site in second.calls] != []
+    assert all(a.callee is b.callee for a, b in zip(first.calls, second.calls))
+    assert first.qualname is second.qualname and one.imports["FastAPI"] is two.imports["FastAPI"]
+    assert first.evaluated == set() and first.evaluated is second.evaluated and first.locals is second.locals
 
 
 def test_a_moved_line_keeps_the_shape_and_a_new_call_changes_it(tmp_path):

@@ -226,7 +226,9 @@ class IndexCache:
         if self._descriptor is not None:
             os.close(self._descriptor)
         self._descriptor = descriptor
-        self.entries = {key: stored[key] if isinstance(value, Stored) else value for key, value in self.entries.items() if key in stored}
+        # Packed summaries are read from the file from now on, decoded as stored ones are (with one copy of
+        # each string for the whole project, where unpacking shares them within a module only).
+        self.entries = {key: stored[key] if isinstance(value, (Stored, Packed)) else value for key, value in self.entries.items() if key in stored}
         self._where = stored
         self.added = 0
         self.rewrite = False

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sys
 import types
 import typing
 from functools import lru_cache
@@ -30,6 +31,14 @@ class CorruptIndex(ValueError):
 
 #: The scalar types a summary's fields declare, and how a decoding error names them.
 _SCALARS = {bool: "a boolean", int: "an integer", str: "a string"}
+
+
+#: Every string decoded is interned: a project's summaries spell the same names, callees and modules over
+#: and over (1.8 million strings on the speed corpus, 150,000 of them distinct).
+_intern = sys.intern
+#: One empty container of each kind for every empty field (most of a function's sets and dicts are empty:
+#: 360,000 of them on the speed corpus). Summaries are never changed once built, as for packed ones.
+_EMPTY: dict[type, Any] = {list: [], set: set(), frozenset: frozenset(), tuple: (), dict: {}}
 
 
 def _is_scalar(value: Any, kind: type) -> bool:
@@ -151,7 +160,9 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
                     raise CorruptIndex("expected an array")
                 if not all(_is_scalar(item, scalar_type) for item in data):
                     raise CorruptIndex(f"expected an array of {scalar_type.__name__}")
-                return origin(data)
+                if not data:
+                    return _EMPTY[origin]
+                return origin(map(_intern, data) if scalar_type is str else data)
 
             return scalars
         item_decoder = _decoder(arguments[0])
@@ -159,7 +170,7 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
         def sequence(data: Any) -> Any:
             if not isinstance(data, list):
                 raise CorruptIndex("expected an array")
-            return origin([item_decoder(item) for item in data])
+            return origin([item_decoder(item) for item in data]) if data else _EMPTY[origin]
 
         return sequence
     if origin is dict:
@@ -173,7 +184,11 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
                     raise CorruptIndex("expected an object")
                 if not all(_is_scalar(item, value_type) for item in data.values()):
                     raise CorruptIndex(f"expected an object of {value_type.__name__} values")
-                return data
+                if not data:
+                    return _EMPTY[dict]
+                if value_type is str:
+                    return {_intern(key): _intern(item) for key, item in data.items()}
+                return {_intern(key): item for key, item in data.items()}
 
             return scalar_mapping
         value_decoder = _decoder(value_type)
@@ -181,7 +196,9 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
         def mapping(data: Any) -> dict:
             if not isinstance(data, dict):
                 raise CorruptIndex("expected an object")
-            return {key: value_decoder(item) for key, item in data.items()}  # JSON object keys are strings
+            if not data:
+                return _EMPTY[dict]
+            return {_intern(key): value_decoder(item) for key, item in data.items()}  # JSON object keys are strings
 
         return mapping
     raise CorruptIndex(f"a field of type {kind} is not stored")
@@ -226,4 +243,9 @@ def _checked(kind: type) -> Callable[[Any], Any]:
             raise CorruptIndex(problem)
         return data
 
-    return scalar
+    def string(data: Any) -> Any:
+        if type(data) is not str:
+            raise CorruptIndex(problem)
+        return _intern(data)
+
+    return string if kind is str else scalar
