@@ -13,8 +13,9 @@ import pytest
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.project.index_store import IndexCache
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, load_ledger, save_ledger
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, changed_bases, load_ledger, save_ledger
 from gemlint.project.model import ProjectModel
+from gemlint.runner import _facts_in_a_child
 
 MODULES = {
     "svc/__init__.py": "",
@@ -214,6 +215,9 @@ def test_the_ledger_round_trips_through_its_file(tmp_path):
     lambda data: data["callees"][0].__setitem__(2, [[0, 1]]),  # a callee that is no qualname
     lambda data: data.__setitem__("format", "0"),  # another version's
     lambda data: data["pieces"].pop(),  # a module without its pieces
+    lambda data: data["reads"][0].insert(0, True),  # a read that is a bool, not a module's number
+    lambda data: data["reads"][0].insert(0, -1),  # a negative number (it would count from the end)
+    lambda data: data["pieces"][0][2].append(3),  # a called name that is no string
 ])
 def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
     file = tmp_path / "facts.ledger.json"
@@ -237,3 +241,40 @@ def test_only_shapes_changed_under_the_same_modules_are_an_edit():
     assert stored.changed({"/p/a.py": ("a", "s1"), "/p/b.py": ("b", "s3")}) == {"/p/b.py"}
     assert stored.changed({"/p/a.py": ("a", "s1")}) is None  # a module removed
     assert stored.changed({"/p/a.py": ("a", "s1"), "/p/b.py": ("c", "s2")}) is None  # a module renamed
+
+
+def test_the_subclass_rows_that_change_are_those_of_bases_whose_subclasses_differ():
+    before = [("svc.base", "Backend", "Fast"), ("svc.base", "Backend", "Slow"), ("svc.base", "Plain", "Mixin")]
+    assert changed_bases(before, [tuple(row) for row in before]) == set()
+    assert changed_bases(before, before[:2]) == {("svc.base", "Plain")}  # a base dropped
+    assert changed_bases(before, [before[1], before[0], before[2]]) == {("svc.base", "Backend")}  # the order listed
+    assert changed_bases([], [("svc.other", "Base", "Sub")]) == {("svc.other", "Base")}  # a base added
+
+
+def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path):
+    # A project large enough to derive its facts in a process of their own derives them there when it has no
+    # ledger, or when many modules changed; an edit of a few modules is derived again where the facts are asked.
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    isolated: list[bool] = []
+
+    def settle(forks: bool = False) -> None:
+        forget_projects()
+        keep_index_in(tmp_path, cache)
+        config = default_config(tmp_path)
+        child = _facts_in_a_child(config)
+        assert child is not None
+        project_for(config).model.prepare(isolate=lambda: isolated.append(True) or child(), forks=forks)
+
+    settle()
+    assert isolated == [True]  # no ledger yet
+    path, old, new = EDITS["a call dropped: `tidy` is no longer reached"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    settle()
+    assert isolated == [True]  # the ledger holds for all modules but one
+    assert facts_of(tmp_path, cache)[:6] == facts_of(tmp_path, None)[:6]
+    path, old, new = EDITS["a module stops building a project model"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    settle(forks=True)
+    assert isolated == [True, True]  # workers fork after: whatever the edit reaches is not derived where they fork
+    assert facts_of(tmp_path, cache)[:6] == facts_of(tmp_path, None)[:6]

@@ -168,9 +168,6 @@ class Ledger:
             return None
         return {path for path, (_, shape) in modules.items() if shape != self.modules[path][1]}
 
-    def subclass_index(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        return subclass_index((self.modules[path][0], self.pieces[path].subclass_rows) for path in self.modules if path in self.pieces)
-
 
 def subclass_index(rows: Iterable[tuple[str, Sequence[Sequence[str]]]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """Each project class -> the project classes that name it as a direct base, from (module name, its rows) in
@@ -180,6 +177,20 @@ def subclass_index(rows: Iterable[tuple[str, Sequence[Sequence[str]]]]) -> dict[
         for base_module, base, sub in module_rows:
             index.setdefault((base_module, base), []).append((module, sub))
     return index
+
+
+def changed_bases(before: Sequence[Sequence[str]], after: Sequence[Sequence[str]]) -> set[tuple[str, str]]:
+    """The bases whose subclass-index row changes when one module's rows go from ``before`` to ``after``:
+    those whose subclasses in the module differ, or come in another order (a row lists them in module order)."""
+
+    def by_base(rows: Sequence[Sequence[str]]) -> dict[tuple[str, str], list[str]]:
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for base_module, base, sub in rows:
+            grouped.setdefault((base_module, base), []).append(sub)
+        return grouped
+
+    old, new = by_base(before), by_base(after)
+    return {base for base in old.keys() | new.keys() if old.get(base) != new.get(base)}
 
 
 def callers_index(called: Iterable[tuple[str, Sequence[str]]]) -> dict[str, list[str]]:
@@ -215,9 +226,9 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
     def piece(path: str) -> list:
         found = ledger.pieces[path]
         return [
-            [list(row) for row in found.subclass_rows], reads(found.subclass_reads),
+            found.subclass_rows, reads(found.subclass_reads),  # tuples and lists alike are written as arrays
             found.called,
-            [list(point) for point in found.points], [[number[p], q] for p, q in found.scripts], reads(found.points_reads),
+            found.points, [[number[p], q] for p, q in found.scripts], reads(found.points_reads),
             found.loading, reads(found.loading_reads),
             found.holder, reads(found.holder_reads),
         ]
@@ -261,7 +272,8 @@ def load_ledger(file: Path) -> Ledger | None:
             paths.append(row[0])
             modules[row[0]] = (row[1], row[2])
         ledger = Ledger(modules)
-        table = [_read_set(found, paths) for found in sets]
+        known = tuple(paths)
+        table = [_read_set(found, known) for found in sets]
 
         def reads_at(number: object) -> frozenset[Read]:
             _check(type(number) is int and 0 <= number < len(table))  # type: ignore[operator]
@@ -295,7 +307,13 @@ def _check(condition: bool) -> None:
 
 
 def _strings(values: object, length: int | None = None) -> bool:
-    return isinstance(values, list) and (length is None or len(values) == length) and all(isinstance(v, str) for v in values)
+    return isinstance(values, list) and (length is None or len(values) == length) and _only(values, str)
+
+
+def _only(values: list, kind: type) -> bool:
+    """Every value is of type ``kind`` (a bool is no int here), checked at the speed of C: a ledger holds
+    hundreds of thousands of values."""
+    return set(map(type, values)) <= {kind}
 
 
 def _path(number: object, paths: list[str]) -> str:
@@ -308,11 +326,14 @@ def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
     return [(_path(row[0], paths), row[1]) for row in rows]  # type: ignore[union-attr]
 
 
-def _read_set(values: object, paths: list[str]) -> frozenset[Read]:
+def _read_set(values: object, paths: tuple[str, ...]) -> frozenset[Read]:
     _check(isinstance(values, list))
     # save_ledger writes the module numbers first, then the subclass-index rows.
-    split = next((i for i, v in enumerate(values) if type(v) is not int), len(values))  # type: ignore[arg-type]
-    numbers, tokens = values[:split], values[split:]  # type: ignore[index]
-    _check(not numbers or (min(numbers) >= 0 and max(numbers) < len(paths)))
-    _check(all(_strings(token, 2) for token in tokens))
-    return frozenset((*map(paths.__getitem__, numbers), *((token[0], token[1]) for token in tokens)))
+    if _only(values, int):  # no rows: the common case
+        numbers, tokens = values, []
+    else:
+        split = next((i for i, v in enumerate(values) if type(v) is not int), len(values))  # type: ignore[arg-type]
+        numbers, tokens = values[:split], values[split:]  # type: ignore[index]
+        _check(all(_strings(token, 2) for token in tokens))
+    _check(not numbers or (min(numbers) >= 0 and max(numbers) < len(paths)))  # type: ignore[type-var]
+    return frozenset((*map(paths.__getitem__, numbers), *((token[0], token[1]) for token in tokens)))  # type: ignore[index]

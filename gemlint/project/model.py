@@ -32,7 +32,7 @@ from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, save_facts, save_part
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, callers_index, ledger_file, load_ledger, save_ledger, subclass_index, untouched
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, callers_index, changed_bases, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
@@ -52,6 +52,9 @@ MAX_HOPS = 4
 MAX_PASSING_CALLERS = 8
 #: Callers in more files than this are judged from the index, without parsing them.
 MAX_PARSED_CALLER_FILES = 3
+#: Up to this many modules changed since the facts' ledger was written, the facts are derived again in the
+#: process that asks for them, even where a large project's would be derived in a process of their own.
+LEDGER_EDITS_IN_PROCESS = 16
 _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
@@ -188,6 +191,8 @@ class ProjectModel:
         self._hops = 0
         self._memo: dict[tuple, object] = {}
         self._facts: ProjectFacts | None = None
+        #: The ledger read to decide where the facts are derived, for the derivation to use.
+        self._previous_ledger: Ledger | None = None
 
     # -- building ----------------------------------------------------------------------------
     def build(self, mapper=map) -> None:
@@ -710,9 +715,10 @@ class ProjectModel:
         assert self._facts is not None
         return self._facts
 
-    def _settle_facts(self, isolate: "Callable[[], ProjectFacts] | None" = None) -> None:
+    def _settle_facts(self, isolate: "Callable[[], ProjectFacts] | None" = None, edits_here: bool = True) -> None:
         """Read the facts kept for the modules as they are now; failing that, derive them (with ``isolate``, in a
-        process of its own, which stores them) and keep them."""
+        process of its own, which stores them, unless ``edits_here`` and a few edited modules only need
+        deriving again) and keep them."""
         self.build()
         assert self._index is not None
         key = facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
@@ -720,10 +726,20 @@ class ProjectModel:
         stored = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
-        elif isolate is not None:
+        elif isolate is not None and not (edits_here and self._ledger_keeps_most()):
             self.adopt_facts(isolate())
         else:
             self.adopt_facts(self._compute_facts(key), store=True)
+
+    def _ledger_keeps_most(self) -> bool:
+        """Whether the last derivation's ledger holds for all but a few modules: deriving again what read them
+        decodes a few dozen summaries, not every one, so it costs less here than a process of its own (one
+        edited file of a pre-commit run). The ledger read is kept for the derivation, here or in that process."""
+        previous = self._previous_ledger = self._load_previous_ledger()
+        if previous is None:
+            return False
+        changed = previous.changed(self._ledger_modules())
+        return changed is not None and len(changed) <= LEDGER_EDITS_IN_PROCESS
 
     def adopt_facts(self, facts: ProjectFacts, store: bool = False) -> None:
         """Take ``facts`` (computed here, or by a process that inherited this model); with ``store``, keep them
@@ -765,20 +781,33 @@ class ProjectModel:
         if file is None and not isinstance(self._cache_dir, IndexCache):
             # Nowhere to keep a ledger (``--no-cache``): derive without noting reads, which costs memory.
             return self._derive_facts(key, None, traced=False)[0]
-        previous = self._index.facts.get(f"{self._root}\0ledger") if file is None else load_ledger(file)
-        facts, ledger = self._derive_facts(key, previous if isinstance(previous, Ledger) else None)
+        previous, self._previous_ledger = self._previous_ledger or self._load_previous_ledger(), None
+        facts, ledger = self._derive_facts(key, previous)
         if file is None:
             self._index.facts[f"{self._root}\0ledger"] = ledger
         else:
             save_ledger(file, ledger)
         return facts
 
+    def _load_previous_ledger(self) -> Ledger | None:
+        """The ledger of the last derivation: kept with the facts in the cache folder, or in memory."""
+        assert self._index is not None
+        if self._facts_folder is not None:
+            return load_ledger(ledger_file(facts_file(self._facts_folder, self._root)))
+        previous = self._index.facts.get(f"{self._root}\0ledger")
+        return previous if isinstance(previous, Ledger) else None
+
+    def _ledger_modules(self) -> dict[str, tuple[str, str]]:
+        """Each module's path -> (module name, shape), in the model's module order."""
+        assert self._index is not None
+        return {entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entries in self.modules.values() for entry in entries}
+
     def _derive_facts(self, key: str, previous: Ledger | None, traced: bool = True) -> tuple[ProjectFacts, Ledger]:
         """The facts, and the ledger of their pieces: each piece is kept from ``previous`` when nothing it read
         changed, else derived (with ``traced``, noting what it reads)."""
         assert self._index is not None
         order = [entry for entries in self.modules.values() for entry in entries]
-        ledger = Ledger({entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in order})
+        ledger = Ledger(self._ledger_modules())
         changed = previous.changed(ledger.modules) if previous is not None else None
         if changed is None:
             previous = None
@@ -801,9 +830,10 @@ class ProjectModel:
 
             rows = {entry.path: piece(entry, "subclass", self._subclass_rows) for entry in order}
             facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
-            if previous is not None:
-                before = previous.subclass_index()
-                stale.update(base for base in before.keys() | facts.subclasses.keys() if before.get(base) != facts.subclasses.get(base))
+            for entry in order:  # the rows that changed are those of the modules whose rows were derived again
+                old = kept.get(entry.path)
+                if old is not None and rows[entry.path][0] is not old.subclass_rows:
+                    stale.update(changed_bases(old.subclass_rows, rows[entry.path][0]))
             points = {entry.path: piece(entry, "points", self._entry_points) for entry in order}
             called_by = {
                 entry.path: old.called if (old := kept.get(entry.path)) is not None and entry.path not in stale else self._called_names(entry)
@@ -991,13 +1021,15 @@ class ProjectModel:
         that load a model and return it (for the rules' triage)."""
         return self.facts.loading
 
-    def prepare(self, mapper=map, isolate: "Callable[[], ProjectFacts] | None" = None) -> None:
+    def prepare(self, mapper=map, isolate: "Callable[[], ProjectFacts] | None" = None, forks: bool = False) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork). ``isolate`` computes
         the facts in a process of its own that inherits this model (it decodes every summary, which this
-        process, about to fork workers, should not hold)."""
+        process, about to fork workers, should not hold); without ``forks``, a few edited modules are derived
+        again here instead (:meth:`_ledger_keeps_most`). With ``forks`` they are not: an edit that many
+        modules' pieces read would leave their summaries' memory to every worker."""
         self.build(mapper)
         if self._facts is None:
-            self._settle_facts(isolate)
+            self._settle_facts(isolate, edits_here=not forks)
 
     def release(self) -> None:
         """Forget decoded summaries and the answers built from them (decoded again when asked): worker
