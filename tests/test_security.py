@@ -173,6 +173,8 @@ def with_summary(change):
     [
         pytest.param(with_summary(wrong_types), id="a field of the wrong type"),
         pytest.param(with_summary(lambda summary: {**summary, "extra": 1}), id="an unknown field"),
+        pytest.param(with_summary(lambda summary: {**summary, "star_imports": ["a", True]}), id="a bool among strings"),
+        pytest.param(with_summary(lambda summary: {**summary, "imports": {**summary["imports"], "x": 3}}), id="a number among the imports"),
         pytest.param(with_summary(lambda summary: {**summary, "name": "elsewhere"}), id="another module's summary"),
         pytest.param(lambda header, data: ({**header, "entries": [[1, 2, 3, 4, 5]]}, data), id="a key that is not strings"),
         pytest.param(lambda header, data: ({**header, "entries": [[*e[:3], e[3], header["size"]] for e in header["entries"]]}, data), id="past the data's end"),

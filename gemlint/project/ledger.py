@@ -25,6 +25,7 @@ from typing import Iterable, Sequence, Union
 from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
 from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
+from gemlint.project.summary_codec import all_of_type
 
 #: What a piece read: a module's path (its summary), or a (module, class) whose subclass-index row it looked up.
 Read = Union[str, tuple[str, str]]
@@ -307,13 +308,7 @@ def _check(condition: bool) -> None:
 
 
 def _strings(values: object, length: int | None = None) -> bool:
-    return isinstance(values, list) and (length is None or len(values) == length) and _only(values, str)
-
-
-def _only(values: list, kind: type) -> bool:
-    """Every value is of type ``kind`` (a bool is no int here), checked at the speed of C: a ledger holds
-    hundreds of thousands of values."""
-    return set(map(type, values)) <= {kind}
+    return isinstance(values, list) and (length is None or len(values) == length) and all_of_type(values, str)
 
 
 def _path(number: object, paths: list[str]) -> str:
@@ -329,7 +324,7 @@ def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
 def _read_set(values: object, paths: tuple[str, ...]) -> frozenset[Read]:
     _check(isinstance(values, list))
     # save_ledger writes the module numbers first, then the subclass-index rows.
-    if _only(values, int):  # no rows: the common case
+    if all_of_type(values, int):  # no rows: the common case
         numbers, tokens = values, []
     else:
         split = next((i for i, v in enumerate(values) if type(v) is not int), len(values))  # type: ignore[arg-type]

@@ -46,6 +46,12 @@ def _is_scalar(value: Any, kind: type) -> bool:
     return type(value) is kind
 
 
+def all_of_type(values: Any, kind: type) -> bool:
+    """Every value is of type ``kind`` (a bool is no int here), checked at the speed of C: a project's summaries
+    and the facts' ledger hold millions."""
+    return set(map(type, values)) <= {kind}
+
+
 def encode(value: Any) -> Any:
     """``value`` (a summary, or anything its fields hold) as JSON data: dataclasses as objects of their
     fields, tuples and sets as arrays (sets sorted, so equal summaries give equal files)."""
@@ -158,7 +164,7 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
             def scalars(data: Any) -> Any:
                 if not isinstance(data, list):
                     raise CorruptIndex("expected an array")
-                if not all(_is_scalar(item, scalar_type) for item in data):
+                if not all_of_type(data, scalar_type):
                     raise CorruptIndex(f"expected an array of {scalar_type.__name__}")
                 if not data:
                     return _EMPTY[origin]
@@ -182,7 +188,7 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
             def scalar_mapping(data: Any) -> dict:
                 if not isinstance(data, dict):
                     raise CorruptIndex("expected an object")
-                if not all(_is_scalar(item, value_type) for item in data.values()):
+                if not all_of_type(data.values(), value_type):
                     raise CorruptIndex(f"expected an object of {value_type.__name__} values")
                 if not data:
                     return _EMPTY[dict]
