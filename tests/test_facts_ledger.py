@@ -14,6 +14,7 @@ from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.project.index_store import IndexCache
 from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, changed_bases, load_ledger, save_ledger
+import gemlint.project.model as model_module
 from gemlint.project.model import ProjectModel
 from gemlint.runner import _facts_in_a_child
 
@@ -278,3 +279,26 @@ def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path):
     settle(forks=True)
     assert isolated == [True, True]  # workers fork after: whatever the edit reaches is not derived where they fork
     assert facts_of(tmp_path, cache)[:6] == facts_of(tmp_path, None)[:6]
+
+
+def test_a_few_edits_keep_the_ledger_file_and_derive_from_it_what_changed_since(tmp_path, monkeypatch):
+    # The ledger file holds for the modules as they were when it was written: each later run derives again what
+    # read a module changed since, however many runs ago, until more than a few have changed.
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    (ledger,) = cache.glob("*.ledger.json")
+    written = ledger.read_bytes()
+
+    def edit(name: str) -> None:
+        path, old, new = EDITS[name]
+        (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+
+    for name in ("a call dropped: `tidy` is no longer reached", "a module stops building a project model"):
+        edit(name)
+        assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
+        assert ledger.read_bytes() == written
+    monkeypatch.setattr(model_module, "LEDGER_REWRITE_AFTER", 2)
+    edit("a base dropped: the override no longer runs through `Backend`")
+    assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
+    assert ledger.read_bytes() != written  # three modules changed since: written again

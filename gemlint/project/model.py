@@ -55,6 +55,10 @@ MAX_PARSED_CALLER_FILES = 3
 #: Up to this many modules changed since the facts' ledger was written, the facts are derived again in the
 #: process that asks for them, even where a large project's would be derived in a process of their own.
 LEDGER_EDITS_IN_PROCESS = 16
+#: The facts' ledger file is written again only once more modules than this changed since it was: the pieces
+#: it keeps hold for the modules as they were then, and each run derives again those that read a module
+#: changed since (a pre-commit run over the file being edited pays no rewrite of a large project's ledger).
+LEDGER_REWRITE_AFTER = 8
 _MAX_RESOLVE = 12
 #: Other files that may mention a function before its callers are taken as unknowable.
 _MAX_MENTIONS = 16
@@ -775,7 +779,8 @@ class ProjectModel:
 
     def _compute_facts(self, key: str) -> ProjectFacts:
         """Derive the facts, keeping every piece of the last derivation's ledger that no changed module and
-        no changed subclass-index row touches (:mod:`gemlint.project.ledger`), and store the new ledger."""
+        no changed subclass-index row touches (:mod:`gemlint.project.ledger`), and store the new ledger (in a
+        file, only once more than a few modules changed since the stored one: see :data:`LEDGER_REWRITE_AFTER`)."""
         assert self._index is not None
         file = ledger_file(facts_file(self._facts_folder, self._root)) if self._facts_folder is not None else None
         if file is None and not isinstance(self._cache_dir, IndexCache):
@@ -786,7 +791,9 @@ class ProjectModel:
         if file is None:
             self._index.facts[f"{self._root}\0ledger"] = ledger
         else:
-            save_ledger(file, ledger)
+            changed = previous.changed(ledger.modules) if previous is not None else None
+            if changed is None or len(changed) > LEDGER_REWRITE_AFTER:
+                save_ledger(file, ledger)
         return facts
 
     def _load_previous_ledger(self) -> Ledger | None:
