@@ -130,6 +130,25 @@ def test_summaries_read_back_share_one_copy_of_each_string_and_empty_container(t
     assert first.evaluated == set() and first.evaluated is second.evaluated and first.locals is second.locals
 
 
+def test_packed_summaries_of_an_index_in_memory_share_values_across_modules_once_unpacked(tmp_path):
+    # `--no-cache` keeps the summaries packed as the workers hand them over: unpacking makes equal values one
+    # object across the project, as reading them from the index file does.
+    cache = IndexCache(None)
+    keys = []
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.py").write_text(SERVICE)
+        digest, packed, shape = summarise_packed(str(tmp_path / f"{name}.py"), name)
+        cache.add((name, digest), packed, shape)
+        keys.append((name, digest))
+    assert all(isinstance(cache.entries[key], Packed) for key in keys)
+    one, two = (cache.summary(key) for key in keys)
+    first, second = one.functions["predict"], two.functions["predict"]
+    assert first == second and first is not second
+    assert all(a.callee is b.callee for a, b in zip(first.calls, second.calls)) and first.calls
+    assert first.params[0] is second.params[0] and one.syntax.calls == two.syntax.calls
+    assert first.evaluated is second.evaluated and first.choices is second.choices
+
+
 def test_a_moved_line_keeps_the_shape_and_a_new_call_changes_it(tmp_path):
     path = tmp_path / "app.py"
     path.write_text(SERVICE)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gemlint.atomic import replacing, write_whole
 from gemlint.confinement import read_confined
-from gemlint.project.summary import ModuleSummary
+from gemlint.project.summary import ModuleSummary, share_values
 from gemlint.project.summary_codec import CorruptIndex, decode_summary, encode
 from gemlint.version import code_digest
 
@@ -129,7 +129,7 @@ class IndexCache:
         fails its check."""
         found = self.entries.get(key)
         if isinstance(found, Packed):
-            summary = pickle.loads(found.data)
+            summary = share_values(pickle.loads(found.data))
             if keep:
                 self.entries[key] = summary
             return summary

@@ -36,7 +36,7 @@ from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, call
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
-from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
+from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, share_values, summarise
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
@@ -134,34 +134,7 @@ def summarise_packed(path: str, module: str) -> tuple[str, Packed | None, str]:
     """:func:`summarise_file` with the summary packed: a process that summarises for another hands it over as
     bytes, and the receiver holds them so until the summary is asked for."""
     digest, summary, shape = summarise_file(path, module)
-    return digest, Packed(pickle.dumps(_shared_values(summary), pickle.HIGHEST_PROTOCOL)) if summary is not None else None, shape
-
-
-def _shared_values(summary: ModuleSummary) -> ModuleSummary:
-    """The summary with equal strings and empty containers made one object each (summaries are never changed
-    once built): pickling writes a value once per module and refers to it after, so the unpacked summary
-    holds one empty set where its functions held thousands (a third of a large project's index)."""
-    empties: dict[type, object] = {}
-    strings: dict[str, str] = {}
-
-    def shared(value: object) -> object:
-        if isinstance(value, str):
-            return strings.setdefault(value, value)
-        if isinstance(value, (set, list, dict)) and not value:
-            return empties.setdefault(type(value), value)
-        if isinstance(value, (CallSite, FunctionSummary, ClassSummary, SyntaxFacts)):
-            for name in value.__dataclass_fields__:
-                setattr(value, name, shared(getattr(value, name)))
-        elif isinstance(value, list):
-            value[:] = [shared(item) for item in value]
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                value[key] = shared(item)
-        return value
-
-    for name in summary.__dataclass_fields__:
-        setattr(summary, name, shared(getattr(summary, name)))
-    return summary
+    return digest, Packed(pickle.dumps(share_values(summary), pickle.HIGHEST_PROTOCOL)) if summary is not None else None, shape
 
 
 def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, str]:

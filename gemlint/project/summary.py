@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,6 +97,44 @@ class ModuleSummary:
         yield from self.functions.values()
         for cls in self.classes.values():
             yield from cls.methods.values()
+
+
+#: One empty container of each kind for every empty field of the summaries read back or handed over (most of a
+#: function's sets and dicts are empty: 360,000 of them on the speed corpus). Summaries are never changed once
+#: built.
+EMPTY: dict[type, object] = {list: [], set: set(), frozenset: frozenset(), tuple: (), dict: {}}
+#: The dataclasses a summary is made of.
+_SHARED_CLASSES = frozenset({ModuleSummary, ClassSummary, FunctionSummary, CallSite, SyntaxFacts})
+
+
+def share_values(summary: ModuleSummary) -> ModuleSummary:
+    """``summary`` with every string interned and every empty container the one of :data:`EMPTY`. Before a
+    summary is pickled, so that the pickle writes each value once; after it is unpickled, so that equal values
+    are one object across the project, not one per module: a project's summaries spell the same names,
+    callees and modules over and over (1.8 million strings on the speed corpus, 150,000 of them distinct)."""
+    intern = sys.intern
+
+    def shared(value: object) -> object:
+        kind = type(value)
+        if kind is str:
+            return intern(value)  # type: ignore[arg-type]
+        if kind in _SHARED_CLASSES:
+            for name in value.__dataclass_fields__:  # type: ignore[attr-defined]
+                setattr(value, name, shared(getattr(value, name)))
+            return value
+        if kind in EMPTY and not value:
+            return EMPTY[kind]
+        if kind is list:
+            value[:] = [shared(item) for item in value]  # type: ignore[index]
+        elif kind is dict:
+            return {intern(key): shared(item) for key, item in value.items()}  # type: ignore[attr-defined]
+        elif kind is set:
+            return {shared(item) for item in value}  # type: ignore[attr-defined]
+        elif kind is tuple:
+            return tuple(shared(item) for item in value)  # type: ignore[attr-defined]
+        return value
+
+    return shared(summary)  # type: ignore[return-value]
 
 
 def dotted(node: ast.AST) -> str | None:
