@@ -90,15 +90,20 @@ def test_summaries_with_their_facts_round_trip_through_the_index_cache(tmp_path)
     assert stored == summary and stored.syntax == summary.syntax
 
 
-def test_a_summary_is_decoded_only_when_asked_for(tmp_path):
-    for name in ("one", "two"):
-        (tmp_path / f"{name}.py").write_text(SERVICE)
-    cache = IndexCache(tmp_path / "cache")
+def two_modules(tmp_path, cache: IndexCache, summarise=summarise_file) -> list[tuple[str, str]]:
+    """Two modules of the same text, added to ``cache`` as ``summarise`` gives them: their keys."""
     keys = []
     for name in ("one", "two"):
-        digest, summary, shape = summarise_file(str(tmp_path / f"{name}.py"), name)
+        (tmp_path / f"{name}.py").write_text(SERVICE)
+        digest, summary, shape = summarise(str(tmp_path / f"{name}.py"), name)
         cache.add((name, digest), summary, shape)
         keys.append((name, digest))
+    return keys
+
+
+def test_a_summary_is_decoded_only_when_asked_for(tmp_path):
+    cache = IndexCache(tmp_path / "cache")
+    keys = two_modules(tmp_path, cache)
     cache.save(set(keys))
     read_back = IndexCache(tmp_path / "cache")
     assert all(not isinstance(read_back.entries[key], ModuleSummary) for key in keys)
@@ -111,14 +116,8 @@ def test_a_summary_is_decoded_only_when_asked_for(tmp_path):
 def test_summaries_read_back_share_one_copy_of_each_string_and_empty_container(tmp_path):
     # Packed summaries (as a process pool hands them over) are read from the file once it is written, so
     # every summary the project's facts decode shares values across modules, not within one only.
-    for name in ("one", "two"):
-        (tmp_path / f"{name}.py").write_text(SERVICE)
     cache = IndexCache(tmp_path / "cache")
-    keys = []
-    for name in ("one", "two"):
-        digest, packed, shape = summarise_packed(str(tmp_path / f"{name}.py"), name)
-        cache.add((name, digest), packed, shape)
-        keys.append((name, digest))
+    keys = two_modules(tmp_path, cache, summarise_packed)
     cache.save(set(keys))
     assert all(not isinstance(cache.entries[key], Packed) for key in keys)
     one, two = (cache.summary(key) for key in keys)
@@ -134,12 +133,7 @@ def test_packed_summaries_of_an_index_in_memory_share_values_across_modules_once
     # `--no-cache` keeps the summaries packed as the workers hand them over: unpacking makes equal values one
     # object across the project, as reading them from the index file does.
     cache = IndexCache(None)
-    keys = []
-    for name in ("one", "two"):
-        (tmp_path / f"{name}.py").write_text(SERVICE)
-        digest, packed, shape = summarise_packed(str(tmp_path / f"{name}.py"), name)
-        cache.add((name, digest), packed, shape)
-        keys.append((name, digest))
+    keys = two_modules(tmp_path, cache, summarise_packed)
     assert all(isinstance(cache.entries[key], Packed) for key in keys)
     one, two = (cache.summary(key) for key in keys)
     first, second = one.functions["predict"], two.functions["predict"]
