@@ -252,20 +252,22 @@ def test_the_subclass_rows_that_change_are_those_of_bases_whose_subclasses_diffe
     assert changed_bases([], [("svc.other", "Base", "Sub")]) == {("svc.other", "Base")}  # a base added
 
 
-def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path):
+def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path, monkeypatch):
     # A project large enough to derive its facts in a process of their own derives them there when it has no
     # ledger, or when many modules changed; an edit of a few modules is derived again where the facts are asked.
     write(tmp_path, MODULES)
     cache = tmp_path / "cache"
     isolated: list[bool] = []
 
-    def settle(forks: bool = False) -> None:
+    def settle(forks: bool = False) -> ProjectModel:
         forget_projects()
         keep_index_in(tmp_path, cache)
         config = default_config(tmp_path)
         child = _facts_in_a_child(config)
         assert child is not None
-        project_for(config).model.prepare(isolate=lambda: isolated.append(True) or child(), forks=forks)
+        model = project_for(config).model
+        model.prepare(isolate=lambda: isolated.append(True) or child(), forks=forks)
+        return model
 
     settle()
     assert isolated == [True]  # no ledger yet
@@ -278,6 +280,13 @@ def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path):
     (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
     settle(forks=True)
     assert isolated == [True, True]  # workers fork after: whatever the edit reaches is not derived where they fork
+    assert facts_of(tmp_path, cache)[:6] == facts_of(tmp_path, None)[:6]
+    monkeypatch.setattr(model_module, "LEDGER_EDITS_IN_PROCESS", 0)
+    path, old, new = EDITS["a base dropped: the override no longer runs through `Backend`"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    model = settle()
+    assert isolated == [True, True, True]  # more modules changed than are derived again in the asking process
+    assert model._previous_ledger is None  # read to decide, and not kept once the other process derived the facts
     assert facts_of(tmp_path, cache)[:6] == facts_of(tmp_path, None)[:6]
 
 

@@ -129,9 +129,9 @@ class IndexCache:
         fails its check."""
         found = self.entries.get(key)
         if isinstance(found, Packed):
-            summary = share_values(pickle.loads(found.data))
-            if keep:
-                self.entries[key] = summary
+            summary = pickle.loads(found.data)
+            if keep:  # one copy of each value across the project, for the summaries that stay
+                self.entries[key] = summary = share_values(summary)
             return summary
         if not isinstance(found, Stored):
             return found

@@ -704,7 +704,9 @@ class ProjectModel:
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
         elif isolate is not None and not (edits_here and self._ledger_keeps_most()):
-            self.adopt_facts(isolate())
+            facts = isolate()
+            self._previous_ledger = None  # the process that derived the facts inherited it; this one forks workers
+            self.adopt_facts(facts)
         else:
             self.adopt_facts(self._compute_facts(key), store=True)
 
