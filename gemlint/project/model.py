@@ -698,7 +698,7 @@ class ProjectModel:
         deriving again) and keep them."""
         self.build()
         assert self._index is not None
-        key = facts_key(self._root, [(entry.path, entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entry in self._by_path.values()])
+        key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()])
         where = self._facts_folder
         stored = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
         if isinstance(stored, ProjectFacts) and stored.key == key:
@@ -717,7 +717,7 @@ class ProjectModel:
         previous = self._previous_ledger = self._load_previous_ledger()
         if previous is None:
             return False
-        changed = previous.changed(self._ledger_modules())
+        changed = previous.changed(self._module_shapes())
         return changed is not None and len(changed) <= LEDGER_EDITS_IN_PROCESS
 
     def adopt_facts(self, facts: ProjectFacts, store: bool = False) -> None:
@@ -779,8 +779,9 @@ class ProjectModel:
         previous = self._index.facts.get(f"{self._root}\0ledger")
         return previous if isinstance(previous, Ledger) else None
 
-    def _ledger_modules(self) -> dict[str, tuple[str, str]]:
-        """Each module's path -> (module name, shape), in the model's module order."""
+    def _module_shapes(self) -> dict[str, tuple[str, str]]:
+        """Each module's path -> (module name, shape), in the model's module order: what the facts are keyed on
+        and what a ledger was derived from."""
         assert self._index is not None
         return {entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entries in self.modules.values() for entry in entries}
 
@@ -789,7 +790,7 @@ class ProjectModel:
         changed, else derived (with ``traced``, noting what it reads)."""
         assert self._index is not None
         order = [entry for entries in self.modules.values() for entry in entries]
-        ledger = Ledger(self._ledger_modules())
+        ledger = Ledger(self._module_shapes())
         changed = previous.changed(ledger.modules) if previous is not None else None
         if changed is None:
             previous = None

@@ -104,7 +104,8 @@ class ModuleSummary:
 #: built.
 EMPTY: dict[type, object] = {list: [], set: set(), frozenset: frozenset(), tuple: (), dict: {}}
 #: The dataclasses a summary is made of.
-_SHARED_CLASSES = frozenset({ModuleSummary, ClassSummary, FunctionSummary, CallSite, SyntaxFacts})
+SUMMARY_CLASSES = (ModuleSummary, ClassSummary, FunctionSummary, CallSite, SyntaxFacts)
+_SHARED_CLASSES = frozenset(SUMMARY_CLASSES)
 
 
 def share_values(summary: ModuleSummary) -> ModuleSummary:

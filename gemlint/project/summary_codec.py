@@ -18,11 +18,10 @@ import typing
 from functools import lru_cache
 from typing import Any, Callable
 
-from gemlint.analysis.triage import SyntaxFacts
-from gemlint.project.summary import EMPTY, CallSite, ClassSummary, FunctionSummary, ModuleSummary
+from gemlint.project.summary import EMPTY, SUMMARY_CLASSES, ModuleSummary
 
 #: The dataclasses a summary is made of: the only objects decoding ever builds.
-_DATACLASSES = {cls.__name__: cls for cls in (ModuleSummary, ClassSummary, FunctionSummary, CallSite, SyntaxFacts)}
+_DATACLASSES = {cls.__name__: cls for cls in SUMMARY_CLASSES}
 
 
 class CorruptIndex(ValueError):
