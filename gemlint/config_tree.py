@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import AbstractSet, Callable, Iterable
 
-from gemlint.config import PROJECT_KEYS, Config, ConfigError, config_file_in, declared_value, default_config, find_config_file, load_config
+from gemlint.config import CONFIG_FILENAMES, PROJECT_KEYS, Config, ConfigError, config_file_in, declared_value, default_config, find_config_file, load_config
 
 
 def project_root_for(paths: Iterable[Path], cwd: Path | None = None) -> Path:
@@ -96,14 +96,17 @@ class ConfigTree:
         absolute = os.path.abspath(path)
         return self.config_of_folder(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
 
-    def config_of_folder(self, folder: str) -> Config:
+    def config_of_folder(self, folder: str, names: AbstractSet[str] | None = None) -> Config:
+        """The configuration of the files directly in ``folder`` (absolute); ``names``, when given, are
+        the folder's entries as just listed: a folder that holds no config file is not searched for one."""
         if self.fixed is not None:
             return self.fixed
         config = self._by_folder.get(folder)
         if config is None:
             root = str(self.root)
             inside = folder == root or folder.startswith(root.rstrip(os.sep) + os.sep)
-            found = config_file_in(Path(folder)) if inside else None
+            listed = names is None or not names.isdisjoint(CONFIG_FILENAMES)
+            found = config_file_in(Path(folder)) if inside and listed else None
             if found is not None:
                 config = self._config_of_file(found)
             elif not inside or folder == root:

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, AbstractSet, Iterator
 
 from gemlint.config import Config
 from gemlint.confinement import is_inside, is_special, refusal
@@ -92,10 +92,13 @@ class Discovery:
         self.gitignores = GitIgnores(self.tree.root)
         self._submodules = tuple(os.path.join(self.tree.root, path) for path in submodule_paths(self.tree.root))
 
-    def _excluded_in(self, folder: str, named: tuple[str, ...] = ()) -> tuple[Config, "pathspec.PathSpec"]:
+    def _excluded_in(
+        self, folder: str, named: tuple[str, ...] = (), names: AbstractSet[str] | None = None
+    ) -> tuple[Config, "pathspec.PathSpec"]:
         """The config of ``folder`` and its compiled excludes; without the patterns that match the
-        ``named`` folders (a folder named explicitly, and those above it: linted although excluded)."""
-        config = self.tree.config_of_folder(folder)
+        ``named`` folders (a folder named explicitly, and those above it: linted although excluded).
+        ``names`` are the folder's entries when it was just listed."""
+        config = self.tree.config_of_folder(folder, names)
         spec = self._specs.get((config, named))
         if spec is None:
             patterns = tuple(config.exclude) + tuple(config.extend_exclude)
@@ -201,42 +204,84 @@ class Discovery:
     def _walk(
         self, top: Path, seen: set[str], within: str, named: tuple[str, ...] = (), gitignore: bool = True
     ) -> Iterator[SourceFile]:
-        # os.walk does not follow directory symlinks, so symlink loops cannot trap it, and a linked folder
-        # is never entered. A linked file is read only when it resolves inside ``within``.
-        # Paths are joined as strings, relative to the folder: a walk over thousands of files would
-        # otherwise spend most of its time making the same folder relative again for each.
-        for directory, dirnames, filenames in os.walk(top, onerror=self._unlistable):
-            base = Path(directory)
-            config, excluded_spec = self._excluded_in(os.path.abspath(directory), named)
+        # Depth first, each folder's files and then its subfolders in name order (os.walk's order). One
+        # listing per folder tells folders, files and links apart and holds what the folder is (a virtualenv,
+        # a vendored project, where a config lives), so a walk over thousands of files makes no call to the
+        # file system per file. A link to a folder is never entered, so symlink loops cannot trap the walk; a
+        # linked file is read only when it resolves inside ``within``. Paths are joined as strings, each
+        # folder's from its parent's: making each one relative again would cost more than the walk.
+        root = os.path.abspath(top)
+        pending: list[_Folder] = [_Folder(root, None, display_path(Path(root), self.cwd), None, False)]
+        while pending:
+            folder = pending.pop()
+            listing = self._listing(folder.path)
+            if listing is None:
+                continue
+            subfolders, files, links = listing
+            if folder.parent_config is not None and (
+                "pyvenv.cfg" in files or (folder.in_package and _is_vendored_listing(files))
+            ):
+                continue  # a virtualenv under any name, or another project copied into a package
+            config, excluded_spec = self._excluded_in(folder.path, named, files)
             excluded = excluded_spec.match_file
-            relative = root_relative(base, config.glob_root)
+            if config is folder.parent_config and folder.relative is not None:
+                relative = folder.relative
+            else:
+                relative = root_relative(Path(folder.path), config.glob_root)
             prefix = "" if relative in ("", ".") else relative + "/"
-            display = display_path(base, self.cwd)
-            shown = "" if display == "." else display + "/"
-            ignored = self.gitignores.ignored if gitignore and config.respect_gitignore else None
-            folder = os.path.abspath(directory)
-            # Another project copied into a package (its own license and build file) is vendored code,
-            # excluded with the default excludes as a submodule is.
-            vendoring = "__init__.py" in filenames and "exclude" not in config.declared
-            dirnames[:] = sorted(
-                name
-                for name in dirnames
-                if not excluded(f"{prefix}{name}/")
-                and not _is_virtualenv(os.path.join(directory, name))
-                and not (ignored and ignored(os.path.join(folder, name), True))
-                and not (vendoring and is_vendored_project(os.path.join(directory, name)))
-            )
-            for name in sorted(filenames):
+            shown = "" if folder.display == "." else folder.display + "/"
+            ignores = self.gitignores
+            ignored = ignores.ignored if gitignore and config.respect_gitignore and ignores.has_rules(folder.path) else None
+            base = Path(folder.path)
+            for name in sorted(files):
                 language = language_of_name(name)
-                if language is None or excluded(prefix + name) or (ignored and ignored(os.path.join(folder, name), False)):
+                if language is None or excluded(prefix + name):
+                    continue
+                absolute = os.path.join(folder.path, name)
+                if ignored and ignored(absolute, False):
                     continue
                 path = base / name
-                if os.path.islink(path):
+                if name in links:
                     reason = refusal(path, within)
                     if reason is not None:
                         self._refuse(path, reason)
                         continue
-                yield from self._emit(path, language, seen, shown + name, prefix + name, os.path.join(folder, name))
+                yield from self._emit(path, language, seen, shown + name, prefix + name, absolute)
+            # Another project copied into a package (its own license and build file) is vendored code,
+            # excluded with the default excludes as a submodule is.
+            in_package = "__init__.py" in files and "exclude" not in config.declared
+            for name in sorted(subfolders, reverse=True):
+                if excluded(f"{prefix}{name}/"):
+                    continue
+                path = os.path.join(folder.path, name)
+                if ignored and ignored(path, True):
+                    continue
+                pending.append(_Folder(path, config, shown + name, prefix + name, in_package))
+
+    def _listing(self, folder: str) -> tuple[list[str], set[str], set[str]] | None:
+        """The subfolders (links to folders left out), files and linked files of ``folder``; None when it
+        cannot be listed (reported unless excluded)."""
+        subfolders: list[str] = []
+        files: set[str] = set()
+        links: set[str] = set()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        is_folder = entry.is_dir()
+                    except OSError:
+                        is_folder = False
+                    if is_folder:
+                        if not entry.is_symlink():
+                            subfolders.append(entry.name)
+                        continue
+                    files.add(entry.name)
+                    if entry.is_symlink():
+                        links.add(entry.name)
+        except OSError as error:
+            self._unlistable(error)
+            return None
+        return subfolders, files, links
 
     def _unlistable(self, error: OSError) -> None:
         path = Path(error.filename) if error.filename is not None else None
@@ -268,12 +313,21 @@ _LICENSE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENSE.rst", "COPYIN
 _BUILD_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
 
 
-def is_vendored_project(folder: str) -> bool:
-    """A folder inside a package that carries a project's own license and build file: another project's
+@dataclass(frozen=True)
+class _Folder:
+    """A folder a walk has still to list: its path, what was known of it when its parent was listed."""
+
+    path: str  # absolute
+    parent_config: Config | None  # None for the folder the walk starts from
+    display: str
+    relative: str | None  # relative to the parent's config's glob root
+    in_package: bool  # its parent is a package whose config keeps the default excludes
+
+
+def _is_vendored_listing(names: AbstractSet[str]) -> bool:
+    """A folder holding these files carries a project's own license and build file: another project's
     sources copied in (``mypkg/libs/somelib/`` with its ``LICENSE`` and ``setup.py``)."""
-    return any(os.path.isfile(os.path.join(folder, name)) for name in _LICENSE_FILES) and any(
-        os.path.isfile(os.path.join(folder, name)) for name in _BUILD_FILES
-    )
+    return not names.isdisjoint(_LICENSE_FILES) and not names.isdisjoint(_BUILD_FILES)
 
 
 def _is_virtualenv(folder: os.PathLike | str) -> bool:

@@ -74,6 +74,17 @@ class GitIgnores:
             self._chains[folder] = chain
         return chain
 
+    def has_rules(self, folder: str) -> bool:
+        """Whether any ignore file has a say on what ``folder`` (absolute and normalised) holds: a walk
+        asks once per folder, not once per file."""
+        if self._info is not None:
+            return True
+        if folder == self.root:
+            return bool(self._chain(""))
+        if not folder.startswith(self._inside):
+            return False
+        return bool(self._chain(folder[len(self._inside):].replace(os.sep, "/")))
+
     def ignored(self, path: str, is_dir: bool) -> bool:
         """Whether git ignores ``path`` (absolute and normalised, as os.path.abspath gives it) by the ignore
         files of the folders above it: the deepest one that has a say decides."""

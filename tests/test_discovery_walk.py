@@ -1,0 +1,105 @@
+"""How discovery walks a folder: in os.walk's order, one listing per folder and no call to the file
+system per file, with what a listing tells (links, virtualenvs, vendored projects, configs) read from it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gemlint.config import default_config
+from gemlint.config_tree import ConfigTree
+from gemlint.discovery import Discovery
+from gemlint.registry import known_codes
+
+
+def _write(root: Path, names: list[str]) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n", encoding="utf-8")
+
+
+def _walked(root: Path) -> list[str]:
+    tree = ConfigTree(root, known_codes())
+    return [source.display for source in Discovery(tree, cwd=root).files([root])]
+
+
+def _reference(root: Path) -> list[str]:
+    """os.walk's order with sorted names: each folder's files, then its subfolders depth first."""
+    found = []
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        relative = Path(directory).relative_to(root).as_posix()
+        found += [name if relative == "." else f"{relative}/{name}" for name in sorted(filenames) if name.endswith(".py")]
+    return found
+
+
+def test_files_come_in_os_walks_order(tmp_path):
+    _write(tmp_path, ["b.py", "a.py", "z/c.py", "z/a/d.py", "m/e.py", "m/n/f.py", "m/g.py", "A/h.py"])
+    assert _walked(tmp_path) == _reference(tmp_path) == ["a.py", "b.py", "A/h.py", "m/e.py", "m/g.py", "m/n/f.py", "z/c.py", "z/a/d.py"]
+
+
+def test_what_a_folders_listing_shows_decides_what_is_walked(tmp_path):
+    _write(
+        tmp_path,
+        [
+            "pkg/__init__.py",
+            "pkg/core.py",
+            # Another project copied into a package: its own license and build file.
+            "pkg/fastlib/LICENSE",
+            "pkg/fastlib/setup.py",
+            "pkg/fastlib/ops.py",
+            # The same files outside a package are the project's own (a service with its own setup.py).
+            "services/api/LICENSE",
+            "services/api/setup.py",
+            "services/api/app.py",
+            # A virtualenv under any name.
+            "tools/env/pyvenv.cfg",
+            "tools/env/lib/site.py",
+            "tools/run.py",
+        ],
+    )
+    (tmp_path / "pkg" / "linked").symlink_to(tmp_path / "services", target_is_directory=True)
+    assert _walked(tmp_path) == [
+        "pkg/__init__.py",
+        "pkg/core.py",
+        "services/api/app.py",
+        "services/api/setup.py",
+        "tools/run.py",
+    ]
+
+
+def test_a_nested_config_governs_its_folder_found_from_the_listing(tmp_path):
+    _write(tmp_path, ["app.py", "sub/keep.py", "sub/skip_me.py", "sub/deeper/skip_too.py", "other/skip_me.py"])
+    (tmp_path / "sub" / "gemlint.toml").write_text('extend-exclude = ["skip_*.py"]\n', encoding="utf-8")
+    assert _walked(tmp_path) == ["app.py", "other/skip_me.py", "sub/keep.py"]
+
+
+def test_a_linked_file_is_read_only_when_it_resolves_inside_the_project(tmp_path):
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    _write(project, ["app.py"])
+    _write(outside, ["secret.py"])
+    (project / "inside_link.py").symlink_to(project / "app.py")
+    (project / "outside_link.py").symlink_to(outside / "secret.py")
+    discovery = Discovery(ConfigTree(project, known_codes()), cwd=project)
+    assert [source.display for source in discovery.files([project])] == ["app.py", "inside_link.py"]
+    assert [refused.display for refused in discovery.refused] == ["outside_link.py"]
+
+
+def test_the_walk_makes_no_call_to_the_file_system_per_file(tmp_path, monkeypatch):
+    folders = ["one", "two", "two/three"]
+    _write(tmp_path, [f"{folder}/module_{number}.py" for folder in folders for number in range(40)])
+    calls: list[str] = []
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+
+        def counted(path, *args, _real=real, **kwargs):
+            calls.append(os.fspath(path))
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, name, counted)
+    discovery = Discovery(default_config(tmp_path), cwd=tmp_path)
+    assert len(list(discovery.files([tmp_path]))) == 120
+    # The walk's start resolves the root, and a folder holding a config file is read; no file is asked about.
+    assert not [call for call in calls if call.endswith(".py")], calls
+
