@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Iterator
@@ -25,6 +25,8 @@ class SourceFile:
     language: Language
     display: str  # relative to the current directory, '/'-separated
     relative: str  # relative to the folder of the file's config (its globs' base), '/'-separated
+    #: A regular file (or a link to one), as its folder's listing showed; None where no walk listed it.
+    regular: bool | None = field(default=None, compare=False)
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -217,7 +219,7 @@ class Discovery:
             listing = self._listing(folder.path)
             if listing is None:
                 continue
-            subfolders, files, links = listing
+            subfolders, files, links, irregular = listing
             if folder.parent_config is not None and (
                 "pyvenv.cfg" in files or (folder.in_package and _is_vendored_listing(files))
             ):
@@ -246,7 +248,7 @@ class Discovery:
                     if reason is not None:
                         self._refuse(path, reason)
                         continue
-                yield from self._emit(path, language, seen, shown + name, prefix + name, absolute)
+                yield from self._emit(path, language, seen, shown + name, prefix + name, absolute, name not in irregular)
             # Another project copied into a package (its own license and build file) is vendored code,
             # excluded with the default excludes as a submodule is.
             in_package = "__init__.py" in files and "exclude" not in config.declared
@@ -258,12 +260,13 @@ class Discovery:
                     continue
                 pending.append(_Folder(path, config, shown + name, prefix + name, in_package))
 
-    def _listing(self, folder: str) -> tuple[list[str], set[str], set[str]] | None:
-        """The subfolders (links to folders left out), files and linked files of ``folder``; None when it
-        cannot be listed (reported unless excluded)."""
+    def _listing(self, folder: str) -> tuple[list[str], set[str], set[str], set[str]] | None:
+        """The subfolders (links to folders left out), files, linked files and files that are not regular
+        (FIFOs, devices, dangling links) of ``folder``; None when it cannot be listed (reported unless excluded)."""
         subfolders: list[str] = []
         files: set[str] = set()
         links: set[str] = set()
+        irregular: set[str] = set()
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -278,10 +281,15 @@ class Discovery:
                     files.add(entry.name)
                     if entry.is_symlink():
                         links.add(entry.name)
+                    try:
+                        if not entry.is_file():
+                            irregular.add(entry.name)
+                    except OSError:
+                        irregular.add(entry.name)
         except OSError as error:
             self._unlistable(error)
             return None
-        return subfolders, files, links
+        return subfolders, files, links, irregular
 
     def _unlistable(self, error: OSError) -> None:
         path = Path(error.filename) if error.filename is not None else None
@@ -298,6 +306,7 @@ class Discovery:
         display: str | None = None,
         relative: str | None = None,
         absolute: str | None = None,
+        regular: bool | None = None,
     ) -> Iterator[SourceFile]:
         """``path`` once per run (given twice, or inside two given folders, it is still linted once)."""
         key = absolute if absolute is not None else os.path.abspath(path)
@@ -306,7 +315,7 @@ class Discovery:
         seen.add(key)
         display = display if display is not None else display_path(path, self.cwd)
         relative = relative if relative is not None else root_relative(path, self.tree.config_for(path).glob_root)
-        yield SourceFile(path, language, display, relative)
+        yield SourceFile(path, language, display, relative, regular)
 
 
 _LICENSE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENSE.rst", "COPYING", "LICENCE")

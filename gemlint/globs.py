@@ -12,28 +12,45 @@ import pathspec
 from pathspec.util import normalize_file
 
 
+#: pathspec's expression for a plain name matched at any depth (``build``, ``.venv``, ``third_party``): the
+#: name is one of the path's segments.
+_ANY_DEPTH_NAME = re.compile(r"\^\(\?:\.\+/\)\?((?:\\.|\w)+)\(\?:/\|\$\)")
+_ESCAPED = re.compile(r"\\(.)")
+
+
 class Globs:
     """Compiled gitignore-style globs: :meth:`match_file` answers as pathspec's ``PathSpec.match_file``."""
 
-    __slots__ = ("_spec", "_any")
+    __slots__ = ("_spec", "_any", "_names")
 
     def __init__(self, spec: pathspec.PathSpec) -> None:
         self._spec = spec
         active = [pattern for pattern in spec.patterns if pattern.include is not None]
         self._any: re.Pattern[str] | None = None
-        # Without a negation the last pattern that matches always includes, so any match decides and one
-        # expression tests every pattern at once (pathspec tries them one by one: the 38 default excludes,
-        # for each file of a walk).
+        self._names: frozenset[str] = frozenset()
+        # Without a negation the last pattern that matches always includes, so any match decides: plain names
+        # (37 of the 38 default excludes) are looked up among the path's segments, and one expression tests
+        # the other patterns at once (pathspec tries them one by one, for each file of a walk).
         if all(pattern.include and isinstance(getattr(pattern, "regex", None), re.Pattern) for pattern in active):
+            names, others = set(), []
+            for pattern in active:
+                name = _ANY_DEPTH_NAME.fullmatch(pattern.regex.pattern)
+                if name is not None:
+                    names.add(_ESCAPED.sub(r"\1", name.group(1)))
+                else:
+                    others.append(pattern.regex.pattern)
             try:
-                self._any = re.compile("|".join(f"(?:{pattern.regex.pattern})" for pattern in active) or "(?!)")
+                self._any = re.compile("|".join(f"(?:{regex})" for regex in others) or "(?!)")
             except re.error:  # a group name used twice, say: ask pathspec
                 self._any = None
+            else:
+                self._names = frozenset(names)
 
     def match_file(self, path: str) -> bool:
         if self._any is None:
             return self._spec.match_file(path)
-        return self._any.search(normalize_file(path)) is not None
+        normalized = normalize_file(path)
+        return not self._names.isdisjoint(normalized.split("/")) or self._any.search(normalized) is not None
 
 
 @lru_cache(maxsize=64)

@@ -170,12 +170,15 @@ def test_compiled_globs_match_as_pathspec_does():
         ("/src/generated/", "**/train*.py", "docs/**/*.txt", "a?c", "[ab]*.py"),
         (),
         ("# a comment", "", "tests/"),
+        ("a+b", "c.d", "we$ird", "ünï", "x-y", "build"),
     ]
     paths = [
         "build", "build/keep.py", "build/x.py", "src/build/x.py", "pkg.egg-info/PKG", "src/generated/a.py",
         "lib/src/generated/a.py", "scripts/train_lora.py", "docs/a/b/c.txt", "docs/c.txt", "abc", "xabc", "b1.py",
         "c/b1.py", "tests", "tests/test_a.py", "a/tests/b.py", "./venv/lib/x.py", ".venv", "node_modules/x/y.js",
         "third_party/z.cc", "external", "src/extern/lib.py", "__pycache__/m.pyc", "ok/model.py",
+        "my_build/x.py", "build.py", "src/venv.py", "docs/build", "a+b/c.py", "aab/c.py", "c.d", "cxd/e.py",
+        "we$ird/f.py", "ünï/g.py", "x-y", "a/b/.venv/c.py",
     ]
     for patterns in pattern_sets:
         compiled, reference = compile_globs(patterns), pathspec.PathSpec.from_lines("gitignore", patterns)

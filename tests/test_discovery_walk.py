@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from gemlint.config import default_config
 from gemlint.config_tree import ConfigTree
 from gemlint.discovery import Discovery
@@ -103,3 +105,14 @@ def test_the_walk_makes_no_call_to_the_file_system_per_file(tmp_path, monkeypatc
     # The walk's start resolves the root, and a folder holding a config file is read; no file is asked about.
     assert not [call for call in calls if call.endswith(".py")], calls
 
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_the_listing_tells_which_files_are_regular(tmp_path):
+    _write(tmp_path, ["app.py"])
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
+    (tmp_path / "linked.py").symlink_to(tmp_path / "app.py")
+    walked = {source.display: source.regular for source in Discovery(ConfigTree(tmp_path, known_codes()), cwd=tmp_path).files([tmp_path])}
+    # Each is still linted (a FIFO or a dangling link is reported, never read); only regular files are modules.
+    assert walked == {"app.py": True, "dangling.py": False, "linked.py": True, "pipe.py": False}

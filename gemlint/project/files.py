@@ -221,7 +221,7 @@ class Project:
             # Regular files only: opening a FIFO or a device named *.py would block or never end. Modules only:
             # a notebook (.ipynb) is no module (nothing imports it, and its cells run by hand in any order), so
             # it reads the index, through its imports, but never feeds it.
-            if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source.path):
+            if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source):
                 files.append(source.path)
                 if len(files) >= _MAX_FILES:
                     break
@@ -422,9 +422,12 @@ class Project:
         return Reachability(self)
 
 
-def _is_regular(path: Path) -> bool:
+def _is_regular(source: SourceFile) -> bool:
+    """A regular file (or a link to one): as its folder's listing showed, else as it is now."""
+    if source.regular is not None:
+        return source.regular
     try:
-        return stat.S_ISREG(os.stat(path).st_mode)
+        return stat.S_ISREG(os.stat(source.path).st_mode)
     except OSError:
         return False
 
