@@ -99,9 +99,6 @@ def disagreements(analysis) -> list[str]:
                 theirs = {id(a.node): _accesses(a) for a in full[node].__getitem__(node.value)}
                 if ours != theirs:
                     wrong.append(f"bindings of {node.value}")
-        if isinstance(node, cst.Name) and full.get(node) is not None and (targets := analysis.module_assignment_targets(node.value)) is not None:
-            if {id(t) for t in targets} != {id(a.node) for a in full[node].__getitem__(node.value)}:
-                wrong.append(f"module-level bindings of {node.value}")
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             ours = analysis._local_qualified(node)
             scope = full.get(node)
@@ -159,41 +156,3 @@ def test_every_fixture_agrees_with_the_whole_module(path):
     except Exception:
         pytest.skip("not UTF-8, or LibCST cannot parse it")
     assert disagreements(analysis) == []
-
-
-MODULE_LEVEL = '''\
-import gradio as gr
-from transformers import AutoModel
-
-model = AutoModel.from_pretrained("m").half()
-with gr.Blocks() as demo:
-    button = gr.Button("go")
-    if True:
-        box = gr.Textbox()
-    button.click(lambda: model.generate(box), [box])
-counter = 0
-counter = counter + 1
-first, second = 1, 2
-
-
-def handler():
-    model.eval()
-    return demo, counter, first
-'''
-
-
-def test_names_only_module_level_assignments_bind_need_no_scope_analysis():
-    analysis = analyse(MODULE_LEVEL)
-    full = analysis._scopes
-    for node in analysis.nodes_of(cst.Name):
-        targets = analysis.module_assignment_targets(node.value)
-        if targets is not None:
-            assert {id(t) for t in targets} == {id(a.node) for a in full[node][node.value]}, node.value
-    answered = {name for name in ("model", "demo", "button", "box", "counter", "first") if analysis.module_assignment_targets(name) is not None}
-    # A tuple's names (`first, second = ...`) are left to the scope analysis.
-    assert answered == {"model", "demo", "button", "box", "counter"}
-    fresh = analyse(MODULE_LEVEL)
-    click = next(n for n in fresh.nodes_of(cst.Attribute) if n.attr.value == "click")
-    assert [fresh.module.code_for_node(v) for v in fresh.assigned_values(click.value)] == ['gr.Button("go")']
-    assert fresh.models.origins(next(n for n in fresh.nodes_of(cst.Name) if n.value == "model"))
-    assert "_scopes" not in fresh.__dict__

@@ -37,22 +37,15 @@ class ImportNames:
         #: The name any import of the file binds, at any level -> the top-level packages those imports read
         #: ("." for a relative import).
         self._imported: dict[str, set[str]] = {}
-        #: How many times a module-level ``name = ...`` or ``with ... as name`` binds each name.
-        self._module_assignments: Counter[str] = Counter()
-        #: How many times the module's own scope binds each name by those or by a ``def`` or ``class`` statement.
-        self._module_bindings: Counter[str] = Counter()
+        #: Names a ``def`` or ``class`` statement of the module's own scope binds.
+        self._module_definitions: set[str] = set()
         module_level = set()
         for statement in _module_level_statements(tree):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 module_level.add(id(statement))
                 self._record_import(statement)
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self._module_bindings[statement.name] += 1
-            elif isinstance(statement, ast.Assign):
-                self._module_assignments.update(target.id for target in statement.targets if isinstance(target, ast.Name))
-            elif isinstance(statement, (ast.With, ast.AsyncWith)):
-                self._module_assignments.update(item.optional_vars.id for item in statement.items if isinstance(item.optional_vars, ast.Name))
-        self._module_bindings.update(self._module_assignments)
+                self._module_definitions.add(statement.name)
         for node in ast.walk(tree):
             names = _bound_names(node)
             if not names:
@@ -98,12 +91,6 @@ class ImportNames:
         use of the name sees, it holds a function or a class."""
         return name not in self._bound_to_values
 
-    def assigned_at_module_level_only(self, name: str) -> bool:
-        """Module-level ``name = ...`` and ``with ... as name`` statements are the file's only bindings of ``name``:
-        every use of it, in any scope, is of them."""
-        count = self._module_assignments[name]
-        return count > 0 and count == self._bindings[name]
-
     def imported_only(self, name: str) -> bool:
         """Module-level imports are the file's only bindings of ``name``: every use of it, in any scope, is of them."""
         return name in self._imports and name not in self._bound
@@ -125,9 +112,8 @@ class ImportNames:
         """What ``dotted`` (``a.b.c``, as written) names, or None when only scope analysis can tell."""
         head, _, tail = dotted.partition(".")
         if head in self._bound:
-            # A module-level variable, function or class the file binds nowhere else: what every scope sees, named
-            # by itself (the module's scope adds nothing in front).
-            return frozenset({dotted}) if self._module_bindings[head] == self._bindings[head] else None
+            # A module-level function or class the file binds nowhere else: what every scope sees, named by itself.
+            return frozenset({dotted}) if head in self._module_definitions and self._bindings[head] == 1 else None
         imports = self._imports.get(head)
         if imports is None:
             return frozenset({f"builtins.{head}"}) if head in _BUILTINS else frozenset()

@@ -724,9 +724,6 @@ class ModelTracker:
             if statement is not None and self._nodes_used_as_module(self.analysis.uses_of(name.value)):
                 return [ModelOrigin(Origin.EVIDENT, statement, f"`{name.value}`, used as an nn.Module")]
             return []
-        targets = self.analysis.module_assignment_targets(name.value) if name.value not in ("self", "cls") else None
-        if targets is not None:
-            return self._bindings_origins(name, [(target, None) for target in targets], depth)
         scope = self.analysis.scope_of(name)
         if scope is None:
             return []
@@ -736,16 +733,11 @@ class ModelTracker:
             if name.value == "self" and owner is not None and self.is_model_class(owner):
                 return [ModelOrigin(Origin.SELF, owner, f"`self`, an instance of the nn.Module subclass `{owner.name.value}`")]
             return []
-        bindings = [(a.node, a) for a in scope[name.value] if isinstance(a, Assignment)]
-        return self._bindings_origins(name, bindings, depth)
-
-    def _bindings_origins(self, name: cst.Name, bindings: list[tuple[cst.CSTNode, Assignment | None]], depth: int) -> list[ModelOrigin]:
-        """What ``name`` holds, from its bindings: each binding's node, and its assignment (None where the name's
-        only bindings are module-level assignments, :meth:`ModuleAnalysis.module_assignment_targets`: every use of
-        the name is then of them)."""
         found: list[ModelOrigin] = []
         unknown = False
-        for node, _ in bindings:
+        assignments = [a for a in scope[name.value] if isinstance(a, Assignment)]
+        for assignment in assignments:
+            node = assignment.node
             if isinstance(node, cst.Param):
                 found.extend(self._param_origins(node, depth))
                 continue
@@ -764,11 +756,9 @@ class ModelTracker:
         if found or not unknown:
             return found
         # Bound to something unknown (a project helper, a registry): evidently a model if used as one.
-        for node, assignment in bindings:
-            if isinstance(node, cst.Param):
-                continue
-            if self._nodes_used_as_module(self.analysis.uses_of(name.value)) if assignment is None else self._references_used_as_module(assignment):
-                return [ModelOrigin(Origin.EVIDENT, node, f"`{name.value}`, used as an nn.Module")]
+        for assignment in assignments:
+            if not isinstance(assignment.node, cst.Param) and self._references_used_as_module(assignment):
+                return [ModelOrigin(Origin.EVIDENT, assignment.node, f"`{name.value}`, used as an nn.Module")]
         return []
 
     def _member_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
@@ -1055,8 +1045,8 @@ class ModelTracker:
             name = func.value
             if self.analysis.binds_once(name) and (name in self.analysis.module_functions or name in self.analysis.local_classes):
                 return self.analysis.module_functions.get(name)
-            if not self.analysis.binds(name) or self.analysis.imported_only(name):
-                return None  # no binding, or an import: no function of this file
+            if not self.analysis.binds(name):
+                return None
             scope = self.analysis.scope_of(func)
             if scope is None:
                 return None

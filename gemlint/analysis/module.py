@@ -246,29 +246,6 @@ class ModuleAnalysis:
         """Module-level imports are the file's only bindings of ``name`` (see :meth:`import_of`)."""
         return self._import_names is not None and not self._star_imports and self._import_names.imported_only(name)
 
-    def module_assignment_targets(self, name: str) -> list[cst.Name] | None:
-        """The names bound where module-level ``name = ...`` and ``with ... as name`` statements are the file's only
-        bindings of ``name`` (what LibCST's scope analysis gives as the nodes of its assignments, found without
-        it); None for any other name."""
-        if self._import_names is None or self._star_imports or not self._import_names.assigned_at_module_level_only(name):
-            return None
-        return self._module_assignment_targets.get(name, [])
-
-    @cached_property
-    def _module_assignment_targets(self) -> dict[str, list[cst.Name]]:
-        found: dict[str, list[cst.Name]] = {}
-        for node in self.subtree(self.module):  # not into functions and classes: their own scopes
-            if isinstance(node, cst.Assign):
-                targets = [target.target for target in node.targets]
-            elif isinstance(node, cst.With):
-                targets = [item.asname.name for item in node.items if item.asname is not None]
-            else:
-                continue
-            for target in targets:
-                if isinstance(target, cst.Name):
-                    found.setdefault(target.value, []).append(target)
-        return found
-
     def import_of(self, name: str) -> cst.Import | cst.ImportFrom | None:
         """The first import statement that binds ``name`` (what LibCST's scope analysis gives as the node of the
         name's import assignment), found without scope analysis."""
@@ -453,9 +430,6 @@ class ModuleAnalysis:
         """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
         if self.holds_definitions_only(name.value) or self.imported_only(name.value):
             return []  # a class, a function, a builtin or an import: nothing assigned, and no scope analysis to say so
-        targets = self.module_assignment_targets(name.value)
-        if targets is not None:
-            return [value for target in targets if (value := assignment_value(self, target)) is not None]
         scope = self.scope_of(name)
         if scope is None:
             return []
