@@ -37,15 +37,11 @@ class ImportNames:
         #: The name any import of the file binds, at any level -> the top-level packages those imports read
         #: ("." for a relative import).
         self._imported: dict[str, set[str]] = {}
-        #: Names a ``def`` or ``class`` statement of the module's own scope binds.
-        self._module_definitions: set[str] = set()
         module_level = set()
         for statement in _module_level_statements(tree):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 module_level.add(id(statement))
                 self._record_import(statement)
-            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self._module_definitions.add(statement.name)
         for node in ast.walk(tree):
             names = _bound_names(node)
             if not names:
@@ -91,10 +87,6 @@ class ImportNames:
         use of the name sees, it holds a function or a class."""
         return name not in self._bound_to_values
 
-    def imported_only(self, name: str) -> bool:
-        """Module-level imports are the file's only bindings of ``name``: every use of it, in any scope, is of them."""
-        return name in self._imports and name not in self._bound
-
     def binds(self, name: str) -> bool:
         """Something in the file binds ``name`` (an import, an assignment, a definition, a parameter...)."""
         return name in self._bound or name in self._imports or name in self._imported
@@ -112,8 +104,7 @@ class ImportNames:
         """What ``dotted`` (``a.b.c``, as written) names, or None when only scope analysis can tell."""
         head, _, tail = dotted.partition(".")
         if head in self._bound:
-            # A module-level function or class the file binds nowhere else: what every scope sees, named by itself.
-            return frozenset({dotted}) if head in self._module_definitions and self._bindings[head] == 1 else None
+            return None
         imports = self._imports.get(head)
         if imports is None:
             return frozenset({f"builtins.{head}"}) if head in _BUILTINS else frozenset()

@@ -716,14 +716,6 @@ class ModelTracker:
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
         if name.value not in ("self", "cls") and self.analysis.holds_definitions_only(name.value):
             return []  # a class, a function or a builtin is no model instance: no scope analysis to say so
-        if name.value not in ("self", "cls") and self.analysis.imported_only(name.value):
-            # What an import binds is not known here (`from app import model`): evidently a model if used as one.
-            # As the scope analysis would answer, without it: the import is the name's only binding, and every
-            # use of the name is of it.
-            statement = self.analysis.import_of(name.value)
-            if statement is not None and self._nodes_used_as_module(self.analysis.uses_of(name.value)):
-                return [ModelOrigin(Origin.EVIDENT, statement, f"`{name.value}`, used as an nn.Module")]
-            return []
         scope = self.analysis.scope_of(name)
         if scope is None:
             return []

@@ -13,7 +13,7 @@ from typing import Collection, Iterator
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import Assignment, BuiltinScope, GlobalScope, QualifiedNameSource, ScopeProvider
+from libcst.metadata import Assignment, ScopeProvider
 
 from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
@@ -102,8 +102,6 @@ class ModuleAnalysis:
         self._checking_blocks: dict[cst.If, bool] = {}
         self._evaluation_reasons: dict[cst.FunctionDef, str | None] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
-        #: The outermost functions whose scope analysis, each alone, answered for their variables (see _local_scope).
-        self._function_scopes: dict[cst.FunctionDef, object] = {}
         #: ``(class, attribute)`` bound by tuple unpacking in a method (see :meth:`unpacked_attribute`).
         self._unpacked_attributes: set[tuple[cst.ClassDef, str]] = set()
         #: The project model (None when the file is analysed alone): callers, bases and models in other modules.
@@ -169,8 +167,6 @@ class ModuleAnalysis:
         cached = self._qualified.get(node)
         if cached is None:
             cached = self._import_qualified(node)
-            if cached is None:
-                cached = self._local_qualified(node)
             if cached is None:
                 scope = self._scopes.get(node)
                 names = scope.get_qualified_names_for(node) if scope is not None else ()
@@ -241,28 +237,6 @@ class ModuleAnalysis:
         """The file binds ``name`` once (a class, a function, an import, an assignment...), and nowhere else: a
         module-level definition of it is then what every use of the name refers to."""
         return self._import_names is not None and self._import_names.bound_once(name)
-
-    def imported_only(self, name: str) -> bool:
-        """Module-level imports are the file's only bindings of ``name`` (see :meth:`import_of`)."""
-        return self._import_names is not None and not self._star_imports and self._import_names.imported_only(name)
-
-    def import_of(self, name: str) -> cst.Import | cst.ImportFrom | None:
-        """The first import statement that binds ``name`` (what LibCST's scope analysis gives as the node of the
-        name's import assignment), found without scope analysis."""
-        for statement in self.nodes_of(cst.Import, cst.ImportFrom):
-            if isinstance(statement.names, cst.ImportStar):
-                continue
-            for alias in statement.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
-                if (dotted_name(bound) or "").split(".", 1)[0] == name:
-                    return statement
-        return None
-
-    def uses_of(self, name: str) -> list[cst.Name]:
-        """Every ``Name`` node spelled ``name``: for a name only module-level imports bind, a superset of the
-        accesses LibCST's scope analysis links to them (the rest, attributes' and keywords' names, are used by
-        nothing)."""
-        return [node for node in self.nodes_of(cst.Name) if node.value == name]
 
     def holds_definitions_only(self, name: str) -> bool:
         """Whatever binding of ``name`` a use of it sees, if any, is a ``def`` or ``class`` statement of the file
@@ -365,72 +339,21 @@ class ModuleAnalysis:
         return self._wrapper.resolve(ScopeProvider)
 
     def scope_of(self, node: cst.CSTNode):
-        """The LibCST scope ``node`` (a name) is looked up in, or None: for a variable of a function, that of the
-        scope analysis of the function alone (see :meth:`_local_scope`)."""
-        local = self._local_scope(node) if isinstance(node, cst.Name) else None
-        return local if local is not None else self._scopes.get(node)
-
-    def _local_scope(self, name: cst.Name):
-        """The scope ``name`` is looked up in, from LibCST's scope analysis of the outermost function around it
-        alone, when the name is a variable of that function (or of one inside it): every binding and every use of
-        such a variable lies in the function, so that analysis answers as the module's would, at the cost of the
-        function rather than the whole module (the largest cost of linting a file). None for any other name: a
-        global, a builtin, a name declared ``global``, one outside any function."""
-        function = self._outermost_function(name)
-        if function is None:
-            return None
-        scopes = self._function_scopes.get(function)
-        if scopes is None:
-            scopes = self._function_scopes[function] = cst.MetadataWrapper(cst.Module(body=[function]), unsafe_skip_copy=True).resolve(ScopeProvider)
-        scope = scopes.get(name)
-        if scope is None:
-            return None
-        # Bound in the function: LibCST found its bindings in the function's scope or one inside it, never in the
-        # module's (the lone function's module binds only the function's own name and what it declares global).
-        assignments = scope[name.value]
-        if not assignments or any(isinstance(a.scope, (GlobalScope, BuiltinScope)) for a in assignments):
-            return None
-        return scope
-
-    def _local_qualified(self, node: cst.CSTNode) -> frozenset[str] | None:
-        """:meth:`qualified_names` of a name, attribute chain, call or subscript made from a variable of a function,
-        from the scope analysis of the function alone (see :meth:`_local_scope`); None for anything else. A name
-        the function binds itself is named within it (``Cls.f.<locals>.x``): the classes around the function,
-        which the function alone does not show, are put back in front."""
-        head = node
-        while isinstance(head, (cst.Attribute, cst.Call, cst.Subscript)):
-            head = head.value if isinstance(head, (cst.Attribute, cst.Subscript)) else head.func
-        if not isinstance(head, cst.Name) or self._local_scope(head) is None:
-            return None
-        scope = self._function_scopes[self._outermost_function(head)].get(node)
-        if scope is None:
-            return None
-        function = self._outermost_function(head)
-        classes = [a.name.value for a in self.ancestors(function) if isinstance(a, cst.ClassDef)]
-        prefix = ".".join(reversed(classes)) + "." if classes else ""
-        return frozenset(
-            prefix + name.name if name.source is QualifiedNameSource.LOCAL else name.name for name in scope.get_qualified_names_for(node)
-        )
-
-    def _outermost_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
-        function = None
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.FunctionDef):
-                function = ancestor
-        return function
+        """The LibCST scope ``node`` (a name) is looked up in, or None."""
+        return self._scopes.get(node)
 
     def assignments_of(self, name: cst.Name) -> list[Assignment]:
         """Every assignment (including parameters, imports are left out) of the variable ``name`` refers to."""
-        scope = self.scope_of(name)
+        scope = self._scopes.get(name)
         if scope is None:
             return []
         return [a for a in scope[name.value] if isinstance(a, Assignment)]
 
     def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression]:
         """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
-        if self.holds_definitions_only(name.value) or self.imported_only(name.value):
-            return []  # a class, a function, a builtin or an import: nothing assigned, and no scope analysis to say so
-        scope = self.scope_of(name)
+        if self.holds_definitions_only(name.value):
+            return []  # a class, a function or a builtin: nothing assigned, and no scope analysis to say so
+        scope = self._scopes.get(name)
         if scope is None:
             return []
         values = []
