@@ -21,6 +21,7 @@ from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
 from gemlint.frontends.notebook import Notebook, read_notebook
+from gemlint.frontends.python_module import parse_module
 from gemlint.languages import Language
 from gemlint.project.files import project_for
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule, rule_class
@@ -219,7 +220,7 @@ def _parsable_cells(source: SourceFile, notebook: Notebook) -> tuple[str, ast.Mo
 
 def _libcst_parses(text: str) -> bool:
     try:
-        cst.parse_module(text)
+        parse_module(text)
     except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
         return False
     return True
@@ -371,7 +372,7 @@ def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
 def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic]:
     """LibCST's verdict on a file ``ast`` rejected; the interpreter's message is the clearer one."""
     try:
-        cst.parse_module(text)
+        parse_module(text)
         return []
     except Exception:
         pass
@@ -419,11 +420,16 @@ def _lint_python(
     if tree is not None:
         if _tree_depth(tree) > MAX_TREE_DEPTH:
             return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
-    try:
-        module = cst.parse_module(text)
-    except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
-        return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+        tree = None  # not needed past here: LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
+    reused = project_for(selection.config).parsed_tree(source.path, text) if project else None
+    if reused is not None:
+        module, wrapper = reused
+    else:
+        try:
+            module = parse_module(text)
+        except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
+            return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
+        wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     outside = project_for(selection.config).model if project else None
     context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage, outside=outside)
     try:

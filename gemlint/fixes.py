@@ -11,11 +11,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-import libcst as cst
-
 from gemlint.atomic import replacing
 from gemlint.diagnostics import Diagnostic, Fix, applicable
 from gemlint.frontends.notebook import CellsChanged, Notebook, read_notebook
+from gemlint.frontends.python_module import parse_module
 from gemlint.languages import Language
 from gemlint.text import SourceError, line_offsets, offset_of, read_regular_file
 
@@ -53,7 +52,7 @@ def still_parses(text: str, language: Language) -> bool:
     if language is not Language.PYTHON:
         return True
     try:
-        cst.parse_module(text)
+        parse_module(text)
     except Exception:
         return False
     return True

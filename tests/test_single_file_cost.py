@@ -147,3 +147,43 @@ def test_three_files_of_a_fresh_clone_index_the_project_but_parse_only_what_they
     assert len(counted.summarised) == MODULES + 4  # every module once, for the index
     assert counted.parsed <= 4
     assert codes(result, tmp_path) == [("svc/app.py", "GEM101")]
+
+
+HEALTH = """\
+import torch
+from fastapi import FastAPI
+
+from svc.layers import Net
+
+app = FastAPI()
+model = Net()
+model.eval()
+
+
+@app.get("/healthz")
+def healthz():
+    with torch.inference_mode():
+        model(torch.zeros(1, 4))
+    return {"ok": True}
+"""
+
+
+def test_a_file_whose_routes_the_project_read_is_linted_on_the_tree_the_project_parsed(tmp_path, monkeypatch):
+    config = make_project(tmp_path)
+    # `admin.py`, a web module that declares no route, is linted first: its handlers may be mounted elsewhere,
+    # so the project reads every route of the project, which parses `app.py`.
+    (tmp_path / "svc" / "admin.py").write_text("from fastapi import Request\n\n\ndef status(request: Request):\n    return {}\n")
+    (tmp_path / "svc" / "app.py").write_text(HEALTH)
+    expected = codes(run([tmp_path], config, jobs=1), tmp_path)
+    assert ("svc/app.py", "GEM602") in expected
+    forget_projects()
+    texts: list[str] = []
+    parse = libcst.parse_module
+
+    def parse_module(text, *args, **kwargs):
+        texts.append(text)
+        return parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", parse_module)
+    assert codes(run([tmp_path], config, jobs=1), tmp_path) == expected
+    assert texts.count(HEALTH) == 1

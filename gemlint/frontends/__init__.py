@@ -1,4 +1,4 @@
-"""Front-ends for the languages other than Python (Python is parsed by LibCST in the engine).
+"""Front-ends for the languages other than Python (Python is parsed by LibCST: :mod:`.python_module`).
 
 A front-end is a function ``parse(source: SourceFile, text: str) -> document``
 that raises :class:`gemlint.text.SourceError` for a file it cannot read; the

@@ -32,6 +32,7 @@ from gemlint.analysis.source import PythonSource
 from gemlint.config import Config
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
+from gemlint.frontends.python_module import parse_module
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
 from gemlint.project.model import ProjectModel
@@ -119,7 +120,7 @@ class ParsedFile:
         """The file's :class:`~gemlint.analysis.module.ModuleAnalysis`, or None when it does not parse."""
         if self._analysis is None and not self.failed:
             try:
-                module = cst.parse_module(self.text)
+                module = parse_module(self.text)
             except Exception:
                 self.failed = True
                 return None
@@ -278,6 +279,16 @@ class Project:
             if not oldest.pinned:
                 oldest.release()
         return parsed
+
+    def parsed_tree(self, path: Path, text: str) -> tuple[cst.Module, cst.MetadataWrapper] | None:
+        """The LibCST tree and metadata wrapper of ``text`` at ``path`` when the project has parsed that text
+        already (a file whose routes the project read): the engine lints it on the same tree instead of parsing
+        it a second time, and the nodes the project holds stay nodes of the tree being linted."""
+        parsed = self._parsed.get(os.path.abspath(path))
+        if parsed is None or parsed._analysis is None or parsed.text != text:
+            return None
+        context = parsed._analysis.context
+        return context.module, context.wrapper
 
     def adopt(self, analysis) -> ParsedFile | None:
         """Use the engine's analysis of a file being linted (its text may be newer than the disk's)."""
