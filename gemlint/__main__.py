@@ -1,3 +1,3 @@
-from gemlint.cli import main
+from gemlint.cli import entry
 
-main()
+entry()

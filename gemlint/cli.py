@@ -629,3 +629,28 @@ def _write_chart(results: list[Result], path: Path) -> None:
 
 def entry() -> None:  # pragma: no cover - console script wrapper
     main()
+
+
+def entry() -> None:
+    """The ``gemlint`` program: :func:`main`, then an exit that leaves freeing what the run built to the system.
+
+    At a normal exit the interpreter frees every object one at a time: a large project's index records, facts
+    and ledger took about 0.1 s of a pre-commit run over one edited file. Every file gemlint writes is written
+    and closed before :func:`main` returns, and no pool outlives a run; the standard streams are flushed here
+    (mypy exits the same way)."""
+    try:
+        main()
+        code: object = 0
+    except SystemExit as done:
+        code = done.code
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a reader that went away (`gemlint | head`) or a closed stream: nothing more can be said
+    os._exit(code)

@@ -158,6 +158,20 @@ def test_console_script_in_a_subprocess(project):
     assert module.returncode == 0 and module.stdout.startswith("gemlint, version ")
 
 
+def test_the_program_exits_with_the_run_s_status_its_output_written(project):
+    """The program ends without freeing what the run built (``os._exit``): what it printed must still reach
+    a file or a pipe whole, and its status must be the run's."""
+    program = [sys.executable, "-m", "gemlint"]
+    with open(project / "report.json", "w") as report:
+        found = subprocess.run([*program, "src", "--format", "json", "--no-cache"], stdout=report, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert found.returncode == 1, found.stderr
+    assert [f["code"] for f in json.loads((project / "report.json").read_text())] == ["GEM404", "GEM201"]
+    zero = subprocess.run([*program, "src", "--exit-zero", "--no-cache"], capture_output=True, text=True, timeout=120)
+    assert zero.returncode == 0 and "GEM404" in zero.stdout and zero.stdout.endswith("\n")
+    usage = subprocess.run([*program, "src", "--format", "yaml"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "yaml" in usage.stderr
+
+
 class _Terminal:
     def __init__(self, tty: bool) -> None:
         self.tty = tty

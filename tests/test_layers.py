@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.text",
             "gemlint.confinement",
             "gemlint.atomic",
+            "gemlint.collector",
             "gemlint.quantities",
             "gemlint.config",
             "gemlint.config_tree",

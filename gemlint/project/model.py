@@ -30,6 +30,7 @@ from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
+from gemlint.collector import collector_paused
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, save_facts, save_part
 from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, callers_index, changed_bases, ledger_file, load_ledger, save_ledger, subclass_index, untouched
@@ -177,6 +178,10 @@ class ProjectModel:
         does not hold. Summaries the index holds are decoded only when asked for."""
         if self._entries is not None:
             return
+        with collector_paused():  # the index's records live on (see gemlint.collector)
+            self._build(mapper)
+
+    def _build(self, mapper) -> None:
         index = self._index = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
         files: list[tuple[str, str, tuple[str, str]]] = []
         for path in self.project.python_files:
@@ -697,6 +702,10 @@ class ProjectModel:
         process of its own, which stores them, unless ``edits_here`` and a few edited modules only need
         deriving again) and keep them."""
         self.build()
+        with collector_paused():  # the ledger and the facts are many objects that live on (see gemlint.collector)
+            self._settle_facts_now(isolate, edits_here)
+
+    def _settle_facts_now(self, isolate: "Callable[[], ProjectFacts] | None", edits_here: bool) -> None:
         assert self._index is not None
         key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()])
         where = self._facts_folder
