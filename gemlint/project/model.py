@@ -178,11 +178,17 @@ class ProjectModel:
         does not hold. Summaries the index holds are decoded only when asked for."""
         if self._entries is not None:
             return
-        with collector_paused():  # the index's records live on (see gemlint.collector)
-            self._build(mapper)
+        # The index's records live on (see gemlint.collector); summarising leaves cycles, and its workers fork.
+        with collector_paused():
+            index = self._index = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
+            files = self._files()
+            missing = [number for number, (_, _, key) in enumerate(files) if key not in index.entries]
+        summaries = list(mapper(summarise_packed, [files[i][0] for i in missing], [files[i][1] for i in missing]))
+        with collector_paused():
+            self._enter(index, files, missing, summaries)
 
-    def _build(self, mapper) -> None:
-        index = self._index = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
+    def _files(self) -> list[tuple[str, str, tuple[str, str]]]:
+        """(path, module name, index key) of each project module that can be read."""
         files: list[tuple[str, str, tuple[str, str]]] = []
         for path in self.project.python_files:
             key_path = os.path.abspath(path)
@@ -192,8 +198,10 @@ class ProjectModel:
                 continue
             name = module_name(path)
             files.append((key_path, name, (name, digest)))
-        missing = [number for number, (_, _, key) in enumerate(files) if key not in index.entries]
-        summaries = mapper(summarise_packed, [files[i][0] for i in missing], [files[i][1] for i in missing])
+        return files
+
+    def _enter(self, index: IndexCache, files: list[tuple[str, str, tuple[str, str]]], missing: list[int], summaries: list) -> None:
+        """Add the new ``summaries`` (of the ``missing`` files) to the index, and know every module."""
         for number, (digest, summary, shape) in zip(missing, summaries):
             path, name, _ = files[number]
             files[number] = (path, name, (name, digest))  # what was parsed, should the file have changed since
