@@ -114,8 +114,9 @@ def write(root: Path, files: dict[str, str]) -> None:
 def facts_of(root: Path, index: IndexCache | None):
     forget_projects()
     keep_index_in(root, index)
-    facts = project_for(default_config(root)).model.facts
-    subclasses, callers = facts.subclasses, facts.callers
+    model = project_for(default_config(root)).model
+    facts = model.facts
+    subclasses, callers = model._facts_part("subclasses"), model._facts_part("callers")  # read from their files if kept there
     return (facts.context, facts.evidenced, facts.reached, facts.reached_evidenced, facts.loading, facts.holders, subclasses, callers)
 
 
@@ -311,3 +312,27 @@ def test_a_few_edits_keep_the_ledger_file_and_derive_from_it_what_changed_since(
     edit("a base dropped: the override no longer runs through `Backend`")
     assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
     assert ledger.read_bytes() != written  # three modules changed since: written again
+
+
+def test_a_part_that_comes_out_as_stored_is_neither_built_nor_written_again(tmp_path, monkeypatch):
+    # The parts are keyed by what they are made from, not by the facts' key: an edit that changes what a module
+    # defines but neither the names any module calls nor any subclass-index row leaves both files as they are.
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    (callers,) = cache.glob("*.callers.json")
+    (subclasses,) = cache.glob("*.subclasses.json")
+    stored = {callers: callers.stat().st_mtime_ns, subclasses: subclasses.stat().st_mtime_ns}
+    built: list[int] = []
+    callers_index = model_module.callers_index
+    monkeypatch.setattr(model_module, "callers_index", lambda rows: built.append(1) or callers_index(rows))
+    (tmp_path / "svc" / "helpers.py").write_text(MODULES["svc/helpers.py"] + "\n\ndef spare():\n    return tidy()\n")
+    kept = facts_of(tmp_path, cache)  # the callers part is read from its file here, not built
+    assert built == []
+    assert {part: part.stat().st_mtime_ns for part in stored} == stored
+    assert kept == facts_of(tmp_path, None)
+    # A call of a new name: the callers part is built and written again under its new key.
+    (tmp_path / "svc" / "helpers.py").write_text(MODULES["svc/helpers.py"] + "\n\ndef spare():\n    return sorted([])\n")
+    assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
+    assert built and callers.stat().st_mtime_ns != stored[callers]
+    assert subclasses.stat().st_mtime_ns == stored[subclasses]

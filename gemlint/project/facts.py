@@ -18,8 +18,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Sequence
 
 from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
@@ -43,6 +45,9 @@ class ProjectFacts:
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
     #: A called name (the last part of its spelling) -> the files whose code calls it.
     callers: dict[str, list[str]] | None = None
+    #: Each part's key (:func:`part_key`): a digest of what the part is made from, not the facts' key, so that
+    #: a derivation whose part comes out as the stored one's reads and writes the same file.
+    part_keys: dict[str, str] = field(default_factory=dict)
 
 
 #: The parts of the facts stored apart, each read only when asked for.
@@ -55,6 +60,17 @@ def facts_key(root: str, modules: list[tuple[str, str, str]]) -> str:
     digest.update(f"{INDEX_FORMAT}\0{root}\0".encode("utf-8", "surrogateescape"))
     for path, name, shape in sorted(modules):
         digest.update(f"{path}\0{name}\0{shape}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def part_key(part: str, rows: Iterable[tuple[str, Sequence[str] | Sequence[Sequence[str]]]]) -> str:
+    """The key of the part ``part`` made from ``rows``: each module's path (callers) or name (subclasses) with
+    what it contributes (the names it calls; its subclass-index rows), in module order."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{INDEX_FORMAT}\0{part}\n".encode())
+    for owner, values in rows:
+        text = "\0".join(value if isinstance(value, str) else "\1".join(value) for value in values)
+        digest.update(f"{owner}\0{text}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -77,23 +93,41 @@ def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
         "reached_evidenced": sorted([number[p], q] for p, q in facts.reached_evidenced),
         "loading": sorted(facts.loading),
         "holders": sorted(number[p] for p in facts.holders),
+        "parts": facts.part_keys,
     })
     for part in PARTS:
-        if getattr(facts, part) is not None:
+        if getattr(facts, part) is not None and not part_stored(directory, root, part, facts.part_keys[part]):
             save_part(directory, root, facts, part)
 
 
 def save_part(directory: Path, root: str, facts: ProjectFacts, part: str) -> None:
+    key = facts.part_keys[part]
     if part == "subclasses":
         assert facts.subclasses is not None
         rows = [[base[0], base[1], [list(sub) for sub in subs]] for base, subs in facts.subclasses.items()]
-        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": facts.key, "rows": rows})
+        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": key, "rows": rows})
     else:
         assert facts.callers is not None
         paths = sorted({p for found in facts.callers.values() for p in found})
         number = {path: index for index, path in enumerate(paths)}
         rows = {name: [number[p] for p in found] for name, found in facts.callers.items()}
-        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": facts.key, "paths": paths, "rows": rows})
+        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": key, "paths": paths, "rows": rows})
+
+
+def part_stored(directory: Path, root: str, part: str, key: str) -> bool:
+    """Whether the file of ``part`` was written under ``key`` (its first bytes say so: :func:`_write` writes the
+    format and the key first). Only what spares writing it again: reading it checks every value."""
+    head = json.dumps({"format": INDEX_FORMAT, "key": key}, separators=(",", ":"))[:-1].encode()
+    try:
+        descriptor = os.open(facts_file(directory, root, part), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(descriptor).st_mode) and os.read(descriptor, len(head) + 1) == head + b","
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
 
 
 def _write(file: Path, data: dict) -> None:
@@ -134,6 +168,7 @@ def load_facts(directory: Path, root: str, key: str) -> ProjectFacts | None:
             reached_evidenced=reached["reached_evidenced"],
             loading=frozenset(_strings(data["loading"])),
             holders=frozenset(paths[i] for i in _numbers(data["holders"], len(paths))),
+            part_keys=_part_keys(data["parts"]),
         )
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
@@ -161,6 +196,12 @@ def load_part(directory: Path, root: str, key: str, part: str) -> dict | None:
         return {name: [paths[i] for i in _numbers(found, len(paths))] for name, found in rows.items()}
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
+
+
+def _part_keys(value: object) -> dict[str, str]:
+    if not (isinstance(value, dict) and set(value) == set(PARTS) and all(isinstance(key, str) for key in value.values())):
+        raise ValueError("expected the parts' keys")
+    return value
 
 
 def _strings(values: object) -> list[str]:

@@ -32,7 +32,7 @@ from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
 from gemlint.collector import collector_paused
 from gemlint.project.buffers import buffer, read_bytes
-from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, save_facts, save_part
+from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, save_facts, save_part
 from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, callers_index, changed_bases, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
@@ -753,6 +753,10 @@ class ProjectModel:
         assert self._index is not None
         return self._index.file.parent if self._index.file is not None else None
 
+    def _part_stored(self, part: str, key: str) -> bool:
+        where = self._facts_folder
+        return where is not None and part_stored(where, self._root, part, key)
+
     def _facts_part(self, part: str) -> dict:
         """A part of :attr:`facts` kept apart (:data:`~gemlint.project.facts.PARTS`): read when first asked
         for, else computed and stored."""
@@ -760,7 +764,7 @@ class ProjectModel:
         found = getattr(facts, part)
         if found is None:
             where = self._facts_folder
-            found = load_part(where, self._root, facts.key, part) if where is not None else None
+            found = load_part(where, self._root, facts.part_keys[part], part) if where is not None else None
             setattr(facts, part, found)
             if found is None:
                 found = self._compute_subclasses() if part == "subclasses" else self._compute_callers()
@@ -830,6 +834,7 @@ class ProjectModel:
 
             rows = {entry.path: piece(entry, "subclass", self._subclass_rows) for entry in order}
             facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
+            facts.part_keys["subclasses"] = part_key("subclasses", ((entry.name, rows[entry.path][0]) for entry in order))
             for entry in order:  # the rows that changed are those of the modules whose rows were derived again
                 old = kept.get(entry.path)
                 if old is not None and rows[entry.path][0] is not old.subclass_rows:
@@ -839,7 +844,10 @@ class ProjectModel:
                 entry.path: old.called if (old := kept.get(entry.path)) is not None and entry.path not in stale else self._called_names(entry)
                 for entry in order
             }
-            facts.callers = callers_index(called_by.items())
+            facts.part_keys["callers"] = part_key("callers", called_by.items())
+            # An edit that changes no module's called names leaves the callers index as stored: read when asked.
+            if not self._part_stored("callers", facts.part_keys["callers"]):
+                facts.callers = callers_index(called_by.items())
             for entry in order:
                 called = called_by[entry.path]
                 subclass_rows, subclass_reads = rows[entry.path]
