@@ -238,20 +238,23 @@ def _index_mapper(jobs: int) -> Callable:
     return mapper
 
 
-def _facts_in_a_child(config: Config) -> Callable[[], ProjectFacts] | None:
+def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectFacts] | None:
     """Compute the project's facts in a forked process: it decodes every summary, and the memory that takes
     is not given back to the system once freed (the allocator keeps its arenas), so the process that forks
-    the workers must never hold it. None where processes do not fork."""
+    the workers must never hold it. The function returned runs ``meanwhile`` here while the child derives. None
+    where processes do not fork."""
     if multiprocessing.get_start_method() != "fork":
         return None
 
-    def isolate() -> ProjectFacts:
+    def isolate(meanwhile: Callable[[], None]) -> ProjectFacts:
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         try:
             with ProcessPoolExecutor(max_workers=1) as pool:
-                return pool.submit(_project_facts, config).result()
+                derived = pool.submit(_project_facts, config)  # the child forks here
+                meanwhile()
+                return derived.result()
         except BrokenProcessPool:  # the child died (out of memory, killed): compute them here
             return _project_facts(config)
 

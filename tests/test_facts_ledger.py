@@ -267,7 +267,7 @@ def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path, mo
         child = _facts_in_a_child(config)
         assert child is not None
         model = project_for(config).model
-        model.prepare(isolate=lambda: isolated.append(True) or child(), forks=forks)
+        model.prepare(isolate=lambda meanwhile: isolated.append(True) or child(meanwhile), forks=forks)
         return model
 
     settle()
@@ -336,3 +336,31 @@ def test_a_part_that_comes_out_as_stored_is_neither_built_nor_written_again(tmp_
     assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
     assert built and callers.stat().st_mtime_ns != stored[callers]
     assert subclasses.stat().st_mtime_ns == stored[subclasses]
+
+
+def test_the_index_is_stored_once_while_another_process_derives_the_facts(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    forget_projects()
+    keep_index_in(tmp_path, cache)
+    config = default_config(tmp_path)
+    child = _facts_in_a_child(config)
+    assert child is not None
+    saves: list[str] = []
+    save = IndexCache.save
+    monkeypatch.setattr(IndexCache, "save", lambda self, used: saves.append("index") or save(self, used))
+    events: list[str] = []
+
+    def isolate(meanwhile):
+        def stored():
+            events.append("storing the index")
+            meanwhile()
+        facts = child(stored)
+        events.append("facts derived")
+        return facts
+
+    model = project_for(config).model
+    model.prepare(isolate=isolate)
+    assert events == ["storing the index", "facts derived"] and saves == ["index"]
+    assert list(cache.glob("project-index.*"))
+    assert (model.facts.context, model.facts.reached) == facts_of(tmp_path, None)[::3][:2]

@@ -171,11 +171,14 @@ class ProjectModel:
         self._facts: ProjectFacts | None = None
         #: The ledger read to decide where the facts are derived, for the derivation to use.
         self._previous_ledger: Ledger | None = None
+        #: The index keys of the modules built, until the index is stored.
+        self._unsaved: set[tuple[str, str]] | None = None
 
     # -- building ----------------------------------------------------------------------------
-    def build(self, mapper=map) -> None:
+    def build(self, mapper=map, save: bool = True) -> None:
         """Know every project module; ``mapper`` (a process pool's ``map``) summarises the modules the index
-        does not hold. Summaries the index holds are decoded only when asked for."""
+        does not hold. Summaries the index holds are decoded only when asked for. Without ``save``, the index is
+        stored by :meth:`save_index` (:meth:`prepare` stores it while another process derives the facts)."""
         if self._entries is not None:
             return
         # The index's records live on (see gemlint.collector); summarising leaves cycles, and its workers fork.
@@ -186,6 +189,15 @@ class ProjectModel:
         summaries = list(mapper(summarise_packed, [files[i][0] for i in missing], [files[i][1] for i in missing]))
         with collector_paused():
             self._enter(index, files, missing, summaries)
+        self._unsaved = {key for _, _, key in files}
+        if save:
+            self.save_index()
+
+    def save_index(self) -> None:
+        """Store the index built by :meth:`build` (what it read back and what it summarised), once."""
+        if self._unsaved is not None and self._index is not None:
+            used, self._unsaved = self._unsaved, None
+            self._index.save(used)
 
     def _files(self) -> list[tuple[str, str, tuple[str, str]]]:
         """(path, module name, index key) of each project module that can be read."""
@@ -214,7 +226,6 @@ class ProjectModel:
             entry = _Entry(path, name, key[1], index)
             entries.setdefault(name, []).append(entry)
             self._by_path[path] = entry
-        index.save({key for _, _, key in files})
         self._entries = entries
 
     def _digest(self, path: str) -> str:
@@ -705,7 +716,7 @@ class ProjectModel:
         assert self._facts is not None
         return self._facts
 
-    def _settle_facts(self, isolate: "Callable[[], ProjectFacts] | None" = None, edits_here: bool = True) -> None:
+    def _settle_facts(self, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None" = None, edits_here: bool = True) -> None:
         """Read the facts kept for the modules as they are now; failing that, derive them (with ``isolate``, in a
         process of its own, which stores them, unless ``edits_here`` and a few edited modules only need
         deriving again) and keep them."""
@@ -713,7 +724,7 @@ class ProjectModel:
         with collector_paused():  # the ledger and the facts are many objects that live on (see gemlint.collector)
             self._settle_facts_now(isolate, edits_here)
 
-    def _settle_facts_now(self, isolate: "Callable[[], ProjectFacts] | None", edits_here: bool) -> None:
+    def _settle_facts_now(self, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None", edits_here: bool) -> None:
         assert self._index is not None
         key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()])
         where = self._facts_folder
@@ -721,7 +732,7 @@ class ProjectModel:
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
         elif isolate is not None and not (edits_here and self._ledger_keeps_most()):
-            facts = isolate()
+            facts = isolate(self.save_index)  # the index is stored here while that process derives (2 cores)
             self._previous_ledger = None  # the process that derived the facts inherited it; this one forks workers
             self.adopt_facts(facts)
         else:
@@ -1029,15 +1040,16 @@ class ProjectModel:
         that load a model and return it (for the rules' triage)."""
         return self.facts.loading
 
-    def prepare(self, mapper=map, isolate: "Callable[[], ProjectFacts] | None" = None, forks: bool = False) -> None:
+    def prepare(self, mapper=map, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None" = None, forks: bool = False) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork). ``isolate`` computes
         the facts in a process of its own that inherits this model (it decodes every summary, which this
         process, about to fork workers, should not hold); without ``forks``, a few edited modules are derived
         again here instead (:meth:`_ledger_keeps_most`). With ``forks`` they are not: an edit that many
         modules' pieces read would leave their summaries' memory to every worker."""
-        self.build(mapper)
+        self.build(mapper, save=isolate is None)
         if self._facts is None:
             self._settle_facts(isolate, edits_here=not forks)
+        self.save_index()
 
     def release(self) -> None:
         """Forget decoded summaries and the answers built from them (decoded again when asked): worker
