@@ -627,10 +627,6 @@ def _write_chart(results: list[Result], path: Path) -> None:
         raise click.ClickException(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def entry() -> None:  # pragma: no cover - console script wrapper
-    main()
-
-
 def entry() -> None:
     """The ``gemlint`` program: :func:`main`, then an exit that leaves freeing what the run built to the system.
 

@@ -421,7 +421,8 @@ def _lint_python(
         if _tree_depth(tree) > MAX_TREE_DEPTH:
             return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
         tree = None  # not needed past here: LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
-    reused = project_for(selection.config).parsed_tree(source.path, text) if project else None
+    whole = project_for(selection.config) if project else None
+    reused = whole.parsed_tree(source.path, text) if whole is not None else None
     if reused is not None:
         module, wrapper = reused
     else:
@@ -430,7 +431,7 @@ def _lint_python(
         except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
             return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
         wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    outside = project_for(selection.config).model if project else None
+    outside = whole.model if whole is not None else None
     context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage, outside=outside)
     try:
         _run_rules(context, rules)
