@@ -13,6 +13,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
+from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.index import TRIVIA
 from gemlint.analysis.source import PythonSource
 from gemlint.analysis.triage import SyntaxFacts, Triage, collect
@@ -417,9 +418,11 @@ def _lint_python(
             blocked, tree = _python_gate(source, text)
             if blocked is not None:
                 return [blocked]
+    import_names = None
     if tree is not None:
         if _tree_depth(tree) > MAX_TREE_DEPTH:
             return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
+        import_names = ImportNames(tree)  # what the analyses read of the tree, so that they need not parse it again
         tree = None  # not needed past here: LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
     whole = project_for(selection.config) if project else None
     reused = whole.parsed_tree(source.path, text) if whole is not None else None
@@ -432,7 +435,9 @@ def _lint_python(
             return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
         wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     outside = whole.model if whole is not None else None
-    context = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage, outside=outside)
+    context = PythonFileContext(
+        source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names
+    )
     try:
         _run_rules(context, rules)
         return context.diagnostics
@@ -442,7 +447,9 @@ def _lint_python(
         # Isolate the failing rule so one bug never hides the findings of the others.
         diagnostics: list[Diagnostic] = []
         for rule in rules:
-            single = PythonFileContext(source, text, module, wrapper, selection.config, triage=triage, outside=outside)
+            single = PythonFileContext(
+                source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names
+            )
             try:
                 _run_rules(single, [rule])
                 diagnostics.extend(single.diagnostics)

@@ -10,6 +10,7 @@ import libcst
 
 import gemlint.project.index_store as index_store
 import gemlint.project.model as project_model
+from gemlint.analysis.module import ModuleAnalysis
 from gemlint.cache import Cache
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects
@@ -187,3 +188,20 @@ def test_a_file_whose_routes_the_project_read_is_linted_on_the_tree_the_project_
     monkeypatch.setattr(libcst, "parse_module", parse_module)
     assert codes(run([tmp_path], config, jobs=1), tmp_path) == expected
     assert texts.count(HEALTH) == 1
+
+
+def test_the_analyses_read_the_names_a_file_imports_from_the_triages_tree(tmp_path, monkeypatch):
+    # The triage parses the file with `ast` before LibCST does; what the analyses read of that tree (the names
+    # only imports bind) is taken before it is let go, not parsed from the text a second time.
+    config = make_project(tmp_path)
+    reparsed: list[str] = []
+    reparse = ModuleAnalysis._ast_tree
+
+    def counting(self):
+        reparsed.append(self.context.source.relative)
+        return reparse(self)
+
+    monkeypatch.setattr(ModuleAnalysis, "_ast_tree", counting)
+    found = codes(run([tmp_path / "svc" / "app.py"], config, jobs=1), tmp_path)
+    assert ("svc/app.py", "GEM101") in found  # the analyses asked what `torch` and `model` name
+    assert "svc/app.py" not in reparsed

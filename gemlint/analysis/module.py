@@ -13,13 +13,14 @@ from typing import Collection, Iterator
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import Assignment, ScopeProvider
+from libcst.metadata import Assignment
 
 from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.positions import StatementPositions
+from gemlint.analysis.scopes import scopes_of
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
 from gemlint.analysis.parity import compares_two_implementations
@@ -283,6 +284,9 @@ class ModuleAnalysis:
 
     @cached_property
     def _import_names(self) -> ImportNames | None:
+        given = getattr(self.context, "import_names", None)
+        if given is not None:
+            return given
         tree = self._ast_tree()
         return ImportNames(tree) if tree is not None else None
 
@@ -336,7 +340,7 @@ class ModuleAnalysis:
 
     @cached_property
     def _scopes(self):
-        return self._wrapper.resolve(ScopeProvider)
+        return scopes_of(self.module, self.index.children)
 
     def scope_of(self, node: cst.CSTNode):
         """The LibCST scope ``node`` (a name) is looked up in, or None."""

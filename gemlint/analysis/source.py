@@ -13,6 +13,7 @@ from gemlint.config import Config
 from gemlint.discovery import OnSourceFile, SourceFile
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.import_names import ImportNames
     from gemlint.analysis.outside import OutsideFacts
     from gemlint.analysis.triage import Triage
 
@@ -30,6 +31,9 @@ class PythonSource(OnSourceFile):
     #: What the file's ``ast`` showed (None when only LibCST could parse it).
     triage: "Triage | None" = None
     outside: "OutsideFacts | None" = None
+    #: The names the file binds only by imports, read from the triage's ``ast`` tree before it was let go
+    #: (None: the analysis parses the text again if it asks).
+    import_names: "ImportNames | None" = None
 
     @cached_property
     def analysis(self):

@@ -1,0 +1,157 @@
+"""LibCST's scope analysis of a module, in one LibCST walk instead of four.
+
+``MetadataWrapper.resolve(ScopeProvider)`` resolves ``ExpressionContextProvider`` first, then ``ScopeProvider``.
+Both are batchable providers whose whole work is one walk of their own, started from ``visit_Module``; the
+batched traversal that called it then walks every node again with nothing to do. Each LibCST walk rebuilds every
+node it passes (about a parse's cost). Here:
+
+- the expression contexts (store, load, del) are read from the analysis index's children, which the file's
+  analyses have walked already, by the rules of LibCST's ``ExpressionContextVisitor``;
+- ``ScopeProvider.visit_Module`` is called directly, with those contexts handed over through ``metadata`` as a
+  wrapper would, and its answers are read back through ``get_metadata``: the same scopes, from LibCST's own code.
+
+``tests/test_scopes.py`` compares both with what a wrapper resolves, node for node.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, ScopeProvider
+from libcst.metadata.base_provider import BaseMetadataProvider
+
+STORE, LOAD, DEL = ExpressionContext.STORE, ExpressionContext.LOAD, ExpressionContext.DEL
+
+_Children = Mapping[cst.CSTNode, list[cst.CSTNode]]
+_Pending = Iterable[tuple[cst.CSTNode, ExpressionContext]]
+
+
+class ProvidedMetadata:
+    """``node -> value`` as computed by one provider: the read side of the mapping a wrapper would return."""
+
+    def __init__(self, provider: BaseMetadataProvider) -> None:
+        self._provider = provider
+        self._key = type(provider)
+
+    def get(self, node: cst.CSTNode, default: object = None) -> object:
+        return self._provider.get_metadata(self._key, node, default)
+
+    def __getitem__(self, node: cst.CSTNode) -> object:
+        return self._provider.get_metadata(self._key, node)
+
+
+def scopes_of(module: cst.Module, children: _Children) -> ProvidedMetadata:
+    """What ``MetadataWrapper(module).resolve(ScopeProvider)`` maps each node to (its ``Scope``), with ``get``.
+
+    ``children``: each node's child nodes (trivia may be left out: no name is trivia), as the index holds them.
+    """
+    scopes = ScopeProvider()
+    scopes.metadata = {ExpressionContextProvider: expression_contexts(module, children)}
+    scopes.visit_Module(module)
+    return ProvidedMetadata(scopes)
+
+
+def expression_contexts(module: cst.Module, children: _Children) -> dict[cst.CSTNode, ExpressionContext]:
+    """What ``ExpressionContextProvider`` maps each name, attribute, subscript, tuple, list and starred element to."""
+    found: dict[cst.CSTNode, ExpressionContext] = {}
+    stack: list[tuple[cst.CSTNode, ExpressionContext]] = [(module, LOAD)]
+    while stack:
+        node, context = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            found[node] = context
+            continue
+        special = _SPECIAL.get(kind)
+        if special is not None:
+            if kind in _RECORDED:
+                found[node] = context
+            stack.extend(special(node, context))
+            continue
+        if kind in _RECORDED:
+            found[node] = context
+        below = children.get(node)
+        if below:
+            stack.extend((child, context) for child in below)
+    return found
+
+
+# Tuples, lists and starred elements take the context they are in and pass it on; attributes and subscripts
+# take it too, but what they hold is loaded.
+_RECORDED = frozenset({cst.Tuple, cst.List, cst.StarredElement, cst.Attribute, cst.Subscript})
+
+
+def _assign(node: cst.Assign, context: ExpressionContext) -> _Pending:
+    return [*((target, STORE) for target in node.targets), (node.value, context)]
+
+
+def _annotated(node: cst.AnnAssign, context: ExpressionContext) -> _Pending:
+    return [(node.target, STORE), (node.annotation, context), *(((node.value, context),) if node.value else ())]
+
+
+def _target_then_value(node: cst.AugAssign | cst.NamedExpr, context: ExpressionContext) -> _Pending:
+    return [(node.target, STORE), (node.value, context)]
+
+
+def _as_name(node: cst.AsName, context: ExpressionContext) -> _Pending:
+    return [(node.name, STORE)]
+
+
+def _comp_for(node: cst.CompFor, context: ExpressionContext) -> _Pending:
+    inner = ((node.inner_for_in, context),) if node.inner_for_in else ()
+    return [(node.target, STORE), (node.iter, context), *((test, context) for test in node.ifs), *inner]
+
+
+def _for(node: cst.For, context: ExpressionContext) -> _Pending:
+    orelse = ((node.orelse, context),) if node.orelse else ()
+    return [(node.target, STORE), (node.iter, context), (node.body, context), *orelse]
+
+
+def _del(node: cst.Del, context: ExpressionContext) -> _Pending:
+    return [(node.target, DEL)]
+
+
+def _attribute(node: cst.Attribute, context: ExpressionContext) -> _Pending:
+    return [(node.value, LOAD)]  # the attribute's own name has no context
+
+
+def _subscript(node: cst.Subscript, context: ExpressionContext) -> _Pending:
+    return [(node.value, LOAD), *((element, LOAD) for element in node.slice)]
+
+
+def _class(node: cst.ClassDef, context: ExpressionContext) -> _Pending:
+    # type parameters are not visited: their names have no context
+    return [
+        (node.name, STORE), (node.body, context), *((arg, context) for arg in (*node.bases, *node.keywords)),
+        *((decorator, context) for decorator in node.decorators),
+    ]
+
+
+def _function(node: cst.FunctionDef, context: ExpressionContext) -> _Pending:
+    returns = ((node.returns, context),) if node.returns else ()
+    return [
+        (node.name, STORE), (node.params, context), (node.body, context),
+        *((decorator, context) for decorator in node.decorators), *returns,
+    ]
+
+
+def _param(node: cst.Param, context: ExpressionContext) -> _Pending:
+    rest = tuple((part, context) for part in (node.annotation, node.default) if part is not None)
+    return [(node.name, STORE), *rest]
+
+
+_SPECIAL: dict[type, Callable[[cst.CSTNode, ExpressionContext], _Pending]] = {
+    cst.Assign: _assign,
+    cst.AnnAssign: _annotated,
+    cst.AugAssign: _target_then_value,
+    cst.NamedExpr: _target_then_value,
+    cst.AsName: _as_name,
+    cst.CompFor: _comp_for,
+    cst.For: _for,
+    cst.Del: _del,
+    cst.Attribute: _attribute,
+    cst.Subscript: _subscript,
+    cst.ClassDef: _class,
+    cst.FunctionDef: _function,
+    cst.Param: _param,
+}

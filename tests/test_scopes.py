@@ -1,0 +1,113 @@
+"""The scopes and expression contexts computed from the index are the ones a MetadataWrapper resolves, node for node."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from libcst.metadata import ExpressionContextProvider, MetadataWrapper, ScopeProvider
+
+from fixture_harness import fixture_files
+from gemlint.analysis.index import build_index
+from gemlint.analysis.scopes import expression_contexts, scopes_of
+
+# Every kind of scope and binding LibCST tells apart: class bodies, comprehensions, lambdas, global and nonlocal,
+# walrus, star imports, annotations as strings, match captures, del, and a name used before it is bound.
+SHAPES = [
+    "import torch\nfrom torch import nn as n\nfrom os import *\nx = 1\ndef f(a, *b, c=x, **d):\n    global x\n    x = a\n    return n, b, c, d\n",
+    "class C:\n    y = 1\n    z = [y for _ in range(3)]\n    def m(self, y=y):\n        return y, self, C\n",
+    "def outer():\n    v = 1\n    def inner():\n        nonlocal v\n        v += 1\n        return (w := v)\n    return inner, lambda q, v=v: q + v\n",
+    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from m import T\ndef g(t: 'T') -> 'list[T]':\n    del t\n    return print(undefined)\n",
+    "match value:\n    case {'k': a, **rest}:\n        pass\n    case [b, *others] if b:\n        pass\n    case str() as text:\n        print(text)\n",
+    "async def h(xs):\n    async with ctx() as c, other() as (d, e):\n        async for i in xs:\n            yield {k: v async for k, v in c}, d, e, i\n",
+    "def f[T](x: T) -> T:\n    return x\nclass C[T](Base[T], metaclass=M):\n    pass\ntype Alias[K] = dict[K, int]\n",
+    "@deco(k=v)\ndef g(*, a: int = 1, **kw) -> None:\n    first, *rest = a, b = kw\n    a += 1\n    del a, rest[0], kw.x\n    print(f'{a!r:>{width}}', *rest, key=lambda e: e)\n    return [y for x in xs if (y := x) for z in x]\n",
+    "with open(p) as (a, b), lock:\n    pass\ntry:\n    pass\nexcept (E, F) as err:\n    raise err from None\nimport a.b.c\nimport d as e\nfrom . import f\n",
+    "try:\n    import ujson as json\nexcept ImportError as error:\n    import json\nfor i, (j, k) in enumerate([]):\n    print(json, i, j, k, error)\n",
+]
+
+
+def _shape(scope, ids: dict[int, int]) -> tuple:
+    """What a rule can read of a scope: its kind, owner, parent and, per name, the assignments and their uses."""
+    if scope is None:
+        return ("none",)
+    assignments = tuple(sorted(
+        (
+            assignment.name,
+            type(assignment).__name__,
+            ids.get(id(getattr(assignment, "node", None)), -1),
+            tuple(sorted(ids.get(id(access.node), -1) for access in assignment.references)),
+        )
+        for assignment in scope.assignments
+    ))
+    accesses = tuple(sorted(
+        (ids.get(id(access.node), -1), tuple(sorted(ids.get(id(getattr(a, "node", None)), -1) for a in access.referents)))
+        for access in scope.accesses
+    ))
+    parent = type(scope.parent).__name__, ids.get(id(getattr(scope.parent, "node", None)), -1)
+    return (type(scope).__name__, ids.get(id(getattr(scope, "node", None)), -1), parent, assignments, accesses)
+
+
+def _numbered(module: cst.Module) -> dict[int, int]:
+    """Every node of ``module`` by identity -> its number in a LibCST walk (the same nodes in both answers)."""
+    numbers: dict[int, int] = {}
+
+    class Numbering(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            numbers[id(node)] = len(numbers)
+            return True
+
+    module.visit(Numbering())
+    return numbers
+
+
+def _compare(source: str) -> int:
+    module = cst.parse_module(source)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    expected = wrapper.resolve(ScopeProvider)
+    children = build_index(module).children
+    assert expression_contexts(module, children) == dict(wrapper.resolve(ExpressionContextProvider))
+    ours = scopes_of(module, children)
+    ids = _numbered(module)
+    shapes: dict[int, tuple] = {}
+    for node, scope in expected.items():
+        if id(node) not in ids:
+            continue  # parsed from a string annotation: each analysis parses the string anew
+        mine = ours.get(node)
+        assert (mine is None) == (scope is None), type(node).__name__
+        if scope is None:
+            continue
+        key = id(scope)
+        if key not in shapes:
+            shapes[key] = _shape(scope, ids)
+        assert _shape(mine, ids) == shapes[key], type(node).__name__
+        assert ours[node] is mine
+    return len(expected)
+
+
+@pytest.mark.parametrize("source", SHAPES, ids=range(len(SHAPES)))
+def test_the_scopes_of_awkward_shapes_are_libcsts(source: str) -> None:
+    assert _compare(source) > 0
+
+
+def test_the_scopes_of_every_fixture_are_libcsts() -> None:
+    compared = 0
+    for path in fixture_files():
+        if path.suffix != ".py":
+            continue
+        try:
+            source = path.read_text(encoding="utf-8")
+            cst.parse_module(source)
+        except (UnicodeDecodeError, cst.ParserSyntaxError):
+            continue  # GEM000's fixtures
+        compared += _compare(source)
+    assert compared > 10_000
+
+
+def test_a_node_outside_the_module_has_no_scope() -> None:
+    module = cst.parse_module("x = 1\n")
+    ours = scopes_of(module, build_index(module).children)
+    stranger = cst.Name("x")
+    assert ours.get(stranger) is None
+    assert ours.get(stranger, "absent") == "absent"
+    with pytest.raises(KeyError):
+        ours[stranger]
