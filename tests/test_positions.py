@@ -33,6 +33,8 @@ def _assert_same(source: str) -> int:
     for node in nodes:
         if node in expected:
             assert positions[node] == expected[node], (type(node).__name__, analysis.module.code_for_node(node)[:60])
+            start, end = expected[node].start.line, expected[node].end.line
+            assert positions.may_stand_on(node, start) and positions.may_stand_on(node, end), type(node).__name__
     return len(nodes)
 
 
@@ -57,3 +59,15 @@ def test_only_the_statements_asked_about_are_ranged():
     target = analysis.module.body[7]  # def f6, after the import (line 1) and six functions of four lines
     assert analysis.positions[target].start.line == 3 + 6 * 4
     assert list(analysis.positions._statements) == [target]  # one statement ranged, not the module's fifty
+
+
+def test_a_node_is_placed_on_a_line_without_ranging_the_statements_that_do_not_reach_it():
+    source = "import torch\n\n" + "".join(f"def f{n}(x):\n    return torch.relu(x) * {n}\n\n\n" for n in range(50))
+    analysis = analyse(source)
+    positions = analysis.positions
+    line = 3 + 6 * 4 + 1  # the `return` of f6
+    calls = [node for node in analysis.all_nodes if isinstance(node, cst.Call)]
+    on_line = [call for call in calls if positions.may_stand_on(call, line) and positions[call].start.line == line]
+    assert [analysis.module.code_for_node(call) for call in on_line] == ["torch.relu(x)"]
+    assert list(positions._statements) == [analysis.module.body[7]]
+    assert not positions.may_stand_on(calls[0], line)  # f0's call, on line 4

@@ -28,6 +28,7 @@ class StatementPositions:
         self._parent = parent
         self._statements: dict[cst.CSTNode, dict[cst.CSTNode, CodeRange]] = {}
         self._lines_above: dict[cst.CSTNode, int] | None = None
+        self._lines_of: dict[cst.CSTNode, int] = {}
         self._whole: dict[cst.CSTNode, CodeRange] | None = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -40,6 +41,15 @@ class StatementPositions:
         found = ranges[node]
         above = self._line_offsets()[statement]
         return CodeRange(CodePosition(found.start.line + above, found.start.column), CodePosition(found.end.line + above, found.end.column))
+
+    def may_stand_on(self, node: cst.CSTNode, line: int) -> bool:
+        """Whether ``node`` may stand on ``line``: False when the module-level statement it is part of (with its
+        comments and blank lines above) does not reach that line. Tells without ranging the statement."""
+        statement = self._statement_of(node)
+        if statement is None:
+            return True
+        first = self._line_offsets()[statement] + 1
+        return first <= line <= first + self._lines_of[statement]  # a line of slack: a last statement may lack its newline
 
     def get(self, node: cst.CSTNode) -> CodeRange | None:
         try:
@@ -77,7 +87,8 @@ class StatementPositions:
             offsets: dict[cst.CSTNode, int] = {}
             for statement in module.body:
                 offsets[statement] = above
-                above += _lines_in(module.code_for_node(statement))
+                self._lines_of[statement] = lines = _lines_in(module.code_for_node(statement))
+                above += lines
             self._lines_above = offsets
         return self._lines_above
 

@@ -150,17 +150,17 @@ class ParsedFile:
                 self.failed = True
         return self._astroid
 
-    @cached_property
-    def _functions_by_line(self) -> dict[int, cst.FunctionDef]:
+    def function_at(self, line: int) -> cst.FunctionDef | None:
+        """The LibCST function whose ``def`` is on ``line`` (only the statements that reach the line are ranged)."""
         analysis = self.analysis
         if analysis is None:
-            return {}
+            return None
         positions = analysis.positions
-        return {positions[node].start.line: node for node in analysis.nodes_of(cst.FunctionDef)}
-
-    def function_at(self, line: int) -> cst.FunctionDef | None:
-        """The LibCST function whose ``def`` is on ``line``."""
-        return self._functions_by_line.get(line)
+        found = None
+        for node in analysis.nodes_of(cst.FunctionDef):
+            if positions.may_stand_on(node, line) and positions[node].start.line == line:
+                found = node  # the last one, as a mapping of every function by its line would hold
+        return found
 
     def position(self, node: cst.CSTNode):
         analysis = self.analysis

@@ -1948,7 +1948,7 @@ def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.F
     name = function.qualname.rsplit(".", 1)[-1]
     positions = analysis.positions
     for node in analysis.nodes_of(cst.FunctionDef):
-        if node.name.value == name and positions[node.name].start.line == function.line:
+        if node.name.value == name and positions.may_stand_on(node.name, function.line) and positions[node.name].start.line == function.line:
             return node
     return None
 
@@ -1972,6 +1972,9 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
     """The LibCST call that ``ast`` saw at ``site`` (same line, same callee, same order on the line)."""
     terminal = site.callee.rsplit(".", 1)[-1]
     positions = analysis.positions
-    on_line = [s.call for s in analysis.index.sites(terminal) if positions[s.call].start.line == site.line]
+    on_line = [
+        s.call for s in analysis.index.sites(terminal)
+        if positions.may_stand_on(s.call, site.line) and positions[s.call].start.line == site.line
+    ]
     on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
