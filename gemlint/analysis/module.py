@@ -18,6 +18,7 @@ from libcst.metadata import Assignment
 from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
+from gemlint.analysis.call_starts import call_starts
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.positions import StatementPositions
 from gemlint.analysis.scopes import scopes_of
@@ -337,6 +338,13 @@ class ModuleAnalysis:
         """``positions[node]``: where ``node`` stands (LibCST's syntactic ``CodeRange``), computed for the
         statements asked about rather than the whole module."""
         return StatementPositions(self.module, self.parent)
+
+    @cached_property
+    def call_starts(self) -> dict[cst.Call, tuple[int, int]] | None:
+        """Each call's line and column as the file's ``ast`` tree has them (None when the trees' calls do not
+        pair: then ``positions`` answers)."""
+        tree = self._ast_tree()
+        return call_starts(tree, self.nodes_of(cst.Call)) if tree is not None else None
 
     @cached_property
     def _scopes(self):

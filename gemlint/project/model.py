@@ -1971,10 +1971,15 @@ def _same_file_call(callee: str) -> bool:
 def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
     """The LibCST call that ``ast`` saw at ``site`` (same line, same callee, same order on the line)."""
     terminal = site.callee.rsplit(".", 1)[-1]
-    positions = analysis.positions
-    on_line = [
-        s.call for s in analysis.index.sites(terminal)
-        if positions.may_stand_on(s.call, site.line) and positions[s.call].start.line == site.line
-    ]
-    on_line.sort(key=lambda call: positions[call].start.column)
+    starts = analysis.call_starts
+    if starts is not None:  # where `ast` saw each call, as the index did
+        on_line = [s.call for s in analysis.index.sites(terminal) if starts[s.call][0] == site.line]
+        on_line.sort(key=lambda call: starts[call][1])
+    else:
+        positions = analysis.positions
+        on_line = [
+            s.call for s in analysis.index.sites(terminal)
+            if positions.may_stand_on(s.call, site.line) and positions[s.call].start.line == site.line
+        ]
+        on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
