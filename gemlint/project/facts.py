@@ -68,9 +68,14 @@ def part_key(part: str, rows: Iterable[tuple[str, Sequence[str] | Sequence[Seque
     what it contributes (the names it calls; its subclass-index rows), in module order."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{INDEX_FORMAT}\0{part}\n".encode())
-    for owner, values in rows:
-        text = "\0".join(value if isinstance(value, str) else "\1".join(value) for value in values)
-        digest.update(f"{owner}\0{text}\n".encode("utf-8", "surrogateescape"))
+    # One text hashed at once, joined in C: a large project's callers are 130,000 names.
+    join, inner = "\0".join, "\1".join
+    if part == "callers":
+        lines = [f"{owner}\0{join(values)}" for owner, values in rows]  # type: ignore[arg-type]
+    else:
+        lines = [f"{owner}\0{join(map(inner, values))}" for owner, values in rows]  # type: ignore[arg-type]
+    lines.append("")
+    digest.update("\n".join(lines).encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
