@@ -54,6 +54,26 @@ def fixture_files() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.is_file() and language_of(p) is not None)
 
 
+def parsable_python_fixtures() -> list[str]:
+    """The text of every Python fixture that both ``ast`` and LibCST parse (GEM000's fixtures are left out)."""
+    import ast
+
+    import libcst
+
+    sources = []
+    for path in fixture_files():
+        if path.suffix != ".py":
+            continue
+        try:
+            source = path.read_text(encoding="utf-8")
+            ast.parse(source)
+            libcst.parse_module(source)
+        except (UnicodeDecodeError, SyntaxError, ValueError, libcst.ParserSyntaxError):
+            continue
+        sources.append(source)
+    return sources
+
+
 def fixture_root(path: Path) -> Path:
     """Each top-level folder of tests/fixtures is a project root of its own."""
     return FIXTURES / path.relative_to(FIXTURES).parts[0]
