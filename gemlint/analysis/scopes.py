@@ -62,16 +62,12 @@ def expression_contexts(module: cst.Module, children: _Children) -> dict[cst.CST
         if kind is cst.Name:
             found[node] = context
             continue
-        special = _SPECIAL.get(kind)
-        if special is not None:
-            if kind in _RECORDED:
-                found[node] = context
-            stack.extend(special(node, context))
-            continue
         if kind in _RECORDED:
             found[node] = context
-        below = children.get(node)
-        if below:
+        special = _SPECIAL.get(kind)
+        if special is not None:
+            stack.extend(special(node, context))
+        elif below := children.get(node):
             stack.extend((child, context) for child in below)
     return found
 
