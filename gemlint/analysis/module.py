@@ -18,7 +18,7 @@ from libcst.metadata import Assignment
 from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
-from gemlint.analysis.call_starts import call_starts
+from gemlint.analysis.ast_starts import call_starts, definition_lines
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.positions import StatementPositions
 from gemlint.analysis.scopes import scopes_of
@@ -339,12 +339,40 @@ class ModuleAnalysis:
         statements asked about rather than the whole module."""
         return StatementPositions(self.module, self.parent)
 
-    @cached_property
+    @property
     def call_starts(self) -> dict[cst.Call, tuple[int, int]] | None:
         """Each call's line and column as the file's ``ast`` tree has them (None when the trees' calls do not
         pair: then ``positions`` answers)."""
+        return self._ast_starts[0]
+
+    def functions_on(self, line: int) -> list[cst.FunctionDef]:
+        """The functions whose ``def`` (or ``async``) stands on ``line``, in source order: read off the ``ast``
+        tree, else off the positions of the statements that reach the line."""
+        lines = self._ast_starts[1]
+        if lines is not None:
+            return self._functions_by_line.get(line, [])
+        positions = self.positions
+        return [node for node in self.nodes_of(cst.FunctionDef) if positions.may_stand_on(node, line) and positions[node].start.line == line]
+
+    def def_line(self, function: cst.FunctionDef) -> int:
+        """The line of ``function``'s ``def`` (or ``async``), where LibCST's positions start it."""
+        lines = self._ast_starts[1]
+        return lines[function] if lines is not None else self.positions[function].start.line
+
+    @cached_property
+    def _functions_by_line(self) -> dict[int, list[cst.FunctionDef]]:
+        by_line: dict[int, list[cst.FunctionDef]] = {}
+        for function, line in (self._ast_starts[1] or {}).items():
+            by_line.setdefault(line, []).append(function)
+        return by_line
+
+    @cached_property
+    def _ast_starts(self) -> tuple[dict[cst.Call, tuple[int, int]] | None, dict[cst.FunctionDef, int] | None]:
+        """:func:`call_starts` and :func:`definition_lines`, from one parse."""
         tree = self._ast_tree()
-        return call_starts(tree, self.nodes_of(cst.Call)) if tree is not None else None
+        if tree is None:
+            return None, None
+        return call_starts(tree, self.nodes_of(cst.Call)), definition_lines(tree, self.nodes_of(cst.FunctionDef))
 
     @cached_property
     def _scopes(self):

@@ -132,13 +132,11 @@ class ParsedFile:
     def adopt(self, analysis) -> None:
         """Use ``analysis`` (the engine's, of the same text) so that nodes handed out belong to its tree."""
         self._analysis = analysis
-        self.__dict__.pop("_functions_by_line", None)
 
     def release(self) -> None:
         """Drop the trees (LibCST, metadata, astroid); they are built again if asked for."""
         self._analysis = None
         self._astroid = None
-        self.__dict__.pop("_functions_by_line", None)
 
     @property
     def astroid(self):
@@ -151,16 +149,15 @@ class ParsedFile:
         return self._astroid
 
     def function_at(self, line: int) -> cst.FunctionDef | None:
-        """The LibCST function whose ``def`` is on ``line`` (only the statements that reach the line are ranged)."""
+        """The LibCST function whose ``def`` is on ``line``."""
         analysis = self.analysis
-        if analysis is None:
-            return None
-        positions = analysis.positions
-        found = None
-        for node in analysis.nodes_of(cst.FunctionDef):
-            if positions.may_stand_on(node, line) and positions[node].start.line == line:
-                found = node  # the last one, as a mapping of every function by its line would hold
-        return found
+        functions = analysis.functions_on(line) if analysis is not None else []
+        return functions[-1] if functions else None
+
+    def def_line(self, function: cst.FunctionDef) -> int:
+        analysis = self.analysis
+        assert analysis is not None
+        return analysis.def_line(function)
 
     def position(self, node: cst.CSTNode):
         analysis = self.analysis
@@ -388,8 +385,8 @@ class Project:
             method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in ("get", "on_get", "head")), None)
             if method is None:
                 return None
-            return target_file, target_file.position(method).start.line, f"{node.name.value}.{method.name.value}"
-        return target_file, target_file.position(node).start.line, node.name.value
+            return target_file, target_file.def_line(method), f"{node.name.value}.{method.name.value}"
+        return target_file, target_file.def_line(node), node.name.value
 
     def handlers_for(self, path: str, method: str, near: Path, among: list[ProjectRoute] | None = None) -> list[ProjectRoute]:
         """Routes serving ``method path`` (of ``among``, else of the whole project); when several services

@@ -1946,11 +1946,7 @@ def _imported_spelling(entry: _Entry, spelled: str) -> str:
 def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.FunctionDef | None:
     """The LibCST definition that ``ast`` summarised as ``function`` (its name, on the line of its ``def``)."""
     name = function.qualname.rsplit(".", 1)[-1]
-    positions = analysis.positions
-    for node in analysis.nodes_of(cst.FunctionDef):
-        if node.name.value == name and positions.may_stand_on(node.name, function.line) and positions[node.name].start.line == function.line:
-            return node
-    return None
+    return next((node for node in analysis.functions_on(function.line) if node.name.value == name), None)
 
 
 def _located(entry: _Entry, qualname: str) -> FunctionSummary | None:

@@ -1,5 +1,5 @@
-"""Each call's start read off the ``ast`` tree is where LibCST's positions put it: the same line, and on each line
-the same order."""
+"""Each call's start and each function's ``def`` line read off the ``ast`` tree are where LibCST's positions put
+them: the same line, and for calls on each line the same order."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fixture_harness import parsable_python_fixtures
-from gemlint.analysis.call_starts import call_starts
+from gemlint.analysis.ast_starts import call_starts, definition_lines
 from gemlint.analysis.index import build_index
 
 SHAPES = {
@@ -24,6 +24,8 @@ SHAPES = {
     "class bases and keywords": "class C(base(), metaclass=meta()):\n    x = attr()\n",
     "parenthesized callee": "(get())(arg)\n(\n    obj.method\n)(value())\n",
     "non-ascii before a call": "s = 'é'; t = f()\n",
+    "async and nested definitions": "async def outer():\n    def inner():\n        return g()\n    async def other(): return await h()\n",
+    "decorated methods and a line continuation": "class C:\n    @property\n    @cached(size())\n    def p(self): ...\n    def \\\n        q(self): return r()\n",
 }
 
 
@@ -72,4 +74,49 @@ def test_a_call_the_index_names_is_found_without_ranging_its_statement():
     second = _call_at(analysis, CallSite("helper", line, 0, 1))
     assert analysis.module.code_for_node(second) == "helper(b)"
     assert _call_at(analysis, CallSite("helper", line, 0, 2)) is None
+    assert not analysis.positions._statements  # the class was not ranged
+
+
+def _libcst_def_lines(source: str) -> tuple[list[cst.FunctionDef], dict[cst.FunctionDef, int]]:
+    module = cst.parse_module(source)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    functions = [node for node in build_index(module).nodes if isinstance(node, cst.FunctionDef)]
+    return functions, {function: positions[function].start.line for function in functions}
+
+
+def _assert_def_lines_paired(source: str) -> int:
+    functions, expected = _libcst_def_lines(source)
+    assert definition_lines(ast.parse(source), functions) == expected
+    return len(functions)
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_functions_in_every_shape_start_where_libcst_puts_them(name):
+    _assert_def_lines_paired(SHAPES[name])
+
+
+def test_functions_of_every_fixture_start_where_libcst_puts_them():
+    assert sum(_assert_def_lines_paired(source) for source in parsable_python_fixtures()) > 500
+
+
+def test_trees_whose_functions_do_not_pair_give_no_answer():
+    functions, _ = _libcst_def_lines("def f():\n    pass\nasync def g():\n    pass\n")
+    assert definition_lines(ast.parse("def f():\n    pass\n"), functions) is None  # a function missing
+    assert definition_lines(ast.parse("def f():\n    pass\ndef g():\n    pass\n"), functions) is None  # not async
+    assert definition_lines(ast.parse("def f():\n    pass\nasync def h():\n    pass\n"), functions) is None  # renamed
+
+
+def test_a_route_handler_and_a_summarised_function_are_found_without_ranging_their_statement():
+    from gemlint.project.model import _definition_at
+    from gemlint.project.summary import FunctionSummary
+    from test_models import analyse
+
+    body = "".join(f"    @route('/m{n}')\n    def m{n}(self, x):\n        return x + {n}\n\n" for n in range(40))
+    analysis = analyse(f"class Big:\n{body}")
+    line = 2 + 39 * 4 + 1
+    (found,) = analysis.functions_on(line)
+    assert found.name.value == "m39" and analysis.def_line(found) == line
+    assert analysis.functions_on(line - 1) == []  # the decorator's line
+    summary = FunctionSummary("Big.m39", line, ("self", "x"), ("route",))
+    assert _definition_at(analysis, summary) is found
     assert not analysis.positions._statements  # the class was not ranged
