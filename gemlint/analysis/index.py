@@ -110,6 +110,10 @@ _SOURCE_ORDER: dict[type, tuple[str, ...]] = {
     cst.IfExp: ("body", "test", "orelse"),
     cst.Arg: ("keyword", "value"),
     cst.ExceptHandler: ("type", "name", "body"),
+    cst.For: ("asynchronous", "target", "iter", "body", "orelse"),
+    cst.With: ("asynchronous", "items", "body"),
+    cst.CompFor: ("asynchronous", "target", "iter", "ifs", "inner_for_in"),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
 }
 _FIELDS: dict[type, tuple[str, ...]] = {}
 # The fields that hold trivia only (as do those named whitespace*): not read at all.

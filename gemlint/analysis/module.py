@@ -376,7 +376,7 @@ class ModuleAnalysis:
 
     @cached_property
     def _scopes(self):
-        return scopes_of(self.module, self.index.children)
+        return scopes_of(self.module, self.index.children, self.index.parents)
 
     def scope_of(self, node: cst.CSTNode):
         """The LibCST scope ``node`` (a name) is looked up in, or None."""
