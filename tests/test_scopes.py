@@ -133,3 +133,24 @@ def test_libcsts_own_walk_is_back_after_the_analysis_and_other_visitors_keep_it(
         module.visit(Failing())
     assert cst.CSTNode.visit is original
     assert seen == ["f", "a", "a"]
+
+
+def _children_in_libcsts_order(source: str) -> int:
+    from gemlint.analysis.index import TRIVIA
+
+    module = cst.parse_module(source)
+    index = build_index(module)
+    for node in (module, *index.nodes):
+        theirs = [child for child in node.children if type(child) not in TRIVIA]
+        assert [id(child) for child in index.children.get(node, [])] == [id(child) for child in theirs], type(node).__name__
+    return len(index.nodes)
+
+
+@pytest.mark.parametrize("source", SHAPES, ids=range(len(SHAPES)))
+def test_the_index_holds_the_children_of_awkward_shapes_in_the_order_libcst_walks_them(source: str) -> None:
+    # The scope visitor numbers assignments and accesses in the order it meets them.
+    _children_in_libcsts_order(source)
+
+
+def test_the_index_holds_the_children_of_every_fixture_in_the_order_libcst_walks_them() -> None:
+    assert sum(_children_in_libcsts_order(source) for source in parsable_python_fixtures()) > 10_000

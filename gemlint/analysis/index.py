@@ -114,6 +114,8 @@ _SOURCE_ORDER: dict[type, tuple[str, ...]] = {
     cst.With: ("asynchronous", "items", "body"),
     cst.CompFor: ("asynchronous", "target", "iter", "ifs", "inner_for_in"),
     cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.MatchCase: ("pattern", "guard", "body"),
+    cst.TypeAlias: ("name", "type_parameters", "value"),
 }
 _FIELDS: dict[type, tuple[str, ...]] = {}
 # The fields that hold trivia only (as do those named whitespace*): not read at all.
