@@ -335,3 +335,38 @@ def test_the_function_a_plain_call_runs_is_the_one_libcst_finds(path):
         defs = [a.node for a in scope[call.func.value] if isinstance(a, Assignment) and isinstance(a.node, cst.FunctionDef)]
         assert answer is (defs[0] if len(defs) == 1 else None), analysis.module.code_for_node(call)[:60]
 
+
+
+def test_a_project_name_is_a_library_name_only_where_its_module_re_exports_one(tmp_path):
+    """Through the project model: ``Router`` re-exported from fastapi names ``fastapi.APIRouter``; ``Net``, a class
+    of the project imported at module level and again in a function, names nothing of torch, without scopes."""
+    from gemlint.config import default_config
+    from gemlint.project.files import forget_projects, project_for
+    from test_models import call
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'svc'\n")
+    package = tmp_path / "svc"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "compat.py").write_text("from fastapi import APIRouter as Router\n")
+    (package / "nets.py").write_text("import torch\nclass Net(torch.nn.Module):\n    pass\n")
+    (package / "api.py").write_text(
+        "from svc.nets import Net\n"
+        "from svc import compat\n"
+        "def build():\n"
+        "    from svc.nets import Net\n"
+        "    return Net()\n"
+        "def routes():\n"
+        "    from svc.compat import Router\n"
+        "    return Router(), compat.Router()\n"
+    )
+    forget_projects()
+    try:
+        analysis = project_for(default_config(tmp_path)).parsed(package / "api.py").analysis
+        libraries = frozenset({"torch", "fastapi"})
+        assert analysis.library_names(call(analysis, "Net()").func, libraries) == frozenset()
+        assert "_scopes" not in analysis.__dict__
+        for text in ("Router()", "compat.Router()"):
+            assert "fastapi.APIRouter" in analysis.library_names(call(analysis, text).func, libraries), text
+    finally:
+        forget_projects()

@@ -37,11 +37,13 @@ class ImportNames:
         #: The name any import of the file binds, at any level -> the top-level packages those imports read
         #: ("." for a relative import).
         self._imported: dict[str, set[str]] = {}
+        #: As ``_imports``, for the imports at any level.
+        self._targets: dict[str, set[tuple[str, bool]]] = {}
         module_level = set()
         for statement in _module_level_statements(tree):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 module_level.add(id(statement))
-                self._record_import(statement)
+                _record_import(statement, self._imports)
         for node in ast.walk(tree):
             names = _bound_names(node)
             if not names:
@@ -51,24 +53,10 @@ class ImportNames:
                 self._bound_to_values.update(names)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._record_sources(node)
+                _record_import(node, self._targets)
                 if id(node) in module_level:
                     continue  # recorded in _imports; an import inside a function or class binds a local name
             self._bound.update(names)
-
-    def _record_import(self, statement: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                if alias.asname:
-                    self._imports.setdefault(alias.asname, set()).add((alias.name, True))
-                else:
-                    self._imports.setdefault(alias.name.split(".", 1)[0], set()).add(("", False))
-            return
-        source = "." * statement.level + (statement.module or "")
-        for alias in statement.names:
-            if alias.name == "*":
-                continue  # binds nothing LibCST records: the names it brings are unknown to both
-            target = f"{source}.{alias.name}" if statement.module else f"{source}{alias.name}"
-            self._imports.setdefault(alias.asname or alias.name, set()).add((target, True))
 
     def _record_sources(self, node: ast.Import | ast.ImportFrom) -> None:
         package = "." if isinstance(node, ast.ImportFrom) and node.level else None
@@ -95,10 +83,11 @@ class ImportNames:
         """The top-level packages of every import of the file, at any level ("." for a relative one)."""
         return frozenset(source for sources in self._imported.values() for source in sources)
 
-    def import_sources(self, head: str) -> frozenset[str]:
-        """The top-level packages of the imports of the file, at any level, that bind ``head`` ("." for a
-        relative one); empty when no import binds it."""
-        return frozenset(self._imported.get(head, ()))
+    def import_targets(self, head: str) -> frozenset[tuple[str, bool]]:
+        """What each import of the file that binds ``head``, at any level, names: ("a.b", True) for ``import a.b as
+        head`` or ``from a import b as head`` (``head.x`` names ``a.b.x``), ("", False) for ``import head.c``
+        (``head.x`` names itself)."""
+        return frozenset(self._targets.get(head, ()))
 
     def qualified(self, dotted: str) -> frozenset[str] | None:
         """What ``dotted`` (``a.b.c``, as written) names, or None when only scope analysis can tell."""
@@ -116,6 +105,22 @@ class ImportNames:
         if not aliased:
             return frozenset({dotted})
         return frozenset({f"{target}.{tail}" if tail else target})
+
+
+def _record_import(statement: ast.Import | ast.ImportFrom, into: dict[str, set[tuple[str, bool]]]) -> None:
+    if isinstance(statement, ast.Import):
+        for alias in statement.names:
+            if alias.asname:
+                into.setdefault(alias.asname, set()).add((alias.name, True))
+            else:
+                into.setdefault(alias.name.split(".", 1)[0], set()).add(("", False))
+        return
+    source = "." * statement.level + (statement.module or "")
+    for alias in statement.names:
+        if alias.name == "*":
+            continue  # binds nothing LibCST records: the names it brings are unknown to both
+        target = f"{source}.{alias.name}" if statement.module else f"{source}{alias.name}"
+        into.setdefault(alias.asname or alias.name, set()).add((target, True))
 
 
 def _module_level_statements(tree: ast.Module):

@@ -187,21 +187,38 @@ class ModuleAnalysis:
 
     def library_names(self, node: cst.CSTNode, libraries: frozenset[str]) -> frozenset[str]:
         """:meth:`qualified_names`, for a caller that compares them only with names of the packages ``libraries``
-        (top-level names: ``fastapi``, ``torch``). A name is one of those only through an import of its first
-        name from one of them or from a project module (which may re-export one), or where it is spelled as
-        one (``torch = LazyModule("torch")``, then ``torch.load``): any other (``self.x``, a local,
-        ``json.dumps``, ``hf_hub_download``) is answered empty without scope analysis, the largest cost of a
-        large file (a server module's thousands of calls)."""
+        (top-level names: ``fastapi``, ``torch``). A name is one of those only where it is spelled as one
+        (``torch = LazyModule("torch")``, then ``torch.load``), or through an import of its first name that
+        names one, or names a project module's name that re-exports one: any other (``self.x``, a local,
+        ``json.dumps``, ``hf_hub_download``, a project class) is answered empty without scope analysis, the
+        largest cost of a large file (a server module's thousands of calls)."""
         # LibCST names a call or subscript by what it is made from (`make()()` as `make`, `super().f` as
         # `super.f`), and names nothing it cannot spell so (`"".join`, `(a or b).c`)
         spelled = get_full_name_for_node(node)
         if spelled is None and isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
             return frozenset()
-        if spelled is not None and self._import_names is not None and not self._star_imports:
-            head = spelled.partition(".")[0]
-            if head not in libraries and not any(self._may_lead_to(source, libraries) for source in self._import_names.import_sources(head)):
-                return frozenset()
+        if spelled is not None and self._import_names is not None and not self._star_imports and not self._may_be_library_name(spelled, libraries):
+            return frozenset()
         return self.qualified_names(node)
+
+    def _may_be_library_name(self, spelled: str, libraries: frozenset[str]) -> bool:
+        """Some qualified name of ``spelled`` may be a name of ``libraries``, told from the file's imports. A
+        binding other than an import names nothing of a library (LibCST names a local by where it is bound), so
+        only the imports of the first name count, each naming ``spelled`` as :meth:`qualified_names` would."""
+        head, _, tail = spelled.partition(".")
+        if head in libraries:
+            return True
+        for target, aliased in self._import_names.import_targets(head):  # type: ignore[union-attr]
+            dotted = (f"{target}.{tail}" if tail else target) if aliased else spelled
+            # A relative import names relatively (`.utils.torch`): "." among the libraries asks for those.
+            top = "." if dotted.startswith(".") else dotted.partition(".")[0]
+            if top in libraries:
+                return True
+            if self.outside is not None and self.outside.project_package(top):
+                external = self.outside.external_name(dotted)  # what qualified_names adds for a re-export
+                if external is not None and external.partition(".")[0] in libraries:
+                    return True
+        return False
 
     def names_among(self, node: cst.CSTNode, names: Collection[str]) -> frozenset[str]:
         """Those of ``node``'s :meth:`qualified_names` that are among ``names`` (a set, or a table's keys): asked
