@@ -235,3 +235,22 @@ def test_marker_checks_on_scanned_text_agree_with_the_text():
             for language in (None, *rule.languages):
                 assert rule.may_match(scanned, language) == rule.may_match(text, language), (rule.code, path.name)
 
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('if __name__ == "__main__":\n    model(x)\n', True),
+        ('if __name__ == "__main__":\n    for b in data:\n        model(b).sum().backward()\n        optimizer.step()\n', False),
+        ('import torch\nopt = torch.optim.Adam(params)\nif __name__ == "__main__":\n    model(x)\n', False),
+        ('if __name__ == "__main__":\n    loss = model(x)\n    loss.backward()\n\ndef predict(x):\n    return model(x)\n', True),
+        ('net = Net()\nout = net(x)\nout.backward()\n', False),
+        ('net = Net()\nout = net(x)\n', True),
+    ],
+)
+def test_a_training_script_has_inference_context_only_through_its_functions(source, expected):
+    """The resolved twin of the triage's answer: a script's `__main__` block and module-level code serve
+    predictions only where the script does not train (where training wins, a model tracking is not needed)."""
+    from test_models import analyse
+
+    assert analyse(source).may_have_inference_context is expected

@@ -865,7 +865,10 @@ class ModuleAnalysis:
             return True
         if self.outside is not None and self.outside.gives_context(self):
             return True
-        if not self.is_test_file and (self.script_runs or any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)):
+        # A script's module-level code and `__main__` block serve predictions only where the script does not
+        # train (context_of): a training script is left to its functions' own reasons.
+        script = self.script_runs or any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)
+        if script and not self.is_test_file and not self.module_trains:
             return True
         if self.gradio_callbacks or self.is_streamlit_app:
             return True
