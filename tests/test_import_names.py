@@ -370,3 +370,18 @@ def test_a_project_name_is_a_library_name_only_where_its_module_re_exports_one(t
             assert "fastapi.APIRouter" in analysis.library_names(call(analysis, text).func, libraries), text
     finally:
         forget_projects()
+
+
+@pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.name)
+def test_the_walk_for_bindings_passes_only_contexts_operators_and_aliases_by(path):
+    import ast
+
+    from gemlint.analysis.import_names import _walk
+
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        pytest.skip("not Python that ast parses")
+    passed_by = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.alias)
+    expected = sorted(id(node) for node in ast.walk(tree) if not isinstance(node, passed_by))
+    assert sorted(id(node) for node in _walk(tree)) == expected

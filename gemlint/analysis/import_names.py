@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import Counter
+from typing import Iterator
 
 _BUILTINS = frozenset(dir(builtins))
 # ``try: ... except* E:`` is Python 3.11's.
@@ -44,7 +45,7 @@ class ImportNames:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 module_level.add(id(statement))
                 _record_import(statement, self._imports)
-        for node in ast.walk(tree):
+        for node in _walk(tree):
             names = _bound_names(node)
             if not names:
                 continue
@@ -137,22 +138,65 @@ def _module_level_statements(tree: ast.Module):
                 stack.extend(reversed(block))
 
 
+def _walk(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node of ``tree`` that may bind a name, as ``ast.walk`` finds them, without the fields that hold no
+    such node (the load/store contexts, operators: a third of a tree's nodes)."""
+    stack: list[ast.AST] = [tree]
+    pop, extend = stack.pop, stack.extend
+    fields_of = _CHILD_FIELDS
+    while stack:
+        node = pop()
+        kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            if not issubclass(kind, ast.AST):  # a list's None (a dict's `**` key) or string (a pattern's keywords)
+                continue
+            fields = fields_of[kind] = tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
+        yield node
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend(value)
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+
+
+# Fields that hold no node, or only nodes that bind nothing: contexts, operators, an import's aliases (the import
+# statement names what they bind).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async", "type_comment"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _bound_names(node: ast.AST) -> list[str]:
     """The names ``node`` binds, once for each binding: an assignment target, a parameter, a definition, an
     ``except ... as`` name, a ``global``/``nonlocal`` declaration, an import, a match capture, a type parameter."""
-    if isinstance(node, ast.Name):
-        return [] if isinstance(node.ctx, ast.Load) else [node.id]
-    if isinstance(node, ast.arg):
-        return [node.arg]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, ast.ExceptHandler):
-        return [node.name] if node.name else []
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return list(node.names)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"]
-    if isinstance(node, ast.alias):
-        return []
-    # match captures (MatchAs, MatchStar, MatchMapping), type parameters
+    kind = type(node)
+    if kind is ast.Name:
+        return [] if type(node.ctx) is ast.Load else [node.id]  # type: ignore[attr-defined]
+    binder = _BINDERS.get(kind)
+    return binder(node) if binder is not None else []
+
+
+def _captured(node: ast.AST) -> list[str]:
     return [value for field in ("name", "rest") if isinstance(value := getattr(node, field, None), str)]
+
+
+# Looked up by the node's exact type: most of a tree's nodes bind nothing, and a chain of isinstance checks on
+# each of them cost more than the walk (the ast node classes are final in practice: nothing subclasses them).
+_BINDERS = {
+    ast.arg: lambda node: [node.arg],
+    ast.FunctionDef: lambda node: [node.name],
+    ast.AsyncFunctionDef: lambda node: [node.name],
+    ast.ClassDef: lambda node: [node.name],
+    ast.ExceptHandler: lambda node: [node.name] if node.name else [],
+    ast.Global: lambda node: list(node.names),
+    ast.Nonlocal: lambda node: list(node.names),
+    ast.Import: lambda node: [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"],
+    ast.ImportFrom: lambda node: [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"],
+    # match captures and type parameters (the latter are Python 3.12's)
+    **{
+        kind: _captured
+        for name in ("MatchAs", "MatchStar", "MatchMapping", "TypeVar", "ParamSpec", "TypeVarTuple")
+        if (kind := getattr(ast, name, None)) is not None
+    },
+}
