@@ -1,4 +1,4 @@
-"""LibCST's scope analysis of a module, in one LibCST walk instead of four.
+"""LibCST's scope analysis of a module, in one walk of the analysis index instead of four LibCST walks.
 
 ``MetadataWrapper.resolve(ScopeProvider)`` resolves ``ExpressionContextProvider`` first, then ``ScopeProvider``.
 Both are batchable providers whose whole work is one walk of their own, started from ``visit_Module``; the
