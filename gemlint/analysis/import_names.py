@@ -16,6 +16,8 @@ import builtins
 from collections import Counter
 from typing import Iterator
 
+from gemlint.analysis.ast_walk import walk
+
 _BUILTINS = frozenset(dir(builtins))
 # ``try: ... except* E:`` is Python 3.11's.
 _COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Match, *(
@@ -141,30 +143,12 @@ def _module_level_statements(tree: ast.Module):
 def _walk(tree: ast.Module) -> Iterator[ast.AST]:
     """Every node of ``tree`` that may bind a name, as ``ast.walk`` finds them, without the fields that hold no
     such node (the load/store contexts, operators: a third of a tree's nodes)."""
-    stack: list[ast.AST] = [tree]
-    pop, extend = stack.pop, stack.extend
-    fields_of = _CHILD_FIELDS
-    while stack:
-        node = pop()
-        kind = type(node)
-        fields = fields_of.get(kind)
-        if fields is None:
-            if not issubclass(kind, ast.AST):  # a list's None (a dict's `**` key) or string (a pattern's keywords)
-                continue
-            fields = fields_of[kind] = tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
-        yield node
-        for name in fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                extend(value)
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+    return walk(tree, _LEAF_FIELDS)
 
 
 # Fields that hold no node, or only nodes that bind nothing: contexts, operators, an import's aliases (the import
 # statement names what they bind).
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async", "type_comment"})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _bound_names(node: ast.AST) -> list[str]:
@@ -175,6 +159,10 @@ def _bound_names(node: ast.AST) -> list[str]:
         return [] if type(node.ctx) is ast.Load else [node.id]  # type: ignore[attr-defined]
     binder = _BINDERS.get(kind)
     return binder(node) if binder is not None else []
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
+    return [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"]
 
 
 def _captured(node: ast.AST) -> list[str]:
@@ -191,8 +179,8 @@ _BINDERS = {
     ast.ExceptHandler: lambda node: [node.name] if node.name else [],
     ast.Global: lambda node: list(node.names),
     ast.Nonlocal: lambda node: list(node.names),
-    ast.Import: lambda node: [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"],
-    ast.ImportFrom: lambda node: [alias.asname or alias.name.split(".", 1)[0] for alias in node.names if alias.name != "*"],
+    ast.Import: _imported,
+    ast.ImportFrom: _imported,
     # match captures and type parameters (the latter are Python 3.12's)
     **{
         kind: _captured

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.ast_walk import walk
 from gemlint.globs import compile_globs
 
 if TYPE_CHECKING:
@@ -69,11 +70,7 @@ def collect(tree: ast.Module) -> SyntaxFacts:
     )
     calls, keywords, assigned = facts.calls, facts.keywords, facts.assigned
     aliases: dict[str, str] = {}
-    stack: list[ast.AST] = [tree]
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    fields_of = _CHILD_FIELDS
-    while stack:
-        node = pop()
+    for node in walk(tree, _LEAF_FIELDS):
         kind = type(node)
         if kind is ast.Call:
             name = terminal(node.func)
@@ -103,15 +100,6 @@ def collect(tree: ast.Module) -> SyntaxFacts:
             for alias in node.names:
                 if alias.asname:
                     aliases[alias.asname] = alias.name
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = _child_fields(kind)
-        for field_name in fields:
-            value = getattr(node, field_name, None)
-            if type(value) is list:
-                extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                push(value)
     if aliases:
         # ``from torch.autograd import set_detect_anomaly as sda``: ``sda(True)`` counts as the original name,
         # as the qualified names the rules resolve would.
@@ -126,12 +114,6 @@ _LEAF_FIELDS = frozenset(
     {"ctx", "op", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async"}
     | {"type_comment"}
 )
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    return tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
-
 
 def _add_targets(target: ast.AST, into: set[str]) -> None:
     if isinstance(target, (ast.Tuple, ast.List)):

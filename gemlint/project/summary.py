@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gemlint.analysis.ast_walk import child_fields
 from gemlint.analysis.triage import SyntaxFacts
 
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
@@ -228,12 +229,8 @@ class _Summariser:
             handler(node)
 
     def children(self, node: ast.AST) -> None:
-        kind = type(node)
-        fields = _CHILD_FIELDS.get(kind)
-        if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
         visit = self.visit
-        for name in fields:
+        for name in child_fields(type(node), _LEAF_FIELDS):
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
@@ -535,7 +532,6 @@ _LEAF_FIELDS = frozenset(
     {"ctx", "op", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async"}
     | {"type_comment"}
 )
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 #: torch.nn containers: what they hold is recorded with them (``_contents``).

@@ -1,0 +1,46 @@
+"""A walk of an ``ast`` tree that passes by the fields its caller has no use for.
+
+``ast.walk`` yields every node, a third of them load/store contexts and operators, through a generator of
+generators (``iter_child_nodes``). The triage and the table of the names a module binds each look at a few kinds
+of node: this walk reads each node type's fields once, leaves out the ones named in ``skipped``, and keeps one
+stack (a deep file must not exhaust Python's).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+# skipped fields -> node type -> the fields walked into
+_CHILD_FIELDS: dict[frozenset[str], dict[type, tuple[str, ...]]] = {}
+
+
+def child_fields(kind: type, skipped: frozenset[str]) -> tuple[str, ...]:
+    """The fields of the node type ``kind`` a walk goes into: all but those named in ``skipped``."""
+    fields_of = _CHILD_FIELDS.setdefault(skipped, {})
+    fields = fields_of.get(kind)
+    if fields is None:
+        fields = fields_of[kind] = tuple(name for name in kind._fields if name not in skipped)  # type: ignore[attr-defined]
+    return fields
+
+
+def walk(tree: ast.AST, skipped: frozenset[str]) -> Iterator[ast.AST]:
+    """Every node of ``tree`` that ``ast.walk`` yields, but those only the fields named in ``skipped`` hold."""
+    fields_of = _CHILD_FIELDS.setdefault(skipped, {})
+    stack: list[object] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            if not issubclass(kind, ast.AST):  # a list's None (a dict's `**` key) or string (a pattern's keywords)
+                continue
+            fields = child_fields(kind, skipped)
+        yield node  # type: ignore[misc]
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend(value)
+            elif isinstance(value, ast.AST):
+                push(value)
