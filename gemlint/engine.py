@@ -13,6 +13,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
+from gemlint.analysis.ast_walk import nesting_depth
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.index import TRIVIA
 from gemlint.analysis.source import PythonSource
@@ -346,20 +347,6 @@ def _bracket_depth(text: str) -> int:
 _BRACKETS = re.compile(r"[()\[\]{}]")
 
 
-def _tree_depth(tree: ast.AST) -> int:
-    """How deeply ``tree`` nests, counted up to just past MAX_TREE_DEPTH."""
-    deepest = 0
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_TREE_DEPTH:
-                break
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
-
-
 def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
     """For files no rule needs parsed: report a broken file, cheaply."""
     blocked, tree = _python_gate(source, text)
@@ -420,7 +407,7 @@ def _lint_python(
                 return [blocked]
     import_names = None
     if tree is not None:
-        if _tree_depth(tree) > MAX_TREE_DEPTH:
+        if nesting_depth(tree, MAX_TREE_DEPTH) > MAX_TREE_DEPTH:
             return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
         import_names = ImportNames(tree)  # what the analyses read of the tree, so that they need not parse it again
         tree = None  # not needed past here: LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)

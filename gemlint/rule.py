@@ -17,6 +17,7 @@ other languages subclass :class:`Rule` with their own front-end's check method.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 
 import libcst as cst
@@ -159,6 +160,11 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
         super().__init__()
         self.context = context
 
+    def get_visitors(self) -> dict:
+        """LibCST's ``get_visitors``, with the method names read once per class: LibCST lists an instance's
+        members with ``inspect.getmembers`` on every call, once per rule per file (a few ms each)."""
+        return {name: getattr(self, name) for name in _visitor_names(type(self))}
+
     # -- reporting -----------------------------------------------------------------
     def report(
         self,
@@ -257,3 +263,14 @@ class AnalysisRule(PythonRule):
     @property
     def analysis(self):
         return self.context.analysis
+
+
+@cache
+def _visitor_names(cls: type) -> tuple[str, ...]:
+    """The ``visit_*`` and ``leave_*`` methods of a visitor class that are not LibCST's empty stubs (what
+    ``BatchableCSTVisitor.get_visitors`` lists)."""
+    return tuple(
+        name
+        for name in sorted(dir(cls))
+        if name.startswith(("visit_", "leave_")) and callable(getattr(cls, name)) and not getattr(getattr(cls, name), "_is_no_op", False)
+    )

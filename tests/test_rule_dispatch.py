@@ -108,3 +108,27 @@ def test_the_index_leaves_out_only_fields_that_hold_whitespace_or_punctuation():
             if field.name in _TRIVIA_FIELDS or field.name.startswith("whitespace"):
                 for member in _members(hints[field.name]):
                     assert isinstance(member, type) and issubclass(member, allowed), (kind.__name__, field.name, member)
+
+
+def test_every_rule_lists_the_visitor_methods_libcst_would():
+    """``PythonRule.get_visitors`` reads its method names once per class; LibCST reads them per instance."""
+    from gemlint.registry import all_rules
+
+    rules = [rule for rule in all_rules() if issubclass(rule, PythonRule)]
+    assert len(rules) >= 10
+    for rule in rules:
+        visitor = rule.__new__(rule)
+        assert visitor.get_visitors().keys() == cst.BatchableCSTVisitor.get_visitors(visitor).keys(), rule.code
+
+
+def test_an_empty_libcst_stub_is_not_listed_and_an_overridden_one_is():
+    class Probe(PythonRule):
+        code = "GEM999"
+
+        def visit_Call(self, node: cst.Call) -> None:
+            pass
+
+    visitor = Probe.__new__(Probe)
+    names = set(visitor.get_visitors())
+    assert names == {"visit_Call"}
+    assert visitor.get_visitors()["visit_Call"].__self__ is visitor

@@ -100,6 +100,21 @@ def test_the_scopes_of_every_fixture_are_libcsts() -> None:
     assert compared > 10_000
 
 
+def test_the_installed_libcst_is_walked_through_the_hooks_looked_up_once() -> None:
+    """The comparisons above check the fast walk only while it is taken: a LibCST whose scope visitor leaves nodes
+    differently falls back to its own hooks, and this says so."""
+    from gemlint.analysis import scopes
+
+    assert scopes._HOOKS_REPLICATED
+
+
+def test_the_walk_through_libcsts_own_hooks_gives_the_same_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gemlint.analysis import scopes
+
+    monkeypatch.setattr(scopes, "_HOOKS_REPLICATED", False)
+    assert sum(_compare(source) for source in SHAPES) > 100
+
+
 def test_a_node_outside_the_module_has_no_scope() -> None:
     module = cst.parse_module("x = 1\n")
     index = build_index(module)

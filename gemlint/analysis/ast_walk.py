@@ -44,3 +44,30 @@ def walk(tree: ast.AST, skipped: frozenset[str]) -> Iterator[ast.AST]:
                 extend(value)
             elif isinstance(value, ast.AST):
                 push(value)
+
+
+_NOTHING: frozenset[str] = frozenset()
+
+
+def nesting_depth(tree: ast.AST, limit: int) -> int:
+    """How deeply ``tree`` nests (``tree`` alone is 1), counted up to just past ``limit``: the depth
+    ``ast.iter_child_nodes`` gives, without its generators."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+        below = depth + 1
+        for name in child_fields(type(node), _NOTHING):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push((item, below))
+            elif isinstance(value, ast.AST):
+                push((value, below))
+    return deepest

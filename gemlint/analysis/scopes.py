@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ScopeProvider
 from libcst.metadata.base_provider import BaseMetadataProvider
-from libcst.metadata.scope_provider import ScopeVisitor
+from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
 STORE, LOAD, DEL = ExpressionContext.STORE, ExpressionContext.LOAD, ExpressionContext.DEL
 
@@ -82,11 +82,46 @@ def _visit(node: cst.CSTNode, visitor: cst.CSTVisitor):
     below = children.get(node)
     if below is None and node not in parents and node is not module:  # (an empty module has no children)
         return _LIBCST_VISIT(node, visitor)  # not in the index: a string annotation the visitor parsed
+    if _HOOKS_REPLICATED:
+        _walk(visitor, node, below, children)
+        return node
     if visitor.on_visit(node) and below:
         for child in below:
             child.visit(visitor)
     visitor.on_leave(node)
     return node
+
+
+def _walk(visitor: ScopeVisitor, node: cst.CSTNode, below: list[cst.CSTNode] | None, children: _Children) -> None:
+    """``visitor.on_visit``, the children, ``visitor.on_leave``, with each node type's hooks looked up once: per
+    node, LibCST formats the hooks' names and asks ``isinstance`` of eighteen node classes, each an ABC (half the
+    cost of the analysis)."""
+    kind = type(node)
+    hooks = _HOOKS.get(kind)
+    if hooks is None:
+        hooks = _HOOKS[kind] = _hooks_of(kind)
+    visit, leave, assigns = hooks
+    if (visit is None or visit(visitor, node) is not False) and below:
+        for child in below:
+            _walk(visitor, child, children.get(child), children)
+    visitor.provider.set_metadata(node, visitor.scope)  # ScopeVisitor.on_leave from here
+    if assigns:
+        visitor.scope._assignment_count += 1
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _hooks_of(kind: type) -> tuple[Callable | None, Callable | None, bool]:
+    name = kind.__name__
+    return getattr(ScopeVisitor, f"visit_{name}", None), getattr(ScopeVisitor, f"leave_{name}", None), issubclass(kind, _ASSIGNMENT_LIKE_NODES)
+
+
+_HOOKS: dict[type, tuple[Callable | None, Callable | None, bool]] = {}
+# :func:`_walk` repeats ``ScopeVisitor.on_leave`` (and CSTVisitor's ``on_visit``): only while LibCST's are the ones
+# it repeats, which the names ``on_leave`` uses tell (a LibCST that changes them is walked through its own hooks).
+_HOOKS_REPLICATED = ScopeVisitor.on_visit is cst.CSTVisitor.on_visit and ScopeVisitor.on_leave.__code__.co_names == (
+    "provider", "set_metadata", "scope", "isinstance", "_ASSIGNMENT_LIKE_NODES", "_assignment_count", "super", "on_leave",
+)
 
 
 @contextmanager
