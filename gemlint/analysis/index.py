@@ -85,12 +85,22 @@ def _children_of(node: cst.CSTNode) -> list[cst.CSTNode]:
     below: list[cst.CSTNode] = []
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if type(value) not in TRIVIA:
-                below.append(value)
-        elif type(value) in (tuple, list):
-            below.extend(item for item in value if isinstance(item, cst.CSTNode) and type(item) not in TRIVIA)
+        held = type(value)
+        if held is tuple or held is list:
+            below.extend(item for item in value if _KEPT.get(type(item)) or _kept(type(item)))
+        elif _KEPT.get(held) or _kept(held):
+            below.append(value)
     return below
+
+
+def _kept(kind: type) -> bool:
+    """Whether a value of type ``kind`` is a node the index holds (``isinstance`` of LibCST's ``CSTNode``, an ABC,
+    costs a Python call per value; this is asked once per type)."""
+    kept = _KEPT[kind] = issubclass(kind, cst.CSTNode) and kind not in TRIVIA
+    return kept
+
+
+_KEPT: dict[type, bool] = {}
 
 
 # Whitespace, comments and punctuation: two thirds of a module's nodes, which no analysis asks about (a comment's
