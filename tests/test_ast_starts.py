@@ -10,7 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fixture_harness import parsable_python_fixtures
-from gemlint.analysis.ast_starts import call_starts, definition_lines
+from gemlint.analysis.ast_starts import call_starts, definition_lines, starts
 from gemlint.analysis.index import build_index
 
 SHAPES = {
@@ -120,3 +120,13 @@ def test_a_route_handler_and_a_summarised_function_are_found_without_ranging_the
     summary = FunctionSummary("Big.m39", line, ("self", "x"), ("route",))
     assert _definition_at(analysis, summary) is found
     assert not analysis.positions._statements  # the class was not ranged
+
+
+def test_one_walk_gives_both_answers_for_every_fixture():
+    for source in parsable_python_fixtures():
+        module = cst.parse_module(source)
+        index = build_index(module)
+        calls = [node for node in index.nodes if type(node) is cst.Call]
+        functions = [node for node in index.nodes if type(node) is cst.FunctionDef]
+        tree = ast.parse(source)
+        assert starts(tree, calls, functions) == (call_starts(tree, calls), definition_lines(tree, functions))

@@ -87,20 +87,22 @@ def _children_of(node: cst.CSTNode) -> list[cst.CSTNode]:
         value = getattr(node, name)
         held = type(value)
         if held is tuple or held is list:
-            below.extend(item for item in value if _KEPT.get(type(item)) or _kept(type(item)))
-        elif _KEPT.get(held) or _kept(held):
+            below.extend(item for item in value if _KEPT[type(item)])
+        elif _KEPT[held]:
             below.append(value)
     return below
 
 
-def _kept(kind: type) -> bool:
-    """Whether a value of type ``kind`` is a node the index holds (``isinstance`` of LibCST's ``CSTNode``, an ABC,
-    costs a Python call per value; this is asked once per type)."""
-    kept = _KEPT[kind] = issubclass(kind, cst.CSTNode) and kind not in TRIVIA
-    return kept
+class _KeptTypes(dict):
+    """type -> whether a value of that type is a node the index holds: ``isinstance`` of LibCST's ``CSTNode``, an
+    ABC, costs a Python call per value; this asks once per type."""
+
+    def __missing__(self, kind: type) -> bool:
+        kept = self[kind] = issubclass(kind, cst.CSTNode) and kind not in TRIVIA
+        return kept
 
 
-_KEPT: dict[type, bool] = {}
+_KEPT = _KeptTypes()
 
 
 # Whitespace, comments and punctuation: two thirds of a module's nodes, which no analysis asks about (a comment's

@@ -18,7 +18,7 @@ from libcst.metadata import Assignment
 from gemlint.analysis import apps, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
-from gemlint.analysis.ast_starts import call_starts, definition_lines
+from gemlint.analysis.ast_starts import starts
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.positions import StatementPositions
 from gemlint.analysis.scopes import scopes_of
@@ -389,7 +389,7 @@ class ModuleAnalysis:
         tree = self._ast_tree()
         if tree is None:
             return None, None
-        return call_starts(tree, self.nodes_of(cst.Call)), definition_lines(tree, self.nodes_of(cst.FunctionDef))
+        return starts(tree, self.nodes_of(cst.Call), self.nodes_of(cst.FunctionDef))
 
     @cached_property
     def _scopes(self):
