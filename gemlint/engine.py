@@ -316,6 +316,9 @@ def _internal_error(source: SourceFile, rule: type[Rule], error: Exception) -> D
 # itself refuses more than 200 nested brackets. Such files are reported, never parsed.
 MAX_BRACKET_DEPTH = 200
 MAX_TREE_DEPTH = 600
+# A file's `ast` tree is kept for the analyses (where a call or a `def` starts) up to this size; a larger one is
+# parsed again if they ask, so that its tree and LibCST's are not held at once.
+KEEP_AST_CHARS = 200_000
 
 
 def _python_gate(source: SourceFile, text: str) -> tuple[Diagnostic | None, ast.Module | None]:
@@ -410,7 +413,8 @@ def _lint_python(
         if nesting_depth(tree, MAX_TREE_DEPTH) > MAX_TREE_DEPTH:
             return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
         import_names = ImportNames(tree)  # what the analyses read of the tree, so that they need not parse it again
-        tree = None  # not needed past here: LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
+        if len(text) > KEEP_AST_CHARS:
+            tree = None  # LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
     whole = project_for(selection.config) if project else None
     reused = whole.parsed_tree(source.path, text) if whole is not None else None
     if reused is not None:
@@ -423,7 +427,7 @@ def _lint_python(
         wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     outside = whole.model if whole is not None else None
     context = PythonFileContext(
-        source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names
+        source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree
     )
     try:
         _run_rules(context, rules)
@@ -435,7 +439,7 @@ def _lint_python(
         diagnostics: list[Diagnostic] = []
         for rule in rules:
             single = PythonFileContext(
-                source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names
+                source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree
             )
             try:
                 _run_rules(single, [rule])

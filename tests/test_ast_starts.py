@@ -130,3 +130,44 @@ def test_one_walk_gives_both_answers_for_every_fixture():
         functions = [node for node in index.nodes if type(node) is cst.FunctionDef]
         tree = ast.parse(source)
         assert starts(tree, calls, functions) == (call_starts(tree, calls), definition_lines(tree, functions))
+
+
+SERVED = (
+    "import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\nmodel = torch.nn.Linear(2, 2)\n\n\n"
+    "@app.post('/predict')\ndef predict(x: list[float]):\n    return model(torch.tensor(x)).tolist()\n"
+)
+
+
+def _contexts(monkeypatch, source: str) -> list:
+    from gemlint import engine
+    from gemlint.api import lint_source
+
+    made = []
+    real = engine.PythonFileContext
+
+    def capture(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(engine, "PythonFileContext", capture)
+    lint_source(source, "svc/app.py")
+    return made
+
+
+def test_the_analyses_read_the_tree_the_engine_parsed(monkeypatch):
+    made = _contexts(monkeypatch, SERVED)
+    assert made and all(context.ast_tree is not None for context in made)
+    analysis = made[0].analysis
+    monkeypatch.setattr(ast, "parse", lambda *args, **kwargs: pytest.fail("parsed again"))
+    (handler,) = [node for node in analysis.nodes_of(cst.FunctionDef) if node.name.value == "predict"]
+    assert analysis.def_line(handler) == 9
+
+
+def test_a_large_file_lets_its_tree_go_before_libcst_parses_it(monkeypatch):
+    from gemlint import engine
+
+    monkeypatch.setattr(engine, "KEEP_AST_CHARS", len(SERVED) - 1)
+    made = _contexts(monkeypatch, SERVED)
+    assert made and all(context.ast_tree is None for context in made)
+    (handler,) = [node for node in made[0].analysis.nodes_of(cst.FunctionDef) if node.name.value == "predict"]
+    assert made[0].analysis.def_line(handler) == 9

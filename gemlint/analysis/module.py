@@ -138,9 +138,16 @@ class ModuleAnalysis:
         key = types
         cached = self._nodes_by_type.get(key)
         if cached is None:
-            cached = [node for node in self.all_nodes if isinstance(node, types)]
+            # By the exact types present that are among ``types`` (or below them): ``isinstance`` of a LibCST
+            # class, an ABC, costs a Python call for every node of another type.
+            wanted = frozenset(kind for kind in self._node_types if issubclass(kind, types))
+            cached = [node for node in self.all_nodes if type(node) in wanted]
             self._nodes_by_type[key] = cached
         return cached
+
+    @cached_property
+    def _node_types(self) -> frozenset[type]:
+        return frozenset(map(type, self.all_nodes))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)
@@ -309,7 +316,11 @@ class ModuleAnalysis:
         return ImportNames(tree) if tree is not None else None
 
     def _ast_tree(self) -> ast.Module | None:
-        """The file's ``ast`` tree, parsed again (not kept: only what is read from it is)."""
+        """The file's ``ast`` tree: the triage's where it was kept, else parsed again (not kept: only what is
+        read from it is)."""
+        kept = getattr(self.context, "ast_tree", None)
+        if kept is not None:
+            return kept
         try:
             return ast.parse(self.context.text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):

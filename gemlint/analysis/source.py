@@ -13,6 +13,8 @@ from gemlint.config import Config
 from gemlint.discovery import OnSourceFile, SourceFile
 
 if TYPE_CHECKING:  # pragma: no cover
+    import ast
+
     from gemlint.analysis.import_names import ImportNames
     from gemlint.analysis.outside import OutsideFacts
     from gemlint.analysis.triage import Triage
@@ -34,6 +36,9 @@ class PythonSource(OnSourceFile):
     #: The names the file binds only by imports, read from the triage's ``ast`` tree before it was let go
     #: (None: the analysis parses the text again if it asks).
     import_names: "ImportNames | None" = None
+    #: The triage's ``ast`` tree, kept for a file of modest size (None: the analysis parses the text again if
+    #: it asks, as for a file so large that its tree and LibCST's would not both fit).
+    ast_tree: "ast.Module | None" = None
 
     @cached_property
     def analysis(self):
