@@ -46,3 +46,58 @@ def test_the_trim_hands_back_what_the_parser_freed():
 
     kept, trimmed = resident("keep"), resident("trim")
     assert kept - trimmed > 20 * 2**20, (kept, trimmed)
+
+
+def test_the_tree_is_libcsts_node_for_node_on_every_fixture():
+    from fixture_harness import parsable_python_fixtures
+
+    sources = list(parsable_python_fixtures())
+    assert len(sources) > 50
+    for source in sources:
+        assert parse_module(source).deep_equals(libcst.parse_module(source))
+
+
+def test_nodes_built_outside_the_parse_are_still_checked():
+    parse_module("x = 1\n")
+    with pytest.raises(libcst.CSTValidationError):
+        libcst.SimpleWhitespace("not whitespace")
+    assert libcst.CSTNode.__post_init__ is python_module._LIBCST_POST_INIT
+
+
+def test_a_node_another_thread_builds_during_a_parse_is_checked(monkeypatch):
+    import threading
+
+    outcome = []
+    started, resume = threading.Event(), threading.Event()
+    real_parse = libcst.parse_module
+
+    def slow_parse(text):
+        started.set()
+        resume.wait(5)
+        return real_parse(text)
+
+    monkeypatch.setattr(python_module.cst, "parse_module", slow_parse)
+    parser = threading.Thread(target=parse_module, args=("y = 2\n",))
+    parser.start()
+    started.wait(5)
+    try:
+        libcst.SimpleWhitespace("not whitespace")
+        outcome.append("unchecked")
+    except libcst.CSTValidationError:
+        outcome.append("checked")
+    resume.set()
+    parser.join(5)
+    assert outcome == ["checked"]
+
+
+def test_a_failed_parse_puts_the_check_back():
+    with pytest.raises(libcst.ParserSyntaxError):
+        parse_module("def broken(:\n")
+    assert libcst.CSTNode.__post_init__ is python_module._LIBCST_POST_INIT
+
+
+def test_the_nodes_the_parser_builds_skip_the_check(monkeypatch):
+    checked = []
+    monkeypatch.setattr(python_module, "_LIBCST_POST_INIT", lambda node: checked.append(node))
+    parse_module("def f(a, b):\n    return a + b\n")
+    assert checked == []

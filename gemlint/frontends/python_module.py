@@ -5,13 +5,23 @@ LibCST's native parser builds its tokens and intermediate trees on the C heap: f
 heap pages for later ``malloc`` calls, but Python allocates its objects in arenas of their own, so the
 analyses that follow the parse never reuse them: the process kept the parse's peak and grew on top of it.
 After a large module, the freed pages are handed back (``malloc_trim``, glibc only; a few milliseconds).
+
+Each node LibCST's parser builds checks itself as it is constructed (``CSTNode.__post_init__`` calls
+``_validate``: is this whitespace whitespace, are these parentheses balanced), a tenth of the parse. The parser
+builds nodes only from text its grammar accepted, and LibCST's own source notes the waste ("It might make more
+sense to move validation work into the visitor, which would allow us to avoid validating the tree when parsing
+a file"). While a thread parses here, the nodes it builds skip the check; nodes built anywhere else (a fix, an
+analysis, another thread) are checked as LibCST checks them.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -24,10 +34,41 @@ def parse_module(text: str) -> cst.Module:
     """``libcst.parse_module(text)``; what the parser freed goes back to the system when the text is large.
     Raises what LibCST raises."""
     try:
-        return cst.parse_module(text)
+        with _unchecked_construction():
+            return cst.parse_module(text)
     finally:
         if len(text) >= LARGE_MODULE:
             release_freed_heap()
+
+
+_LIBCST_POST_INIT = cst.CSTNode.__post_init__
+# Whether this thread is parsing: its nodes come from the parser.
+_PARSING: ContextVar[bool] = ContextVar("gemlint_parsing", default=False)
+_installed = 0
+_install_lock = threading.Lock()
+
+
+def _post_init(node: cst.CSTNode) -> None:
+    if not _PARSING.get():
+        _LIBCST_POST_INIT(node)
+
+
+@contextmanager
+def _unchecked_construction() -> Iterator[None]:
+    global _installed
+    token = _PARSING.set(True)
+    with _install_lock:
+        if not _installed:
+            cst.CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
+        _installed += 1
+    try:
+        yield
+    finally:
+        with _install_lock:
+            _installed -= 1
+            if not _installed:
+                cst.CSTNode.__post_init__ = _LIBCST_POST_INIT  # type: ignore[method-assign]
+        _PARSING.reset(token)
 
 
 def release_freed_heap() -> None:
