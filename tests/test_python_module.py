@@ -98,6 +98,10 @@ def test_a_failed_parse_puts_the_check_back():
 
 def test_the_nodes_the_parser_builds_skip_the_check(monkeypatch):
     checked = []
-    monkeypatch.setattr(python_module, "_LIBCST_POST_INIT", lambda node: checked.append(node))
-    parse_module("def f(a, b):\n    return a + b\n")
+    real = libcst.Name._validate
+    monkeypatch.setattr(libcst.Name, "_validate", lambda node: checked.append(node) or real(node))
+    source = "def f(a, b):\n    return a + b\n"
+    parse_module(source)
     assert checked == []
+    libcst.parse_module(source)
+    assert len(checked) == 5
