@@ -27,6 +27,13 @@ class SourceFile:
     relative: str  # relative to the folder of the file's config (its globs' base), '/'-separated
     #: A regular file (or a link to one), as its folder's listing showed; None where no walk listed it.
     regular: bool | None = field(default=None, compare=False)
+    #: The absolute path the walk joined (None: not known, :meth:`absolute_path` asks ``os.path.abspath``).
+    absolute: str | None = field(default=None, compare=False, repr=False)
+
+    def absolute_path(self) -> str:
+        """``os.path.abspath(self.path)``, without normalising again a path the walk built absolute (a run over a
+        large project asks it several times per file)."""
+        return self.absolute if self.absolute is not None else os.path.abspath(self.path)
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -315,7 +322,7 @@ class Discovery:
         seen.add(key)
         display = display if display is not None else display_path(path, self.cwd)
         relative = relative if relative is not None else root_relative(path, self.tree.config_for(path).glob_root)
-        yield SourceFile(path, language, display, relative, regular)
+        yield SourceFile(path, language, display, relative, regular, key)
 
 
 _LICENSE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENSE.rst", "COPYING", "LICENCE")

@@ -333,7 +333,7 @@ def run(
     chosen: list[int] = []  # each file's selection (its index in selections), in the order of files
     for source in files:
         # A file's config is its folder's (Discovery yields no folders): no stat to ask whether it is one.
-        own = tree.config_of_folder(os.path.dirname(os.path.abspath(source.path)))
+        own = tree.config_of_folder(os.path.dirname(source.absolute_path()))
         if own not in index_of:
             index_of[own] = len(selections)
             selections.append(Selection.from_config(own, rule_entries()))
@@ -467,7 +467,7 @@ def _below(display: str, folder: Path, cwd: Path) -> bool:
 
 def _under(files: list[SourceFile], paths: list[Path]) -> list[SourceFile]:
     """The files of ``files`` below each of ``paths``, in the paths' order (a walk's order within each)."""
-    keyed = [(os.path.abspath(source.path), source) for source in files]
+    keyed = [(source.absolute_path(), source) for source in files]
     chosen: list[SourceFile] = []
     seen: set[str] = set()
     for path in paths:
@@ -492,7 +492,7 @@ def project_state(config: Config, files: list[SourceFile] | None = None, digests
     for source in files:
         try:
             if digests is not None:
-                digest = digests.digest(os.path.abspath(source.path), read_regular_file)
+                digest = digests.digest(source.absolute_path(), read_regular_file)
             else:
                 digest = content_digest(read_regular_file(source.path))
         except SourceError:
@@ -505,7 +505,7 @@ def _content(source: SourceFile, digests: FileDigests | None) -> str:
     """:func:`content_digest` of what ``source``'s findings depend on (raises SourceError when it cannot be
     read). A file whose findings depend on its bytes alone is known by its recorded digest while unchanged."""
     if digests is not None and _depends_on_itself_only(source):
-        return digests.digest(os.path.abspath(source.path), read_regular_file)
+        return digests.digest(source.absolute_path(), read_regular_file)
     return content_digest(_key_data(source, read_regular_file(source.path)))
 
 

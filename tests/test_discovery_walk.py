@@ -116,3 +116,12 @@ def test_the_listing_tells_which_files_are_regular(tmp_path):
     walked = {source.display: source.regular for source in Discovery(ConfigTree(tmp_path, known_codes()), cwd=tmp_path).files([tmp_path])}
     # Each is still linted (a FIFO or a dangling link is reported, never read); only regular files are modules.
     assert walked == {"app.py": True, "dangling.py": False, "linked.py": True, "pipe.py": False}
+
+
+def test_each_file_carries_the_absolute_path_the_walk_joined(tmp_path, monkeypatch):
+    _write(tmp_path, ["a.py", "pkg/b.py", "pkg/deep/c.py"])
+    monkeypatch.chdir(tmp_path / "pkg")
+    tree = ConfigTree(tmp_path, known_codes())
+    walked = list(Discovery(tree, cwd=tmp_path / "pkg").files([Path(".."), Path("deep/c.py")]))
+    assert walked and all(source.absolute is not None for source in walked)
+    assert [source.absolute_path() for source in walked] == [os.path.abspath(source.path) for source in walked]
