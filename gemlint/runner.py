@@ -331,13 +331,16 @@ def run(
     selections: list[Selection] = []
     index_of: dict[Config, int] = {}
     chosen: list[int] = []  # each file's selection (its index in selections), in the order of files
+    last: tuple[Config | None, int] = (None, -1)
     for source in files:
         # A file's config is its folder's (Discovery yields no folders): no stat to ask whether it is one.
         own = tree.config_of_folder(os.path.dirname(source.absolute_path()))
-        if own not in index_of:
-            index_of[own] = len(selections)
-            selections.append(Selection.from_config(own, rule_entries()))
-        chosen.append(index_of[own])
+        if own is not last[0]:  # a walk's files come folder by folder: hash a config only when it changes
+            if own not in index_of:
+                index_of[own] = len(selections)
+                selections.append(Selection.from_config(own, rule_entries()))
+            last = (own, index_of[own])
+        chosen.append(last[1])
     result = RunResult(config_warnings=list(tree.warnings))
     result.configs = [(own, chosen.count(index)) for own, index in index_of.items()]
     result.timings["discovery"] = time.perf_counter() - started
