@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -14,6 +13,8 @@ def replacing(target: Path, *, prefix: str = ".", suffix: str = ".tmp", mode: in
     """A temporary file beside ``target`` that replaces it once the block ends without error, and is removed
     otherwise: a concurrent reader sees the old content or the new, never a torn one, and the rename replaces a
     link itself, never writes through it. ``mode`` is given to the new file; ``durable`` syncs it to disk first."""
+    import tempfile  # imported by a run that writes (a warm run over an unchanged project writes nothing)
+
     handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as stream:

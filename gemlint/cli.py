@@ -14,12 +14,10 @@ import click
 from click.core import ParameterSource
 
 from gemlint.version import __version__
-from gemlint.baseline import BaselineError, load_baseline, new_findings
 from gemlint.cache import Cache
 from gemlint.config import Config, ConfigError, validate_codes
 from gemlint.config_tree import ConfigTree, project_root_for
 from gemlint.diagnostics import Diagnostic, Severity
-from gemlint.fingerprints import fingerprint_diagnostics
 from gemlint.registry import all_rules, known_codes, rule_by_code, rule_by_name, rule_entries
 from gemlint.reporters import FORMATS
 from gemlint.reporters.json import render_json
@@ -307,11 +305,17 @@ def check(
         outputs.append((name, Path(file)))
     if sarif_category is not None and not sarif_category.strip():
         raise click.BadParameter("must not be empty", param_hint="--sarif-category")
-    try:
-        accepted = load_baseline(baseline) if baseline is not None else frozenset()
-    except BaselineError as error:
-        click.echo(f"gemlint: error: {error}", err=True)
-        sys.exit(2)
+    accepted: frozenset[str] = frozenset()
+    if baseline is not None:
+        # The baseline and the fingerprints (and the notebook front-end they map cells with) are imported only by
+        # a run that uses them: a warm run's whole cost is gemlint's start and a walk of the project.
+        from gemlint.baseline import BaselineError, load_baseline
+
+        try:
+            accepted = load_baseline(baseline)
+        except BaselineError as error:
+            click.echo(f"gemlint: error: {error}", err=True)
+            sys.exit(2)
     try:
         tree = resolve_config(
             targets, config_file, isolated, project_root, select, ignore, extend_select, force_exclude, ignore_noqa, preview,
@@ -371,13 +375,19 @@ def check(
     diagnostics = result.diagnostics
     root = find_repository_root()
     needs_fingerprints = baseline or write_baseline or fmt in _FINGERPRINTED or any(name in _FINGERPRINTED for name, _ in outputs)
-    fingerprints = fingerprint_diagnostics(diagnostics, root) if needs_fingerprints else None
+    fingerprints = None
+    if needs_fingerprints:
+        from gemlint.fingerprints import fingerprint_diagnostics
+
+        fingerprints = fingerprint_diagnostics(diagnostics, root)
     if write_baseline is not None:
         _write(write_baseline, render_json(diagnostics, fingerprints))
         if not quiet:
             click.echo(f"gemlint: wrote {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} to the baseline {write_baseline}", err=True)
         sys.exit(0)
     if baseline is not None:
+        from gemlint.baseline import new_findings
+
         assert fingerprints is not None
         reported = new_findings(diagnostics, fingerprints, accepted)
         if not quiet and len(reported) < len(diagnostics):
@@ -447,6 +457,8 @@ def _check_stdin(tree: ConfigTree, path: Path, *, fix: bool, unsafe: bool, diff:
     else:
         report = Report(RunResult(), outcome.diagnostics, find_repository_root())
         if fmt in _FINGERPRINTED:
+            from gemlint.fingerprints import fingerprint_diagnostics
+
             report.fingerprints = fingerprint_diagnostics(outcome.diagnostics, report.root)
         click.echo(render(fmt, report, color=False, show_source=False, statistics=False, unsafe=unsafe, quiet=quiet), nl=False)
     sys.exit(0 if exit_zero or not fails(outcome.diagnostics, fail_level) else 1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-import multiprocessing
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -243,6 +242,8 @@ def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectF
     is not given back to the system once freed (the allocator keeps its arenas), so the process that forks
     the workers must never hold it. The function returned runs ``meanwhile`` here while the child derives. None
     where processes do not fork."""
+    import multiprocessing  # only where the facts are derived: a warm run never needs it
+
     if multiprocessing.get_start_method() != "fork":
         return None
 
