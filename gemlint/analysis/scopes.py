@@ -21,7 +21,6 @@ the rest with what a wrapper resolves, node for node.
 
 from __future__ import annotations
 
-import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Iterable, Iterator, Mapping
@@ -30,6 +29,8 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, ScopeProvider
 from libcst.metadata.base_provider import BaseMetadataProvider
 from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
+
+from gemlint.frontends.counted_swap import CountedSwap
 
 STORE, LOAD, DEL = ExpressionContext.STORE, ExpressionContext.LOAD, ExpressionContext.DEL
 
@@ -68,8 +69,6 @@ def scopes_of(module: cst.Module, children: _Children, parents: Mapping[cst.CSTN
 _LIBCST_VISIT = cst.CSTNode.visit
 # The index the scope visitor of this thread walks, while it does.
 _WALKED: ContextVar[tuple[cst.Module, _Children, Mapping[cst.CSTNode, cst.CSTNode]] | None] = ContextVar("gemlint_walked_index", default=None)
-_installed = 0
-_install_lock = threading.Lock()
 
 
 def _visit(node: cst.CSTNode, visitor: cst.CSTVisitor):
@@ -126,20 +125,15 @@ _HOOKS_REPLICATED = ScopeVisitor.on_visit is cst.CSTVisitor.on_visit and ScopeVi
 
 @contextmanager
 def _walking_index(module: cst.Module, children: _Children, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> Iterator[None]:
-    global _installed
     token = _WALKED.set((module, children, parents))
-    with _install_lock:
-        if not _installed:
-            cst.CSTNode.visit = _visit  # type: ignore[method-assign]
-        _installed += 1
     try:
-        yield
+        with _INDEX_WALK.installed():
+            yield
     finally:
-        with _install_lock:
-            _installed -= 1
-            if not _installed:
-                cst.CSTNode.visit = _LIBCST_VISIT  # type: ignore[method-assign]
         _WALKED.reset(token)
+
+
+_INDEX_WALK = CountedSwap(cst.CSTNode, "visit", _visit)
 
 
 def expression_contexts(module: cst.Module, children: _Children) -> dict[cst.CSTNode, ExpressionContext]:

@@ -17,13 +17,14 @@ analysis, another thread) are checked as LibCST checks them.
 from __future__ import annotations
 
 import sys
-import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import Callable, Iterator
 
 import libcst as cst
+
+from gemlint.frontends.counted_swap import CountedSwap
 
 #: Characters from which a parse is followed by a trim: below it the parser frees too little to matter
 #: (about 20 MiB at 64 K characters, against a trim of about 3 ms).
@@ -44,8 +45,6 @@ def parse_module(text: str) -> cst.Module:
 _LIBCST_POST_INIT = cst.CSTNode.__post_init__
 # Whether this thread is parsing: its nodes come from the parser.
 _PARSING: ContextVar[bool] = ContextVar("gemlint_parsing", default=False)
-_installed = 0
-_install_lock = threading.Lock()
 
 
 def _post_init(node: cst.CSTNode) -> None:
@@ -53,21 +52,16 @@ def _post_init(node: cst.CSTNode) -> None:
         _LIBCST_POST_INIT(node)
 
 
+_UNCHECKED = CountedSwap(cst.CSTNode, "__post_init__", _post_init)
+
+
 @contextmanager
 def _unchecked_construction() -> Iterator[None]:
-    global _installed
     token = _PARSING.set(True)
-    with _install_lock:
-        if not _installed:
-            cst.CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
-        _installed += 1
     try:
-        yield
+        with _UNCHECKED.installed():
+            yield
     finally:
-        with _install_lock:
-            _installed -= 1
-            if not _installed:
-                cst.CSTNode.__post_init__ = _LIBCST_POST_INIT  # type: ignore[method-assign]
         _PARSING.reset(token)
 
 
