@@ -19,13 +19,8 @@ from typing import Sequence
 
 import libcst as cst
 
-from gemlint.analysis.ast_walk import walk
+from gemlint.analysis.ast_walk import SCALAR_FIELDS, walk
 from gemlint.analysis.syntax import terminal_name
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# Fields that hold neither a call nor a function: a name's load or store context, an operator.
-_PASSED = frozenset({"ctx", "op"})
-
 
 def starts(
     tree: ast.Module, calls: Sequence[cst.Call], functions: Sequence[cst.FunctionDef]
@@ -33,7 +28,7 @@ def starts(
     """:func:`call_starts` and :func:`definition_lines`, from one walk of ``tree``."""
     found_calls: list[ast.Call] = []
     found_functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for node in walk(tree, _PASSED):
+    for node in walk(tree, SCALAR_FIELDS):
         kind = type(node)
         if kind is ast.Call:
             found_calls.append(node)  # type: ignore[arg-type]
@@ -45,26 +40,26 @@ def starts(
 def call_starts(tree: ast.Module, calls: Sequence[cst.Call]) -> dict[cst.Call, tuple[int, int]] | None:
     """``call -> (line, column)`` as ``ast`` gives them, for ``calls``: every LibCST call of the module whose
     tree is ``tree``, in source order."""
-    return _call_starts([node for node in walk(tree, _PASSED) if type(node) is ast.Call], calls)  # type: ignore[misc]
+    return starts(tree, calls, ())[0]
 
 
 def _call_starts(found: list[ast.Call], calls: Sequence[cst.Call]) -> dict[cst.Call, tuple[int, int]] | None:
     if len(found) != len(calls):
         return None
     found.sort(key=lambda node: (node.lineno, node.col_offset, -(node.end_lineno or 0), -(node.end_col_offset or 0)))
-    starts: dict[cst.Call, tuple[int, int]] = {}
+    found_starts: dict[cst.Call, tuple[int, int]] = {}
     for seen, call in zip(found, calls):
         if _terminal(seen.func) != terminal_name(call.func):
             return None
-        starts[call] = (seen.lineno, seen.col_offset)
-    return starts
+        found_starts[call] = (seen.lineno, seen.col_offset)
+    return found_starts
 
 
 def definition_lines(tree: ast.Module, functions: Sequence[cst.FunctionDef]) -> dict[cst.FunctionDef, int] | None:
     """``function -> the line of its def`` as ``ast`` gives it, for ``functions``: every LibCST function of the
     module whose tree is ``tree``, in source order. Two functions never start on one line (a ``def`` is a
     compound statement), so the order of their lines is the order of their sources."""
-    return _definition_lines([node for node in walk(tree, _PASSED) if isinstance(node, _FUNCTIONS)], functions)  # type: ignore[misc]
+    return starts(tree, (), functions)[1]
 
 
 def _definition_lines(found: list[ast.FunctionDef | ast.AsyncFunctionDef], functions: Sequence[cst.FunctionDef]) -> dict[cst.FunctionDef, int] | None:

@@ -11,6 +11,13 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+#: Fields that hold no statement and no expression: names and flags (strings, numbers), an import's aliases (the
+#: import statement says what they name), and the load/store contexts and operators, a third of a tree's nodes.
+#: The walks that look for statements or expressions skip them.
+SCALAR_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async", "type_comment"}
+)
+
 # skipped fields -> node type -> the fields walked into
 _CHILD_FIELDS: dict[frozenset[str], dict[type, tuple[str, ...]]] = {}
 

@@ -16,7 +16,7 @@ import builtins
 from collections import Counter
 from typing import Iterator
 
-from gemlint.analysis.ast_walk import walk
+from gemlint.analysis.ast_walk import SCALAR_FIELDS, walk
 
 _BUILTINS = frozenset(dir(builtins))
 # ``try: ... except* E:`` is Python 3.11's.
@@ -143,12 +143,7 @@ def _module_level_statements(tree: ast.Module):
 def _walk(tree: ast.Module) -> Iterator[ast.AST]:
     """Every node of ``tree`` that may bind a name, as ``ast.walk`` finds them, without the fields that hold no
     such node (the load/store contexts, operators: a third of a tree's nodes)."""
-    return walk(tree, _LEAF_FIELDS)
-
-
-# Fields that hold no node, or only nodes that bind nothing: contexts, operators, an import's aliases (the import
-# statement names what they bind).
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async", "type_comment"})
+    return walk(tree, SCALAR_FIELDS)
 
 
 def _bound_names(node: ast.AST) -> list[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.ast_walk import walk
+from gemlint.analysis.ast_walk import SCALAR_FIELDS, walk
 from gemlint.globs import compile_globs
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def collect(tree: ast.Module) -> SyntaxFacts:
     )
     calls, keywords, assigned = facts.calls, facts.keywords, facts.assigned
     aliases: dict[str, str] = {}
-    for node in walk(tree, _LEAF_FIELDS):
+    for node in walk(tree, SCALAR_FIELDS):
         kind = type(node)
         if kind is ast.Call:
             name = terminal(node.func)
@@ -107,13 +107,6 @@ def collect(tree: ast.Module) -> SyntaxFacts:
             names.update([aliases[name] for name in names if name in aliases])
     return facts
 
-
-# Fields that never hold a node with facts below it (names, flags, and the Load/Store/Del contexts,
-# a third of all nodes); the walk skips them.
-_LEAF_FIELDS = frozenset(
-    {"ctx", "op", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async"}
-    | {"type_comment"}
-)
 
 def _add_targets(target: ast.AST, into: set[str]) -> None:
     if isinstance(target, (ast.Tuple, ast.List)):

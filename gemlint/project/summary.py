@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gemlint.analysis.ast_walk import child_fields
+from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields
 from gemlint.analysis.triage import SyntaxFacts
 
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
@@ -230,7 +230,7 @@ class _Summariser:
 
     def children(self, node: ast.AST) -> None:
         visit = self.visit
-        for name in child_fields(type(node), _LEAF_FIELDS):
+        for name in child_fields(type(node), SCALAR_FIELDS):
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
@@ -525,13 +525,6 @@ def _grad_free(expression: ast.AST) -> bool:
 
 def _nothing(node: ast.AST) -> None:
     """Names and constants hold nothing the index records."""
-
-
-# Fields that never hold a statement or an expression: the walk skips them.
-_LEAF_FIELDS = frozenset(
-    {"ctx", "op", "id", "attr", "arg", "name", "names", "module", "level", "kind", "asname", "conversion", "simple", "is_async"}
-    | {"type_comment"}
-)
 
 
 #: torch.nn containers: what they hold is recorded with them (``_contents``).
