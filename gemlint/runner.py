@@ -370,8 +370,9 @@ def run(
         # The modules to summarise decide the processes, not the files to lint: three files of a fresh clone
         # still index the whole project.
         project = project_for(config)
-        if root_files is not None and project.config == config:
-            project.adopt_sources(root_files)
+        whole_walk = root_files if root_files is not None else files if _is_the_root(tree, paths) else None
+        if whole_walk is not None and project.config == config:
+            project.adopt_sources(whole_walk)
         model = project.model
         # The workers of a long run must not inherit every decoded summary; a few files' pool forks from a small
         # project's, which costs less than another process to derive the facts in.
@@ -433,6 +434,12 @@ def _cache_settings(
     config = tree.project
     whole = whole or (any(os.path.abspath(path) == os.path.abspath(config.root) for path in paths) and _excludes_as_the_project(tree))
     return CacheSettings(config, files if whole else None, digests)
+
+
+def _is_the_root(tree: ConfigTree, paths: list[Path]) -> bool:
+    """Whether the run's one path is the project root, walked as the project walks it: its files are then the
+    project's, and the project model need not walk the root again."""
+    return len(paths) == 1 and os.path.abspath(paths[0]) == os.path.abspath(tree.root) and _excludes_as_the_project(tree)
 
 
 def _excludes_as_the_project(tree: ConfigTree) -> bool:

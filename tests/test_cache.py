@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 from pathlib import Path
@@ -443,3 +444,17 @@ def test_a_cached_run_over_a_subfolder_walks_the_project_once(tmp_path, monkeypa
     assert tops == [str(tmp_path)]
     assert cold.diagnostics == warm.diagnostics == lint(tmp_path, None).diagnostics
     assert {d.path.rsplit("/", 1)[-1] for d in warm.diagnostics} == {"a.py", "b.py"}
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_run_over_the_project_root_walks_it_once(tmp_path, monkeypatch, cached):
+    """The run's walk of the root is the project's list of files: the project model does not walk it again."""
+    from gemlint.discovery import Discovery
+
+    setup(tmp_path)
+    tops = []
+    real = Discovery._walk
+    monkeypatch.setattr(Discovery, "_walk", lambda self, top, *a, **k: tops.append(os.path.abspath(top)) or real(self, top, *a, **k))
+    found = run([tmp_path], default_config(tmp_path), jobs=1, cache=Cache(tmp_path / "cache") if cached else None)
+    assert tops == [str(tmp_path)]
+    assert {d.path.rsplit("/", 1)[-1] for d in found.diagnostics} == {"a.py", "b.py"}

@@ -7,8 +7,9 @@ import json
 
 from gemlint.cache import Cache
 from gemlint.config import default_config
-from gemlint.frontends.native_includes import include_folders, included_headers, included_macros, macro_definitions
+from gemlint.frontends.native_includes import forget_lookups, include_folders, included_headers, included_macros, macro_definitions
 from gemlint.runner import run
+from gemlint.server.session import Session
 
 CHECK = "#define CHECK(x) do { if ((x) != 0) return -1; } while (0)\n"
 LEAK = '#include "checks.h"\nint step(void);\nint f(unsigned n) {\n  char *p = malloc(n);\n  CHECK(step());\n  free(p);\n  return 0;\n}\n'
@@ -57,3 +58,28 @@ def test_a_header_change_reaches_cached_findings(tmp_path):
     assert [d.code for d in first] == ["GEM302"]
     (tmp_path / "src" / "checks.h").write_text("#define CHECK(x) (void)(x)\n")
     assert run([tmp_path / "src"], config, jobs=1, cache=cache).diagnostics == []
+
+
+def test_a_header_that_appears_is_found_once_the_lookups_are_forgotten(tmp_path):
+    (tmp_path / ".git").mkdir()
+    source = tmp_path / "a.cpp"
+    text = '#include "late.h"\n'
+    source.write_text(text)
+    assert included_headers(source, text) == []
+    (tmp_path / "late.h").write_text("#define LATE 1\n")
+    assert included_headers(source, text) == []  # what the run found is kept: headers are looked up once
+    forget_lookups()
+    assert included_headers(source, text) == [(tmp_path / "late.h").resolve()]
+
+
+def test_the_language_server_forgets_the_lookups_when_a_header_changes_on_disk(tmp_path):
+    (tmp_path / ".git").mkdir()
+    source = tmp_path / "a.cpp"
+    text = '#include "late.h"\n'
+    source.write_text(text)
+    assert included_headers(source, text) == []
+    (tmp_path / "late.h").write_text("#define LATE 1\n")
+    session = Session(cwd=tmp_path)
+    assert session.file_changed(tmp_path / "late.h") is True
+    assert included_headers(source, text) == [(tmp_path / "late.h").resolve()]
+    assert session.file_changed(tmp_path / "notes.txt") is False

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from gemlint.cli import main
 from gemlint.config import ConfigError, load_config
-from gemlint.project.index_store import DATA_FILENAME, INDEX_FILENAME, INDEX_FORMAT, MAX_INDEX_BYTES, IndexCache
+from gemlint.project.index_store import DATA_FILENAME, INDEX_FILENAME, index_format, MAX_INDEX_BYTES, IndexCache
 from gemlint.registry import known_codes
 from gemlint.server.session import Session
 
@@ -197,7 +197,7 @@ def test_a_corrupt_index_is_dropped_and_rebuilt_with_the_same_findings(repositor
     touch_app(repository)
     expected = lint(repository, "--no-cache", "--format", "json").output
     assert lint(repository, "--format", "json").output == expected
-    assert json.loads(file.read_text())["format"] == INDEX_FORMAT
+    assert json.loads(file.read_text())["format"] == index_format()
 
 
 def test_a_huge_or_deep_index_file_is_not_parsed(repository):

@@ -24,6 +24,8 @@ from gemlint.confinement import companion_exists, read_companion
 MAX_DEPTH = 4
 #: Folders above a file searched for build files; the search also stops at a repository root.
 MAX_LEVELS = 8
+#: The build files whose include folders are read.
+BUILD_FILES = frozenset({"CMakeLists.txt", "compile_commands.json"})
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)$", re.MULTILINE)
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -69,13 +71,14 @@ def included_headers(path: Path, text: str) -> list[Path]:
     """The project headers reached from ``path`` through quoted includes, breadth first, each once."""
     seen: set[Path] = set()
     order: list[Path] = []
-    frontier = [(path, text)]
+    itself = path.resolve()
+    frontier = [(itself, text)]
     for _ in range(MAX_DEPTH):
         following = []
         for including, source in frontier:
             for name in _INCLUDE.findall(source):
-                header = _resolve(including.resolve(), name)
-                if header is None or header in seen or header == path.resolve():
+                header = _resolve(including, name)
+                if header is None or header in seen or header == itself:
                     continue
                 seen.add(header)
                 order.append(header)
@@ -84,10 +87,12 @@ def included_headers(path: Path, text: str) -> list[Path]:
     return order
 
 
+@lru_cache(maxsize=16384)
 def _resolve(including: Path, name: str) -> Path | None:
     """The header a quoted include names, searched as the compiler does; only a header inside the
     including file's work tree (:mod:`gemlint.confinement`): an include of ``/etc/...``, or one through a
-    link out of the repository, is not read."""
+    link out of the repository, is not read. ``including`` is resolved. Remembered for the run, as the
+    include folders are: the headers most files include are found once, not once per file."""
     for folder in (including.parent, *include_folders(str(including.parent))):
         candidate = folder / name
         if companion_exists(candidate, including):
@@ -111,6 +116,13 @@ def include_folders(folder: str) -> tuple[Path, ...]:
             break
         current = current.parent
     return tuple(dict.fromkeys(f for f in found if f.is_dir()))
+
+
+def forget_lookups() -> None:
+    """Forget which file each include named and the include folders found: a long-lived process (the
+    language server) calls this when a header or a build file appears, moves or changes."""
+    _resolve.cache_clear()
+    include_folders.cache_clear()
 
 
 def _top_project(folder: Path) -> Path:

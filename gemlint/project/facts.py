@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
-from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
+from gemlint.project.index_store import index_format, MAX_INDEX_BYTES
 
 FACTS_PREFIX = "project-facts-"
 
@@ -54,10 +54,12 @@ class ProjectFacts:
 PARTS = ("subclasses", "callers")
 
 
-def facts_key(root: str, modules: list[tuple[str, str, str]]) -> str:
-    """The key of the facts of ``root`` whose modules are ``modules`` (path, module name, shape)."""
+def facts_key(root: str, modules: list[tuple[str, str, str]], stored: bool = True) -> str:
+    """The key of the facts of ``root`` whose modules are ``modules`` (path, module name, shape). Facts kept in
+    memory only (``stored`` false) are never read by another version of gemlint: their key leaves out the
+    digest of gemlint's code, which costs reading gemlint's sources."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{INDEX_FORMAT}\0{root}\0".encode("utf-8", "surrogateescape"))
+    digest.update(f"{index_format() if stored else 'memory'}\0{root}\0".encode("utf-8", "surrogateescape"))
     for path, name, shape in sorted(modules):
         digest.update(f"{path}\0{name}\0{shape}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
@@ -67,7 +69,7 @@ def part_key(part: str, rows: Iterable[tuple[str, Sequence[str] | Sequence[Seque
     """The key of the part ``part`` made from ``rows``: each module's path (callers) or name (subclasses) with
     what it contributes (the names it calls; its subclass-index rows), in module order."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{INDEX_FORMAT}\0{part}\n".encode())
+    digest.update(f"{index_format()}\0{part}\n".encode())
     # One text hashed at once, joined in C: a large project's callers are 130,000 names.
     join, inner = "\0".join, "\1".join
     if part == "callers":
@@ -89,7 +91,7 @@ def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
     paths = sorted({*facts.context, *facts.evidenced, *facts.holders, *(p for p, _ in facts.reached), *(p for p, _ in facts.reached_evidenced)})
     number = {path: index for index, path in enumerate(paths)}
     _write(facts_file(directory, root), {
-        "format": INDEX_FORMAT,
+        "format": index_format(),
         "key": facts.key,
         "paths": paths,
         "context": sorted(number[p] for p in facts.context),
@@ -110,19 +112,19 @@ def save_part(directory: Path, root: str, facts: ProjectFacts, part: str) -> Non
     if part == "subclasses":
         assert facts.subclasses is not None
         rows = [[base[0], base[1], [list(sub) for sub in subs]] for base, subs in facts.subclasses.items()]
-        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": key, "rows": rows})
+        _write(facts_file(directory, root, part), {"format": index_format(), "key": key, "rows": rows})
     else:
         assert facts.callers is not None
         paths = sorted({p for found in facts.callers.values() for p in found})
         number = {path: index for index, path in enumerate(paths)}
         rows = {name: [number[p] for p in found] for name, found in facts.callers.items()}
-        _write(facts_file(directory, root, part), {"format": INDEX_FORMAT, "key": key, "paths": paths, "rows": rows})
+        _write(facts_file(directory, root, part), {"format": index_format(), "key": key, "paths": paths, "rows": rows})
 
 
 def part_stored(directory: Path, root: str, part: str, key: str) -> bool:
     """Whether the file of ``part`` was written under ``key`` (its first bytes say so: :func:`_write` writes the
     format and the key first). Only what spares writing it again: reading it checks every value."""
-    head = json.dumps({"format": INDEX_FORMAT, "key": key}, separators=(",", ":"))[:-1].encode()
+    head = json.dumps({"format": index_format(), "key": key}, separators=(",", ":"))[:-1].encode()
     try:
         descriptor = os.open(facts_file(directory, root, part), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -148,7 +150,7 @@ def _read(file: Path, key: str) -> dict | None:
     if os.path.islink(file):
         return None
     data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
-    if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or data.get("key") != key:
+    if not isinstance(data, dict) or data.get("format") != index_format() or data.get("key") != key:
         return None
     return data
 

@@ -22,6 +22,7 @@ import pickle
 import secrets
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from gemlint.atomic import replacing, write_whole
@@ -36,8 +37,14 @@ DATA_FILENAME = "project-index.data"
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 #: The files are rewritten once more than this many modules are summarised afresh (see IndexCache.save).
 REWRITE_AFTER = 16
-INDEX_FORMAT = f"3|{code_digest()}"
 _TOKEN_BYTES = 16
+
+
+@lru_cache(maxsize=1)
+def index_format() -> str:
+    """What a stored index says it was written by: read when a store is, not at import (the digest reads
+    gemlint's sources; a run without a cache never needs it)."""
+    return f"3|{code_digest()}"
 
 
 @dataclass(slots=True)
@@ -87,7 +94,7 @@ class IndexCache:
             if os.path.islink(self.file) or os.path.islink(self.data_file):
                 return
             stored = json.loads(read_confined(self.file, None, MAX_INDEX_BYTES))
-            if not isinstance(stored, dict) or stored.get("format") != INDEX_FORMAT:
+            if not isinstance(stored, dict) or stored.get("format") != index_format():
                 return
             token, size, rows = stored.get("token"), stored.get("size"), stored.get("entries")
             if not (isinstance(token, str) and type(size) is int and isinstance(rows, list)):
@@ -196,7 +203,7 @@ class IndexCache:
                     stored[key] = Stored(size, len(text))
                     handle.write(text)
                     size += len(text)
-            write_whole(self.file, json.dumps({"format": INDEX_FORMAT, "token": token, "size": size, "entries": rows}, separators=(",", ":")).encode(), prefix=".index-")
+            write_whole(self.file, json.dumps({"format": index_format(), "token": token, "size": size, "entries": rows}, separators=(",", ":")).encode(), prefix=".index-")
         except OSError:
             return  # an unwritable cache costs speed only
         self._reopen(token, size, stored)

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence, Union
 
 from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
-from gemlint.project.index_store import INDEX_FORMAT, MAX_INDEX_BYTES
+from gemlint.project.index_store import index_format, MAX_INDEX_BYTES
 from gemlint.project.summary_codec import all_of_type
 
 #: What a piece read: a module's path (its summary), or a (module, class) whose subclass-index row it looked up.
@@ -243,7 +243,7 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
         # Written a piece at a time: the process deriving the facts holds every summary, and a whole text of a
         # large project's ledger (MBs, twice over as bytes) would raise its peak.
         with replacing(file, prefix=".ledger-") as stream:
-            stream.write(b'{"format":' + encode(INDEX_FORMAT) + b',"modules":' + encode([[path, name, shape] for path, (name, shape) in ledger.modules.items()]))
+            stream.write(b'{"format":' + encode(index_format()) + b',"modules":' + encode([[path, name, shape] for path, (name, shape) in ledger.modules.items()]))
             stream.write(b',"pieces":[')
             for index, path in enumerate(ledger.modules):
                 stream.write((b"," if index else b"") + encode(piece(path)))
@@ -262,7 +262,7 @@ def load_ledger(file: Path) -> Ledger | None:
         if os.path.islink(file):
             return None
         data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
-        if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT:
+        if not isinstance(data, dict) or data.get("format") != index_format():
             return None
         rows, sets, pieces, callees = data["modules"], data["reads"], data["pieces"], data["callees"]
         if not (isinstance(rows, list) and isinstance(sets, list) and isinstance(pieces, list) and isinstance(callees, list) and len(rows) == len(pieces)):

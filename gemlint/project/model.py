@@ -726,8 +726,8 @@ class ProjectModel:
 
     def _settle_facts_now(self, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None", edits_here: bool) -> None:
         assert self._index is not None
-        key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()])
         where = self._facts_folder
+        key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()], stored=where is not None)
         stored = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
@@ -845,7 +845,10 @@ class ProjectModel:
 
             rows = {entry.path: piece(entry, "subclass", self._subclass_rows) for entry in order}
             facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
-            facts.part_keys["subclasses"] = part_key("subclasses", ((entry.name, rows[entry.path][0]) for entry in order))
+            # The parts' keys name their files: facts kept in memory only (``--no-cache``) have none to name.
+            stored = self._facts_folder is not None
+            if stored:
+                facts.part_keys["subclasses"] = part_key("subclasses", ((entry.name, rows[entry.path][0]) for entry in order))
             for entry in order:  # the rows that changed are those of the modules whose rows were derived again
                 old = kept.get(entry.path)
                 if old is not None and rows[entry.path][0] is not old.subclass_rows:
@@ -855,9 +858,10 @@ class ProjectModel:
                 entry.path: old.called if (old := kept.get(entry.path)) is not None and entry.path not in stale else self._called_names(entry)
                 for entry in order
             }
-            facts.part_keys["callers"] = part_key("callers", called_by.items())
+            if stored:
+                facts.part_keys["callers"] = part_key("callers", called_by.items())
             # An edit that changes no module's called names leaves the callers index as stored: read when asked.
-            if not self._part_stored("callers", facts.part_keys["callers"]):
+            if not stored or not self._part_stored("callers", facts.part_keys["callers"]):
                 facts.callers = callers_index(called_by.items())
             for entry in order:
                 called = called_by[entry.path]

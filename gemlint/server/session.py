@@ -27,6 +27,7 @@ from gemlint.diagnostics import Diagnostic, applicable
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.engine import INTERNAL_ERROR_PREFIX, lint_text
 from gemlint.fixes import fix_source
+from gemlint.frontends.native_includes import BUILD_FILES, forget_lookups
 from gemlint.languages import Language, language_of
 from gemlint.project.buffers import buffer, set_buffer
 from gemlint.project.files import forget_projects, keep_index_in
@@ -159,6 +160,9 @@ class Session:
             return True
         if language_of(path) is Language.PYTHON and buffer(path) is None:
             forget_projects()
+            return True
+        if language_of(path) is Language.NATIVE or path.name in BUILD_FILES:
+            forget_lookups()  # a header that appeared may now be what another file includes
             return True
         return False
 
