@@ -191,7 +191,10 @@ def nvcc_build(ctx: PairContext, name: str, sources: Sequence[Path], *, includes
 def cuda_run(ctx: PairContext, name: str, sources: Sequence[Path], args: Sequence[str], *, includes: Sequence[Path] = ()) -> DriverRun:
     """Build with nvcc and run on the GPU. The drivers print ``cuda_error=...`` and exit 3 when the runtime
     cannot start (no device, a driver too old for the toolkit): the pair is then skipped, not failed."""
-    binary = nvcc_build(ctx, name, sources, includes=includes)
+    return _run_on_gpu(nvcc_build(ctx, name, sources, includes=includes), name, args)
+
+
+def _run_on_gpu(binary: Path, name: str, args: Sequence[str]) -> DriverRun:
     done = subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=_CUDA_TIMEOUT_S)
     if done.returncode == 3 and "cuda_error=" in done.stdout:
         raise SkipPair(f"the CUDA runtime cannot start here: {done.stdout.strip().splitlines()[-1]}")
@@ -207,6 +210,20 @@ def run_cuda_variants(ctx: PairContext, args: Sequence[str], *, driver: str = "d
         variant: run(ctx, variant, [ctx.pair.variant_path(variant), ctx.path(driver)], args, includes=[DRIVER_SUPPORT])
         for variant in ("bad", "good")
     }
+
+
+def alternated_gpu_runs(ctx: PairContext, args: Sequence[str], rounds: int, *, driver: str = "driver.cu") -> dict[str, list[DriverRun]]:
+    """``rounds`` runs of each variant on the GPU, alternated (bad, good, bad, ...), each built once: what a run
+    reads there (a latency, whether a race showed) varies from run to run, so one run is not a measurement."""
+    binaries = {
+        variant: nvcc_build(ctx, variant, [ctx.pair.variant_path(variant), ctx.path(driver)], includes=[DRIVER_SUPPORT])
+        for variant in ("bad", "good")
+    }
+    runs: dict[str, list[DriverRun]] = {variant: [] for variant in binaries}
+    for _ in range(rounds):
+        for variant, binary in binaries.items():
+            runs[variant].append(_run_on_gpu(binary, variant, args))
+    return runs
 
 
 def check_clean(runs: dict[str, DriverRun], *keys: str) -> None:
