@@ -416,9 +416,9 @@ def _lint_python(
         if len(text) > KEEP_AST_CHARS:
             tree = None  # LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
     whole = project_for(selection.config) if project else None
-    reused = whole.parsed_tree(source.path, text) if whole is not None else None
-    if reused is not None:
-        module, wrapper = reused
+    earlier = whole.parsed_tree(source.path, text) if whole is not None else None
+    if earlier is not None:
+        module, wrapper = earlier.module, earlier.context.wrapper
     else:
         try:
             module = parse_module(text)
@@ -427,7 +427,7 @@ def _lint_python(
         wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     outside = whole.model if whole is not None else None
     context = PythonFileContext(
-        source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree
+        source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree, earlier=earlier
     )
     try:
         _run_rules(context, rules)
@@ -439,7 +439,7 @@ def _lint_python(
         diagnostics: list[Diagnostic] = []
         for rule in rules:
             single = PythonFileContext(
-                source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree
+                source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree, earlier=earlier
             )
             try:
                 _run_rules(single, [rule])

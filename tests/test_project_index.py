@@ -226,3 +226,44 @@ def test_a_self_call_reaches_an_override_only_from_the_classes_of_its_lineage(tm
     entry = model.entry("heads.keypoint")
     callers = {function.qualname for _, function, _ in model.callers(entry, "KeypointHead.decode")}
     assert callers == {"BaseHead.forward", "TopDownHead.predict"}
+
+
+HANDLERS = """\
+import torch
+from fastapi import Response
+
+model = torch.nn.Linear(4, 2)
+
+
+def health():
+    model(torch.zeros(1, 4))
+    return Response("ok")
+"""
+MAIN = """\
+from fastapi import FastAPI
+
+from svc.handlers import health
+
+app = FastAPI()
+app.add_api_route("/health", health)
+"""
+
+
+def test_a_file_the_project_read_for_its_routes_is_analysed_once(tmp_path, monkeypatch):
+    """Linting the handlers reads the routes main.py declares (LibCST, with its index and routes); linting main.py
+    then takes that tree and what was found of it, instead of finding it again."""
+    import gemlint.analysis.module as module_analysis
+    import gemlint.analysis.routes as routes
+
+    config = project(tmp_path)
+    (tmp_path / "svc" / "handlers.py").write_text(HANDLERS)
+    (tmp_path / "svc" / "main.py").write_text(MAIN)
+    indexed: list[str] = []
+    extracted: list[str] = []
+    build_index, extract = module_analysis.build_index, routes.extract
+    monkeypatch.setattr(module_analysis, "build_index", lambda module: indexed.append(module.code) or build_index(module))
+    monkeypatch.setattr(routes, "extract", lambda analysis: extracted.append(analysis.module.code) or extract(analysis))
+    result = run([tmp_path / "svc" / "handlers.py", tmp_path / "svc" / "main.py"], config, jobs=1)
+    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [("GEM602", "handlers.py")]
+    assert indexed.count(MAIN) == extracted.count(MAIN) == 1
+    assert indexed.count(HANDLERS) == extracted.count(HANDLERS) == 1

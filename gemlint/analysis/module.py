@@ -349,9 +349,17 @@ class ModuleAnalysis:
         target = node.func if isinstance(node, cst.Call) else node
         return self.resolves_to(target, names)
 
+    def _found_earlier(self, name: str):
+        """What an earlier analysis of the same tree cached under ``name`` (a result of the tree alone), or None."""
+        earlier = getattr(self.context, "earlier", None)
+        if earlier is None or earlier.module is not self.module:
+            return None
+        return earlier.__dict__.get(name)
+
     @cached_property
     def index(self) -> ModuleIndex:
-        return build_index(self.module)
+        found = self._found_earlier("index")
+        return found if found is not None else build_index(self.module)
 
     @property
     def imported_modules(self) -> frozenset[str]:
@@ -365,7 +373,8 @@ class ModuleAnalysis:
     def positions(self) -> StatementPositions:
         """``positions[node]``: where ``node`` stands (LibCST's syntactic ``CodeRange``), computed for the
         statements asked about rather than the whole module."""
-        return StatementPositions(self.module, self.parent)
+        found = self._found_earlier("positions")
+        return found if found is not None else StatementPositions(self.module, self.parent)
 
     @property
     def call_starts(self) -> dict[cst.Call, tuple[int, int]] | None:
@@ -397,6 +406,9 @@ class ModuleAnalysis:
     @cached_property
     def _ast_starts(self) -> tuple[dict[cst.Call, tuple[int, int]] | None, dict[cst.FunctionDef, int] | None]:
         """:func:`call_starts` and :func:`definition_lines`, from one parse."""
+        found = self._found_earlier("_ast_starts")
+        if found is not None:
+            return found
         tree = self._ast_tree()
         if tree is None:
             return None, None
@@ -404,7 +416,8 @@ class ModuleAnalysis:
 
     @cached_property
     def _scopes(self):
-        return scopes_of(self.module, self.index.children, self.index.parents)
+        found = self._found_earlier("_scopes")
+        return found if found is not None else scopes_of(self.module, self.index.children, self.index.parents)
 
     def scope_of(self, node: cst.CSTNode):
         """The LibCST scope ``node`` (a name) is looked up in, or None."""
@@ -1043,7 +1056,8 @@ class ModuleAnalysis:
     @cached_property
     def routes(self):
         """The routes, routers and mounts this module declares (:mod:`gemlint.analysis.routes`)."""
-        return routes.extract(self)
+        found = self._found_earlier("routes")
+        return found if found is not None else routes.extract(self)
 
     @cached_property
     def registered_handlers(self) -> frozenset[str]:

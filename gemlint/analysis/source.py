@@ -39,6 +39,9 @@ class PythonSource(OnSourceFile):
     #: The triage's ``ast`` tree, kept for a file of modest size (None: the analysis parses the text again if
     #: it asks, as for a file so large that its tree and LibCST's would not both fit).
     ast_tree: "ast.Module | None" = None
+    #: An analysis of the same tree made earlier in the run (the project's, of a file whose routes it read):
+    #: what that one found of the tree alone is taken rather than found again.
+    earlier: "ModuleAnalysis | None" = None
 
     @cached_property
     def analysis(self):

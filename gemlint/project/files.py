@@ -277,15 +277,15 @@ class Project:
                 oldest.release()
         return parsed
 
-    def parsed_tree(self, path: Path, text: str) -> tuple[cst.Module, cst.MetadataWrapper] | None:
-        """The LibCST tree and metadata wrapper of ``text`` at ``path`` when the project has parsed that text
-        already (a file whose routes the project read): the engine lints it on the same tree instead of parsing
-        it a second time, and the nodes the project holds stay nodes of the tree being linted."""
+    def parsed_tree(self, path: Path, text: str):
+        """The project's analysis of ``text`` at ``path`` when the project has parsed that text already (a file
+        whose routes the project read), or None: the engine lints it on the same tree instead of parsing it a
+        second time, the nodes the project holds stay nodes of the tree being linted, and what the project's
+        analysis found of the tree alone (its index, scopes, routes) is not found again."""
         parsed = self._parsed.get(os.path.abspath(path))
         if parsed is None or parsed._analysis is None or parsed.text != text:
             return None
-        context = parsed._analysis.context
-        return context.module, context.wrapper
+        return parsed._analysis
 
     def adopt(self, analysis) -> ParsedFile | None:
         """Use the engine's analysis of a file being linted (its text may be newer than the disk's)."""
