@@ -248,3 +248,22 @@ with (T.no_grad() if a else T.enable_grad()): pass
     analysis = analyse(source)
     modes = [analysis.grad_mode(item.item) for node in analysis.nodes_of(cst.With) for item in node.items]
     assert modes == ["off", "off", "off", "on", "on", "switch", "switch"]
+
+
+def test_a_name_reassigned_many_times_is_judged_once_per_assignment(monkeypatch):
+    """LibCST's scopes give every reference of a name to every assignment of it (they do not follow the flow):
+    whether an assignment's references use it as a module is asked by each reference, and answered once."""
+    from gemlint.analysis.models import ModelTracker
+
+    steps = "".join(f"    x = step_{n}(x)\n    y = x.eval()\n" for n in range(25))
+    source = f"import torch\nfrom helpers import load\n\n\ndef run(x):\n    x = load()\n{steps}    return x(y)\n"
+    analysis = analyse(source)
+    asked: list[int] = []
+    judge = ModelTracker._nodes_used_as_module
+    monkeypatch.setattr(ModelTracker, "_nodes_used_as_module", lambda self, nodes: asked.append(len(nodes)) or judge(self, nodes))
+    models = analysis.models
+    for node in analysis.nodes_of(cst.Name):
+        if node.value == "x":
+            models.origins(node)
+    assert models.origins(call(analysis, "x(y)").func)[0].kind is Origin.EVIDENT
+    assert len(asked) <= 26  # once per assignment of x, not once per reference and assignment

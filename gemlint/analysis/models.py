@@ -103,6 +103,10 @@ class ModelTracker:
         self._in_progress: set[tuple[cst.CSTNode, bool]] = set()
         self._class_cache: dict[cst.ClassDef, bool] = {}
         self._submodule_runners: dict[cst.FunctionDef, bool] = {}
+        # Whether an assignment's references are used as a module: every reference of a name reassigned many
+        # times asks it of every assignment (LibCST's scopes do not follow the flow), so it is answered once.
+        self._used_as_module: dict[Assignment, bool] = {}
+        self._members_used_as_module: dict[tuple[cst.ClassDef, str], bool] = {}
 
     # -- public questions ----------------------------------------------------------------
     def is_model(self, expression: cst.BaseExpression) -> str | None:
@@ -782,7 +786,7 @@ class ModelTracker:
         inherited = outside.inherited_attribute(self.analysis, owner, name) if outside is not None and not found else None
         if inherited is not None:
             return [ModelOrigin(Origin.EVIDENT, owner, inherited)]
-        if unknown and self._nodes_used_as_module(self._member_nodes(owner, name)):
+        if unknown and self._member_used_as_module(owner, name):
             return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
         return []
 
@@ -1109,8 +1113,11 @@ class ModelTracker:
         )
 
     def _references_used_as_module(self, assignment: Assignment) -> bool:
-        nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name)]
-        return self._nodes_used_as_module(nodes)
+        known = self._used_as_module.get(assignment)
+        if known is None:
+            nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name)]
+            known = self._used_as_module[assignment] = self._nodes_used_as_module(nodes)
+        return known
 
     def _nodes_used_as_module(self, nodes: list[cst.CSTNode]) -> bool:
         """Some node is used with a module-only method. ``.train()`` counts only for an object that is also
@@ -1152,8 +1159,16 @@ class ModelTracker:
                 return False
             return any(a.node is target and self._references_used_as_module(a) for a in scope[target.value] if isinstance(a, Assignment))
         if isinstance(target, cst.Attribute) and (owner := self._member_owner(target)) is not None:
-            return self._nodes_used_as_module(self._member_nodes(owner, target.attr.value))
+            return self._member_used_as_module(owner, target.attr.value)
         return False
+
+    def _member_used_as_module(self, owner: cst.ClassDef, name: str) -> bool:
+        """Some ``self.<name>`` of ``owner`` is used as a module (asked once per member, as for a name's assignments)."""
+        key = (owner, name)
+        known = self._members_used_as_module.get(key)
+        if known is None:
+            known = self._members_used_as_module[key] = self._nodes_used_as_module(self._member_nodes(owner, name))
+        return known
 
     def _member_nodes(self, owner: cst.ClassDef, name: str) -> list[cst.Attribute]:
         """Every ``self.<name>`` / ``cls.<name>`` of the class ``owner``."""
