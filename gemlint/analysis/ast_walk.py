@@ -53,23 +53,46 @@ def walk(tree: ast.AST, skipped: frozenset[str]) -> Iterator[ast.AST]:
                 push(value)
 
 
-_NOTHING: frozenset[str] = frozenset()
+#: Of the fields a walk for statements and expressions skips, those whose value is a leaf node (a context, an
+#: operator, an import's alias) rather than a string or a flag; never empty where the type has one.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "names"})
+#: The fields the depth is not counted through: a ``name`` is walked (a string mostly, but a ``type`` alias's is a
+#: node).
+_DEPTH_SKIPPED = SCALAR_FIELDS - {"name"}
+# node type -> 1 when the type holds a leaf node in a skipped field (it then reaches one level deeper), else 0
+_LEAF_LEVEL: dict[type, int] = {}
+
+
+def _leaf_level(kind: type) -> int:
+    level = _LEAF_LEVEL.get(kind)
+    if level is None:
+        # `names` holds aliases in an import, strings in `global` and `nonlocal`
+        leafy = {name for name in kind._fields if name in _LEAF_FIELDS} - ({"names"} if kind in (ast.Global, ast.Nonlocal) else set())  # type: ignore[attr-defined]
+        level = _LEAF_LEVEL[kind] = 1 if leafy else 0
+    return level
 
 
 def nesting_depth(tree: ast.AST, limit: int) -> int:
     """How deeply ``tree`` nests (``tree`` alone is 1), counted up to just past ``limit``: the depth
-    ``ast.iter_child_nodes`` gives, without its generators."""
+    ``ast.iter_child_nodes`` gives, without its generators. The leaves a walk for statements and expressions
+    skips (contexts, operators, aliases) are not visited: a node that holds one counts one level more."""
+    fields_of = _CHILD_FIELDS.setdefault(_DEPTH_SKIPPED, {})
     deepest = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     pop, push = stack.pop, stack.append
     while stack:
         node, depth = pop()
-        if depth > deepest:
-            deepest = depth
+        kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = child_fields(kind, _DEPTH_SKIPPED)
+        reached = depth + _leaf_level(kind)
+        if reached > deepest:
+            deepest = reached
             if deepest > limit:
                 break
         below = depth + 1
-        for name in child_fields(type(node), _NOTHING):
+        for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
