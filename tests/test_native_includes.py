@@ -60,25 +60,26 @@ def test_a_header_change_reaches_cached_findings(tmp_path):
     assert run([tmp_path / "src"], config, jobs=1, cache=cache).diagnostics == []
 
 
-def test_a_header_that_appears_is_found_once_the_lookups_are_forgotten(tmp_path):
+def looked_up_before_the_header_appears(tmp_path):
+    """A file including ``late.h``, looked up while there is none; then the header is written."""
     (tmp_path / ".git").mkdir()
     source = tmp_path / "a.cpp"
     text = '#include "late.h"\n'
     source.write_text(text)
     assert included_headers(source, text) == []
     (tmp_path / "late.h").write_text("#define LATE 1\n")
+    return source, text
+
+
+def test_a_header_that_appears_is_found_once_the_lookups_are_forgotten(tmp_path):
+    source, text = looked_up_before_the_header_appears(tmp_path)
     assert included_headers(source, text) == []  # what the run found is kept: headers are looked up once
     forget_lookups()
     assert included_headers(source, text) == [(tmp_path / "late.h").resolve()]
 
 
 def test_the_language_server_forgets_the_lookups_when_a_header_changes_on_disk(tmp_path):
-    (tmp_path / ".git").mkdir()
-    source = tmp_path / "a.cpp"
-    text = '#include "late.h"\n'
-    source.write_text(text)
-    assert included_headers(source, text) == []
-    (tmp_path / "late.h").write_text("#define LATE 1\n")
+    source, text = looked_up_before_the_header_appears(tmp_path)
     session = Session(cwd=tmp_path)
     assert session.file_changed(tmp_path / "late.h") is True
     assert included_headers(source, text) == [(tmp_path / "late.h").resolve()]
