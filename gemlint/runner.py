@@ -17,7 +17,6 @@ from gemlint.confinement import is_inside
 from gemlint.diagnostics import Diagnostic, applicable
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.frontends import triton_config
-from gemlint.frontends.native_includes import included_headers
 from gemlint.languages import Language, language_of
 from gemlint.registry import all_rules, rule_entries
 from gemlint.selection import Selection
@@ -203,6 +202,8 @@ def _key_data(source: SourceFile, data: bytes) -> bytes:
         return data + b"\0" + triton_config.schema_state()
     if source.language is Language.NATIVE:
         # Error-check macros come from the project headers the file includes: their change changes the findings.
+        from gemlint.frontends.native_includes import included_headers  # only a run with native files needs it
+
         text = data.decode("utf-8", errors="replace")
         headers = included_headers(source.path, text)
         return b"\0".join([data, *(str(h).encode() + b"\0" + _read_or_empty(h) for h in headers)])

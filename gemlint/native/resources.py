@@ -13,6 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 
+#: Text a Python file that calls the raw bindings holds: one of their imports (cuda-python, CuPy).
+PYTHON_BINDING_MARKERS = ("from cuda import", "cuda.bindings", "cuda.cudart", "from cuda.cuda", "import cuda.cuda", "import cupy", "from cupy", "cupy_backends")
+
+
 class Kind(enum.Enum):
     #            (what it is,                  rule that reports a leak, the matching release for messages)
     DEVICE_MEMORY = ("device memory", "GEM301", "cudaFree")

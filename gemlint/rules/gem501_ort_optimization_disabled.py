@@ -7,7 +7,6 @@ from gemlint.analysis.syntax import is_member, terminal_name
 from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.languages import Language
-from gemlint.native import ort
 from gemlint.rules.native_base import CrossLanguageRule
 from gemlint.project.files import optimized_model_paths
 
@@ -114,6 +113,8 @@ session = ort.InferenceSession("model.onnx", sess_options=options)
         if not is_production_path(self.context.relative_path):
             return  # tests and benchmarks compare optimization levels on purpose
         document = self.context.document
+        from gemlint.native import ort  # the C++ API's reading: only when a native file is linted
+
         for found in ort.find(document, optimized_model_paths(self.context.config.root)):
             start, end = document.span(found.call)
             level_start, level_end = document.span(found.level_node)

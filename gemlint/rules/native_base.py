@@ -10,8 +10,7 @@ import libcst as cst
 
 from gemlint.languages import Language
 from gemlint.text import ScannedText
-from gemlint.native import py_pairing
-from gemlint.native.resources import NOT_ANALYSED, markers_for
+from gemlint.native.resources import NOT_ANALYSED, PYTHON_BINDING_MARKERS, markers_for
 from gemlint.rule import AnalysisRule, DocumentRule
 from gemlint.rules.gem000_parse_error import ParseError
 
@@ -57,9 +56,9 @@ class PairingRule(CrossLanguageRule):
         if "code" in vars(cls):
             native = markers_for(cls.code)
             # Python: a binding is imported, and one of the code's calls is named.
-            python = (py_pairing.MARKERS, markers_for(cls.code, python=True))
+            python = (PYTHON_BINDING_MARKERS, markers_for(cls.code, python=True))
             cls.markers = {Language.NATIVE: (native,), Language.PYTHON: python}
-            cls.prefilter = tuple(sorted(set(native) | set(py_pairing.MARKERS)))
+            cls.prefilter = tuple(sorted(set(native) | set(PYTHON_BINDING_MARKERS)))
 
     def check(self) -> None:
         from gemlint.native import c_pairing  # loads tree-sitter: only when a native file is linted
@@ -77,6 +76,8 @@ class PairingRule(CrossLanguageRule):
                 self.context.note(f"line {document.span(finding.node)[0].line}: {finding.message}")
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        from gemlint.native import py_pairing  # its flow analysis: only for a file that imports the raw bindings
+
         for finding in py_pairing.analyse(self.context):
             if finding.code == self.code:
                 self.report(finding.node, finding.message)
