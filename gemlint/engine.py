@@ -416,7 +416,7 @@ def _lint_python(
         if len(text) > KEEP_AST_CHARS:
             tree = None  # LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
     whole = project_for(selection.config) if project else None
-    earlier = whole.parsed_tree(source.path, text) if whole is not None else None
+    earlier = whole.parsed_analysis(source.path, text) if whole is not None else None
     if earlier is not None:
         module, wrapper = earlier.module, earlier.context.wrapper
     else:

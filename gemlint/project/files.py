@@ -27,6 +27,7 @@ from typing import Hashable
 import libcst as cst
 
 from gemlint.confinement import read_confined
+from gemlint.analysis.module import ModuleAnalysis
 from gemlint.analysis.routes import Ref, compose, path_matches
 from gemlint.analysis.source import PythonSource
 from gemlint.config import Config
@@ -277,7 +278,7 @@ class Project:
                 oldest.release()
         return parsed
 
-    def parsed_tree(self, path: Path, text: str):
+    def parsed_analysis(self, path: Path, text: str) -> ModuleAnalysis | None:
         """The project's analysis of ``text`` at ``path`` when the project has parsed that text already (a file
         whose routes the project read), or None: the engine lints it on the same tree instead of parsing it a
         second time, the nodes the project holds stay nodes of the tree being linted, and what the project's
