@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Collection, Iterator
+from typing import Callable, Collection, Iterator, TypeVar
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -80,6 +80,8 @@ def evidence_precision(verdict: Verdict) -> str | None:
     :attr:`Verdict.name_only`), else the rule's own."""
     return "medium" if verdict.name_only else None
 
+
+T = TypeVar("T")
 _DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
 
 
@@ -349,17 +351,16 @@ class ModuleAnalysis:
         target = node.func if isinstance(node, cst.Call) else node
         return self.resolves_to(target, names)
 
-    def _found_earlier(self, name: str):
-        """What an earlier analysis of the same tree cached under ``name`` (a result of the tree alone), or None."""
+    def _earlier_or(self, name: str, compute: Callable[[], T]) -> T:
+        """What an earlier analysis of the same tree cached under ``name`` (a result of the tree alone), else
+        ``compute()``."""
         earlier = getattr(self.context, "earlier", None)
-        if earlier is None or earlier.module is not self.module:
-            return None
-        return earlier.__dict__.get(name)
+        found = earlier.__dict__.get(name) if earlier is not None and earlier.module is self.module else None
+        return found if found is not None else compute()
 
     @cached_property
     def index(self) -> ModuleIndex:
-        found = self._found_earlier("index")
-        return found if found is not None else build_index(self.module)
+        return self._earlier_or("index", lambda: build_index(self.module))
 
     @property
     def imported_modules(self) -> frozenset[str]:
@@ -373,8 +374,7 @@ class ModuleAnalysis:
     def positions(self) -> StatementPositions:
         """``positions[node]``: where ``node`` stands (LibCST's syntactic ``CodeRange``), computed for the
         statements asked about rather than the whole module."""
-        found = self._found_earlier("positions")
-        return found if found is not None else StatementPositions(self.module, self.parent)
+        return self._earlier_or("positions", lambda: StatementPositions(self.module, self.parent))
 
     @property
     def call_starts(self) -> dict[cst.Call, tuple[int, int]] | None:
@@ -406,9 +406,9 @@ class ModuleAnalysis:
     @cached_property
     def _ast_starts(self) -> tuple[dict[cst.Call, tuple[int, int]] | None, dict[cst.FunctionDef, int] | None]:
         """:func:`call_starts` and :func:`definition_lines`, from one parse."""
-        found = self._found_earlier("_ast_starts")
-        if found is not None:
-            return found
+        return self._earlier_or("_ast_starts", self._starts_from_ast)
+
+    def _starts_from_ast(self) -> tuple[dict[cst.Call, tuple[int, int]] | None, dict[cst.FunctionDef, int] | None]:
         tree = self._ast_tree()
         if tree is None:
             return None, None
@@ -416,8 +416,7 @@ class ModuleAnalysis:
 
     @cached_property
     def _scopes(self):
-        found = self._found_earlier("_scopes")
-        return found if found is not None else scopes_of(self.module, self.index.children, self.index.parents)
+        return self._earlier_or("_scopes", lambda: scopes_of(self.module, self.index.children, self.index.parents))
 
     def scope_of(self, node: cst.CSTNode):
         """The LibCST scope ``node`` (a name) is looked up in, or None."""
@@ -1056,8 +1055,7 @@ class ModuleAnalysis:
     @cached_property
     def routes(self):
         """The routes, routers and mounts this module declares (:mod:`gemlint.analysis.routes`)."""
-        found = self._found_earlier("routes")
-        return found if found is not None else routes.extract(self)
+        return self._earlier_or("routes", lambda: routes.extract(self))
 
     @cached_property
     def registered_handlers(self) -> frozenset[str]:

@@ -206,24 +206,23 @@ def _run_on_gpu(binary: Path, name: str, args: Sequence[str]) -> DriverRun:
 def run_cuda_variants(ctx: PairContext, args: Sequence[str], *, driver: str = "driver.cu") -> dict[str, DriverRun]:
     """Both variants of a CUDA pair with their driver: with nvcc on ``cuda``, against the host stand-in on ``cpu``."""
     run = cuda_run if ctx.device == "cuda" else emulated_run
-    return {
-        variant: run(ctx, variant, [ctx.pair.variant_path(variant), ctx.path(driver)], args, includes=[DRIVER_SUPPORT])
-        for variant in ("bad", "good")
-    }
+    return {variant: run(ctx, variant, _sources(ctx, variant, driver), args, includes=[DRIVER_SUPPORT]) for variant in ("bad", "good")}
 
 
 def alternated_gpu_runs(ctx: PairContext, args: Sequence[str], rounds: int, *, driver: str = "driver.cu") -> dict[str, list[DriverRun]]:
     """``rounds`` runs of each variant on the GPU, alternated (bad, good, bad, ...), each built once: what a run
     reads there (a latency, whether a race showed) varies from run to run, so one run is not a measurement."""
-    binaries = {
-        variant: nvcc_build(ctx, variant, [ctx.pair.variant_path(variant), ctx.path(driver)], includes=[DRIVER_SUPPORT])
-        for variant in ("bad", "good")
-    }
+    binaries = {variant: nvcc_build(ctx, variant, _sources(ctx, variant, driver), includes=[DRIVER_SUPPORT]) for variant in ("bad", "good")}
     runs: dict[str, list[DriverRun]] = {variant: [] for variant in binaries}
     for _ in range(rounds):
         for variant, binary in binaries.items():
             runs[variant].append(_run_on_gpu(binary, variant, args))
     return runs
+
+
+def _sources(ctx: PairContext, variant: str, driver: str) -> list[Path]:
+    """A variant of a CUDA pair and the driver that runs it."""
+    return [ctx.pair.variant_path(variant), ctx.path(driver)]
 
 
 def check_clean(runs: dict[str, DriverRun], *keys: str) -> None:

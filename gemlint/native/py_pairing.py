@@ -22,23 +22,10 @@ import libcst as cst
 from gemlint.analysis.module import ModuleAnalysis, iter_subtree, literal_value, terminal_name
 from gemlint.native.paths import Effect, Graph, Outcome, Step, StepKind, find_leak
 from gemlint.native.py_cfg import PyCfgBuilder
-from gemlint.native.resources import (
-    ACQUIRES,
-    MEMORY_KINDS,
-    MISMATCH_CODE,
-    NOT_ANALYSED,
-    PYTHON_BINDING_MARKERS,
-    RELEASES,
-    Acquire,
-    Kind,
-    Release,
-    release_for,
-)
+from gemlint.native.resources import ACQUIRES, MEMORY_KINDS, MISMATCH_CODE, NOT_ANALYSED, RELEASES, Acquire, Kind, Release, release_for
 
 CUDA_PYTHON_MODULES = ("cuda.cudart", "cuda.bindings.runtime", "cuda.cuda", "cuda.bindings.driver")
 CUPY_RUNTIME_MODULES = ("cupy.cuda.runtime", "cupy_backends.cuda.api.runtime")
-#: Text without which a Python file cannot use either binding.
-MARKERS = PYTHON_BINDING_MARKERS
 
 _SUCCESS = re.compile(r"(?i)success")
 _RELEASE_WORDS = re.compile(r"free|release|destroy|delete|dealloc|dispose|cleanup|close", re.IGNORECASE)

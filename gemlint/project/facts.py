@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
-from gemlint.project.index_store import index_format, MAX_INDEX_BYTES
+from gemlint.project.index_store import MAX_INDEX_BYTES, index_format
 
 FACTS_PREFIX = "project-facts-"
 

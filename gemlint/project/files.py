@@ -26,11 +26,11 @@ from typing import Hashable
 
 import libcst as cst
 
-from gemlint.confinement import read_confined
 from gemlint.analysis.module import ModuleAnalysis
 from gemlint.analysis.routes import Ref, compose, path_matches
 from gemlint.analysis.source import PythonSource
 from gemlint.config import Config
+from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.frontends.python_module import parse_module

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence, Union
 
 from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
-from gemlint.project.index_store import index_format, MAX_INDEX_BYTES
+from gemlint.project.index_store import MAX_INDEX_BYTES, index_format
 from gemlint.project.summary_codec import all_of_type
 
 #: What a piece read: a module's path (its summary), or a (module, class) whose subclass-index row it looked up.
