@@ -13,7 +13,8 @@ import pytest
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.project.index_store import IndexCache
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, changed_bases, load_ledger, save_ledger
+import gemlint.project.ledger as ledger_module
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, rows_file, save_ledger
 import gemlint.project.model as model_module
 from gemlint.project.model import ProjectModel
 from gemlint.runner import _facts_in_a_child
@@ -197,19 +198,39 @@ def ledger() -> Ledger:
     return found
 
 
-def test_the_ledger_round_trips_through_its_file(tmp_path):
+def test_the_ledger_round_trips_through_its_files(tmp_path):
     file = tmp_path / "facts.ledger.json"
     save_ledger(file, ledger())
     loaded = load_ledger(file)
     assert loaded is not None
-    for piece in loaded.pieces.values():  # rows and points come back as lists: they are only ever unpacked
-        piece.subclass_rows = [tuple(row) for row in piece.subclass_rows]
-        piece.points = [tuple(point) for point in piece.points]
+    assert rows_file(file).is_file()
+    paths = list(loaded.modules)
+
+    def named(reads):  # modules come back as their numbers
+        return frozenset(paths[read] if isinstance(read, int) else read for read in reads)
+
+    for path, piece in loaded.pieces.items():  # the rows and names stay in their file until asked for
+        assert piece.subclass_rows is None and piece.called is None
+        rows, called = loaded.rows_of(path)
+        piece.subclass_rows, piece.called = [tuple(row) for row in rows], called  # rows come back as lists
+        piece.points = [tuple(point) for point in piece.points]  # as do points: they are only ever unpacked
+        for part in ("subclass", "points", "loading", "holder"):
+            setattr(piece, f"{part}_reads", named(getattr(piece, f"{part}_reads")))
+    loaded.callees = {function: (found, named(reads)) for function, (found, reads) in loaded.callees.items()}
     assert loaded == ledger()
+    assert loaded.numbers(["/p/b.py"]) == {1}
+
+
+def test_digests_tell_changed_rows_without_the_rows():
+    piece = ledger().pieces["/p/a.py"]
+    assert piece.subclass_digest == contribution_digest([["b", "Base", "Sub"]])  # tuples and lists alike
+    assert piece.subclass_digest != contribution_digest([("b", "Base", "Other")])
+    assert contribution_digest(["a", "b"]) != contribution_digest(["ab"])
+    assert piece.called_digest == contribution_digest(["run"])
 
 
 @pytest.mark.parametrize("damage", [
-    lambda data: data["pieces"][0].__setitem__(0, [["b", "Base"]]),  # a row short of a field
+    lambda data: data["pieces"][0].__setitem__(0, 3),  # a digest that is no string
     lambda data: data["pieces"][0].__setitem__(8, "yes"),  # a holder that is no bool
     lambda data: data["reads"][0].append(7),  # a read naming no module
     lambda data: data["reads"][0].append(["b"]),  # a subclass-index row without its class
@@ -219,7 +240,7 @@ def test_the_ledger_round_trips_through_its_file(tmp_path):
     lambda data: data["pieces"].pop(),  # a module without its pieces
     lambda data: data["reads"][0].insert(0, True),  # a read that is a bool, not a module's number
     lambda data: data["reads"][0].insert(0, -1),  # a negative number (it would count from the end)
-    lambda data: data["pieces"][0][2].append(3),  # a called name that is no string
+    lambda data: data.__setitem__("rows", 1),  # rows under a key that is no string
 ])
 def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
     file = tmp_path / "facts.ledger.json"
@@ -230,12 +251,39 @@ def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
     assert load_ledger(file) is None
 
 
+@pytest.mark.parametrize("damage", [
+    lambda data: data["rows"][0][0].__setitem__(0, ["b", "Base"]),  # a row short of a field
+    lambda data: data["rows"][0][1].append(3),  # a called name that is no string
+    lambda data: data["rows"].pop(),  # a module without its rows
+    lambda data: data.__setitem__("key", "0" * 32),  # the rows of another ledger
+])
+def test_damaged_rows_are_no_rows(tmp_path, damage):
+    file = tmp_path / "facts.ledger.json"
+    save_ledger(file, ledger())
+    data = json.loads(rows_file(file).read_text())
+    damage(data)
+    rows_file(file).write_text(json.dumps(data))
+    loaded = load_ledger(file)
+    assert loaded is not None  # the ledger holds: only its rows are lost, and asking for them says so
+    with pytest.raises(RowsMissing):
+        loaded.rows_of("/p/a.py")
+
+
 def test_a_ledger_file_that_is_a_link_is_not_read(tmp_path):
     target = tmp_path / "elsewhere.json"
     save_ledger(target, ledger())
     link = tmp_path / "facts.ledger.json"
     os.symlink(target, link)
     assert load_ledger(link) is None
+    save_ledger(link.with_name("real.json"), ledger())
+    os.replace(link.with_name("real.json"), link)
+    real_rows = rows_file(link).with_name("real-rows.json")
+    os.replace(rows_file(link.with_name("real.json")), real_rows)
+    os.symlink(real_rows, rows_file(link))
+    loaded = load_ledger(link)
+    assert loaded is not None
+    with pytest.raises(RowsMissing):
+        loaded.rows_of("/p/a.py")
 
 
 def test_only_shapes_changed_under_the_same_modules_are_an_edit():
@@ -312,6 +360,10 @@ def test_a_few_edits_keep_the_ledger_file_and_derive_from_it_what_changed_since(
     edit("a base dropped: the override no longer runs through `Backend`")
     assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
     assert ledger.read_bytes() != written  # three modules changed since: written again
+    # That ledger kept pieces read from the first file, whose reads name modules by number: it is read back and
+    # derived from as any other.
+    edit("an entry point removed")
+    assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
 
 
 def test_a_part_that_comes_out_as_stored_is_neither_built_nor_written_again(tmp_path, monkeypatch):
@@ -364,3 +416,42 @@ def test_the_index_is_stored_once_while_another_process_derives_the_facts(tmp_pa
     assert events == ["storing the index", "facts derived"] and saves == ["index"]
     assert list(cache.glob("project-index.*"))
     assert (model.facts.context, model.facts.reached) == facts_of(tmp_path, None)[::3][:2]
+
+
+def test_an_edit_that_changes_no_rows_derives_without_reading_them(tmp_path, monkeypatch):
+    # The rows and names a ledger keeps apart are most of its bytes: a run over one edited file compares their
+    # digests, and reads them only to build a part of the facts that no file holds yet.
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    read: list[Path] = []
+    load_rows = ledger_module._load_rows
+    monkeypatch.setattr(ledger_module, "_load_rows", lambda file, key, paths: read.append(file) or load_rows(file, key, paths))
+    path, old, new = EDITS["an entry point removed"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    forget_projects()
+    keep_index_in(tmp_path, cache)
+    model = project_for(default_config(tmp_path)).model
+    facts = model.facts
+    assert read == []
+    afresh = facts_of(tmp_path, None)
+    assert (facts.context, facts.evidenced, facts.reached) == afresh[:3]
+    # The parts, built when asked from the kept rows and names and the edited module's derived again.
+    assert facts_of(tmp_path, cache) == afresh
+    assert len(read) == 1
+
+
+def test_rows_that_cannot_be_read_derive_every_piece_again(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    (rows,) = cache.glob("*.ledger.rows.json")
+    rows.unlink()
+    # A base dropped: the rows that changed are found from the module's old rows, which are gone.
+    path, old, new = EDITS["a base dropped: the override no longer runs through `Backend`"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    derived: list[str] = []
+    entry_points = ProjectModel._entry_points
+    monkeypatch.setattr(ProjectModel, "_entry_points", lambda self, entry: derived.append(entry.path) or entry_points(self, entry))
+    assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
+    assert len(set(derived)) == len(MODULES)

@@ -214,17 +214,21 @@ class Project:
         self.__dict__.setdefault("sources", sources)
 
     @cached_property
-    def python_files(self) -> list[Path]:
+    def python_sources(self) -> list[SourceFile]:
         files = []
         for source in self.sources:
             # Regular files only: opening a FIFO or a device named *.py would block or never end. Modules only:
             # a notebook (.ipynb) is no module (nothing imports it, and its cells run by hand in any order), so
             # it reads the index, through its imports, but never feeds it.
             if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source):
-                files.append(source.path)
+                files.append(source)
                 if len(files) >= _MAX_FILES:
                     break
         return files
+
+    @cached_property
+    def python_files(self) -> list[Path]:
+        return [source.path for source in self.python_sources]
 
     @cached_property
     def modules(self) -> dict[str, list[Path]]:

@@ -33,7 +33,7 @@ from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, 
 from gemlint.collector import collector_paused
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, save_facts, save_part
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, TracedMemo, callers_index, changed_bases, ledger_file, load_ledger, save_ledger, subclass_index, untouched
+from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, callers_index, changed_bases, contribution_digest, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
@@ -126,6 +126,21 @@ class _Entry:
         return summary.syntax if summary is not None else self.summary.syntax
 
 
+def _contribution_of(derived: dict[str, tuple], previous: Ledger | None, kind: int) -> Callable[[_Entry], list]:
+    """Each module's subclass-index rows (``kind`` 0) or called names (1) in a derivation: derived again, or
+    kept by ``previous`` (read from its file on the first ask)."""
+    found = dict(derived)  # the derivation lets go of its own map before the facts are asked for parts
+
+    def contribution(entry: _Entry) -> list:
+        value = found[entry.path][0]
+        if value is None:
+            assert previous is not None
+            value = previous.rows_of(entry.path)[kind]
+        return value
+
+    return contribution
+
+
 def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]]:
     """The classes of a lineage as (module, class) pairs."""
     return {(entry.summary.name, cls.name) for entry, cls in chain}
@@ -171,6 +186,10 @@ class ProjectModel:
         self._facts: ProjectFacts | None = None
         #: The ledger read to decide where the facts are derived, for the derivation to use.
         self._previous_ledger: Ledger | None = None
+        #: While the facts are derived from a ledger that keeps some modules' subclass-index rows and called
+        #: names in its file: each module's (``_compute_subclasses``, ``_compute_callers``).
+        self._rows_now: Callable[[_Entry], list] | None = None
+        self._called_now: Callable[[_Entry], list] | None = None
         #: The index keys of the modules built, until the index is stored.
         self._unsaved: set[tuple[str, str]] | None = None
 
@@ -202,13 +221,13 @@ class ProjectModel:
     def _files(self) -> list[tuple[str, str, tuple[str, str]]]:
         """(path, module name, index key) of each project module that can be read."""
         files: list[tuple[str, str, tuple[str, str]]] = []
-        for path in self.project.python_files:
-            key_path = os.path.abspath(path)
+        for source in self.project.python_sources:
+            key_path = source.absolute_path()
             try:
                 digest = self._digest(key_path)
             except OSError:
                 continue
-            name = module_name(path)
+            name = module_name(key_path, absolute=True)
             files.append((key_path, name, (name, digest)))
         return files
 
@@ -282,9 +301,10 @@ class ProjectModel:
         aliases: dict[str, list[_Entry]] = {}
         for path, entry in self._by_path.items():
             name = entry.name
-            folder = os.path.dirname(path)
-            for _ in range(name.count(".") + (path.endswith("__init__.py"))):
-                folder = os.path.dirname(folder)  # up to the folder that holds the module's top package
+            # Up to the folder that holds the module's top package (the paths are absolute and normal).
+            folder = path.rsplit(os.sep, 1 + name.count(".") + path.endswith("__init__.py"))[0]
+            if folder == root:
+                continue  # a module of the root or of a package there: found under its own name only
             for _ in range(_MAX_ALIAS_DEPTH):
                 if not (folder + os.sep).startswith(root + os.sep) or folder == root:
                     break
@@ -435,7 +455,28 @@ class ProjectModel:
         return self._memo[key]  # type: ignore[return-value]
 
     def _compute_subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        return subclass_index((entry.name, self._subclass_rows(entry)) for entries in self.modules.values() for entry in entries)
+        rows = self._rows_now or self._kept_contribution(0, self._subclass_rows)
+        return subclass_index((entry.name, rows(entry)) for entries in self.modules.values() for entry in entries)
+
+    def _kept_contribution(self, kind: int, derive: Callable[[_Entry], list]) -> Callable[[_Entry], list]:
+        """Each module's subclass-index rows (``kind`` 0) or called names (1): from the last derivation's ledger
+        where nothing they read changed since, else derived from its summary."""
+        ledger = self._load_previous_ledger()
+        changed = ledger.changed(self._module_shapes()) if ledger is not None else None
+        if ledger is None or changed is None:
+            return derive
+        changed |= ledger.numbers(changed)
+
+        def contribution(entry: _Entry) -> list:
+            piece = ledger.pieces[entry.path]
+            if (entry.path not in changed) if kind else untouched(piece.subclass_reads, changed):
+                try:
+                    return ledger.rows_of(entry.path)[kind]
+                except RowsMissing:
+                    pass
+            return derive(entry)
+
+        return contribution
 
     def overrides(self, method: Target) -> list[Target]:
         """The methods of project subclasses (any depth) that override ``method``: a call of a base's method
@@ -601,7 +642,8 @@ class ProjectModel:
         return found
 
     def _compute_callers(self) -> dict[str, list[str]]:
-        return callers_index((entry.path, self._called_names(entry)) for entries in self.modules.values() for entry in entries)
+        called = self._called_now or self._kept_contribution(1, self._called_names)
+        return callers_index((entry.path, called(entry)) for entries in self.modules.values() for entry in entries)
 
     def resolve_call(self, entry: _Entry, function: FunctionSummary | None, callee: str) -> Target | None:
         """The project function or class a call spelled ``callee`` reaches from ``function``."""
@@ -800,8 +842,20 @@ class ProjectModel:
         else:
             changed = previous.changed(ledger.modules) if previous is not None else None
             if changed is None or len(changed) > LEDGER_REWRITE_AFTER:
+                self._complete(ledger)
                 save_ledger(file, ledger)
         return facts
+
+    def _complete(self, ledger: Ledger) -> None:
+        """Give every piece of ``ledger`` its subclass-index rows and called names, as its file is written: those
+        kept as digests are read from the last ledger's file, or derived again if it cannot be read."""
+        for entry in (entry for entries in self.modules.values() for entry in entries):
+            piece = ledger.pieces[entry.path]
+            if piece.subclass_rows is None or piece.called is None:
+                try:
+                    piece.subclass_rows, piece.called = ledger.rows_of(entry.path)
+                except RowsMissing:
+                    piece.subclass_rows, piece.called = self._subclass_rows(entry), self._called_names(entry)
 
     def _load_previous_ledger(self) -> Ledger | None:
         """The ledger of the last derivation: kept with the facts in the cache folder, or in memory."""
@@ -820,6 +874,12 @@ class ProjectModel:
     def _derive_facts(self, key: str, previous: Ledger | None, traced: bool = True) -> tuple[ProjectFacts, Ledger]:
         """The facts, and the ledger of their pieces: each piece is kept from ``previous`` when nothing it read
         changed, else derived (with ``traced``, noting what it reads)."""
+        try:
+            return self._derive_facts_from(key, previous, traced)
+        except RowsMissing:  # the rows and names the ledger keeps apart are gone: nothing kept is known to hold
+            return self._derive_facts_from(key, None, traced)
+
+    def _derive_facts_from(self, key: str, previous: Ledger | None, traced: bool) -> tuple[ProjectFacts, Ledger]:
         assert self._index is not None
         order = [entry for entries in self.modules.values() for entry in entries]
         ledger = Ledger(self._module_shapes())
@@ -832,8 +892,11 @@ class ProjectModel:
         _Entry.reads = reads.log if traced else None
         try:
             kept = {entry.path: previous.pieces[entry.path] for entry in order if entry.path in previous.pieces} if previous is not None else {}
-            # The changed modules, then also the subclass-index rows that changed.
+            # The changed modules (by path, and by number for reads kept from a file), then also the subclass-index
+            # rows that changed.
             stale: set = set(changed or ())
+            if previous is not None:
+                stale.update(previous.numbers(stale))
 
             def piece(entry: _Entry, part: str, derive: Callable[[_Entry], object]) -> tuple[object, frozenset]:
                 old = kept.get(entry.path)
@@ -843,33 +906,58 @@ class ProjectModel:
                 found = derive(entry)
                 return found, reads.with_module(reads.since(start), entry.path)
 
-            rows = {entry.path: piece(entry, "subclass", self._subclass_rows) for entry in order}
-            facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
+            rows: dict[str, tuple[list | None, str, frozenset]] = {}
+            for entry in order:  # each module's rows: kept as a digest, or derived again
+                old = kept.get(entry.path)
+                if old is not None and untouched(old.subclass_reads, stale):
+                    rows[entry.path] = (old.subclass_rows, old.subclass_digest, old.subclass_reads)
+                else:
+                    start = reads.begin()
+                    found = self._subclass_rows(entry)
+                    rows[entry.path] = (found, contribution_digest(found), reads.with_module(reads.since(start), entry.path))
             # The parts' keys name their files: facts kept in memory only (``--no-cache``) have none to name.
             stored = self._facts_folder is not None
             if stored:
-                facts.part_keys["subclasses"] = part_key("subclasses", ((entry.name, rows[entry.path][0]) for entry in order))
-            for entry in order:  # the rows that changed are those of the modules whose rows were derived again
+                facts.part_keys["subclasses"] = part_key("subclasses", ((entry.name, rows[entry.path][1]) for entry in order))
+            # A part is built here when every module's contribution is at hand (derived afresh, or a ledger kept in
+            # memory); otherwise it is read from its file when asked, or built then (`_facts_part`).
+            if all(row[0] is not None for row in rows.values()):
+                facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
+            else:
+                self._rows_now = _contribution_of(rows, previous, 0)
+            for entry in order:  # the rows that changed are those of the modules whose rows' digest changed
                 old = kept.get(entry.path)
-                if old is not None and rows[entry.path][0] is not old.subclass_rows:
-                    stale.update(changed_bases(old.subclass_rows, rows[entry.path][0]))
+                if old is not None and rows[entry.path][1] != old.subclass_digest:
+                    assert previous is not None
+                    stale.update(changed_bases(previous.rows_of(entry.path)[0], rows[entry.path][0]))  # type: ignore[arg-type]
             points = {entry.path: piece(entry, "points", self._entry_points) for entry in order}
-            called_by = {
-                entry.path: old.called if (old := kept.get(entry.path)) is not None and entry.path not in stale else self._called_names(entry)
-                for entry in order
-            }
-            if stored:
-                facts.part_keys["callers"] = part_key("callers", called_by.items())
-            # An edit that changes no module's called names leaves the callers index as stored: read when asked.
-            if not stored or not self._part_stored("callers", facts.part_keys["callers"]):
-                facts.callers = callers_index(called_by.items())
+            called_by: dict[str, tuple[list[str] | None, str]] = {}
             for entry in order:
-                called = called_by[entry.path]
-                subclass_rows, subclass_reads = rows[entry.path]
+                old = kept.get(entry.path)
+                if old is not None and entry.path not in stale:
+                    called_by[entry.path] = (old.called, old.called_digest)
+                else:
+                    names = self._called_names(entry)
+                    called_by[entry.path] = (names, contribution_digest(names))
+            if stored:
+                facts.part_keys["callers"] = part_key("callers", ((path, digest) for path, (_, digest) in called_by.items()))
+            # An edit that changes no module's called names leaves the callers index as stored: read when asked.
+            if all(names is not None for names, _ in called_by.values()):
+                if not stored or not self._part_stored("callers", facts.part_keys["callers"]):
+                    facts.callers = callers_index((path, names) for path, (names, _) in called_by.items())  # type: ignore[misc]
+            else:
+                self._called_now = _contribution_of(called_by, previous, 1)
+            for entry in order:
+                called, called_digest = called_by[entry.path]
+                subclass_rows, subclass_digest, subclass_reads = rows[entry.path]
                 (entry_points, scripts), points_reads = points[entry.path]
                 if not traced:  # a ledger that is not kept needs only what the walk below reads
                     subclass_rows, called = [], []
-                ledger.pieces[entry.path] = ModulePieces(subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset())  # type: ignore[arg-type]
+                ledger.pieces[entry.path] = ModulePieces(
+                    subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset(),  # type: ignore[arg-type]
+                    subclass_digest=subclass_digest, called_digest=called_digest,
+                )
+            ledger.kept_rows = previous.kept_rows if previous is not None else None
             rows = points = called_by = {}
 
             def callees(function: tuple[str, str]) -> list[tuple[str, str]]:
@@ -900,6 +988,7 @@ class ProjectModel:
             _Entry.reads = None
             self._memo, self._facts = saved, None
             self._memo.clear()
+            self._rows_now = self._called_now = None
         return facts, ledger
 
     def _subclass_rows(self, entry: _Entry) -> list[tuple[str, str, str]]:

@@ -637,9 +637,10 @@ def summarise(tree: ast.Module, name: str, is_package: bool) -> ModuleSummary:
     return summary
 
 
-def module_name(path: Path | str) -> str:
-    """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``."""
-    directory, name = os.path.split(os.path.abspath(path))
+def module_name(path: Path | str, absolute: bool = False) -> str:
+    """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``. With
+    ``absolute``, ``path`` is an absolute, normal path already (a walk's), and is not made one again."""
+    directory, name = os.path.split(path if absolute else os.path.abspath(path))
     package = _package_of(directory)
     if name == "__init__.py":
         return package
