@@ -233,9 +233,14 @@ def test_digests_tell_changed_rows_without_the_rows():
     lambda data: data["pieces"][0].__setitem__(0, 3),  # a digest that is no string
     lambda data: data["pieces"][0].__setitem__(8, "yes"),  # a holder that is no bool
     lambda data: data["reads"][0].append(7),  # a read naming no module
-    lambda data: data["reads"][0].append(["b"]),  # a subclass-index row without its class
+    lambda data: data["rows_read"][0][1].append(["b"]),  # a subclass-index row without its class
+    lambda data: data["rows_read"][0].__setitem__(0, 99),  # rows read by a set that is not in the file
+    lambda data: data["reads"][0].append(["b", "Base"]),  # a row among the modules
     lambda data: data["pieces"][0].__setitem__(5, 99),  # reads that are not in the file
     lambda data: data["callees"][0].__setitem__(2, [[0, 1]]),  # a callee that is no qualname
+    lambda data: data["callees"][0][2].append([9, "go"]),  # a callee in no module
+    lambda data: data["callees"][0].__setitem__(3, 99),  # a callee's reads that are not in the file
+    lambda data: data["callees"][0].__setitem__(0, True),  # a walked function whose module is a bool
     lambda data: data.__setitem__("format", "0"),  # another version's
     lambda data: data["pieces"].pop(),  # a module without its pieces
     lambda data: data["reads"][0].insert(0, True),  # a read that is a bool, not a module's number

@@ -23,10 +23,11 @@ def set_buffer(path: str | Path, data: bytes | None) -> None:
 
 
 def buffer(path: str | Path) -> bytes | None:
-    return _BUFFERS.get(os.path.abspath(path))
+    # Asked once per project module: with no buffer open (outside the language server), nothing to look up.
+    return _BUFFERS.get(os.path.abspath(path)) if _BUFFERS else None
 
 
 def read_bytes(path: str | Path) -> bytes:
     """The file's content: its open buffer's, else the disk's (raises OSError as a read would)."""
-    data = _BUFFERS.get(os.path.abspath(path))
+    data = _BUFFERS.get(os.path.abspath(path)) if _BUFFERS else None
     return data if data is not None else Path(path).read_bytes()

@@ -60,8 +60,7 @@ def facts_key(root: str, modules: list[tuple[str, str, str]], stored: bool = Tru
     digest of gemlint's code, which costs reading gemlint's sources."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{index_format() if stored else 'memory'}\0{root}\0".encode("utf-8", "surrogateescape"))
-    for path, name, shape in sorted(modules):
-        digest.update(f"{path}\0{name}\0{shape}\n".encode("utf-8", "surrogateescape"))
+    digest.update("".join([f"{path}\0{name}\0{shape}\n" for path, name, shape in sorted(modules)]).encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 

@@ -29,6 +29,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from itertools import chain
+from operator import itemgetter
 from typing import Callable, Iterable, Sequence, Union
 
 from gemlint.atomic import replacing
@@ -336,8 +337,10 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
             stream.write(b'],"callees":' + encode(callees))
             # A module is named by its path, or by its number where the read was kept from a ledger read from its
             # file (the same number: a ledger is kept only for the same modules in the same order).
-            table = [sorted({r if type(r) is int else number[r] for r in found if not isinstance(r, tuple)}) + sorted([*r] for r in found if isinstance(r, tuple)) for found in sets]
-            stream.write(b',"reads":' + encode(table) + b"}")
+            # The modules each set read; apart, the subclass-index rows of the few sets that read any.
+            table = [sorted({r if type(r) is int else number[r] for r in found if not isinstance(r, tuple)}) for found in sets]
+            looked_up = [[index, sorted([*r] for r in found if isinstance(r, tuple))] for index, found in enumerate(sets) if any(isinstance(r, tuple) for r in found)]
+            stream.write(b',"reads":' + encode(table) + b',"rows_read":' + encode(looked_up) + b"}")
     except OSError:
         pass  # an unwritable cache costs speed only
 
@@ -351,18 +354,17 @@ def load_ledger(file: Path) -> Ledger | None:
         data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
         if not isinstance(data, dict) or data.get("format") != index_format():
             return None
-        rows, sets, pieces, callees, key = data["modules"], data["reads"], data["pieces"], data["callees"], data["rows"]
-        if not (isinstance(rows, list) and isinstance(sets, list) and isinstance(pieces, list) and isinstance(callees, list) and len(rows) == len(pieces) and isinstance(key, str)):
+        rows, sets, looked_up, pieces, callees, key = data["modules"], data["reads"], data["rows_read"], data["pieces"], data["callees"], data["rows"]
+        if not (isinstance(rows, list) and isinstance(sets, list) and isinstance(looked_up, list) and isinstance(pieces, list) and isinstance(callees, list)):
             return None
-        paths = []
-        modules: dict[str, tuple[str, str]] = {}
-        for row in rows:
-            _check(isinstance(row, list) and len(row) == 3 and all(isinstance(item, str) for item in row))
-            paths.append(row[0])
-            modules[row[0]] = (row[1], row[2])
-        ledger = Ledger(modules, kept_rows=KeptRows(rows_file(file), key, paths))
-        table = _read_sets(sets, paths)
+        if not (len(rows) == len(pieces) and isinstance(key, str)):
+            return None
         # Each column checked whole, at the speed of C (a large project's ledger holds 150,000 values).
+        _check(all_of_type(rows, list) and set(map(len, rows)) <= {3} and all_of_type(chain.from_iterable(rows), str))
+        paths = list(map(itemgetter(0), rows))
+        modules = dict(zip(paths, map(tuple, map(itemgetter(slice(1, 3)), rows))))
+        ledger = Ledger(modules, kept_rows=KeptRows(rows_file(file), key, paths))
+        table = _read_sets(sets, looked_up, len(paths))
         _check(all_of_type(pieces, list) and set(map(len, pieces)) <= {10})
         sub_digests, sub_reads, called_digests, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = zip(*pieces) if pieces else ((),) * 10
         numbers = (*sub_reads, *point_reads, *loading_reads, *holder_reads)
@@ -384,9 +386,18 @@ def load_ledger(file: Path) -> Ledger | None:
                 holder[number], table[holder_reads[number]],
                 subclass_digest=sub_digests[number], called_digest=called_digests[number],
             )
-        for row in callees:
-            _check(isinstance(row, list) and len(row) == 4 and isinstance(row[1], str) and type(row[3]) is int and 0 <= row[3] < len(table))
-            ledger.callees[(_path(row[0], paths), row[1])] = (_functions(row[2], paths), table[row[3]])
+        # Callees: (function's module, qualname, [(module, qualname) reached], reads), checked column by column.
+        _check(all_of_type(callees, list) and set(map(len, callees)) <= {4})
+        heads, quals, reached, read_numbers = zip(*callees) if callees else ((),) * 4
+        _check(all_of_type(reached, list))
+        flat = list(chain.from_iterable(reached))
+        _check(all_of_type(flat, list) and set(map(len, flat)) <= {2})
+        module_numbers = [*heads, *map(itemgetter(0), flat)]
+        _check(all_of_type(module_numbers, int) and (not module_numbers or (min(module_numbers) >= 0 and max(module_numbers) < len(paths))))
+        _check(all_of_type(chain(quals, map(itemgetter(1), flat)), str))
+        _check(all_of_type(read_numbers, int) and (not read_numbers or (min(read_numbers) >= 0 and max(read_numbers) < len(table))))
+        for head, qual, found, read in zip(heads, quals, reached, read_numbers):
+            ledger.callees[(paths[head], qual)] = ([(paths[number], name) for number, name in found], table[read])
         return ledger
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
@@ -432,21 +443,17 @@ def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
     return [(_path(row[0], paths), row[1]) for row in rows]  # type: ignore[union-attr]
 
 
-def _read_sets(sets: list, paths: list[str]) -> list[ReadSet]:
-    """The reads of each set: module numbers first, then subclass-index rows (as :func:`save_ledger` writes them)."""
+def _read_sets(sets: list, looked_up: list, modules: int) -> list[ReadSet]:
+    """The reads of each set: the numbers of the modules it read, and for the few sets that looked up rows of the
+    subclass index, those rows (as :func:`save_ledger` writes them). Checked and built at the speed of C: a large
+    project's sets hold 100,000 numbers. A set of modules alone is kept as a tuple: reads are only ever tested
+    for any changed module among them, and a tuple is made four times faster than a set."""
     _check(all_of_type(sets, list))
-    values = list(chain.from_iterable(sets))
-    kinds = set(map(type, values))
-    _check(kinds <= {int, list})  # a bool is no module's number
-    numbers = values if list not in kinds else [value for value in values if type(value) is int]
-    _check(not numbers or (min(numbers) >= 0 and max(numbers) < len(paths)))
-    # A set whose last value is a number holds numbers only. Kept as a tuple: reads are only ever tested for
-    # any changed module among them, and a tuple is made four times faster than a set.
-    return [tuple(found) if not found or type(found[-1]) is int else _read_set(found) for found in sets]
-
-
-def _read_set(values: list) -> frozenset[Read]:
-    split = next((i for i, v in enumerate(values) if type(v) is not int), len(values))
-    numbers, tokens = values[:split], values[split:]
-    _check(all(_strings(token, 2) for token in tokens))
-    return frozenset((*numbers, *((token[0], token[1]) for token in tokens)))
+    numbers = list(chain.from_iterable(sets))
+    _check(all_of_type(numbers, int) and (not numbers or (min(numbers) >= 0 and max(numbers) < modules)))  # a bool is no module's number
+    table: list[ReadSet] = list(map(tuple, sets))
+    _check(all_of_type(looked_up, list) and set(map(len, looked_up)) <= {2})
+    for index, found in looked_up:
+        _check(type(index) is int and 0 <= index < len(table) and isinstance(found, list) and all(_strings(token, 2) for token in found))
+        table[index] = frozenset((*table[index], *((token[0], token[1]) for token in found)))
+    return table

@@ -190,6 +190,8 @@ class ProjectModel:
         #: names in its file: each module's (``_compute_subclasses``, ``_compute_callers``).
         self._rows_now: Callable[[_Entry], list] | None = None
         self._called_now: Callable[[_Entry], list] | None = None
+        #: :meth:`_module_shapes`, with the modules it was made from.
+        self._shapes: tuple[dict[str, list[_Entry]], dict[str, tuple[str, str]]] | None = None
         #: The index keys of the modules built, until the index is stored.
         self._unsaved: set[tuple[str, str]] | None = None
 
@@ -869,7 +871,10 @@ class ProjectModel:
         """Each module's path -> (module name, shape), in the model's module order: what the facts are keyed on
         and what a ledger was derived from."""
         assert self._index is not None
-        return {entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entries in self.modules.values() for entry in entries}
+        modules = self.modules
+        if self._shapes is None or self._shapes[0] is not modules:  # asked three times by a run that derives
+            self._shapes = (modules, {entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entries in modules.values() for entry in entries})
+        return self._shapes[1]
 
     def _derive_facts(self, key: str, previous: Ledger | None, traced: bool = True) -> tuple[ProjectFacts, Ledger]:
         """The facts, and the ledger of their pieces: each piece is kept from ``previous`` when nothing it read
