@@ -161,13 +161,16 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, s
     except OSError:
         return "", None, ""
     digest = file_digest(data)
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return digest, None, ""
-    summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
-    summary.syntax = collect(tree)
-    return digest, summary, shape_digest(summary)
+    # A syntax tree holds no cycle and is freed as soon as it is summarised: collections while it is built walk
+    # it for nothing (a sixth of parsing a large project).
+    with collector_paused():
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return digest, None, ""
+        summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
+        summary.syntax = collect(tree)
+        return digest, summary, shape_digest(summary)
 
 
 class ProjectModel:
@@ -290,6 +293,11 @@ class ProjectModel:
         return (os.path.abspath(near) + os.sep).startswith(folder + os.sep)
 
     @cached_property
+    def _top_names(self) -> frozenset[str]:
+        """The first part of every name a project module is found under (:meth:`entry`)."""
+        return frozenset(name.partition(".")[0] for name in (*self.modules, *self._aliases))
+
+    @cached_property
     def _root(self) -> str:
         return os.path.abspath(self.project.root)
 
@@ -386,6 +394,8 @@ class ProjectModel:
         if _depth > _MAX_RESOLVE:
             return None
         parts = dotted.split(".")
+        if parts[0] not in self._top_names:
+            return Target("external", dotted)  # no module of the project starts so (`torch`, `numpy`): no lookups
         for split in range(len(parts), 0, -1):
             module = ".".join(parts[:split])
             entry = self.entry(module, near)
