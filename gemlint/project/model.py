@@ -1846,7 +1846,7 @@ class ProjectModel:
             init = owner.methods.get("__init__")
             if init is None:
                 continue
-            loader = self._loading_call(owner_entry, owner, init, 0)
+            loader = self._init_loader(owner_entry, owner, init)
             if loader is not None:
                 return f"its `__init__`, in `{owner_entry.summary.name}`, calls `{loader}(...)`" if owner is target_cls else (
                     f"the `__init__` of its base `{owner.name}`, in `{owner_entry.summary.name}`, calls `{loader}(...)`"
@@ -1854,6 +1854,15 @@ class ProjectModel:
             if not any(site.callee.startswith("super().") for site in init.calls):
                 return None
         return None
+
+    def _init_loader(self, entry: _Entry, owner: ClassSummary, init: FunctionSummary) -> str | None:
+        """:meth:`_loading_call` of a class's ``__init__``, once per class: every subclass's walk up its bases
+        asks it again (a large project's model classes share a few bases)."""
+        key = ("init-loader", entry.path, owner.name)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        found = self._memo[key] = self._loading_call(entry, owner, init, 0)
+        return found
 
     def _loading_call(self, entry: _Entry, owner: ClassSummary | None, function: FunctionSummary, depth: int) -> str | None:
         for site in function.calls:
