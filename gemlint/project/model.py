@@ -15,10 +15,9 @@ import os
 import pickle
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Protocol
 
 import libcst as cst
 
@@ -78,8 +77,10 @@ _TORCHSERVE_PACKAGE = "ts.torch_handler."
 _ENTRY_DECORATORS = fw.ROUTE_DECORATORS | fw.API_DECORATOR_NAMES | fw.BARE_ROUTE_DECORATOR_NAMES | fw.DEPLOYMENT_DECORATOR_NAMES
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
+    """What a name resolves to. A tuple, not a dataclass: a large project's derivation hashes targets a million
+    times, in memo keys and seen-sets, and a tuple hashes in C."""
+
     kind: str  # "class", "function", "module" or "external"
     module: str  # the project module (or, for "external", the absolute dotted name)
     qualname: str = ""
@@ -445,9 +446,7 @@ class ProjectModel:
             if found is None:
                 continue
             chain.append(found)
-            entry, cls = found
-            for base in cls.bases:
-                resolved = self.resolve(entry, base)
+            for resolved in self._resolved_bases(*found):
                 if resolved is None:
                     continue
                 if resolved.kind == "class":
@@ -457,6 +456,15 @@ class ProjectModel:
         result = (chain, external)
         self._memo[key] = result
         return result
+
+    def _resolved_bases(self, entry: _Entry, cls: ClassSummary) -> tuple[Target | None, ...]:
+        """What each base of ``cls`` names, from its own module: once per class, not once per lineage that
+        passes through it (every model class of a large project walks up the same few bases)."""
+        key = ("bases", entry.path, cls.name)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        found = self._memo[key] = tuple(self.resolve(entry, base) for base in cls.bases)
+        return found
 
     def _subclass_index(self) -> dict[Target, list[Target]]:
         """Each project class -> the project classes that name it as a direct base."""
@@ -550,14 +558,23 @@ class ProjectModel:
                 return fw.HOOK_CLASS_NAMES[cls.name.rsplit(".", 1)[-1]]
             if any(fw.is_grpc_servicer(_imported_spelling(entry, base)) for base in cls.bases):
                 return frozenset()  # the generated servicer module is usually not in the tree: read by its import
-            for decorator in cls.decorators:
-                resolved = self.resolve(entry, decorator)
-                if resolved is not None and resolved.kind == "external" and resolved.module in fw.DEPLOYMENT_DECORATORS:
-                    return frozenset()
+            if cls.decorators and self._deployed_by_decorator(entry, cls):
+                return frozenset()
         methods = {name: method for _, cls in reversed(chain) for name, method in cls.methods.items()}
         if _torchserve_protocol(methods):
             return fw.TORCHSERVE_SERVICE_HOOKS
         return None
+
+    def _deployed_by_decorator(self, entry: _Entry, cls: ClassSummary) -> bool:
+        """A decorator of ``cls`` deploys it (``@serve.deployment``): once per class, not once per subclass."""
+        key = ("deployed", entry.path, cls.name)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        found = self._memo[key] = any(
+            (resolved := self.resolve(entry, decorator)) is not None and resolved.kind == "external" and resolved.module in fw.DEPLOYMENT_DECORATORS
+            for decorator in cls.decorators
+        )
+        return found
 
     def is_model_class(self, target: Target, near: str | None = None) -> bool:
         chain, external = self.lineage(target, near)
