@@ -4,6 +4,10 @@ the file's content is what was indexed, and summaries that survive the on-disk c
 from __future__ import annotations
 
 import ast
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
 
 import gemlint.engine as engine
 from gemlint.analysis.triage import collect
@@ -11,7 +15,7 @@ from gemlint.config import default_config
 from gemlint.project.files import forget_projects, project_for
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.model import summarise_file, summarise_packed
-from gemlint.project.summary import ModuleSummary
+from gemlint.project.summary import ModuleSummary, summarise
 from gemlint.runner import run
 
 SERVICE = """\
@@ -267,3 +271,58 @@ def test_a_file_the_project_read_for_its_routes_is_analysed_once(tmp_path, monke
     assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [("GEM602", "handlers.py")]
     assert indexed.count(MAIN) == extracted.count(MAIN) == 1
     assert indexed.count(HANDLERS) == extracted.count(HANDLERS) == 1
+
+
+# -- the triage facts come from the summariser's walk ------------------------------------------------------
+
+SIGNATURES = """\
+import torch.nn.functional as F
+from transformers import AutoTokenizer as Tok
+
+
+def encode(text, tokenizer=Tok.from_pretrained("bert"), *, limit: int = len("x")) -> F.softmax(None):
+    total = 0
+    total += 1
+    window: list = []
+    return tokenizer(text, padding="max_length", max_length=limit)
+
+
+class Service(torch.nn.Module):
+    @torch.no_grad()
+    def predict(self, batch=lambda: torch.zeros(3)):
+        return self.model(batch)
+"""
+
+
+def test_the_summary_holds_the_triage_facts_one_walk_finds():
+    # The index summarises a module in one walk that also gathers its triage facts. That walk passes by what a
+    # summary never records (a signature's defaults and annotations, an augmented assignment): the facts are
+    # those of the triage's own walk all the same.
+    tree = ast.parse(SIGNATURES)
+    facts = summarise(tree, "svc", False).syntax
+    assert facts == collect(tree)
+    assert {"from_pretrained", "len", "softmax", "zeros", "no_grad"} <= facts.calls  # from signatures and decorators
+    assert {"total", "window"} <= facts.assigned
+    assert {"padding", "max_length"} <= facts.keywords
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent / "fixtures").rglob("*.py")), ids=lambda path: path.name)
+def test_summarised_triage_facts_are_the_triage_walks_on_every_fixture(path):
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        pytest.skip("not Python that ast parses")
+    assert summarise(tree, "fixture", path.name == "__init__.py").syntax == collect(tree)
+
+
+hypothesmith = pytest.importorskip("hypothesmith")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hypothesmith.from_grammar(auto_target=False))
+def test_summarised_triage_facts_are_the_triage_walks_on_generated_programs(program):
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # the grammar allows what the compiler rejects; the index has no summary for those
+    assert summarise(tree, "generated", False).syntax == collect(tree)

@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from gemlint.config import Config
     from gemlint.text import ScannedText
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
-
 
 @dataclass(slots=True)
 class SyntaxFacts:
@@ -64,48 +61,82 @@ def terminal(expression: ast.AST) -> str | None:
 
 def collect(tree: ast.Module) -> SyntaxFacts:
     """One iterative walk over ``tree`` (deep files must not exhaust the stack)."""
-    facts = SyntaxFacts(
-        main_block=any(isinstance(node, ast.If) and _is_main_test(node.test) for node in tree.body),
-        script_runs=script_runs(tree),
-    )
-    calls, keywords, assigned = facts.calls, facts.keywords, facts.assigned
-    aliases: dict[str, str] = {}
+    collector = SyntaxCollector(tree)
+    take = collector.handlers
     for node in walk(tree, SCALAR_FIELDS):
-        kind = type(node)
-        if kind is ast.Call:
-            name = terminal(node.func)
-            if name is not None:
-                calls.add(name)
-            for keyword in node.keywords:
-                if keyword.arg is not None:
-                    keywords.add(keyword.arg)
-        elif kind in _FUNCTIONS:
-            facts.functions.add(node.name)
-            facts.decorators.update(filter(None, map(terminal, node.decorator_list)))
-        elif kind is ast.ClassDef:
-            facts.classes.add(node.name)
-            facts.decorators.update(filter(None, map(terminal, node.decorator_list)))
-            facts.bases.update(filter(None, map(terminal, node.bases)))
-        elif kind in _ASSIGNMENTS:
-            for target in node.targets if kind is ast.Assign else (node.target,):
-                _add_targets(target, assigned)
-        elif kind is ast.Import:
-            for alias in node.names:
-                add_module(facts.imports, alias.name)
-                if alias.asname:
-                    aliases[alias.asname] = alias.name.rsplit(".", 1)[-1]
-        elif kind is ast.ImportFrom:
-            if node.module and not node.level:
-                add_module(facts.imports, node.module)
-            for alias in node.names:
-                if alias.asname:
-                    aliases[alias.asname] = alias.name
-    if aliases:
-        # ``from torch.autograd import set_detect_anomaly as sda``: ``sda(True)`` counts as the original name,
-        # as the qualified names the rules resolve would.
-        for names in (calls, assigned, facts.decorators, facts.bases):
-            names.update([aliases[name] for name in names if name in aliases])
-    return facts
+        handler = take.get(type(node))
+        if handler is not None:
+            handler(node)
+    return collector.facts()
+
+
+class SyntaxCollector:
+    """The :class:`SyntaxFacts` of a module, from each of its nodes in any order. :func:`collect` walks the tree
+    for it; the project index's summariser hands it the nodes of its own walk, so that indexing a module walks
+    its tree once."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._facts = SyntaxFacts(
+            main_block=any(isinstance(node, ast.If) and _is_main_test(node.test) for node in tree.body),
+            script_runs=script_runs(tree),
+        )
+        #: Each name imported ``as`` another -> what it names (every one, should a module rebind it).
+        self._aliases: dict[str, set[str]] = {}
+        #: The handler of each node type the facts read; other nodes hold nothing of them.
+        self.handlers = {
+            ast.Call: self.call,
+            ast.FunctionDef: self.function,
+            ast.AsyncFunctionDef: self.function,
+            ast.ClassDef: self.class_,
+            ast.Assign: self.assign,
+            ast.AnnAssign: self.assign,
+            ast.AugAssign: self.assign,
+            ast.Import: self.import_,
+            ast.ImportFrom: self.import_from,
+        }
+
+    def call(self, node: ast.Call) -> None:
+        name = terminal(node.func)
+        if name is not None:
+            self._facts.calls.add(name)
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                self._facts.keywords.add(keyword.arg)
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._facts.functions.add(node.name)
+        self._facts.decorators.update(filter(None, map(terminal, node.decorator_list)))
+
+    def class_(self, node: ast.ClassDef) -> None:
+        self._facts.classes.add(node.name)
+        self._facts.decorators.update(filter(None, map(terminal, node.decorator_list)))
+        self._facts.bases.update(filter(None, map(terminal, node.bases)))
+
+    def assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+        for target in node.targets if type(node) is ast.Assign else (node.target,):  # type: ignore[union-attr]
+            _add_targets(target, self._facts.assigned)
+
+    def import_(self, node: ast.Import) -> None:
+        for alias in node.names:
+            add_module(self._facts.imports, alias.name)
+            if alias.asname:
+                self._aliases.setdefault(alias.asname, set()).add(alias.name.rsplit(".", 1)[-1])
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        if node.module and not node.level:
+            add_module(self._facts.imports, node.module)
+        for alias in node.names:
+            if alias.asname:
+                self._aliases.setdefault(alias.asname, set()).add(alias.name)
+
+    def facts(self) -> SyntaxFacts:
+        facts, aliases = self._facts, self._aliases
+        if aliases:
+            # ``from torch.autograd import set_detect_anomaly as sda``: ``sda(True)`` counts as the original name,
+            # as the qualified names the rules resolve would.
+            for names in (facts.calls, facts.assigned, facts.decorators, facts.bases):
+                names.update([original for name in names if name in aliases for original in aliases[name]])
+        return facts
 
 
 def _add_targets(target: ast.AST, into: set[str]) -> None:

@@ -28,7 +28,7 @@ from gemlint.analysis.handlers import per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.index import TRAINING_CANDIDATES
-from gemlint.analysis.triage import SyntaxFacts, collect, has_inference_prefix, is_test_path
+from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
 from gemlint.collector import collector_paused
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, save_facts, save_part
@@ -170,7 +170,6 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, s
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return digest, None, ""
         summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
-        summary.syntax = collect(tree)
         return digest, summary, shape_digest(summary)
 
 

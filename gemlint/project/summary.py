@@ -21,8 +21,8 @@ from functools import lru_cache
 from typing import Any, Callable
 from pathlib import Path
 
-from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields
-from gemlint.analysis.triage import SyntaxFacts
+from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields, walk
+from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
 
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
 _EVAL_METHODS = frozenset({"eval"})
@@ -203,8 +203,10 @@ class _Summariser:
     and lists every field of every node; dispatching on the type and skipping the fields that never hold
     a statement or an expression (a third of all nodes are Load/Store contexts) halves the walk."""
 
-    def __init__(self, summary: ModuleSummary) -> None:
+    def __init__(self, summary: ModuleSummary, syntax: SyntaxCollector) -> None:
         self.summary = summary
+        #: Handed every node the triage facts read, as the walk meets it (each exactly once).
+        self.syntax = syntax
         self.classes: list[ClassSummary] = []
         self.functions: list[FunctionSummary] = []
         #: Per open function: its parameters' annotations, spelled (``sam_model: Sam`` -> {"sam_model": "Sam"}).
@@ -224,6 +226,7 @@ class _Summariser:
             ast.AsyncFunctionDef: self._function,
             ast.Assign: self._assign,
             ast.AnnAssign: self._ann_assign,
+            ast.AugAssign: self._aug_assign,
             ast.Return: self._return,
             ast.Call: self._call,
             ast.With: self._with,
@@ -270,6 +273,7 @@ class _Summariser:
 
     # -- imports -------------------------------------------------------------------
     def _import(self, node: ast.Import) -> None:
+        self.syntax.import_(node)
         for alias in node.names:
             if alias.asname:
                 self.summary.imports[alias.asname] = alias.name
@@ -278,6 +282,7 @@ class _Summariser:
                 self.summary.imports.setdefault(top, top)
 
     def _import_from(self, node: ast.ImportFrom) -> None:
+        self.syntax.import_from(node)
         base = _absolute(self.summary.name, self.summary.is_package, node.level, node.module)
         for alias in node.names:
             if alias.name == "*":
@@ -287,6 +292,7 @@ class _Summariser:
 
     # -- declarations --------------------------------------------------------------------
     def _class(self, node: ast.ClassDef) -> None:
+        self.syntax.class_(node)
         if self.functions:  # a class local to a function: its methods are not reachable by name
             self.children(node)
             return
@@ -309,6 +315,16 @@ class _Summariser:
         self.classes.pop()
 
     def _function(self, node) -> None:
+        self.syntax.function(node)
+        # The signature holds nothing the summary records, but calls and names the triage facts read (defaults,
+        # annotations).
+        take = self.syntax.handlers
+        for part in (node.args, node.returns, *getattr(node, "type_params", ())):
+            if part is not None:
+                for inner in walk(part, SCALAR_FIELDS):
+                    handler = take.get(type(inner))
+                    if handler is not None:
+                        handler(inner)
         owner = self.classes[-1] if self.classes and not self.functions else None
         qual = f"{owner.name}.{node.name}" if owner is not None else node.name
         if self.functions:
@@ -382,6 +398,7 @@ class _Summariser:
 
     # -- bindings and calls -----------------------------------------------------------------
     def _assign(self, node: ast.Assign) -> None:
+        self.syntax.assign(node)
         self._bind(node.targets, node.value)
         if not self.functions and not self.classes and isinstance(node.value, ast.Dict) and node.value.values:
             values = [dotted(value) for value in node.value.values]
@@ -391,7 +408,12 @@ class _Summariser:
                         self.summary.registries[target.id] = values  # type: ignore[assignment]
         self.children(node)
 
+    def _aug_assign(self, node: ast.AugAssign) -> None:
+        self.syntax.assign(node)
+        self.children(node)
+
     def _ann_assign(self, node: ast.AnnAssign) -> None:
+        self.syntax.assign(node)
         if node.value is not None:
             self._bind([node.target], node.value)
         self.children(node)
@@ -477,6 +499,7 @@ class _Summariser:
         self.children(node)
 
     def _call(self, node: ast.Call) -> None:
+        self.syntax.call(node)
         callee = dotted(node.func)
         if callee is not None:
             site = self._site(callee, node, self._guards > 0)
@@ -661,8 +684,12 @@ def _produced_by(value: ast.AST) -> str | None:
 
 
 def summarise(tree: ast.Module, name: str, is_package: bool) -> ModuleSummary:
+    """The summary of the module ``tree``, with its triage facts (:attr:`ModuleSummary.syntax`) from the same
+    walk."""
     summary = ModuleSummary(name, is_package)
-    _Summariser(summary).visit(tree)
+    syntax = SyntaxCollector(tree)
+    _Summariser(summary, syntax).visit(tree)
+    summary.syntax = syntax.facts()
     return summary
 
 
