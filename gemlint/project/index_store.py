@@ -23,12 +23,14 @@ import secrets
 import stat
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
+from operator import add
 from pathlib import Path
 
 from gemlint.atomic import replacing, write_whole
 from gemlint.confinement import read_confined
 from gemlint.project.summary import ModuleSummary, share_values
-from gemlint.project.summary_codec import CorruptIndex, decode_summary, encode
+from gemlint.project.summary_codec import CorruptIndex, all_of_type, decode_summary, encode
 from gemlint.version import code_digest
 
 INDEX_FILENAME = "project-index.json"
@@ -99,16 +101,17 @@ class IndexCache:
             token, size, rows = stored.get("token"), stored.get("size"), stored.get("entries")
             if not (isinstance(token, str) and type(size) is int and isinstance(rows, list)):
                 return
-            entries: dict[tuple[str, str], ModuleSummary | Stored] = {}
-            shapes: dict[tuple[str, str], str] = {}
-            for row in rows:
-                if not (isinstance(row, list) and len(row) == 5 and all(isinstance(item, str) for item in row[:3])):
-                    return
-                offset, length = row[3], row[4]
-                if not (type(offset) is int and type(length) is int and 0 <= offset and 0 < length and offset + length <= size):
-                    return
-                entries[(row[0], row[1])] = Stored(offset, length)
-                shapes[(row[0], row[1])] = row[2]
+            # Each column checked whole, at the speed of C: a warm run over one file reads every module's row.
+            if not (all_of_type(rows, list) and set(map(len, rows)) <= {5}):
+                return
+            names, digests, shape_column, offsets, lengths = zip(*rows) if rows else ((),) * 5
+            if not (all_of_type(chain(names, digests, shape_column), str) and all_of_type(chain(offsets, lengths), int)):
+                return
+            if rows and not (min(offsets) >= 0 and min(lengths) > 0 and max(map(add, offsets, lengths)) <= size):
+                return
+            keys = list(zip(names, digests))
+            entries: dict[tuple[str, str], ModuleSummary | Stored] = dict(zip(keys, map(Stored, offsets, lengths)))
+            shapes = dict(zip(keys, shape_column))
             descriptor = self._open_data(token, size)
         except (OSError, ValueError, RecursionError, MemoryError):  # missing, corrupt, foreign or too deep
             return
