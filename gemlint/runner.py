@@ -266,7 +266,7 @@ def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectF
 def _project_facts(config: Config) -> ProjectFacts:
     from gemlint.project.files import project_for
 
-    return project_for(config).model.facts
+    return project_for(config).model.facts_to_hand_over()
 
 
 def _forget_projects() -> None:

@@ -460,3 +460,21 @@ def test_rows_that_cannot_be_read_derive_every_piece_again(tmp_path, monkeypatch
     monkeypatch.setattr(ProjectModel, "_entry_points", lambda self, entry: derived.append(entry.path) or entry_points(self, entry))
     assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
     assert len(set(derived)) == len(MODULES)
+
+
+def test_a_child_hands_over_the_facts_without_the_parts_their_files_hold(tmp_path):
+    # Unpickling a large project's callers index cost the asking process a quarter of a second: the parts the
+    # child wrote are read from their files if the asking process asks for them.
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    forget_projects()
+    keep_index_in(tmp_path, cache)
+    config = default_config(tmp_path)
+    child = _facts_in_a_child(config)
+    assert child is not None
+    model = project_for(config).model
+    model.prepare(isolate=child)
+    assert model.facts.callers is None and model.facts.subclasses is None
+    parts = (model._facts_part("subclasses"), model._facts_part("callers"))
+    assert parts[1]  # read from the file
+    assert parts == facts_of(tmp_path, None)[6:]
