@@ -37,7 +37,7 @@ from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, Tra
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
-from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, share_values, summarise
+from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
@@ -152,7 +152,9 @@ def summarise_packed(path: str, module: str) -> tuple[str, Packed | None, str]:
     """:func:`summarise_file` with the summary packed: a process that summarises for another hands it over as
     bytes, and the receiver holds them so until the summary is asked for."""
     digest, summary, shape = summarise_file(path, module)
-    return digest, Packed(pickle.dumps(share_values(summary), pickle.HIGHEST_PROTOCOL)) if summary is not None else None, shape
+    # Pickled as built: sharing its values first would make the pickle 7 % smaller at the cost of 70 % more time
+    # to make it; the summary's values are shared once it is unpickled (IndexCache.summary).
+    return digest, Packed(pickle.dumps(summary, pickle.HIGHEST_PROTOCOL)) if summary is not None else None, shape
 
 
 def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, str]:

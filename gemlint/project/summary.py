@@ -114,10 +114,10 @@ SUMMARY_CLASSES = (ModuleSummary, ClassSummary, FunctionSummary, CallSite, Synta
 
 
 def share_values(summary: ModuleSummary) -> ModuleSummary:
-    """``summary`` with every string interned and every empty container the one of :data:`EMPTY`. Before a
-    summary is pickled, so that the pickle writes each value once; after it is unpickled, so that equal values
-    are one object across the project, not one per module: a project's summaries spell the same names,
-    callees and modules over and over (1.8 million strings on the speed corpus, 150,000 of them distinct)."""
+    """``summary`` with every string interned and every empty container the one of :data:`EMPTY`: after it is
+    unpickled, so that equal values are one object across the project, not one per module: a project's
+    summaries spell the same names, callees and modules over and over (1.8 million strings on the speed corpus,
+    150,000 of them distinct)."""
     return _sharer(ModuleSummary)(summary)  # type: ignore[return-value]
 
 
