@@ -201,7 +201,7 @@ def ledger() -> Ledger:
 def test_the_ledger_round_trips_through_its_files(tmp_path):
     file = tmp_path / "facts.ledger.json"
     save_ledger(file, ledger())
-    loaded = load_ledger(file)
+    loaded = load_ledger(file, ledger().modules)
     assert loaded is not None
     assert rows_file(file).is_file()
     paths = list(loaded.modules)
@@ -219,6 +219,17 @@ def test_the_ledger_round_trips_through_its_files(tmp_path):
     loaded.callees = {function: (found, named(reads)) for function, (found, reads) in loaded.callees.items()}
     assert loaded == ledger()
     assert loaded.numbers(["/p/b.py"]) == {1}
+
+
+def test_a_ledger_file_holds_only_for_the_modules_it_was_derived_from(tmp_path):
+    file = tmp_path / "facts.ledger.json"
+    save_ledger(file, ledger())
+    edited = {"/p/a.py": ("a", "s1"), "/p/b.py": ("b", "s9")}
+    loaded = load_ledger(file, edited)
+    assert loaded is not None and loaded.changed(edited) == {"/p/b.py"}  # read for the modules as they are now
+    assert load_ledger(file, {**ledger().modules, "/p/c.py": ("c", "s3")}) is None  # a module added
+    assert load_ledger(file, {"/p/a.py": ("a", "s1"), "/p/b.py": ("bb", "s2")}) is None  # a module renamed
+    assert load_ledger(file, {"/p/b.py": ("b", "s2"), "/p/a.py": ("a", "s1")}) is None  # in another order
 
 
 def test_digests_tell_changed_rows_without_the_rows():
@@ -243,6 +254,9 @@ def test_digests_tell_changed_rows_without_the_rows():
     lambda data: data["callees"][0].__setitem__(0, True),  # a walked function whose module is a bool
     lambda data: data.__setitem__("format", "0"),  # another version's
     lambda data: data["pieces"].pop(),  # a module without its pieces
+    lambda data: data["shapes"].pop(),  # a module without its shape
+    lambda data: data["shapes"].__setitem__(0, 1),  # a shape that is no string
+    lambda data: data.__setitem__("modules", "0" * 32),  # derived from other modules
     lambda data: data["reads"][0].insert(0, True),  # a read that is a bool, not a module's number
     lambda data: data["reads"][0].insert(0, -1),  # a negative number (it would count from the end)
     lambda data: data.__setitem__("rows", 1),  # rows under a key that is no string
@@ -253,7 +267,7 @@ def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
     data = json.loads(file.read_text())
     damage(data)
     file.write_text(json.dumps(data))
-    assert load_ledger(file) is None
+    assert load_ledger(file, ledger().modules) is None
 
 
 @pytest.mark.parametrize("damage", [
@@ -268,7 +282,7 @@ def test_damaged_rows_are_no_rows(tmp_path, damage):
     data = json.loads(rows_file(file).read_text())
     damage(data)
     rows_file(file).write_text(json.dumps(data))
-    loaded = load_ledger(file)
+    loaded = load_ledger(file, ledger().modules)
     assert loaded is not None  # the ledger holds: only its rows are lost, and asking for them says so
     with pytest.raises(RowsMissing):
         loaded.rows_of("/p/a.py")
@@ -279,13 +293,13 @@ def test_a_ledger_file_that_is_a_link_is_not_read(tmp_path):
     save_ledger(target, ledger())
     link = tmp_path / "facts.ledger.json"
     os.symlink(target, link)
-    assert load_ledger(link) is None
+    assert load_ledger(link, ledger().modules) is None
     save_ledger(link.with_name("real.json"), ledger())
     os.replace(link.with_name("real.json"), link)
     real_rows = rows_file(link).with_name("real-rows.json")
     os.replace(rows_file(link.with_name("real.json")), real_rows)
     os.symlink(real_rows, rows_file(link))
-    loaded = load_ledger(link)
+    loaded = load_ledger(link, ledger().modules)
     assert loaded is not None
     with pytest.raises(RowsMissing):
         loaded.rows_of("/p/a.py")

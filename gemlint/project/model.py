@@ -900,7 +900,7 @@ class ProjectModel:
         """The ledger of the last derivation: kept with the facts in the cache folder, or in memory."""
         assert self._index is not None
         if self._facts_folder is not None:
-            return load_ledger(ledger_file(facts_file(self._facts_folder, self._root)))
+            return load_ledger(ledger_file(facts_file(self._facts_folder, self._root)), self._module_shapes())
         previous = self._index.facts.get(f"{self._root}\0ledger")
         return previous if isinstance(previous, Ledger) else None
 
