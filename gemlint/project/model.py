@@ -128,6 +128,10 @@ class _Entry:
         return summary.syntax if summary is not None else self.summary.syntax
 
 
+#: The field of :class:`ModulePieces` that holds what deriving each part read.
+_READS_OF = {part: f"{part}_reads" for part in ("points", "loading", "holder")}
+
+
 def _contribution_of(derived: dict[str, tuple], previous: Ledger | None, kind: int) -> Callable[[_Entry], list]:
     """Each module's subclass-index rows (``kind`` 0) or called names (1) in a derivation: derived again, or
     kept by ``previous`` (read from its file on the first ask)."""
@@ -942,13 +946,16 @@ class ProjectModel:
 
             def piece(entry: _Entry, part: str, derive: Callable[[_Entry], object]) -> tuple[object, frozenset]:
                 old = kept.get(entry.path)
-                if old is not None and untouched(getattr(old, f"{part}_reads"), stale):
-                    return old.part(part), getattr(old, f"{part}_reads")
+                if old is not None:
+                    old_reads = getattr(old, _READS_OF[part])
+                    if untouched(old_reads, stale):
+                        return old.part(part), old_reads
                 start = reads.begin()
                 found = derive(entry)
                 return found, reads.with_module(reads.since(start), entry.path)
 
             rows: dict[str, tuple[list | None, str, frozenset]] = {}
+            rederived: list[_Entry] = []
             for entry in order:  # each module's rows: kept as a digest, or derived again
                 old = kept.get(entry.path)
                 if old is not None and untouched(old.subclass_reads, stale):
@@ -957,6 +964,7 @@ class ProjectModel:
                     start = reads.begin()
                     found = self._subclass_rows(entry)
                     rows[entry.path] = (found, contribution_digest(found), reads.with_module(reads.since(start), entry.path))
+                    rederived.append(entry)
             # The parts' keys name their files: facts kept in memory only (``--no-cache``) have none to name.
             stored = self._facts_folder is not None
             if stored:
@@ -967,20 +975,27 @@ class ProjectModel:
                 facts.subclasses = subclass_index((entry.name, rows[entry.path][0]) for entry in order)
             else:
                 self._rows_now = _contribution_of(rows, previous, 0)
-            for entry in order:  # the rows that changed are those of the modules whose rows' digest changed
+            for entry in rederived:  # the rows that changed are those of the modules whose rows' digest changed
                 old = kept.get(entry.path)
                 if old is not None and rows[entry.path][1] != old.subclass_digest:
                     assert previous is not None
                     stale.update(changed_bases(previous.rows_of(entry.path)[0], rows[entry.path][0]))  # type: ignore[arg-type]
-            points = {entry.path: piece(entry, "points", self._entry_points) for entry in order}
             called_by: dict[str, tuple[list[str] | None, str]] = {}
-            for entry in order:
+            for entry in order:  # then each module's entry points and called names, on the final stale set
+                (entry_points, scripts), points_reads = piece(entry, "points", self._entry_points)
                 old = kept.get(entry.path)
                 if old is not None and entry.path not in stale:
-                    called_by[entry.path] = (old.called, old.called_digest)
+                    called, called_digest = called_by[entry.path] = (old.called, old.called_digest)
                 else:
                     names = self._called_names(entry)
-                    called_by[entry.path] = (names, contribution_digest(names))
+                    called, called_digest = called_by[entry.path] = (names, contribution_digest(names))
+                subclass_rows, subclass_digest, subclass_reads = rows[entry.path]
+                if not traced:  # a ledger that is not kept needs only what the walk below reads
+                    subclass_rows, called = [], []
+                ledger.pieces[entry.path] = ModulePieces(
+                    subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset(),  # type: ignore[arg-type]
+                    subclass_digest=subclass_digest, called_digest=called_digest,
+                )
             if stored:
                 facts.part_keys["callers"] = part_key("callers", ((path, digest) for path, (_, digest) in called_by.items()))
             # An edit that changes no module's called names leaves the callers index as stored: read when asked.
@@ -989,18 +1004,8 @@ class ProjectModel:
                     facts.callers = callers_index((path, names) for path, (names, _) in called_by.items())  # type: ignore[misc]
             else:
                 self._called_now = _contribution_of(called_by, previous, 1)
-            for entry in order:
-                called, called_digest = called_by[entry.path]
-                subclass_rows, subclass_digest, subclass_reads = rows[entry.path]
-                (entry_points, scripts), points_reads = points[entry.path]
-                if not traced:  # a ledger that is not kept needs only what the walk below reads
-                    subclass_rows, called = [], []
-                ledger.pieces[entry.path] = ModulePieces(
-                    subclass_rows, subclass_reads, called, entry_points, scripts, points_reads, [], frozenset(), False, frozenset(),  # type: ignore[arg-type]
-                    subclass_digest=subclass_digest, called_digest=called_digest,
-                )
             ledger.kept_rows = previous.kept_rows if previous is not None else None
-            rows = points = called_by = {}
+            rows = called_by = {}
 
             def callees(function: tuple[str, str]) -> list[tuple[str, str]]:
                 if function in ledger.callees:  # walked from already (reached at all first, then with evidence)
@@ -1017,15 +1022,15 @@ class ProjectModel:
             facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach(order, ledger, callees)
             self._memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
             loading: set[str] = set()
+            holders: list[str] = []
             for entry in order:
                 record = ledger.pieces[entry.path]
                 record.loading, record.loading_reads = piece(entry, "loading", self._loading_names)  # type: ignore[assignment]
                 loading.update(record.loading)
-            facts.loading = frozenset(loading)
-            for entry in order:
-                record = ledger.pieces[entry.path]
                 record.holder, record.holder_reads = piece(entry, "holder", self._imports_project_models)  # type: ignore[assignment]
-            facts.holders = frozenset(entry.path for entry in order if ledger.pieces[entry.path].holder)
+                if record.holder:
+                    holders.append(entry.path)
+            facts.loading, facts.holders = frozenset(loading), frozenset(holders)
         finally:
             _Entry.reads = None
             self._memo, self._facts = saved, None
