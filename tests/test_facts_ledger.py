@@ -492,3 +492,9 @@ def test_a_child_hands_over_the_facts_without_the_parts_their_files_hold(tmp_pat
     parts = (model._facts_part("subclasses"), model._facts_part("callers"))
     assert parts[1]  # read from the file
     assert parts == facts_of(tmp_path, None)[6:]
+    # Without a cache folder (`--no-cache`) no file holds them: they are handed over with the facts.
+    forget_projects()
+    keep_index_in(tmp_path, None)
+    model = project_for(config).model
+    model.prepare(isolate=_facts_in_a_child(config))
+    assert (model.facts.subclasses, model.facts.callers) == parts

@@ -830,6 +830,8 @@ class ProjectModel:
         process reads a part from its file if it asks for one (a few ms), where unpickling a large project's
         callers index cost it a quarter of a second."""
         facts = self.facts
+        if self._facts_folder is None:
+            return facts  # kept in memory only (`--no-cache`): no file holds a part
         kept = {part: None for part in PARTS if getattr(facts, part) is not None and self._part_stored(part, facts.part_keys[part])}
         return dataclasses.replace(facts, **kept) if kept else facts
 
