@@ -121,6 +121,16 @@ def facts_of(root: Path, index: IndexCache | None):
     return (facts.context, facts.evidenced, facts.reached, facts.reached_evidenced, facts.loading, facts.holders, subclasses, callers)
 
 
+def indexed_with_a_child(root: Path, cache: Path | None):
+    """The project at ``root`` indexed in ``cache`` (None: in memory), and what derives its facts in a child."""
+    forget_projects()
+    keep_index_in(root, cache)
+    config = default_config(root)
+    child = _facts_in_a_child(config)
+    assert child is not None
+    return config, child
+
+
 @pytest.mark.parametrize("edit", EDITS)
 def test_facts_from_the_ledger_are_the_facts_derived_afresh(tmp_path, monkeypatch, edit):
     write(tmp_path, MODULES)
@@ -328,11 +338,7 @@ def test_a_large_project_derives_a_few_edited_modules_where_it_runs(tmp_path, mo
     isolated: list[bool] = []
 
     def settle(forks: bool = False) -> ProjectModel:
-        forget_projects()
-        keep_index_in(tmp_path, cache)
-        config = default_config(tmp_path)
-        child = _facts_in_a_child(config)
-        assert child is not None
+        config, child = indexed_with_a_child(tmp_path, cache)
         model = project_for(config).model
         model.prepare(isolate=lambda meanwhile: isolated.append(True) or child(meanwhile), forks=forks)
         return model
@@ -412,11 +418,7 @@ def test_a_part_that_comes_out_as_stored_is_neither_built_nor_written_again(tmp_
 def test_the_index_is_stored_once_while_another_process_derives_the_facts(tmp_path, monkeypatch):
     write(tmp_path, MODULES)
     cache = tmp_path / "cache"
-    forget_projects()
-    keep_index_in(tmp_path, cache)
-    config = default_config(tmp_path)
-    child = _facts_in_a_child(config)
-    assert child is not None
+    config, child = indexed_with_a_child(tmp_path, cache)
     saves: list[str] = []
     save = IndexCache.save
     monkeypatch.setattr(IndexCache, "save", lambda self, used: saves.append("index") or save(self, used))
@@ -480,12 +482,7 @@ def test_a_child_hands_over_the_facts_without_the_parts_their_files_hold(tmp_pat
     # Unpickling a large project's callers index cost the asking process a quarter of a second: the parts the
     # child wrote are read from their files if the asking process asks for them.
     write(tmp_path, MODULES)
-    cache = tmp_path / "cache"
-    forget_projects()
-    keep_index_in(tmp_path, cache)
-    config = default_config(tmp_path)
-    child = _facts_in_a_child(config)
-    assert child is not None
+    config, child = indexed_with_a_child(tmp_path, tmp_path / "cache")
     model = project_for(config).model
     model.prepare(isolate=child)
     assert model.facts.callers is None and model.facts.subclasses is None
@@ -493,8 +490,7 @@ def test_a_child_hands_over_the_facts_without_the_parts_their_files_hold(tmp_pat
     assert parts[1]  # read from the file
     assert parts == facts_of(tmp_path, None)[6:]
     # Without a cache folder (`--no-cache`) no file holds them: they are handed over with the facts.
-    forget_projects()
-    keep_index_in(tmp_path, None)
+    config, child = indexed_with_a_child(tmp_path, None)
     model = project_for(config).model
-    model.prepare(isolate=_facts_in_a_child(config))
+    model.prepare(isolate=child)
     assert (model.facts.subclasses, model.facts.callers) == parts
