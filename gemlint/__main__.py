@@ -1,3 +1,3 @@
-from gemlint.cli import entry
+from gemlint.program import main
 
-entry()
+main()
