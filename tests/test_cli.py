@@ -188,3 +188,20 @@ def test_progress_only_for_a_person_at_a_terminal():
     assert not progress_wanted(False, "text", _Terminal(True), {"CI": "true"})
     assert not progress_wanted(False, "json", _Terminal(True), {})
     assert not progress_wanted(True, "text", _Terminal(True), {})
+
+
+def test_the_command_collects_cycles_less_often_and_the_library_leaves_the_collector_alone(monkeypatch):
+    import gc
+
+    import gemlint.cli
+    from gemlint import program
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    monkeypatch.setattr(gemlint.cli, "entry", lambda: seen.append(gc.get_threshold()))
+    try:
+        assert gc.get_threshold() == before  # importing gemlint (the plugin, the API) changed nothing
+        program.main()
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [(200_000, 30, 30)]
