@@ -82,6 +82,7 @@ def evidence_precision(verdict: Verdict) -> str | None:
 
 
 T = TypeVar("T")
+
 _DATASET_TRANSFORMS = frozenset({"map", "with_transform", "set_transform", "filter"})
 
 

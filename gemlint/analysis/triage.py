@@ -62,11 +62,7 @@ def terminal(expression: ast.AST) -> str | None:
 def collect(tree: ast.Module) -> SyntaxFacts:
     """One iterative walk over ``tree`` (deep files must not exhaust the stack)."""
     collector = SyntaxCollector(tree)
-    take = collector.handlers
-    for node in walk(tree, SCALAR_FIELDS):
-        handler = take.get(type(node))
-        if handler is not None:
-            handler(node)
+    collector.walk(tree)
     return collector.facts()
 
 
@@ -94,6 +90,14 @@ class SyntaxCollector:
             ast.Import: self.import_,
             ast.ImportFrom: self.import_from,
         }
+
+    def walk(self, node: ast.AST) -> None:
+        """Take every node of the subtree ``node`` the facts read."""
+        handlers = self.handlers
+        for inner in walk(node, SCALAR_FIELDS):
+            handler = handlers.get(type(inner))
+            if handler is not None:
+                handler(inner)
 
     def call(self, node: ast.Call) -> None:
         name = terminal(node.func)

@@ -26,6 +26,7 @@ from typing import Iterable
 from gemlint.atomic import write_whole
 from gemlint.confinement import read_confined
 from gemlint.project.index_store import MAX_INDEX_BYTES, index_format
+from gemlint.project.summary_codec import all_indices
 
 FACTS_PREFIX = "project-facts-"
 
@@ -212,6 +213,6 @@ def _strings(values: object) -> list[str]:
 
 
 def _numbers(values: object, limit: int) -> list[int]:
-    if not (isinstance(values, list) and all(type(v) is int and 0 <= v < limit for v in values)):
+    if not (isinstance(values, list) and all_indices(values, limit)):
         raise ValueError("expected indices of paths")
     return values

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from gemlint.atomic import replacing, write_whole
 from gemlint.confinement import read_confined
-from gemlint.project.summary import ModuleSummary, share_values
-from gemlint.project.summary_codec import CorruptIndex, all_of_type, decode_summary, encode
+from gemlint.project.summary import ModuleSummary
+from gemlint.project.summary_codec import CorruptIndex, all_of_type, decode_summary, encode, share_values
 from gemlint.version import code_digest
 
 INDEX_FILENAME = "project-index.json"

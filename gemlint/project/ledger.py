@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from itertools import chain
 from operator import itemgetter
-from typing import Callable, Iterable, Sequence, Union
+from typing import Iterable, Sequence, Union
 
 from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
 from gemlint.project.index_store import MAX_INDEX_BYTES, index_format
-from gemlint.project.summary_codec import all_of_type
+from gemlint.project.summary_codec import all_indices, all_of_type
 
 #: What a piece read: a module's path (its summary), or a (module, class) whose subclass-index row it looked up.
 #: A ledger read from its file names a module by its number in :attr:`Ledger.modules` instead (see
@@ -377,7 +377,7 @@ def load_ledger(file: Path, modules: dict[str, tuple[str, str]]) -> Ledger | Non
         _check(all_of_type(pieces, list) and set(map(len, pieces)) <= {10})
         sub_digests, sub_reads, called_digests, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = zip(*pieces) if pieces else ((),) * 10
         numbers = (*sub_reads, *point_reads, *loading_reads, *holder_reads)
-        _check(all_of_type(numbers, int) and (not numbers or (min(numbers) >= 0 and max(numbers) < len(table))))
+        _check(all_indices(numbers, len(table)))
         _check(all_of_type(sub_digests, str) and all_of_type(called_digests, str) and all_of_type(loading, list) and all_of_type(points, list))
         _check(all_of_type(chain.from_iterable(loading), str) and all_of_type(holder, bool))
         entries = list(chain.from_iterable(points))
@@ -402,9 +402,9 @@ def load_ledger(file: Path, modules: dict[str, tuple[str, str]]) -> Ledger | Non
         flat = list(chain.from_iterable(reached))
         _check(all_of_type(flat, list) and set(map(len, flat)) <= {2})
         module_numbers = [*heads, *map(itemgetter(0), flat)]
-        _check(all_of_type(module_numbers, int) and (not module_numbers or (min(module_numbers) >= 0 and max(module_numbers) < len(paths))))
+        _check(all_indices(module_numbers, len(paths)))
         _check(all_of_type(chain(quals, map(itemgetter(1), flat)), str))
-        _check(all_of_type(read_numbers, int) and (not read_numbers or (min(read_numbers) >= 0 and max(read_numbers) < len(table))))
+        _check(all_indices(read_numbers, len(table)))
         for head, qual, found, read in zip(heads, quals, reached, read_numbers):
             ledger.callees[(paths[head], qual)] = ([(paths[number], name) for number, name in found], table[read])
         return ledger
@@ -459,7 +459,7 @@ def _read_sets(sets: list, looked_up: list, modules: int) -> list[ReadSet]:
     for any changed module among them, and a tuple is made four times faster than a set."""
     _check(all_of_type(sets, list))
     numbers = list(chain.from_iterable(sets))
-    _check(all_of_type(numbers, int) and (not numbers or (min(numbers) >= 0 and max(numbers) < modules)))  # a bool is no module's number
+    _check(all_indices(numbers, modules))  # a bool is no module's number
     table: list[ReadSet] = list(map(tuple, sets))
     _check(all_of_type(looked_up, list) and set(map(len, looked_up)) <= {2})
     for index, found in looked_up:

@@ -11,17 +11,11 @@ processes.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import os
-import sys
-import types
-import typing
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable
 from pathlib import Path
 
-from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields, walk
+from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields
 from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
 
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
@@ -111,61 +105,6 @@ class ModuleSummary:
 EMPTY: dict[type, object] = {list: [], set: set(), frozenset: frozenset(), tuple: (), dict: {}}
 #: The dataclasses a summary is made of.
 SUMMARY_CLASSES = (ModuleSummary, ClassSummary, FunctionSummary, CallSite, SyntaxFacts)
-
-
-def share_values(summary: ModuleSummary) -> ModuleSummary:
-    """``summary`` with every string interned and every empty container the one of :data:`EMPTY`: after it is
-    unpickled, so that equal values are one object across the project, not one per module: a project's
-    summaries spell the same names, callees and modules over and over (1.8 million strings on the speed corpus,
-    150,000 of them distinct)."""
-    return _sharer(ModuleSummary)(summary)  # type: ignore[return-value]
-
-
-@lru_cache(maxsize=None)
-def _sharer(kind: object) -> Callable[[Any], Any] | None:
-    """What shares the values of a field declared ``kind``, made once from the declaration: a large project's
-    summaries hold 3 million values, and asking each one's type cost as much as unpickling them. None where
-    there is nothing to share (numbers and flags)."""
-    if kind is str:
-        return sys.intern
-    if kind in (int, bool):
-        return None
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        fields = [(name, share) for name, declared in typing.get_type_hints(kind).items() if (share := _sharer(declared)) is not None]
-
-        def share_fields(value: Any) -> Any:
-            for name, share in fields:
-                setattr(value, name, share(getattr(value, name)))
-            return value
-
-        return share_fields
-    origin, arguments = typing.get_origin(kind), [a for a in typing.get_args(kind) if a is not Ellipsis]
-    if origin in (types.UnionType, typing.Union) and type(None) in arguments:  # ``X | None``
-        (inner,) = [a for a in arguments if a is not type(None)]
-        share_inner = _sharer(inner)
-        return None if share_inner is None else lambda value: None if value is None else share_inner(value)
-    if origin is dict:
-        share_item = _sharer(arguments[1]) or _same
-        return lambda value: {sys.intern(key): share_item(item) for key, item in value.items()} if value else EMPTY[dict]
-    if origin is list:
-        share_item = _sharer(arguments[0])
-
-        def share_list(value: list) -> list:
-            if not value:
-                return EMPTY[list]  # type: ignore[return-value]
-            if share_item is not None:
-                value[:] = map(share_item, value)
-            return value
-
-        return share_list
-    if origin in (set, frozenset, tuple):
-        empty, share_item = EMPTY[origin], _sharer(arguments[0]) or _same
-        return lambda value: origin(map(share_item, value)) if value else empty
-    raise TypeError(f"no way to share the values of a field declared {kind!r}")
-
-
-def _same(value: Any) -> Any:
-    return value
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -318,13 +257,9 @@ class _Summariser:
         self.syntax.function(node)
         # The signature holds nothing the summary records, but calls and names the triage facts read (defaults,
         # annotations).
-        take = self.syntax.handlers
         for part in (node.args, node.returns, *getattr(node, "type_params", ())):
             if part is not None:
-                for inner in walk(part, SCALAR_FIELDS):
-                    handler = take.get(type(inner))
-                    if handler is not None:
-                        handler(inner)
+                self.syntax.walk(part)
         owner = self.classes[-1] if self.classes and not self.functions else None
         qual = f"{owner.name}.{node.name}" if owner is not None else node.name
         if self.functions:
