@@ -14,7 +14,9 @@ from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.project.index_store import IndexCache
 import gemlint.project.ledger as ledger_module
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, rows_file, save_ledger
+from gemlint.project.ledger import (
+    Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, pack_sets, rows_file, save_ledger, unpack_sets,
+)
 import gemlint.project.model as model_module
 from gemlint.project.model import ProjectModel
 from gemlint.runner import _facts_in_a_child
@@ -250,13 +252,31 @@ def test_digests_tell_changed_rows_without_the_rows():
     assert piece.called_digest == contribution_digest(["run"])
 
 
+def edit_reads(edit):
+    """A damage to the read sets, which the file holds packed: unpacked, edited, packed again."""
+
+    def damage(data: dict) -> None:
+        sets = [list(found) for found in unpack_sets(data["reads"], 2)]
+        edit(sets)
+        data["reads"] = pack_sets(sets)
+
+    return damage
+
+
+def test_read_sets_are_packed_and_come_back_as_they_were():
+    sets = [[0], [], [1, 0, 70000], [5] * 3]
+    assert list(unpack_sets(pack_sets(sets), 70001)) == [tuple(found) for found in sets]
+    with pytest.raises(ValueError):
+        list(unpack_sets(pack_sets(sets), 70000))  # a number past the modules
+
+
 @pytest.mark.parametrize("damage", [
     lambda data: data["pieces"][0].__setitem__(0, 3),  # a digest that is no string
     lambda data: data["pieces"][0].__setitem__(8, "yes"),  # a holder that is no bool
-    lambda data: data["reads"][0].append(7),  # a read naming no module
+    edit_reads(lambda sets: sets[0].append(7)),  # a read naming no module
     lambda data: data["rows_read"][0][1].append(["b"]),  # a subclass-index row without its class
     lambda data: data["rows_read"][0].__setitem__(0, 99),  # rows read by a set that is not in the file
-    lambda data: data["reads"][0].append(["b", "Base"]),  # a row among the modules
+    lambda data: data["reads"].__setitem__("sizes", pack_sets([[0, 0, 0, 0, 0, 0, 0, 0, 0]])["sizes"]),  # sizes that do not add up to the numbers
     lambda data: data["pieces"][0].__setitem__(5, 99),  # reads that are not in the file
     lambda data: data["callees"][0].__setitem__(2, [[0, 1]]),  # a callee that is no qualname
     lambda data: data["callees"][0][2].append([9, "go"]),  # a callee in no module
@@ -267,8 +287,10 @@ def test_digests_tell_changed_rows_without_the_rows():
     lambda data: data["shapes"].pop(),  # a module without its shape
     lambda data: data["shapes"].__setitem__(0, 1),  # a shape that is no string
     lambda data: data.__setitem__("modules", "0" * 32),  # derived from other modules
-    lambda data: data["reads"][0].insert(0, True),  # a read that is a bool, not a module's number
-    lambda data: data["reads"][0].insert(0, -1),  # a negative number (it would count from the end)
+    lambda data: data["reads"].__setitem__("numbers", "AAA!"),  # numbers that are not base64
+    lambda data: data["reads"].__setitem__("numbers", "AAAA"),  # bytes that are no whole number of values
+    lambda data: data["reads"].__setitem__("sizes", [1]),  # sizes that are not packed
+    lambda data: data["reads"].pop("sizes"),  # numbers without their sizes
     lambda data: data.__setitem__("rows", 1),  # rows under a key that is no string
 ])
 def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
