@@ -9,7 +9,6 @@ Which config applies to which file is decided in :mod:`gemlint.config_tree`.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -255,6 +254,8 @@ def _rebased(key: str, value: Any, old: Path, new: Path) -> Any:
 
 
 def _suggestion(key: str) -> str:
+    import difflib  # only for a config that names an unknown key
+
     close = difflib.get_close_matches(key, [*_SCHEMA, _EXTEND_KEY], n=1, cutoff=0.6)
     if close:
         return f"; did you mean '{close[0]}'?"

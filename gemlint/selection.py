@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # a selection holds rule classes, or entries of the rules' ta
 @dataclass(frozen=True)
 class RuleEntry:
     """What selecting a rule and keying its cached findings need to know of it, as data
-    (:data:`gemlint.rules.triage_table.RULES`): a run whose files all come from the cache never imports
+    (:data:`gemlint.rules.rule_table.RULES`): a run whose files all come from the cache never imports
     the rules, nor LibCST under them."""
 
     code: str

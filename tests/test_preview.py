@@ -20,7 +20,7 @@ from gemlint.docs import rule_markdown, rule_text, rules_markdown
 from gemlint.flake8_plugin import Flake8Plugin, _rule_selection, _selection, _settings, _tree
 from gemlint.registry import all_rules, known_codes, rule_by_code
 from gemlint.reporters.sarif import render_sarif
-from gemlint.rules import triage_table
+from gemlint.rules import rule_table, triage_table
 from gemlint.selection import Selection
 
 # GEM103 is a single-file Python rule, so the flake8 plugin runs it too.
@@ -33,9 +33,9 @@ def preview_rule(monkeypatch):
     rule = rule_by_code(CODE)
     monkeypatch.setattr(rule, "preview", True)
     # Runs and the flake8 plugin select from the generated table, which says what the metadata says.
-    for table in ("RULES", "PYTHON_RULES"):
-        entries = tuple(replace(entry, preview=True) if entry.code == CODE else entry for entry in getattr(triage_table, table))
-        monkeypatch.setattr(triage_table, table, entries)
+    for module, table in ((rule_table, "RULES"), (triage_table, "PYTHON_RULES")):
+        entries = tuple(replace(entry, preview=True) if entry.code == CODE else entry for entry in getattr(module, table))
+        monkeypatch.setattr(module, table, entries)
     for cached in (_settings, _tree, _selection, _rule_selection):  # the plugin keeps configs for the process
         cached.cache_clear()
     yield rule

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -159,14 +161,23 @@ def test_rule_default_triage_admits_everything():
     assert Anything.may_match_syntax(_triage("x = 1\n"))
 
 
-def test_the_triage_table_is_generated_from_the_rules_current_metadata():
-    from gemlint.registry import triage_table_source
+@pytest.mark.parametrize("module", ["rule_table", "triage_table"])
+def test_the_rule_tables_are_generated_from_the_rules_current_metadata(module):
+    from gemlint import registry
 
-    table = Path(__file__).resolve().parent.parent / "gemlint" / "rules" / "triage_table.py"
-    assert table.read_text() == triage_table_source(), (
-        "gemlint/rules/triage_table.py is stale: regenerate it with "
-        "python -c \"from gemlint.registry import triage_table_source as t; print(t(), end='')\" > gemlint/rules/triage_table.py"
+    table = Path(__file__).resolve().parent.parent / "gemlint" / "rules" / f"{module}.py"
+    assert table.read_text() == getattr(registry, f"{module}_source")(), (
+        f"gemlint/rules/{module}.py is stale: regenerate it with "
+        f"python -c \"from gemlint.registry import {module}_source as t; print(t(), end='')\" > gemlint/rules/{module}.py"
     )
+
+
+def test_a_run_whose_files_come_from_the_cache_imports_no_triage(tmp_path):
+    """Selecting the rules reads the rules' table alone: the triage (its gates, the frameworks' names) is imported
+    only by a run that lints a file."""
+    code = "import sys; from gemlint.registry import rule_entries; rule_entries(); print('gemlint.analysis.triage' in sys.modules)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "False"
 
 
 def test_the_triage_table_decides_as_the_rules_do():

@@ -12,7 +12,6 @@ from pathlib import Path
 import click
 
 from gemlint.diagnostics import CellSpan, Diagnostic, Severity, applicable
-from gemlint.frontends.notebook import read_notebook
 from gemlint.languages import Language, language_of
 from gemlint.text import SourceError, split_lines
 
@@ -67,6 +66,8 @@ def _source_lines(path: str) -> dict[int | None, list[str]]:
         return {}
     texts: dict[int | None, list[str]] = {None: split_lines(text)}
     if language_of(Path(path)) is Language.NOTEBOOK:
+        from gemlint.frontends.notebook import read_notebook  # only for a notebook's findings: most runs have none
+
         try:
             texts.update((cell.number, cell.lines) for cell in read_notebook(text.lstrip("\ufeff")).cells)
         except SourceError:

@@ -1,6 +1,5 @@
-"""Every rule's metadata as a run selects it, and each Python rule's triage, as data: a run whose files all
-come from the cache selects the rules with it, and the flake8 plugin rules a file out with it, without
-importing LibCST or any rule. Generated from the rules' metadata; do not edit. Regenerate with
+"""Each Python rule's triage, as data: the flake8 plugin rules a file out with it without importing LibCST or any
+rule. Generated from the rules' metadata; do not edit. Regenerate with
 ``python -c "from gemlint.registry import triage_table_source as t; print(t(), end='')" > gemlint/rules/triage_table.py``
 (tests/test_triage.py checks that it is current)."""
 
@@ -14,37 +13,6 @@ from gemlint.analysis.triage import (
     RuleTriage,
     Spelled,
     WritesEnvironment,
-)
-from gemlint.languages import Language
-from gemlint.selection import RuleEntry
-
-RULES = (
-    RuleEntry('GEM000', 'parse-error', False, frozenset({Language.DOCKERFILE, Language.NATIVE, Language.NOTEBOOK, Language.PYTHON, Language.TRITON, Language.YAML}), False, False, False),
-    RuleEntry('GEM101', 'forward-without-no-grad', False, frozenset({Language.PYTHON}), True, False, True),
-    RuleEntry('GEM102', 'missing-eval', False, frozenset({Language.PYTHON}), True, False, True),
-    RuleEntry('GEM103', 'train-mode-in-inference', False, frozenset({Language.PYTHON}), True, False, True),
-    RuleEntry('GEM104', 'retain-graph-misuse', False, frozenset({Language.PYTHON}), True, True, False),
-    RuleEntry('GEM201', 'static-max-length-padding', False, frozenset({Language.PYTHON}), False, False, False),
-    RuleEntry('GEM202', 'no-warmup-before-serving', True, frozenset({Language.PYTHON}), False, False, False),
-    RuleEntry('GEM301', 'device-memory-leak', False, frozenset({Language.NATIVE, Language.PYTHON}), True, False, False),
-    RuleEntry('GEM302', 'host-memory-leak', False, frozenset({Language.NATIVE, Language.PYTHON}), True, False, False),
-    RuleEntry('GEM303', 'mismatched-release', False, frozenset({Language.NATIVE, Language.PYTHON}), True, False, False),
-    RuleEntry('GEM304', 'cuda-graph-leak', False, frozenset({Language.NATIVE, Language.PYTHON}), True, False, False),
-    RuleEntry('GEM305', 'unterminated-stream-capture', False, frozenset({Language.NATIVE, Language.PYTHON}), True, False, False),
-    RuleEntry('GEM306', 'cuda-handle-leak', False, frozenset({Language.NATIVE, Language.PYTHON}), True, False, False),
-    RuleEntry('GEM307', 'default-stream-async-copy', False, frozenset({Language.NATIVE}), False, False, False),
-    RuleEntry('GEM401', 'leftover-profiler', False, frozenset({Language.PYTHON}), False, False, False),
-    RuleEntry('GEM402', 'anomaly-detection-enabled', False, frozenset({Language.PYTHON}), False, False, False),
-    RuleEntry('GEM403', 'verbose-framework-logging', False, frozenset({Language.PYTHON}), False, False, False),
-    RuleEntry('GEM404', 'cuda-launch-blocking', False, frozenset({Language.DOCKERFILE, Language.PYTHON, Language.YAML}), False, False, False),
-    RuleEntry('GEM501', 'ort-optimization-disabled', False, frozenset({Language.NATIVE, Language.PYTHON}), False, True, False),
-    RuleEntry('GEM502', 'model-loaded-per-request', False, frozenset({Language.PYTHON}), False, False, True),
-    RuleEntry('GEM503', 'compile-per-request', False, frozenset({Language.PYTHON}), False, False, False),
-    RuleEntry('GEM601', 'liveness-probe-runs-forward', False, frozenset({Language.DOCKERFILE, Language.YAML}), False, True, False),
-    RuleEntry('GEM602', 'health-endpoint-runs-forward', False, frozenset({Language.PYTHON}), False, True, False),
-    RuleEntry('GEM603', 'dynamic-batching-disabled', True, frozenset({Language.TRITON}), False, False, False),
-    RuleEntry('GEM604', 'gpu-container-host-memory', True, frozenset({Language.YAML}), False, False, False),
-    RuleEntry('GEM605', 'multi-gpu-without-shared-memory', False, frozenset({Language.YAML}), False, False, False),
 )
 
 PYTHON_RULES = (
