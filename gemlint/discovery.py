@@ -19,21 +19,54 @@ if TYPE_CHECKING:
     import pathspec
 
 
-@dataclass(frozen=True)
 class SourceFile:
-    path: Path  # as given or found (not resolved, so symlinks keep their names)
-    language: Language
-    display: str  # relative to the current directory, '/'-separated
-    relative: str  # relative to the folder of the file's config (its globs' base), '/'-separated
-    #: A regular file (or a link to one), as its folder's listing showed; None where no walk listed it.
-    regular: bool | None = field(default=None, compare=False)
-    #: The absolute path the walk joined (None: not known, :meth:`absolute_path` asks ``os.path.abspath``).
-    absolute: str | None = field(default=None, compare=False, repr=False)
+    """A file to lint: its path as given or found (not resolved, so symlinks keep their names), its language, how
+    findings show it (``display``: relative to the current directory, '/'-separated) and how its config's globs see
+    it (``relative``: to the config's glob root, '/'-separated)."""
+
+    __slots__ = ("_path", "language", "display", "relative", "regular", "absolute")
+
+    def __init__(
+        self, path: Path | str, language: Language, display: str, relative: str, regular: bool | None = None, absolute: str | None = None
+    ) -> None:
+        self._path = path
+        self.language = language
+        self.display = display
+        self.relative = relative
+        #: A regular file (or a link to one), as its folder's listing showed; None where no walk listed it.
+        self.regular = regular
+        #: The absolute path the walk joined (None: not known, :meth:`absolute_path` asks ``os.path.abspath``).
+        self.absolute = absolute
+
+    @property
+    def path(self) -> Path:
+        """The path as given or found. A walk gives the string it joined, and the ``Path`` is made when first asked
+        for: making one for each of a large project's files was a quarter of its walk, and a run whose files come
+        from the cache asks it of few."""
+        path = self._path
+        if not isinstance(path, Path):
+            path = self._path = Path(path)
+        return path
 
     def absolute_path(self) -> str:
         """``os.path.abspath(self.path)``, without normalising again a path the walk built absolute (a run over a
         large project asks it several times per file)."""
         return self.absolute if self.absolute is not None else os.path.abspath(self.path)
+
+    def with_language(self, language: Language) -> SourceFile:
+        return SourceFile(self._path, language, self.display, self.relative, self.regular, self.absolute)
+
+    def _key(self) -> tuple:
+        return (self.path, self.language, self.display, self.relative)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, SourceFile) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"SourceFile(path={self.path!r}, language={self.language!r}, display={self.display!r}, relative={self.relative!r})"
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -241,7 +274,6 @@ class Discovery:
             shown = "" if folder.display == "." else folder.display + "/"
             ignores = self.gitignores
             ignored = ignores.ignored if gitignore and config.respect_gitignore and ignores.has_rules(folder.path) else None
-            base = Path(folder.path)
             # Joined as strings: the folder's path is absolute and normal already (os.path.join costs five times more).
             inside = folder.path if folder.path.endswith(os.sep) else folder.path + os.sep
             for name in sorted(files):
@@ -251,13 +283,12 @@ class Discovery:
                 absolute = inside + name
                 if ignored and ignored(absolute, False):
                     continue
-                path = base / name
                 if name in links:
-                    reason = refusal(path, within)
+                    reason = refusal(Path(absolute), within)
                     if reason is not None:
-                        self._refuse(path, reason)
+                        self._refuse(absolute, reason)
                         continue
-                yield from self._emit(path, language, seen, shown + name, prefix + name, absolute, name not in irregular)
+                yield from self._emit(absolute, language, seen, shown + name, prefix + name, absolute, name not in irregular)
             # Another project copied into a package (its own license and build file) is vendored code,
             # excluded with the default excludes as a submodule is.
             in_package = "__init__.py" in files and "exclude" not in config.declared
@@ -309,7 +340,7 @@ class Discovery:
 
     def _emit(
         self,
-        path: Path,
+        path: Path | str,
         language: Language,
         seen: set[str],
         display: str | None = None,

@@ -185,7 +185,7 @@ def _lint_notebook(
     if not notebook.python or not notebook.cells:
         return []  # a notebook in another language (R, Julia) has no Python to check
     code, tree, broken = _parsable_cells(source, notebook)
-    as_module = replace(source, language=Language.PYTHON)
+    as_module = source.with_language(Language.PYTHON)
     diagnostics = _lint_checked(as_module, code, rules, selection, line_noqa, tree, project, None) + broken
     return sorted((_in_cells(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
 

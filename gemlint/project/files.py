@@ -220,7 +220,7 @@ class Project:
             # Regular files only: opening a FIFO or a device named *.py would block or never end. Modules only:
             # a notebook (.ipynb) is no module (nothing imports it, and its cells run by hand in any order), so
             # it reads the index, through its imports, but never feeds it.
-            if source.language is Language.PYTHON and source.path.suffix == ".py" and _is_regular(source):
+            if source.language is Language.PYTHON and source.absolute_path().endswith(".py") and _is_regular(source):
                 files.append(source)
                 if len(files) >= _MAX_FILES:
                     break
