@@ -378,7 +378,7 @@ def run(
         # The workers of a long run must not inherit every decoded summary; a few files' pool forks from a small
         # project's, which costs less than another process to derive the facts in.
         forks = parallel and len(work) >= PARALLEL_THRESHOLD
-        isolate = forks or len(project.python_files) >= FACTS_PROCESS_THRESHOLD
+        isolate = forks or len(project.python_sources) >= FACTS_PROCESS_THRESHOLD
         model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if isolate else None, forks)
         if parallel:
             model.release()
