@@ -983,7 +983,19 @@ class ProjectModel:
                     assert previous is not None
                     stale.update(changed_bases(previous.rows_of(entry.path)[0], rows[entry.path][0]))  # type: ignore[arg-type]
             called_by: dict[str, tuple[list[str] | None, str]] = {}
+            # The modules none of whose pieces read a change keep their pieces as they are (most of them, after an
+            # edit): one test per read set, no piece made again.
+            whole: set[str] = set()
             for entry in order:  # then each module's entry points and called names, on the final stale set
+                old = kept.get(entry.path)
+                if (
+                    traced and old is not None and entry.path not in stale and rows[entry.path][2] is old.subclass_reads
+                    and untouched(old.points_reads, stale) and untouched(old.loading_reads, stale) and untouched(old.holder_reads, stale)
+                ):
+                    ledger.pieces[entry.path] = old
+                    called_by[entry.path] = (old.called, old.called_digest)
+                    whole.add(entry.path)
+                    continue
                 (entry_points, scripts), points_reads = piece(entry, "points", self._entry_points)
                 old = kept.get(entry.path)
                 if old is not None and entry.path not in stale:
@@ -1027,9 +1039,10 @@ class ProjectModel:
             holders: list[str] = []
             for entry in order:
                 record = ledger.pieces[entry.path]
-                record.loading, record.loading_reads = piece(entry, "loading", self._loading_names)  # type: ignore[assignment]
+                if entry.path not in whole:
+                    record.loading, record.loading_reads = piece(entry, "loading", self._loading_names)  # type: ignore[assignment]
+                    record.holder, record.holder_reads = piece(entry, "holder", self._imports_project_models)  # type: ignore[assignment]
                 loading.update(record.loading)
-                record.holder, record.holder_reads = piece(entry, "holder", self._imports_project_models)  # type: ignore[assignment]
                 if record.holder:
                     holders.append(entry.path)
             facts.loading, facts.holders = frozenset(loading), frozenset(holders)
