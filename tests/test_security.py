@@ -6,6 +6,7 @@ repository, a link to the process environment, a config that extends a file else
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -19,6 +20,7 @@ from click.testing import CliRunner
 from gemlint.cli import main
 from gemlint.config import ConfigError, load_config
 from gemlint.project.index_store import DATA_FILENAME, INDEX_FILENAME, index_format, MAX_INDEX_BYTES, IndexCache
+from gemlint.project.summary import FunctionSummary, ModuleSummary
 from gemlint.registry import known_codes
 from gemlint.server.session import Session
 
@@ -151,9 +153,25 @@ def test_the_original_reproduction_in_a_fresh_process(repository, tmp_path):
     assert not marker.exists()
 
 
-def wrong_types(summary: dict) -> dict:
-    first = next(iter(summary["functions"].values()), None)
-    return {**summary, "functions": {"predict": {**first, "line": "nine"}} if first else 7}
+def summary_field(cls: type, name: str) -> int:
+    """Where a summary's JSON array holds the field ``name`` of ``cls`` (fields are stored in declared order)."""
+    return [field.name for field in dataclasses.fields(cls)].index(name)
+
+
+def with_field(summary: list, name: str, value: object) -> list:
+    changed = list(summary)
+    changed[summary_field(ModuleSummary, name)] = value
+    return changed
+
+
+def wrong_types(summary: list) -> list:
+    functions = summary[summary_field(ModuleSummary, "functions")]
+    first = next(iter(functions.values()), None)
+    if first is None:
+        return with_field(summary, "functions", 7)
+    line = list(first)
+    line[summary_field(FunctionSummary, "line")] = "nine"
+    return with_field(summary, "functions", {"predict": line})
 
 
 def with_summary(change):
@@ -172,10 +190,15 @@ def with_summary(change):
     "corrupt",
     [
         pytest.param(with_summary(wrong_types), id="a field of the wrong type"),
-        pytest.param(with_summary(lambda summary: {**summary, "extra": 1}), id="an unknown field"),
-        pytest.param(with_summary(lambda summary: {**summary, "star_imports": ["a", True]}), id="a bool among strings"),
-        pytest.param(with_summary(lambda summary: {**summary, "imports": {**summary["imports"], "x": 3}}), id="a number among the imports"),
-        pytest.param(with_summary(lambda summary: {**summary, "name": "elsewhere"}), id="another module's summary"),
+        pytest.param(with_summary(lambda summary: [*summary, 1]), id="a field too many"),
+        pytest.param(with_summary(lambda summary: summary[:-1]), id="a field too few"),
+        pytest.param(with_summary(lambda summary: with_field(summary, "star_imports", ["a", True])), id="a bool among strings"),
+        pytest.param(
+            with_summary(lambda summary: with_field(summary, "imports", {**summary[summary_field(ModuleSummary, "imports")], "x": 3})),
+            id="a number among the imports",
+        ),
+        pytest.param(with_summary(lambda summary: with_field(summary, "name", "elsewhere")), id="another module's summary"),
+        pytest.param(with_summary(lambda summary: dict(zip((f.name for f in dataclasses.fields(ModuleSummary)), summary))), id="an object, not an array"),
         pytest.param(lambda header, data: ({**header, "entries": [[1, 2, 3, 4, 5]]}, data), id="a key that is not strings"),
         pytest.param(lambda header, data: ({**header, "entries": [[*e[:3], e[3], header["size"]] for e in header["entries"]]}, data), id="past the data's end"),
         pytest.param(lambda header, data: ({**header, "entries": [[*e[:3], -1, e[4]] for e in header["entries"]]}, data), id="before the data's start"),

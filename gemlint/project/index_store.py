@@ -46,7 +46,7 @@ _TOKEN_BYTES = 16
 def index_format() -> str:
     """What a stored index says it was written by: read when a store is, not at import (the digest reads
     gemlint's sources; a run without a cache never needs it)."""
-    return f"3|{code_digest()}"
+    return f"4|{code_digest()}"
 
 
 @dataclass(slots=True)
