@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,21 +36,30 @@ def count_files(paths: list[Path]) -> int:
 
 
 def timed(command: list[str], cwd: Path, timeout: float | None = None) -> tuple[float, float, int | None]:
-    """(wall seconds, peak RSS MiB of the largest process, exit code or None when stopped at ``timeout``)."""
+    """(wall seconds, peak RSS MiB of the largest process, exit code or None when stopped at ``timeout``).
+
+    The wait blocks until the tool exits: a wait that polled every 50 ms added up to 50 ms to each run, a quarter
+    of a warm run. A timer stops a tool that runs past ``timeout``."""
     started = time.monotonic()
     # Its own process group, so that a tool stopped at the timeout takes its workers with it.
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
-    stopped = False
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        if timeout is not None and time.monotonic() - started > timeout:
+    stopped = threading.Event()
+
+    def stop() -> None:
+        stopped.set()
+        try:
             os.killpg(process.pid, 9)
-            stopped = True
-        time.sleep(0.05)
+        except ProcessLookupError:  # it exited as the timer fired
+            pass
+
+    timer = threading.Timer(timeout, stop) if timeout is not None else None
+    if timer is not None:
+        timer.start()
+    _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - started
-    if stopped:
+    if timer is not None:
+        timer.cancel()
+    if stopped.is_set():
         return wall, usage.ru_maxrss / 1024, None
     # On Linux a reaped child's ru_maxrss is the largest of it and its own reaped descendants (pool workers).
     return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
