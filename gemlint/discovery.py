@@ -69,6 +69,21 @@ class SourceFile:
         return f"SourceFile(path={self.path!r}, language={self.language!r}, display={self.display!r}, relative={self.relative!r})"
 
 
+#: Whether each folder a walk listed holds an ``__init__.py`` (a regular file, or a link to one): the project's
+#: module names ask it of every folder, and the walk's listing answers without a stat per folder.
+_LISTED_PACKAGES: dict[str, bool] = {}
+
+
+def listed_package(folder: str) -> bool | None:
+    """Whether ``folder`` (absolute and normal) held an ``__init__.py`` when a walk listed it; None when no walk of
+    this run did (:func:`forget_listings`)."""
+    return _LISTED_PACKAGES.get(folder)
+
+
+def forget_listings() -> None:
+    _LISTED_PACKAGES.clear()
+
+
 def display_path(path: Path, cwd: Path) -> str:
     absolute = Path(os.path.abspath(path))
     try:
@@ -260,6 +275,7 @@ class Discovery:
             if listing is None:
                 continue
             subfolders, files, links, irregular = listing
+            _LISTED_PACKAGES[folder.path] = "__init__.py" in files and "__init__.py" not in irregular
             if folder.parent_config is not None and (
                 "pyvenv.cfg" in files or (folder.in_package and _is_vendored_listing(files))
             ):

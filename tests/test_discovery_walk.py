@@ -10,7 +10,8 @@ import pytest
 
 from gemlint.config import default_config
 from gemlint.config_tree import ConfigTree
-from gemlint.discovery import Discovery
+from gemlint.discovery import Discovery, listed_package
+from gemlint.project.summary import forget_packages, module_name
 from gemlint.registry import known_codes
 
 
@@ -125,3 +126,19 @@ def test_each_file_carries_the_absolute_path_the_walk_joined(tmp_path, monkeypat
     walked = list(Discovery(tree, cwd=tmp_path / "pkg").files([Path(".."), Path("deep/c.py")]))
     assert walked and all(source.absolute is not None for source in walked)
     assert [source.absolute_path() for source in walked] == [os.path.abspath(source.path) for source in walked]
+
+
+def test_a_walk_tells_packages_as_a_stat_would(tmp_path):
+    """Module names ask every folder whether it holds an ``__init__.py``; a walk's listing answers as
+    ``os.path.isfile`` would, and a run that starts afresh forgets it."""
+    _write(tmp_path, ["pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "pkg/odd/mod.py", "pkg/bare/mod.py"])
+    (tmp_path / "pkg" / "odd" / "__init__.py").mkdir()  # a folder of that name marks no package
+    forget_packages()
+    _walked(tmp_path)
+    for folder in ("pkg", "pkg/sub", "pkg/odd", "pkg/bare"):
+        absolute = os.path.abspath(tmp_path / folder)
+        assert listed_package(absolute) == os.path.isfile(os.path.join(absolute, "__init__.py")), folder
+    assert module_name(tmp_path / "pkg" / "sub" / "mod.py") == "pkg.sub.mod"
+    assert module_name(tmp_path / "pkg" / "odd" / "mod.py") == "mod"
+    forget_packages()
+    assert listed_package(os.path.abspath(tmp_path / "pkg")) is None

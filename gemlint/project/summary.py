@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields
+from gemlint.discovery import forget_listings, listed_package
 from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
 
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
@@ -645,7 +646,10 @@ def _package_of(directory: str) -> str:
     found = _PACKAGES.get(directory)
     if found is None:
         parent = os.path.dirname(directory)
-        if parent == directory or not os.path.isfile(os.path.join(directory, "__init__.py")):
+        package = listed_package(directory)
+        if package is None:
+            package = os.path.isfile(os.path.join(directory, "__init__.py"))
+        if parent == directory or not package:
             found = ""
         else:
             above = _package_of(parent)
@@ -661,3 +665,4 @@ _PACKAGES: dict[str, str] = {}
 
 def forget_packages() -> None:
     _PACKAGES.clear()
+    forget_listings()
