@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from gemlint.confinement import read_companion
-import os
-import stat
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from gemlint.confinement import read_companion
 from gemlint.diagnostics import CellSpan, Diagnostic, Severity, applicable
 from gemlint.languages import Language, language_of
 from gemlint.text import SourceError, split_lines
