@@ -525,8 +525,7 @@ def _depends_on_itself_only(source: SourceFile) -> bool:
     """:func:`_key_data` of ``source`` is its bytes (no project headers, no Triton configuration)."""
     if source.language in (Language.NATIVE, Language.TRITON):
         return False
-    # Only a `model.py` can be a Triton model's (asked by name first: most files are never made a Path).
-    return source.language is not Language.PYTHON or not source.absolute_path().endswith("model.py") or triton_config.config_path(source.path) is None
+    return source.language is not Language.PYTHON or triton_config.config_path(source.absolute_path()) is None
 
 
 def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile, selection: Selection) -> FileReport | None:

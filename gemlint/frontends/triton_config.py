@@ -226,11 +226,13 @@ class TensorShapes:
         return bool(self.outputs) and all(dims and dims[-1] != -1 for dims in self.outputs.values())
 
 
-def config_path(model_file: Path) -> Path | None:
-    """``<model>/config.pbtxt`` for ``<model>/<version>/model.py`` (a numeric version folder), else None."""
-    if model_file.name != "model.py" or not model_file.parent.name.isdigit():
+def config_path(model_file: str | Path) -> Path | None:
+    """``<model>/config.pbtxt`` for ``<model>/<version>/model.py`` (a numeric version folder), else None. Told from
+    the path's text: a warm run asks it of every Python file, most of which were never made a ``Path``."""
+    version, name = os.path.split(model_file)
+    if name != "model.py" or not os.path.basename(version).isdigit():
         return None
-    return model_file.parent.parent / CONFIG_NAME
+    return Path(os.path.dirname(version), CONFIG_NAME)
 
 
 def read_bytes(model_file: Path) -> bytes | None:
