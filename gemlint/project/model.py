@@ -997,7 +997,6 @@ class ProjectModel:
                     whole.add(entry.path)
                     continue
                 (entry_points, scripts), points_reads = piece(entry, "points", self._entry_points)
-                old = kept.get(entry.path)
                 if old is not None and entry.path not in stale:
                     called, called_digest = called_by[entry.path] = (old.called, old.called_digest)
                 else:

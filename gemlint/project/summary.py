@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields
-from gemlint.discovery import forget_listings, listed_package
 from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
+from gemlint.discovery import forget_listings, listed_package
 
 #: Calls that put a model in eval mode (``m.eval()``, ``m.train(False)``, ``m.requires_grad_(False)`` is not).
 _EVAL_METHODS = frozenset({"eval"})
