@@ -173,7 +173,7 @@ class Flake8Plugin:
         facts = None
         if tree is not None:
             facts = collect(tree)
-            triage = Triage.of(facts, text, config, relative)
+            triage = Triage.of(facts, text, config, relative, path if named else None)
             if not any(rule.gate.admits(triage) for rule in candidates):
                 return  # what the rules look for is not in the file's syntax: LibCST and the rules stay unimported
         from gemlint.engine import lint_text

@@ -205,3 +205,50 @@ def test_the_analyses_read_the_names_a_file_imports_from_the_triages_tree(tmp_pa
     found = codes(run([tmp_path / "svc" / "app.py"], config, jobs=1), tmp_path)
     assert ("svc/app.py", "GEM101") in found  # the analyses asked what `torch` and `model` name
     assert "svc/app.py" not in reparsed
+
+
+ROUTES = """\
+from fastapi import FastAPI
+
+from svc import {imported}
+
+app = FastAPI()
+
+
+@app.get("/route_{n}")
+def route_{n}():
+    return {{"ok": True}}
+"""
+PROBES = """\
+from fastapi import Request
+
+
+def healthz(request: Request):
+    return {"ok": True}
+"""
+
+
+def make_web_project(root, routes: int, naming: str) -> None:
+    (root / "svc").mkdir()
+    (root / "svc" / "__init__.py").write_text("")
+    (root / "svc" / "layers.py").write_text(LAYERS)
+    (root / "svc" / "probes.py").write_text(PROBES)
+    for n in range(routes):
+        (root / "svc" / f"routes_{n}.py").write_text(ROUTES.format(n=n, imported=naming if n == 0 else "layers"))
+    forget_projects()
+
+
+def test_a_web_module_no_route_module_names_parses_none_of_them(tmp_path, monkeypatch):
+    # A handler is mounted by a module that names its module (an import, a dotted string); `probes` declares no
+    # route and no module that declares one names it: its GEM602 check parses no route module.
+    make_web_project(tmp_path, routes=12, naming="layers")
+    counted = Counted(monkeypatch)
+    run([tmp_path / "svc" / "probes.py"], default_config(tmp_path), jobs=1)
+    assert counted.parsed == 1
+
+
+def test_a_web_module_a_route_module_names_is_looked_for_in_the_routes(tmp_path, monkeypatch):
+    make_web_project(tmp_path, routes=12, naming="probes")
+    counted = Counted(monkeypatch)
+    run([tmp_path / "svc" / "probes.py"], default_config(tmp_path), jobs=1)
+    assert counted.parsed == 1 + 12  # the project's routes are read from every module that declares one

@@ -120,10 +120,30 @@ def test_facts_reach_the_deepest_nodes():
         ("class TritonPythonModel:\n    def execute(self, requests):\n        pass\n", {}, True),
         ("@serve.deployment\nclass D:\n    def __call__(self, r):\n        pass\n", {}, True),
         ("class B(LightningModule):\n    def predict_step(self, batch):\n        pass\n", {}, True),
+        # A test module's handlers, hooks and callbacks are fixtures of its tests (ModuleAnalysis.context_of) ...
+        ("from flask import Flask\ndef index():\n    pass\n", {"test": True}, False),
+        ("class H(BaseHandler):\n    pass\n", {"test": True}, False),
+        ("def predict(x):\n    return model(x)\n", {"test": True}, False),
+        # ... unless inference-paths names the file.
+        ("def helper(x):\n    return model(x)\n", {"test": True, "inference": True}, True),
     ],
 )
 def test_inference_context_by_spelling(source, paths, expected):
     assert _triage(source, **paths).may_have_inference_context() is expected
+
+
+def test_a_test_module_is_told_by_its_place_in_the_project(tmp_path):
+    """Paths to a nested config's folder (what its globs see) may leave out the test folder above it; the
+    triage places the file in the project, as the analyses do, and never admits what they rule out."""
+    config = default_config(tmp_path)
+    source = "from fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get('/predict')\ndef predict(x):\n    return model(x)\n"
+    facts = _facts(source)
+    inside = Triage.of(facts, source, config, "server.py", tmp_path / "tests" / "e2e" / "server.py")
+    assert inside.test_file and not inside.may_have_inference_context()
+    assert not Triage.of(facts, source, config, "server.py", tmp_path / "serving" / "server.py").test_file
+    # A file outside the project is placed by the path it was given.
+    assert not Triage.of(facts, source, config, "server.py", tmp_path.parent / "tests" / "server.py").test_file
+    assert Triage.of(facts, source, config, "tests/server.py").test_file
 
 
 def test_environment_writes_need_a_write_and_the_variable():

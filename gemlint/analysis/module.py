@@ -49,6 +49,7 @@ from gemlint.analysis.triage import (
     is_test_module,
     is_test_path,
     is_training_path,
+    project_relative,
     script_runs,
 )
 
@@ -546,10 +547,7 @@ class ModuleAnalysis:
     def is_test_file(self) -> bool:
         """A test module: running it as a script (its ``__main__`` block) runs tests, not inference. Judged on
         its path inside the project (the folders above the project say nothing of it)."""
-        try:
-            inside = Path(os.path.abspath(self.context.source.path)).relative_to(os.path.abspath(self.context.config.root)).as_posix()
-        except ValueError:
-            inside = self.context.relative_path
+        inside = project_relative(self.context.source.path, self.context.config.root, self.context.relative_path)
         if not is_test_path(inside):
             return False
         return is_test_module(inside, self._syntax_facts)
@@ -887,6 +885,8 @@ class ModuleAnalysis:
             return False
         if self.is_inference_file:
             return True
+        if self.is_test_file:
+            return False  # context_of: a test module's code runs in no inference context
         if self.outside is not None and self.outside.gives_context(self):
             return True
         # A script's module-level code and `__main__` block serve predictions only where the script does not

@@ -13,6 +13,7 @@ produced a finding of that rule. ``tests/test_triage.py`` checks this on every f
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -218,13 +219,16 @@ class Triage:
     names_are_evidence: bool = True
 
     @classmethod
-    def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str) -> "Triage":
+    def of(cls, facts: SyntaxFacts, text: str, config: "Config", relative_path: str, path: "str | os.PathLike | None" = None) -> "Triage":
+        """``relative_path``: to the config's glob root, for its path globs; ``path``, where known, places the file
+        in the project for :func:`is_test_module`, as the analyses place it."""
+        inside = relative_path if path is None else project_relative(path, config.root, relative_path)
         return cls(
             facts,
             text,
             is_training_path(config, relative_path),
             is_inference_path(config, relative_path),
-            is_test_module(relative_path, facts),
+            is_test_module(inside, facts),
         )
 
     def may_write_environment(self, variables) -> bool:
@@ -239,6 +243,8 @@ class Triage:
         :meth:`ModuleAnalysis.may_have_inference_context`, which confirms it with resolved names."""
         if self.training_file:
             return False
+        if self.test_file and not self.inference_file:
+            return False  # a test module's code runs in no inference context (ModuleAnalysis.context_of)
         if self.inference_file or self.project_context or ((self.facts.main_block or self.facts.script_runs) and not self.test_file):
             return True
         facts = self.facts
@@ -257,6 +263,15 @@ class Triage:
         return any(
             name in fw.LIGHTNING_INFERENCE_HOOKS or (self.names_are_evidence and has_inference_prefix(name)) for name in facts.functions
         )
+
+
+def project_relative(path: "str | os.PathLike", root: "str | os.PathLike", fallback: str) -> str:
+    """``path`` relative to the project ``root``, '/'-separated (the folders above the project say nothing of a
+    file); ``fallback`` for a file outside it."""
+    inside = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    if inside == os.pardir or inside.startswith(os.pardir + os.sep) or os.path.isabs(inside):
+        return fallback
+    return inside.replace(os.sep, "/")
 
 
 def is_test_path(relative_path: str) -> bool:
@@ -411,6 +426,17 @@ class Imports(Gate):
 
 
 @dataclass(frozen=True)
+class NotTest(Gate):
+    """The file is no test module (:func:`is_test_module`)."""
+
+    def admits(self, triage: Triage) -> bool:
+        return not triage.test_file
+
+    def __repr__(self) -> str:
+        return "NotTest()"
+
+
+@dataclass(frozen=True)
 class DefinesFunctions(Gate):
     def admits(self, triage: Triage) -> bool:
         return bool(triage.facts.functions)
@@ -458,7 +484,7 @@ class CallsProjectLoader(Gate):
 
 
 #: What the generated table may name.
-GATES = (AllOf, AnyOf, Spelled, Imports, DefinesFunctions, InferenceContext, WritesEnvironment, CallsProjectLoader)
+GATES = (AllOf, AnyOf, Spelled, Imports, NotTest, DefinesFunctions, InferenceContext, WritesEnvironment, CallsProjectLoader)
 
 
 @dataclass(frozen=True)

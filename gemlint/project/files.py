@@ -29,6 +29,7 @@ import libcst as cst
 from gemlint.analysis.module import ModuleAnalysis
 from gemlint.analysis.routes import Ref, compose, path_matches
 from gemlint.analysis.source import PythonSource
+from gemlint.analysis.triage import collect, is_test_module, is_test_path
 from gemlint.config import Config
 from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
@@ -302,8 +303,9 @@ class Project:
 
     # -- routes ---------------------------------------------------------------------------------
     @cached_property
-    def routes(self) -> list[ProjectRoute]:
-        declared = []
+    def _route_modules(self) -> list[tuple[Path, bytes]]:
+        """The modules but tests that may declare routes or mount routers, with their bytes (read, not parsed)."""
+        found = []
         for path in self.python_files:
             data = buffer(path)
             try:
@@ -313,8 +315,40 @@ class Project:
                 continue
             if len(data) > _MAX_FILE_BYTES or not any(marker in data for marker in _ROUTE_MARKERS):
                 continue
-            if not _DECLARES_ROUTES.search(data):
-                continue
+            if _DECLARES_ROUTES.search(data) and not self._test_module(path, data):
+                found.append((path, data))
+        return found
+
+    def _test_module(self, path: Path, data: bytes) -> bool:
+        """A test module (:func:`is_test_module`): the applications it builds are exercised by its tests, not
+        served, so its routes and mounts are none of the project's."""
+        relative = os.path.relpath(path, self.root).replace(os.sep, "/")
+        if not is_test_path(relative):
+            return False
+        facts = self.model.syntax_facts(str(path), data)
+        if facts is None:
+            try:
+                facts = collect(ast.parse(data))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return True
+        return is_test_module(relative, facts)
+
+    def routes_may_name(self, parsed: ParsedFile) -> bool:
+        """Whether a route declared elsewhere may have its handler in ``parsed``'s module, before any module is
+        parsed for :attr:`routes`: a handler is looked up in the module its dotted name (an import, a dotted
+        string) resolves to, so a module that declares a route there writes the module's own name. A package's
+        ``__init__`` is reached by relative imports that do not, and is never ruled out."""
+        name = parsed.modname.rpartition(".")[2]
+        if parsed.path.name == "__init__.py" or not name.isascii() or not name.isidentifier():
+            return True
+        written = re.compile(rb"\b" + name.encode() + rb"\b")
+        here = os.path.abspath(parsed.path)
+        return any(os.path.abspath(path) != here and written.search(data) for path, data in self._route_modules)
+
+    @cached_property
+    def routes(self) -> list[ProjectRoute]:
+        declared = []
+        for path, _ in self._route_modules:
             parsed = self.parsed(path)
             if parsed is None:
                 continue

@@ -7,7 +7,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.engines import forward_label, runs_phrase
 from gemlint.analysis.routes import is_health_path, module_routes
-from gemlint.analysis.triage import Imports
+from gemlint.analysis.triage import Imports, NotTest
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
@@ -41,6 +41,8 @@ class HealthEndpointRunsForward(AnalysisRule):
         "`max_tokens`, `max_completion_tokens`) in the file, or is built by a known engine constructor.",
         "Handlers on paths that are not health-like (configure `health-paths`; the default is "
         "`/health`, `/healthz`, `/livez`, `/live`, `/ping` and paths ending in those segments).",
+        "Test modules (`tests/`, `test_*.py` with tests in it, `conftest.py`): the applications they build are "
+        "exercised by the tests, not served; nor do the routes they declare or mount count for other modules.",
     )
     bad = """\
 import torch
@@ -80,11 +82,13 @@ def healthz():
     prefilter = fw.SERVING_IMPORT_MARKERS
 
     # Routes and health hooks are all recognised through names imported from their frameworks.
-    syntax_gate = Imports(_ROUTE_AND_HOOK_MODULES)
+    syntax_gate = NotTest() & Imports(_ROUTE_AND_HOOK_MODULES)
 
     cross_file = True
 
     def visit_Module(self, node: cst.Module) -> None:
+        if self.analysis.is_test_file:
+            return
         handlers: dict[cst.FunctionDef, str] = {}
         health_paths = self.context.config.health_paths
         for route in module_routes(self.analysis):
@@ -106,7 +110,8 @@ def healthz():
         current = project.adopt(self.analysis)
         if current is None:
             return
-        if web:
+        # Asked before the project's routes are: they parse every module that declares one.
+        if web and project.routes_may_name(current):
             # Handlers of this file mounted elsewhere (Django urls.py, routers included from other modules).
             for route in project.routes:
                 if route.file.path == current.path and is_health_path(route.path, health_paths):
