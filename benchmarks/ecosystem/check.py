@@ -1,7 +1,7 @@
 """The ecosystem check: gemlint over whole real repositories, against a ledger of judged findings.
 
     python benchmarks/ecosystem/check.py --src DIR [--half HALF|all] [--category C ...]
-        [--repo OWNER/NAME ...] [--preview] [--jobs N] [--parse] [--save FILE] [--unjudged FILE]
+        [--repo OWNER/NAME ...] [--preview] [--jobs N] [--parse] [--repeat N] [--save FILE] [--unjudged FILE]
 
 Like ruff's ``scripts/check_ecosystem.py`` and mypy_primer, it answers "what does this change do to
 code nobody here wrote?". Each repository of ``repositories.tsv`` is expected, checked out at its pinned
@@ -13,8 +13,12 @@ project would give each finding (right / wrong / debatable), with a one-line rea
 Printed: per repository the findings now, the new (unjudged) and gone ones, the run time and the peak memory
 of the largest process (with ``--parse``, also the time LibCST takes to parse the repository's Python files in one
 process, ``benchmarks/parse_only.py``, and gemlint's time as a multiple of it); per rule
-the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). ``--unjudged``
-writes the unjudged findings as ledger rows without a verdict, ready to be judged and appended.
+the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). With ``--parse``,
+a last line counts the repositories gemlint is slower on than their parse and names the five slowest. A
+repository of a few files is linted in a few tenths of a second, where one run's noise decides the comparison:
+``--repeat N`` runs gemlint and the parse N times each, alternately, and takes the medians (and reports a
+repository whose findings differ between runs). ``--unjudged`` writes the unjudged findings as ledger rows
+without a verdict, ready to be judged and appended.
 
 Not run in CI: CI has no network to fetch the repositories.
 """
@@ -114,6 +118,36 @@ def parse_time(folder: Path) -> float:
     return measured([sys.executable, str(PARSE_ONLY), "libcst", "."], folder)[3]
 
 
+def timed_outcome(repository: Repository, folder: Path, preview: bool, jobs: int | None, parse: bool, repeat: int) -> Outcome:
+    """Lint (and parse) ``repeat`` times, alternately, so that both see the same machine: the median times, the
+    largest process, and the first run's findings (an error when a later run finds otherwise)."""
+    runs: list[Outcome] = []
+    parses: list[float] = []
+    for _ in range(repeat):
+        runs.append(lint(repository, folder, preview, jobs))
+        if parse:
+            parses.append(parse_time(folder))
+        if runs[-1].error:
+            break
+    first = runs[0]
+    outcome = Outcome(repository, median([r.seconds for r in runs]), first.findings, first.error, max(r.peak_mib for r in runs))
+    if parses:
+        outcome.parse_seconds = median(parses)
+    if not outcome.error and any(_fingerprints(r) != _fingerprints(first) for r in runs[1:]):
+        outcome.error = "the findings differ between runs"
+    return outcome
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _fingerprints(outcome: Outcome) -> list[str]:
+    return sorted(finding.get("fingerprint", "") for finding in outcome.findings)
+
+
 def precision(counts: Counter) -> str:
     judged = counts["right"] + counts["wrong"]
     return f"{counts['right'] / judged:.0%}" if judged else "–"
@@ -156,6 +190,16 @@ def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tupl
         c = per_rule[rule]
         gone = "/".join(str(c["gone " + v]) for v in VERDICTS)
         lines.append(f"{rule:8} {c['findings']:>8} {c['right']:>6} {c['wrong']:>6} {c['debatable']:>6} {c['unjudged']:>8} {precision(c):>9}   {gone}")
+    timed = [o for o in outcomes if not o.error and o.parse_seconds]
+    if timed:
+        slower = sorted((o for o in timed if o.seconds > o.parse_seconds), key=lambda o: o.parse_seconds / o.seconds)
+        ratios = sorted(o.seconds / o.parse_seconds for o in timed)
+        worst = ", ".join(f"{o.repository.name} {o.seconds / o.parse_seconds:.2f}x" for o in slower[:5])
+        lines.append("")
+        lines.append(
+            f"slower than their parse: {len(slower)} of {len(timed)} (median {median(ratios):.2f}x, "
+            f"total {sum(o.seconds for o in timed) / sum(o.parse_seconds for o in timed):.2f}x)" + (f"; slowest: {worst}" if worst else "")
+        )
     return "\n".join(lines), unjudged
 
 
@@ -169,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preview", action="store_true")
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--parse", action="store_true", help="also time LibCST parsing each repository (parse_only.py)")
+    parser.add_argument("--repeat", type=int, default=1, help="run each N times, alternately with the parse; medians")
     parser.add_argument("--save", type=Path, help="write every finding of the run as JSON")
     parser.add_argument("--unjudged", type=Path, help="write the unjudged findings as ledger rows (CSV)")
     args = parser.parse_args(argv)
@@ -186,9 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         if repository.commit == "-" or not folder.is_dir():
             print(f"{repository.name}: not checked out in {args.src}; skipped", file=sys.stderr)
             continue
-        outcomes.append(lint(repository, folder, args.preview, args.jobs))
-        if args.parse:
-            outcomes[-1].parse_seconds = parse_time(folder)
+        outcomes.append(timed_outcome(repository, folder, args.preview, args.jobs, args.parse, max(1, args.repeat)))
         print(f"{repository.name}: {len(outcomes[-1].findings)} findings in {outcomes[-1].seconds:.1f}s, {outcomes[-1].peak_mib:.0f} MiB", file=sys.stderr)
     text, unjudged = report(outcomes, ledger)
     print(text)

@@ -1,0 +1,77 @@
+"""benchmarks/ecosystem/check.py's timing: alternate runs, medians, a check that runs agree, and the summary
+of the repositories gemlint is slower on than their parse (the repositories themselves are never fetched here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ECOSYSTEM = Path(__file__).resolve().parent.parent / "benchmarks" / "ecosystem"
+
+
+@pytest.fixture(scope="module")
+def check():
+    sys.path.insert(0, str(ECOSYSTEM.parent))  # check.py imports benchmarks/bytecode.py
+    try:
+        spec = importlib.util.spec_from_file_location("ecosystem_check", ECOSYSTEM / "check.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("ecosystem_check", None)
+        sys.path.remove(str(ECOSYSTEM.parent))
+
+
+def _scripted(check, monkeypatch, lint_seconds, parse_seconds, findings=None):
+    """Replace the two measured commands by scripted outcomes; returns the order they were called in."""
+    calls = []
+    lints, parses = iter(lint_seconds), iter(parse_seconds)
+    found = iter(findings) if findings is not None else None
+
+    def lint(repository, folder, preview, jobs):
+        calls.append("lint")
+        return check.Outcome(repository, next(lints), next(found) if found is not None else [], peak_mib=len(calls))
+
+    def parse_time(folder):
+        calls.append("parse")
+        return next(parses)
+
+    monkeypatch.setattr(check, "lint", lint)
+    monkeypatch.setattr(check, "parse_time", parse_time)
+    return calls
+
+
+REPOSITORY_FIELDS = ("owner/name", "0" * 40, "python", "dev")
+
+
+def test_repeated_runs_alternate_and_report_the_medians(check, monkeypatch, tmp_path):
+    calls = _scripted(check, monkeypatch, [0.9, 0.3, 0.4], [0.5, 0.2, 0.35])
+    outcome = check.timed_outcome(check.Repository(*REPOSITORY_FIELDS), tmp_path, False, None, True, 3)
+    assert calls == ["lint", "parse"] * 3
+    assert (outcome.seconds, outcome.parse_seconds) == (0.4, 0.35)
+    assert outcome.peak_mib == 5  # the largest of the three runs' processes
+    assert outcome.error == ""
+
+
+def test_runs_that_disagree_on_the_findings_are_an_error(check, monkeypatch, tmp_path):
+    runs = [[{"fingerprint": "a:1"}], [{"fingerprint": "a:1"}, {"fingerprint": "b:1"}]]
+    _scripted(check, monkeypatch, [0.3, 0.3], [0.2, 0.2], runs)
+    outcome = check.timed_outcome(check.Repository(*REPOSITORY_FIELDS), tmp_path, False, None, True, 2)
+    assert outcome.error == "the findings differ between runs"
+
+
+def test_the_summary_counts_and_names_the_repositories_slower_than_their_parse(check):
+    def outcome(name, seconds, parse):
+        result = check.Outcome(check.Repository(name, "0" * 40, "python", "dev"), seconds)
+        result.parse_seconds = parse
+        return result
+
+    outcomes = [outcome("a/fast", 1.0, 2.0), outcome("b/slow", 3.0, 1.0), outcome("c/slower", 0.5, 0.4)]
+    text, _ = check.report(outcomes, {})
+    assert text.splitlines()[-1] == (
+        "slower than their parse: 2 of 3 (median 1.25x, total 1.32x); slowest: b/slow 3.00x, c/slower 1.25x"
+    )
