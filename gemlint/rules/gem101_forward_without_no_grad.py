@@ -26,7 +26,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
     not_flagged = (
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
         "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, and files matched by `training-paths`.",
-        "The `__main__` block of a test module (`tests/`, `test_*.py`): running it as a script runs tests.",
+        "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
+        "`__main__` block counts only when it holds tests) and `test*` functions, unless `inference-paths` names the "
+        "file: a test runs the code it checks.",
         "Calls under a grad-free guard at any enclosing level: `with torch.no_grad()` / `torch.inference_mode()` / "
         "`torch.set_grad_enabled(False)` (also through aliases such as `import torch as T`, "
         "`from torch import no_grad`, `ctx = torch.no_grad()`), the same as decorators with or without "

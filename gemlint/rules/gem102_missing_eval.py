@@ -25,7 +25,9 @@ class MissingEval(AnalysisRule):
     )
     not_flagged = (
         "Models from transformers/diffusers/sentence-transformers `from_pretrained` (returned in eval mode).",
-        "The `__main__` block of a test module (`tests/`, `test_*.py`): running it as a script runs tests.",
+        "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
+        "`__main__` block counts only when it holds tests) and `test*` functions, unless `inference-paths` names the "
+        "file: a test runs the code it checks.",
         "Whole modules loaded with `torch.load` / `torch.jit.load` / `torch.hub.load`, whose saved mode is unknown.",
         "Models put in eval mode anywhere reachable in the file: `.eval()` or `.train(False)` on any name, "
         "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model, or in "

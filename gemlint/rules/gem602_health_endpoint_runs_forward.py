@@ -41,8 +41,9 @@ class HealthEndpointRunsForward(AnalysisRule):
         "`max_tokens`, `max_completion_tokens`) in the file, or is built by a known engine constructor.",
         "Handlers on paths that are not health-like (configure `health-paths`; the default is "
         "`/health`, `/healthz`, `/livez`, `/live`, `/ping` and paths ending in those segments).",
-        "Test modules (`tests/`, `test_*.py` with tests in it, `conftest.py`): the applications they build are "
-        "exercised by the tests, not served; nor do the routes they declare or mount count for other modules.",
+        "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
+        "`__main__` block counts only when it holds tests): the applications they build are exercised by the tests, "
+        "not served, and the routes they declare or mount count for no other module.",
     )
     bad = """\
 import torch
