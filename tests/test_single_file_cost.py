@@ -252,3 +252,42 @@ def test_a_web_module_a_route_module_names_is_looked_for_in_the_routes(tmp_path,
     counted = Counted(monkeypatch)
     run([tmp_path / "svc" / "probes.py"], default_config(tmp_path), jobs=1)
     assert counted.parsed == 1 + 12  # the project's routes are read from every module that declares one
+
+
+APP = """\
+import torch
+from fastapi import FastAPI
+
+from svc.helpers import run
+from svc.layers import Net
+
+app = FastAPI()
+model = Net()
+model.load_state_dict(torch.load("net.pt"))
+model.eval()
+
+
+@app.post("/predict")
+def predict(x):
+    return run(model, torch.tensor(x))
+"""
+HELPERS = """\
+def run(net, x):
+    return net(x)
+"""
+
+
+def test_a_module_linted_earlier_answers_a_later_question_without_a_second_parse(tmp_path, monkeypatch):
+    # `svc/a_app.py` is linted first; then `run`'s parameter in `svc/helpers.py` is a model because its caller
+    # in the application passes one, which reads the application's calls again: from the tree its lint built.
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "__init__.py").write_text("")
+    (tmp_path / "svc" / "layers.py").write_text(LAYERS)
+    (tmp_path / "svc" / "a_app.py").write_text(APP)
+    (tmp_path / "svc" / "helpers.py").write_text(HELPERS)
+    forget_projects()
+    counted = Counted(monkeypatch)
+    result = run([tmp_path], default_config(tmp_path), jobs=1)
+    assert ("svc/helpers.py", "GEM101") in codes(result, tmp_path)
+    linted = 2  # the application and the helper; `layers.py` defines a model and runs none
+    assert counted.parsed == linted
