@@ -23,7 +23,7 @@ from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
 from gemlint.frontends.notebook import Notebook, read_notebook
-from gemlint.frontends.python_module import LARGE_MODULE, parse_module
+from gemlint.frontends.python_module import parse_module
 from gemlint.languages import Language
 from gemlint.project.files import project_for
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule, rule_class
@@ -431,10 +431,6 @@ def _lint_python(
     )
     try:
         _run_rules(context, rules)
-        if whole is not None and earlier is None and len(text) < LARGE_MODULE:
-            # A file linted later may ask about this one's code (what its calls pass): the project keeps this
-            # tree among the few it holds instead of parsing the file again. A large module's tree is not kept.
-            whole.adopt(context.analysis)
         return context.diagnostics
     except RecursionError:
         return [parse_error(source, "the file is nested too deeply to analyse")]
