@@ -393,7 +393,7 @@ def _lint_python(
             return [blocked]
     triage = None
     if tree is not None or facts is not None:
-        triage = Triage.of(facts or collect(tree), text, selection.config, source.relative, source.path)
+        triage = Triage.of(facts or collect(tree), text, selection.config, source.relative, source.absolute_path())
         if project:
             model = project_for(selection.config).model
             # By default a name alone (`predict*`) is no evidence of inference context: the project model,

@@ -285,3 +285,13 @@ def test_a_training_script_has_inference_context_only_through_its_functions(sour
     from test_models import analyse
 
     assert analyse(source).may_have_inference_context is expected
+
+
+def test_a_file_on_another_drive_than_the_project_is_placed_by_its_given_path(monkeypatch):
+    from gemlint.analysis import triage
+
+    def other_drive(path, start):
+        raise ValueError("path is on mount 'D:', start on mount 'C:'")
+
+    monkeypatch.setattr(triage.os.path, "relpath", other_drive)
+    assert triage.project_relative("D:/tests/server.py", "C:/project", "server.py") == "server.py"

@@ -32,6 +32,7 @@ import os
 import subprocess
 import sys
 import time
+from statistics import median
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -136,12 +137,6 @@ def timed_outcome(repository: Repository, folder: Path, preview: bool, jobs: int
     if not outcome.error and any(_fingerprints(r) != _fingerprints(first) for r in runs[1:]):
         outcome.error = "the findings differ between runs"
     return outcome
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def _fingerprints(outcome: Outcome) -> list[str]:

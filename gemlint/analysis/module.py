@@ -547,7 +547,7 @@ class ModuleAnalysis:
     def is_test_file(self) -> bool:
         """A test module: running it as a script (its ``__main__`` block) runs tests, not inference. Judged on
         its path inside the project (the folders above the project say nothing of it)."""
-        inside = project_relative(self.context.source.path, self.context.config.root, self.context.relative_path)
+        inside = project_relative(self.context.source.absolute_path(), self.context.config.root, self.context.relative_path)
         if not is_test_path(inside):
             return False
         return is_test_module(inside, self._syntax_facts)
@@ -892,7 +892,7 @@ class ModuleAnalysis:
         # A script's module-level code and `__main__` block serve predictions only where the script does not
         # train (context_of): a training script is left to its functions' own reasons.
         script = self.script_runs or any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)
-        if script and not self.is_test_file and not self.module_trains:
+        if script and not self.module_trains:
             return True
         if self.gradio_callbacks or self.is_streamlit_app:
             return True

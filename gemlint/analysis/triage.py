@@ -245,7 +245,7 @@ class Triage:
             return False
         if self.test_file and not self.inference_file:
             return False  # a test module's code runs in no inference context (ModuleAnalysis.context_of)
-        if self.inference_file or self.project_context or ((self.facts.main_block or self.facts.script_runs) and not self.test_file):
+        if self.inference_file or self.project_context or self.facts.main_block or self.facts.script_runs:
             return True
         facts = self.facts
         if self.names_are_evidence and any(fw.INFERENCE_CLASS_NAME.search(name) for name in facts.classes):
@@ -268,8 +268,11 @@ class Triage:
 def project_relative(path: "str | os.PathLike", root: "str | os.PathLike", fallback: str) -> str:
     """``path`` relative to the project ``root``, '/'-separated (the folders above the project say nothing of a
     file); ``fallback`` for a file outside it."""
-    inside = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-    if inside == os.pardir or inside.startswith(os.pardir + os.sep) or os.path.isabs(inside):
+    try:
+        inside = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    except ValueError:  # on another drive
+        return fallback
+    if inside == os.pardir or inside.startswith(os.pardir + os.sep):
         return fallback
     return inside.replace(os.sep, "/")
 

@@ -29,7 +29,7 @@ import libcst as cst
 from gemlint.analysis.module import ModuleAnalysis
 from gemlint.analysis.routes import Ref, compose, path_matches
 from gemlint.analysis.source import PythonSource
-from gemlint.analysis.triage import collect, is_test_module, is_test_path
+from gemlint.analysis.triage import collect, is_test_module, is_test_path, project_relative
 from gemlint.config import Config
 from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
@@ -322,7 +322,7 @@ class Project:
     def _test_module(self, path: Path, data: bytes) -> bool:
         """A test module (:func:`is_test_module`): the applications it builds are exercised by its tests, not
         served, so its routes and mounts are none of the project's."""
-        relative = os.path.relpath(path, self.root).replace(os.sep, "/")
+        relative = project_relative(path, self.root, root_relative(path, self.root))
         if not is_test_path(relative):
             return False
         facts = self.model.syntax_facts(str(path), data)
