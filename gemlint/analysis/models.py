@@ -34,7 +34,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
-from libcst.metadata import Assignment
+from libcst.metadata import Access, Assignment
 
 from gemlint.analysis import correlated
 from gemlint.analysis import frameworks as fw
@@ -749,6 +749,10 @@ class ModelTracker:
                 found.extend(resolved)
                 if not resolved and not self._known_non_model(value):
                     unknown = True
+                    if _converts_itself(value, name.value):
+                        # `model = model.autoshape()`: the model handed to a method whose result is not known
+                        # (a wrapper, a converted copy); the uses after it hold that, not the model built before
+                        return []
         if found or not unknown:
             return found
         # Bound to something unknown (a project helper, a registry): evidently a model if used as one.
@@ -1115,7 +1119,7 @@ class ModelTracker:
     def _references_used_as_module(self, assignment: Assignment) -> bool:
         known = self._used_as_module.get(assignment)
         if known is None:
-            nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name)]
+            nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name) and _reaches(access, assignment)]
             known = self._used_as_module[assignment] = self._nodes_used_as_module(nodes)
         return known
 
@@ -1351,6 +1355,20 @@ def _is_classmethod(function: cst.FunctionDef) -> bool:
 def shown(expression: cst.BaseExpression) -> str:
     """Source-like text of an expression for messages (``self.model``)."""
     return dotted_name(expression) or cst.Module([]).code_for_node(expression)
+
+
+def _reaches(access: Access, assignment: Assignment) -> bool:
+    """``access`` may read what ``assignment`` binds. LibCST also links to an outer binding the name read on the
+    right of a function's own rebinding (``model = model.autoshape()`` in a function, beside a module-level
+    ``model``): a name its own scope binds is that scope's."""
+    if access.scope is assignment.scope:
+        return True
+    return not any(other.scope is access.scope for other in access.scope.assignments[assignment.name])
+
+
+def _converts_itself(value: cst.BaseExpression, name: str) -> bool:
+    """``name.method(...)``: a call of a method on the value the name is bound to again (``m = m.autoshape()``)."""
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and is_name(value.func.value, name)
 
 
 def _unique(origins: list[ModelOrigin]) -> tuple[ModelOrigin, ...]:

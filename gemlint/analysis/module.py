@@ -25,6 +25,7 @@ from gemlint.analysis.scopes import scopes_of
 from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
 from gemlint.analysis.parity import compares_two_implementations
+from gemlint.analysis.printing_blocks import only_prints
 from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses and rules import them from here
     NOT_LITERAL,
     SCOPE_NODES,
@@ -812,8 +813,20 @@ class ModuleAnalysis:
         parity check of two implementations. Asked for every node under the block, so kept per block."""
         known = self._checking_blocks
         if block not in known:
-            known[block] = self._smoke_test_block(block) or compares_two_implementations(self.subtree(block.body))
+            known[block] = (
+                self._smoke_test_block(block) or compares_two_implementations(self.subtree(block.body)) or self._library_self_check(block)
+            )
         return known[block]
+
+    def _library_self_check(self, block: cst.If) -> bool:
+        """The ``__main__`` block of a module the project's other files use (they call its functions or build its
+        classes), whose only effect is printing: its author's check of the library's code (shapes, dtypes, a
+        sample output), not how the project runs it. A block that saves, shows, serves or calls anything else
+        for its effect is a script's run."""
+        if not only_prints(block.body):
+            return False
+        outside = self.outside
+        return outside is not None and outside.used_by_other_modules(self)
 
     def _smoke_test_block(self, block: cst.If) -> bool:
         """A ``__main__`` block that builds a model from scratch and runs it on made-up inputs, loading no
@@ -1338,13 +1351,15 @@ class ModuleAnalysis:
                 return package
             if _depth < 4:
                 callers = self.callers_of(function) + self.instance_callers_of(function)
-                if self.own_verdict(function).context is Context.UNKNOWN:
-                    # A helper is inference code only through its inference callers: those are the paths to guard.
-                    # A helper that no inference code calls (a step of an evaluation method that a training
-                    # loop calls under its own guard) is guarded when all its callers are.
-                    callers = [call for call in callers if self.context_of(call).is_inference] or callers
-                guarded = [self.grad_free_guard(call, _depth + 1) is not None for call in callers]
                 elsewhere = self.outside.callers_guarded(self, function, _depth) if self.outside is not None else []
+                if self.own_verdict(function).context is Context.UNKNOWN:
+                    # A helper is inference code only through its inference callers: those are the paths to guard
+                    # (the callers in other modules are those on a path from an inference entry point). A helper
+                    # that no inference code calls (a step of an evaluation method that a training loop calls
+                    # under its own guard) is guarded when all its callers are.
+                    inference = [call for call in callers if self.context_of(call).is_inference]
+                    callers = inference or ([] if elsewhere else callers)
+                guarded = [self.grad_free_guard(call, _depth + 1) is not None for call in callers]
                 if guarded and not elsewhere and all(guarded):
                     return f"every caller of `{function.name.value}` in this file disables gradients"
                 if elsewhere and all(guarded) and all(elsewhere):

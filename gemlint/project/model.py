@@ -719,14 +719,16 @@ class ProjectModel:
 
     def callers(self, entry: _Entry, qualname: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
         """Calls of the project function ``qualname`` of ``entry``'s module made in other files."""
-        wanted = {Target("function", entry.summary.name, qualname)}
+        # Keyed on the file: a module is also found under the names its scripts import it by (`library.utils`
+        # for `library/utils.py` without an `__init__.py`), and a call spelled so names the same function.
+        wanted = {(entry.path, qualname)}
         owner, _, name = qualname.rpartition(".")
         lineage: set[tuple[str, str]] | None = None
         if owner and "<locals>" not in owner and name != "__init__":
             # A call of the method on a project base class may run this override: `self.model.warmup()`
             # with `self.model` typed as the base `Model` reaches `FlashCausalLM.warmup`.
             chain, _ = self.lineage(Target("class", entry.summary.name, owner), entry.path)
-            wanted.update(Target("function", base_entry.summary.name, f"{base.name}.{name}") for base_entry, base in chain[1:] if name in base.methods)
+            wanted.update((base_entry.path, f"{base.name}.{name}") for base_entry, base in chain[1:] if name in base.methods)
             lineage = _class_keys(chain)
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
@@ -743,7 +745,14 @@ class ProjectModel:
                     caller_chain, _ = self.lineage(Target("class", caller_entry.summary.name, caller_owner), caller_entry.path)
                     if (entry.summary.name, owner) not in _class_keys(caller_chain):
                         continue
-            if self.resolve_call(caller_entry, function, site.callee) in wanted:
+            target = self.resolve_call(caller_entry, function, site.callee)
+            if target is None or target.kind != "function":
+                continue
+            # Methods are named by their class's module as the index knows it, which a script of another folder
+            # may not import under that name: then any module of that name stands for it.
+            called = self.entry(target.module, caller_entry.path)
+            paths = [called.path] if called is not None else [e.path for e in self.modules.get(target.module, ())]
+            if any((path, target.qualname) in wanted for path in paths):
                 found.append(caller)
         return found
 
@@ -1576,6 +1585,19 @@ class ProjectModel:
             if caller is not None and caller_entry.path != entry.path and _summary_trains(caller):
                 return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
         return None
+
+    def used_by_other_modules(self, analysis: ModuleAnalysis) -> bool:
+        """Another file of the project calls a function or builds a class that this module defines: the
+        module is a library of the project's code, not only a script."""
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return False
+        key = ("used-elsewhere", entry.path)
+        if key not in self._memo:
+            summary = entry.summary
+            qualnames = [*summary.functions, *(f"{name}.__init__" for name in summary.classes)]
+            self._memo[key] = any(self.callers(entry, qualname) for qualname in qualnames)
+        return self._memo[key]  # type: ignore[return-value]
 
     def script_trains(self, analysis: ModuleAnalysis) -> str | None:
         entry = self._entry_for(analysis)

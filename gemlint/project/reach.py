@@ -126,6 +126,8 @@ class Reachability:
         with no_imports():
             while queue and len(seen) <= MAX_FUNCTIONS:
                 step, path = queue.popleft()
+                if self._answers_from_state(step):
+                    continue  # what it runs after that, it runs only when the state is stale
                 found = self._direct_forward(step, path)
                 if found is not None:
                     break
@@ -162,6 +164,31 @@ class Reachability:
                 calls[0].family,
             )
         return self._imported_model_call(step, path)
+
+    def _answers_from_state(self, step: Step) -> bool:
+        """The function returns early on a condition that reads the clock (``if now - last_inference <
+        timeout: return healthy``, directly or in a project method the condition calls): it answers from state
+        while that is fresh, and runs what follows only when the server has been idle, not on every call."""
+        scope = self._astroid_scope(step) if step.line else None
+        if not isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+            return False
+        return any(
+            isinstance(statement, nodes.If)
+            and isinstance(statement.body[-1], nodes.Return)
+            and self._reads_clock(statement.test, step.file)
+            for statement in scope.body
+        )
+
+    def _reads_clock(self, test: nodes.NodeNG, file: "ParsedFile") -> bool:
+        calls = [test] if isinstance(test, nodes.Call) else []
+        calls.extend(test.nodes_of_class(nodes.Call))
+        for call in calls:
+            if _clock_call(call):
+                return True
+            for function in self._functions_called(call.func, file):
+                if any(_clock_call(inner) for inner in function.nodes_of_class(nodes.Call)):
+                    return True
+        return False
 
     # -- astroid side -------------------------------------------------------------------------------
     def _astroid_scope(self, step: Step) -> nodes.NodeNG | None:
@@ -422,6 +449,19 @@ class Reachability:
                 if original is not None:
                     return base, original
         return None, None
+
+
+#: ``time.time()``, ``time.monotonic()``, ``perf_counter()``, ``datetime.now()``: reading the clock.
+_CLOCK_READS = frozenset({"time", "monotonic", "perf_counter", "time_ns", "monotonic_ns", "perf_counter_ns"})
+_DATE_READS = frozenset({"now", "utcnow"})
+
+
+def _clock_call(call: nodes.Call) -> bool:
+    func = call.func
+    if isinstance(func, nodes.Attribute):
+        receiver = func.expr.as_string()
+        return (func.attrname in _CLOCK_READS and receiver == "time") or (func.attrname in _DATE_READS and receiver in ("datetime", "datetime.datetime"))
+    return isinstance(func, nodes.Name) and func.name in _CLOCK_READS - {"time"}
 
 
 def _annotation_of(arguments: nodes.Arguments, name: nodes.AssignName) -> nodes.NodeNG | None:

@@ -32,6 +32,7 @@ _EXPORT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _EXPORTS)
 _TOKENIZER_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "prepare_for_model"})
 _TEXT_ENCODER_CALLS = frozenset({"encode_text", "get_text_features"})
 _CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast"})
+_DIFFUSION_PACKAGES = ("diffusers",)
 _TRITON_MODEL = "TritonPythonModel"
 _TRITON_TENSOR = frozenset({"triton_python_backend_utils.Tensor"})
 # Clients of a model server: the tokens go to a model whose input signature is fixed at the server
@@ -69,7 +70,9 @@ class StaticMaxLengthPadding(AnalysisRule):
         "Text encoders that need the fixed length by design (CLIP-style tokenizers of diffusion pipelines): the "
         "call pads to the tokenizer's own `model_max_length` (`max_length=tokenizer.model_max_length`, or no "
         "`max_length`) and the code feeds a text encoder: the same function (or, in a method, its class) calls a "
-        "`text_encoder*` model, `encode_text` or `get_text_features`, or the tokenizer is a `CLIPTokenizer`.",
+        "`text_encoder*` model, `encode_text` or `get_text_features`, or the tokenizer is a `CLIPTokenizer`. In a "
+        "module that imports `diffusers` (a diffusion model's code), any length: its text encoders condition a model "
+        "trained on prompts of one length (learned padding, pooled positions, 77-token chunks).",
         "Example inputs for an export: the tokenized output flows (through assignments) into `torch.jit.trace`, "
         "`torch.onnx.export`, `torch.export.export`, `torch_tensorrt.compile` or `torch2trt` in the same function "
         "or script, or the function is an export function (named `*export*`, or calling one of those).",
@@ -178,6 +181,8 @@ def embed(text: str):
     def _text_encoder_input(self, node: cst.Call, max_length: cst.Arg | None) -> bool:
         """CLIP-style text encoders (diffusion pipelines) read every position of a fixed-length sequence:
         padding to the tokenizer's own ``model_max_length`` is what they were trained with."""
+        if self.analysis.imports_any(_DIFFUSION_PACKAGES):
+            return True
         tokenizer = _tokenizer_of(node)
         if max_length is not None:
             value = max_length.value

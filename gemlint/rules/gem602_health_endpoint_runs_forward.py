@@ -39,6 +39,10 @@ class HealthEndpointRunsForward(AnalysisRule):
         "calls on objects never asked for a generation (a tokenizer's `encode`, a metrics counter's `add_request`): "
         "an object is an inference engine when it is handed a generation with a token budget (`max_new_tokens`, "
         "`max_tokens`, `max_completion_tokens`) in the file, or is built by a known engine constructor.",
+        "Checks that answer from state while it is fresh: on the way to the forward pass a function returns early "
+        "on a condition that reads the clock (`if now - last_request < timeout: return healthy`, directly or in a "
+        "project method the condition calls), so the model runs only when the server has been idle, not on every "
+        "check.",
         "Handlers on paths that are not health-like (configure `health-paths`; the default is "
         "`/health`, `/healthz`, `/livez`, `/live`, `/ping` and paths ending in those segments).",
         "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
