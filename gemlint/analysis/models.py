@@ -1367,8 +1367,14 @@ def _reaches(access: Access, assignment: Assignment) -> bool:
 
 
 def _converts_itself(value: cst.BaseExpression, name: str) -> bool:
-    """``name.method(...)``: a call of a method on the value the name is bound to again (``m = m.autoshape()``)."""
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and is_name(value.func.value, name)
+    """``name.method(...)``: a call of a method on the value the name is bound to again (``m = m.autoshape()``),
+    other than the module methods that return the module itself (``m = m.cuda()``)."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and is_name(value.func.value, name)
+        and value.func.attr.value not in fw.MODULE_SELF_METHODS
+    )
 
 
 def _unique(origins: list[ModelOrigin]) -> tuple[ModelOrigin, ...]:
