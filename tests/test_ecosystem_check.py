@@ -71,7 +71,19 @@ def test_the_summary_counts_and_names_the_repositories_slower_than_their_parse(c
         return result
 
     outcomes = [outcome("a/fast", 1.0, 2.0), outcome("b/slow", 3.0, 1.0), outcome("c/slower", 0.5, 0.4)]
+    outcomes[1].other_bytes = {"native": 4_100_000, "notebook": 250_000, "yaml": 20_000}
     text, _ = check.report(outcomes, {})
     assert text.splitlines()[-1] == (
-        "slower than their parse: 2 of 3 (median 1.25x, total 1.32x); slowest: b/slow 3.00x, c/slower 1.25x"
+        "slower than their parse: 2 of 3 (median 1.25x, total 1.32x); slowest: "
+        "b/slow 3.00x, parse 1.00 s (4.1 MB native, 0.2 MB notebook), c/slower 1.25x, parse 0.40 s"
     )
+
+
+def test_what_the_parse_does_not_read_is_counted_by_language(check, tmp_path):
+    (tmp_path / "app.py").write_text("x = 1\n")
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "scan.cu").write_text("__global__ void scan() {}\n")
+    (tmp_path / "demo.ipynb").write_text('{"cells": []}')
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "hook.cu").write_text("int x;\n")
+    assert check.other_bytes(tmp_path) == {"native": 26, "notebook": 13}

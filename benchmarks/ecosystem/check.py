@@ -14,7 +14,8 @@ Printed: per repository the findings now, the new (unjudged) and gone ones, the 
 of the largest process (with ``--parse``, also the time LibCST takes to parse the repository's Python files in one
 process, ``benchmarks/parse_only.py``, and gemlint's time as a multiple of it); per rule
 the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). With ``--parse``,
-a last line counts the repositories gemlint is slower on than their parse and names the five slowest. A
+a last line counts the repositories gemlint is slower on than their parse and names the five slowest, each with
+its parse time and what it holds that the parse does not read (notebooks, C/C++/CUDA, manifests). A
 repository of a few files is linted in a few tenths of a second, where one run's noise decides the comparison:
 ``--repeat N`` runs gemlint and the parse N times each, alternately, and takes the medians (and reports a
 repository whose findings differ between runs). ``--unjudged`` writes the unjudged findings as ledger rows
@@ -69,6 +70,9 @@ class Outcome:
     error: str = ""
     peak_mib: float = 0.0  # the largest process's resident memory (gemlint's and its workers')
     parse_seconds: float | None = None  # LibCST parsing every .py file of the repository, one process
+    #: Bytes gemlint reads that the parse does not, by language (notebooks, C/C++/CUDA, manifests): what a
+    #: repository slower than its parse spends on besides Python.
+    other_bytes: dict[str, int] = field(default_factory=dict)
 
 
 def read_repositories(path: Path = REPOSITORIES) -> list[Repository]:
@@ -134,9 +138,34 @@ def timed_outcome(repository: Repository, folder: Path, preview: bool, jobs: int
     outcome = Outcome(repository, median([r.seconds for r in runs]), first.findings, first.error, max(r.peak_mib for r in runs))
     if parses:
         outcome.parse_seconds = median(parses)
+        outcome.other_bytes = other_bytes(folder)
     if not outcome.error and any(_fingerprints(r) != _fingerprints(first) for r in runs[1:]):
         outcome.error = "the findings differ between runs"
     return outcome
+
+
+def other_bytes(folder: Path) -> dict[str, int]:
+    """The bytes of the files under ``folder`` that gemlint lints and the parse does not, by language (the
+    walk's own skips, such as virtualenvs and vendored folders, not applied: an upper bound)."""
+    from gemlint.languages import Language, language_of_name
+
+    found: Counter = Counter()
+    for top, folders, names in os.walk(folder):
+        folders[:] = [name for name in folders if name != ".git"]
+        for name in names:
+            language = language_of_name(name)
+            if language is not None and language is not Language.PYTHON:
+                try:
+                    found[language.value] += os.path.getsize(os.path.join(top, name))
+                except OSError:
+                    continue
+    return dict(found)
+
+
+def _besides_python(outcome: Outcome) -> str:
+    """``"4.1 MB native"``: what the repository holds besides Python, the largest first (empty when little)."""
+    parts = [f"{size / 1e6:.1f} MB {language}" for language, size in sorted(outcome.other_bytes.items(), key=lambda item: -item[1]) if size >= 100_000]
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _fingerprints(outcome: Outcome) -> list[str]:
@@ -189,7 +218,9 @@ def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tupl
     if timed:
         slower = sorted((o for o in timed if o.seconds > o.parse_seconds), key=lambda o: o.parse_seconds / o.seconds)
         ratios = sorted(o.seconds / o.parse_seconds for o in timed)
-        worst = ", ".join(f"{o.repository.name} {o.seconds / o.parse_seconds:.2f}x" for o in slower[:5])
+        worst = ", ".join(
+            f"{o.repository.name} {o.seconds / o.parse_seconds:.2f}x, parse {o.parse_seconds:.2f} s{_besides_python(o)}" for o in slower[:5]
+        )
         lines.append("")
         lines.append(
             f"slower than their parse: {len(slower)} of {len(timed)} (median {median(ratios):.2f}x, "
