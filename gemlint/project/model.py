@@ -1850,27 +1850,41 @@ class ProjectModel:
             return f"`{function.qualname}` (in `{owner_entry.summary.name}`) runs its submodules under a grad-free guard"
         return None
 
-    def _freezes_itself(self, cls: Target, near: str | None) -> str | None:
+    def _freezes_itself(self, cls: Target, near: str | None, depth: int = 0) -> str | None:
         """Why every parameter of an instance of ``cls`` is frozen by its own ``__init__``: it freezes ``self``, or
-        every submodule it binds (``self.model.eval().requires_grad_(False)`` beside buffers), with no base but
-        ``nn.Module`` and the project's own whose parameters could escape it."""
+        every submodule it binds (``self.model.eval().requires_grad_(False)`` beside buffers, or a submodule of a
+        project class that freezes itself), with no base but ``nn.Module`` and the project's own whose parameters
+        could escape it. A method of its own that ``__init__`` calls (``self.freeze()``) freezes at construction."""
         chain, external = self.lineage(cls, near)
-        if not chain or any(base not in fw.MODULE_BASES for base in external):
+        if not chain or any(base not in fw.MODULE_BASES for base in external) or depth > 2:
             return None  # `nn.Linear`, a pretrained model's class: parameters of their own, not bound here
         frozen: set[str] = set()
         for _entry, summary in chain:
             init = summary.methods.get("__init__")
-            if init is not None:
-                frozen |= init.frozen
-        if not frozen:
-            return None
+            if init is None:
+                continue
+            frozen |= init.frozen
+            for site in init.calls:
+                head, _, method = site.callee.partition(".")
+                if head == "self" and method and "." not in method and method != "__init__":
+                    located = self.method_summary(cls, method, near)
+                    if located is not None:
+                        frozen |= located[1].frozen
         owner = chain[0][1].name
         if "self" in frozen:
             return f"`{owner}.__init__` freezes every parameter of the model"
-        held = {attribute for _entry, summary in chain for attribute in summary.attributes}
-        if held and all(f"self.{attribute}" in frozen for attribute in held):
+        held = [(entry, attribute, callees) for entry, summary in chain for attribute, callees in summary.attributes.items()]
+        if held and all(f"self.{attribute}" in frozen or self._holds_frozen(entry, callees, depth) for entry, attribute, callees in held):
             return f"`{owner}.__init__` freezes every submodule it holds"
         return None
+
+    def _holds_frozen(self, entry: _Entry, callees: list[str], depth: int) -> bool:
+        """Every class an attribute may be built from is a project class that freezes itself."""
+        for spelled in callees:
+            target = self.resolve(entry, spelled)
+            if target is None or target.kind != "class" or self._freezes_itself(target, entry.path, depth + 1) is None:
+                return False
+        return bool(callees)
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._class_elsewhere(analysis, func)
