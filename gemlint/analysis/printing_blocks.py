@@ -6,21 +6,23 @@ from collections import Counter
 
 import libcst as cst
 
+from gemlint.analysis import frameworks as fw
+from gemlint.analysis.syntax import terminal_name
+
 #: Calls made for the output they print or log: ``print``, ``pprint``, ``logger.info``, ``console.print``.
 _PRINTING = frozenset({"print", "pprint", "debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 #: Calls that set up what the block then runs, with no effect outside the process: loading weights into a model,
 #: moving it or switching its mode, seeding the random generators.
-_SETTING_UP = frozenset({"load_state_dict", "eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_"}) | frozenset(
-    {"manual_seed", "seed", "set_seed", "seed_everything"}
-)
+_SETTING_UP = fw.MODULE_SELF_METHODS | frozenset({"load_state_dict", "manual_seed", "seed", "set_seed", "seed_everything"})
 #: Statements with no effect beyond the names they bind.
 _INERT = (cst.Pass, cst.Assert, cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal)
 
 
 def only_prints(body: cst.BaseSuite) -> bool:
     """``body`` prints or logs what it computes and does nothing else for its effect: every call made for its
-    effect prints or logs (or sets up a model or the random seeds), at least one prints, and every name it binds is read in it (a result bound
-    and never read is a run kept for its side effects). Definitions, returns and ``await`` make it something else."""
+    effect prints or logs (or sets up a model or the random seeds), at least one prints, and every name it binds
+    is read in it (a result bound and never read is a run kept for its side effects). Definitions, returns and
+    ``await`` make it something else."""
     statements = list(_statements(body))
     if any(statement is None for statement in statements):
         return False
@@ -33,7 +35,7 @@ def only_prints(body: cst.BaseSuite) -> bool:
         if isinstance(small, cst.Expr):
             value = small.value
             if isinstance(value, cst.Call):
-                called = _terminal(value.func)
+                called = terminal_name(value.func)
                 if called in _PRINTING:
                     printed = True
                 elif called not in _SETTING_UP:
@@ -78,14 +80,6 @@ def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
         if statement.finalbody is not None:
             suites.append(statement.finalbody.body)
     return suites
-
-
-def _terminal(func: cst.BaseExpression) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def _bound_names(small: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[str]:
