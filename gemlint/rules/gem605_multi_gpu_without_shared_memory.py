@@ -25,7 +25,10 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
     not_flagged = (
         "Containers with `/dev/shm` mounted from an `emptyDir` of `medium: Memory` (or a host path), pods with "
         "`hostIPC: true`, compose services with `shm_size` of at least 1g or `ipc: host`.",
-        "Single-GPU, single-process containers.",
+        "Single-GPU, single-process containers, and containers that request one GPU while their arguments ask for "
+        "several parallel ranks: the other ranks run in other pods (a Ray cluster), each with its own GPU.",
+        "Kustomize patches (files a `kustomization.yaml` in their folder or above lists under `patches`, "
+        "`patchesStrategicMerge` or `patchesJson6902`): the volumes a patch leaves out, its base holds.",
         "A KServe `InferenceService` predictor's `model` runs in its ServingRuntime's container: the runtime it names "
         "(`runtime:`), or the one that auto-selects its model format, is merged in (volumes, mounts, arguments, "
         "resources) when the same file defines it. A runtime defined elsewhere (another file, the cluster, KServe's "
@@ -83,13 +86,18 @@ spec:
 
     def check(self) -> None:
         from gemlint.analysis.containers import containers
+        from gemlint.frontends.kustomize import is_patch
 
+        if is_patch(str(self.context.source.path), str(self.context.config.root)):
+            return  # what a kustomize patch leaves out (the volumes), its base holds
         for container in containers(self.context.document):
             if container.shared_memory:
                 continue
             several = container.gpus is not None and container.gpus >= 2 and container.gpu_node is not None
             if not several and not container.parallel:
                 continue
+            if not several and container.requests_gpus and container.gpus is not None and container.gpus <= 1:
+                continue  # the parallel ranks need more GPUs than the container has: they run in other pods (Ray)
             if several:
                 node = container.gpu_node
                 start, end, uses = node.start, node.end, f"{container.gpus} GPUs"
