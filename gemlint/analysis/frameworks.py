@@ -8,6 +8,15 @@ import re
 #: Frameworks with modules of their own (``mlx.nn.Module``, ``flax.linen.Module``, ``keras.Model``): their
 #: models have no torch autograd tape and no torch train/eval mode.
 OTHER_FRAMEWORKS = ("mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.")
+
+
+def other_framework_base(name: str) -> bool:
+    """The qualified name of a base class that makes its subclasses another framework's modules: a class of one
+    of :data:`OTHER_FRAMEWORKS`, or a ``Module`` class of any package but torch (``nvtripy.Module``,
+    ``jittor.Module``)."""
+    return name.startswith(OTHER_FRAMEWORKS) or (name.rsplit(".", 1)[-1] == "Module" and "." in name and not name.startswith("torch."))
+
+
 #: Calls of FLOP, MAC and parameter counters: code that runs a model to measure it, not to serve.
 COUNTING_CALLS = ("torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.")
 #: Exporters: a function that calls one runs the model to trace or export it, not to serve.

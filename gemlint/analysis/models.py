@@ -654,7 +654,7 @@ class ModelTracker:
             kind, description = found
             origin = {"constructed": Origin.CONSTRUCTED, "evaluated": Origin.PRETRAINED, "loaded": Origin.LOADED}[kind]
             return ModelOrigin(origin, call, description)
-        if self._is_project_class(func) and self._bound_and_used_as_module(call):
+        if self._is_project_class(func) and self._bound_and_used_as_module(call) and not (outside is not None and outside.other_framework_class(self.analysis, func)):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module")
         return None
 
@@ -976,7 +976,11 @@ class ModelTracker:
     def _other_framework_class(self, cls: cst.ClassDef) -> bool:
         """``cls`` (or a base of this file) derives from another framework's module class (``mlx.nn.Module``,
         ``flax.linen.Module``, ``keras.Model``): its instances are not torch modules."""
-        return any(self.analysis.resolves_with_prefix(b.value, fw.OTHER_FRAMEWORKS) for current in self._class_chain(cls) for b in current.bases)
+        return any(
+            any(fw.other_framework_base(name) for name in self.analysis.qualified_names(b.value))
+            for current in self._class_chain(cls)
+            for b in current.bases
+        )
 
     def _known_non_model(self, value: cst.BaseExpression) -> bool:
         """A value that is certainly not a torch model: literals, containers, and calls of known non-model classes
@@ -990,6 +994,9 @@ class ModelTracker:
             local = self._local_class(value.func)
             if local is not None and self._other_framework_class(local):
                 return True
+            outside = self.analysis.outside
+            if local is None and outside is not None and outside.other_framework_class(self.analysis, value.func):
+                return True  # a class of another module built on another framework's module class
             target = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value == "from_pretrained" else value.func
             for name in self.analysis.qualified_names(target):
                 last = name.rsplit(".", 1)[-1]

@@ -874,6 +874,40 @@ class ModuleAnalysis:
             child = ancestor
         return False
 
+    def discarded_run_on_made_up_input(self, call: cst.Call) -> bool:
+        """``model(torch.ones(1, 3, 32, 32))`` whose result nothing reads: a warm-up or a check run on a made-up
+        input (its other arguments literals or flags), made once for its effect. Its graph is dropped as soon as
+        it is built, and no prediction comes out of it."""
+        tensors = [arg.value for arg in call.args if not _scalar_argument(arg.value)]
+        if not tensors or not all(self._made_up_value(value, set()) for value in tensors):
+            return False
+        parent = self.parent(call)
+        if isinstance(parent, cst.Expr):
+            return True
+        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
+            names = _target_names(parent.targets[0].target)
+            return bool(names) and not any(self._read_anywhere(name) for name in names)
+        return False
+
+    def _made_up_value(self, value: cst.BaseExpression, seen: set[str]) -> bool:
+        """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MOVES_AND_CASTS:
+            value = value.func.value
+        if isinstance(value, cst.Call):
+            return self._made_up_tensor(value)
+        if isinstance(value, cst.Name) and value.value not in seen:
+            seen.add(value.value)
+            values = [v for v in self.assigned_values(value) if not _moves_name(v, value.value)]
+            return bool(values) and all(self._made_up_value(v, seen) for v in values)
+        return False
+
+    def _read_anywhere(self, target: cst.Name) -> bool:
+        """The variable ``target`` binds is read somewhere in its scope."""
+        scope = self._scopes.get(target)
+        if scope is None:
+            return True
+        return any(assignment.references for assignment in scope[target.value] if isinstance(assignment, Assignment))
+
     def _made_up_tensor(self, call: cst.Call) -> bool:
         """``torch.randn(1, 3, 224, 224)``, ``np.zeros(...)``: an input made up rather than read."""
         return terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy."))
@@ -1575,3 +1609,30 @@ def _libraries_of(names: Collection[str], *, prefixes: bool = False) -> frozense
         _LIBRARIES.clear()  # a caller's temporary sets must not pile up over a long run
     _LIBRARIES[id(names)] = (names, libraries)
     return libraries
+
+
+#: Methods that move or cast a tensor and return it: what it holds stays made up.
+_MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "int", "long", "contiguous", "unsqueeze"})
+
+
+def _scalar_argument(value: cst.BaseExpression) -> bool:
+    """A literal or a flag computed in place (``0``, ``"fp16"``, ``args.precision == "W4A16"``): no tensor."""
+    return literal_value(value) is not NOT_LITERAL or isinstance(value, (cst.Comparison, cst.BooleanOperation))
+
+
+def _moves_name(value: cst.BaseExpression, name: str) -> bool:
+    """``image.cuda()`` bound to ``image`` again: the earlier binding, moved."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MOVES_AND_CASTS:
+        value = value.func.value
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names an assignment target binds (``out``, ``out, _``); empty when it binds an attribute or an item."""
+    if isinstance(target, cst.Name):
+        return [target] if target.value != "_" else []
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names = [element.value for element in target.elements]
+        if all(isinstance(name, cst.Name) for name in names):
+            return [name for name in names if name.value != "_"]  # type: ignore[union-attr]
+    return []

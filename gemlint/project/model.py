@@ -1586,6 +1586,15 @@ class ProjectModel:
                 return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
         return None
 
+    def other_framework_class(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
+        """``func`` names a project class whose bases lead to another framework's module class (``nvtripy.Module``,
+        ``mlx.nn.Module``): its instances are not torch modules."""
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "class":
+            return False
+        _, external = self.lineage(resolved[1], resolved[0].path)
+        return any(fw.other_framework_base(name) for name in external)
+
     def used_by_other_modules(self, analysis: ModuleAnalysis) -> bool:
         """Another file of the project calls a function or builds a class that this module defines: the
         module is a library of the project's code, not only a script."""

@@ -50,6 +50,10 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "a model class of the file that its `forward` calls and that runs a submodule (`captioner.encode_pixels(x)`), "
         "and the library methods `forward_features`, `forward_head`, `encode_image`, `encode_text` and "
         "`get_image_features`/`get_text_features`/`get_audio_features`.",
+        "Warm-ups and checks on made-up input whose result nothing reads (`model(torch.ones(1, 3, 224, 224))` as a "
+        "statement, or bound to a name never read): the graph is dropped as soon as it is built. A library module's "
+        "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "
+        "modules of the project) is its author's check, not inference code.",
         "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
         "creation of the coroutine, not the body that runs the forward.",
     )
@@ -121,6 +125,8 @@ def score(batch: dict):
             return
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
             return
+        if self.analysis.discarded_run_on_made_up_input(node):
+            return  # a warm-up or a check on made-up input: its graph is dropped at once
         if self.context.source.path.suffix == NOTEBOOK_SUFFIX and not self._repeats(node):
             return
         if models.forward_guard(receiver):

@@ -36,6 +36,8 @@ class MissingEval(AnalysisRule):
         "whose mode follows their parent's.",
         "Wrappers built around a model already in eval mode (a pretrained model, or one a project factory or "
         "registry of factories put in eval mode, passed to the wrapper's constructor).",
+        "Models only run as a warm-up or a check on made-up input whose result nothing reads, or in the printing "
+        "`__main__` block of a module other modules use (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
         "(`nn.Linear`, `nn.Conv2d`, ...).",
     )
@@ -117,8 +119,8 @@ def classify(features: list[float]):
                 # `model` is a loaded model in eval mode on one path and a fresh build on another (a factory that
                 # builds for training when not asked for weights): which one serves here is not known
                 continue
-            if self._used_as_submodule(call, receiver):
-                continue
+            if self._used_as_submodule(call, receiver) or self.analysis.discarded_run_on_made_up_input(call):
+                continue  # a warm-up or a check on made-up input serves no prediction
             verdict = self.analysis.reported_context(call)
             if verdict.is_inference:
                 for origin in origins:
