@@ -328,6 +328,10 @@ class FileAnalysis:
                     return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=parent)
                 return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(left))
             return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=left)
+        if parent.type == "expression_statement" and row.name == "new[]":
+            # `new int[huge];`: an array dropped as soon as it is made has no use but its failure (a portable way to
+            # raise std::bad_alloc without `throw`)
+            return Acquisition(unit, step, node, row, Target.ESCAPED)
         if parent.type == "expression_statement" and not (row.name == "new" and has_arguments):
             # `new Widget(parent)` registers itself with its argument in many frameworks; a bare `new T;` does not.
             return Acquisition(unit, step, node, row, Target.DISCARDED)

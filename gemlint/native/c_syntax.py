@@ -197,3 +197,25 @@ def is_reference_declarator(declarator: Node | None) -> bool:
 
 def has_storage(declaration: Node, keywords: frozenset[str]) -> bool:
     return any(child.type == "storage_class_specifier" and text(child) in keywords for child in declaration.named_children)
+
+
+_PREPROC_CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
+
+
+def in_exclusive_arms(first: Node | None, second: Node | None) -> bool:
+    """``first`` and ``second`` lie in different arms of one ``#if``/``#ifdef`` chain (``#ifdef UWP char *buf =
+    ...; #else char *buf = ...; #endif``): one configuration compiles one of them, so they name the same variable."""
+    if first is None or second is None:
+        return False
+    current = first.parent
+    while current is not None:
+        if current.type in _PREPROC_CONDITIONALS and _holds(current, second):
+            alternative = current.child_by_field_name("alternative")
+            if alternative is not None and _holds(alternative, first) != _holds(alternative, second):
+                return True
+        current = current.parent
+    return False
+
+
+def _holds(node: Node, inner: Node) -> bool:
+    return node.start_byte <= inner.start_byte and inner.end_byte <= node.end_byte

@@ -206,7 +206,7 @@ class CTracker:
         if self.declaration is None:
             return True
         meant = self.unit.declaration_in_scope(self.acquisition.variable, node)
-        return meant is None or meant == self.declaration
+        return meant is None or meant == self.declaration or syn.in_exclusive_arms(meant, self.declaration)
 
     def _is_one_of(self, identifier: Node, names: frozenset[str] | set[str]) -> bool:
         return syn.text(identifier) in names and self._is_ours(identifier)

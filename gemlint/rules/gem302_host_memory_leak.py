@@ -36,15 +36,18 @@ class HostMemoryLeak(PairingRule):
         "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)` or "
         "`new Widget(this)` (owned by its parent, as in Qt); `new` of a class that deletes itself (`delete this` "
         "in its methods, or a base such as `Napi::AsyncWorker`).",
-        "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, and `new T(args)` "
-        "statements whose constructor registers the object with its arguments.",
+        "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, `new T(args)` "
+        "statements whose constructor registers the object with its arguments, and `new T[n]` statements that drop "
+        "the array at once (`new int[huge];`, written for the `std::bad_alloc` it raises).",
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
         "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
         "case as the allocation, on a value not changed in between.",
         "Paths that need a plain `new` to have returned null (`s->model = new Model; if (s->model == nullptr) "
         "return NULL;`): it throws instead. `new (std::nothrow)` may return null, and its test is followed.",
         "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
-        "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release.",
+        "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release. "
+        "Declarations in the arms of one `#if`/`#ifdef` chain (`#ifdef UWP char *buf = malloc(64); #else char *buf = "
+        "malloc(256); #endif`) are the same variable: one configuration compiles one of them.",
         "Leaving `main` (the process ends), calls that never return (`exit`, `abort`), and the failure exits of a function "
         "that runs once per process and releases the memory on its normal path, as for GEM301.",
         "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
