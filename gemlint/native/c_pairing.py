@@ -303,7 +303,7 @@ class FileAnalysis:
             return None
         handle = args[row.out]
         target = syn.address_of(handle)
-        if target is not None and target.type == "identifier" and unit.is_local(syn.text(target)):
+        if target is not None and target.type == "identifier" and _local_here(unit, target):
             return Acquisition(unit, step, call, row, Target.TRACKED, variable=syn.text(target), status=_status_variables(call))
         return Acquisition(unit, step, call, row, Target.ESCAPED, escaped_into=target if target is not None else syn.strip(handle))
 
@@ -323,7 +323,7 @@ class FileAnalysis:
             return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=identifier)
         if parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
             left = syn.strip(parent.child_by_field_name("left"))
-            if syn.operator(parent) == "=" and left is not None and left.type == "identifier" and unit.is_local(syn.text(left)):
+            if syn.operator(parent) == "=" and left is not None and left.type == "identifier" and _local_here(unit, left):
                 if self.uses.classify(unit, parent) is Use.ESCAPE:  # `x.adopt(c = new T)`: the value goes on
                     return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=parent)
                 return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(left))
@@ -554,3 +554,10 @@ def _parse_errors(body: Node) -> list[Node]:
             continue
         stack.extend(child for child in node.children if child.has_error or child.is_missing)
     return sorted(found, key=lambda n: n.start_byte)
+
+
+def _local_here(unit: Unit, identifier: Node) -> bool:
+    """``identifier`` names a local of the function where it stands: a local declared further down (``auto
+    transformer = ...`` after ``transformer = new Model``, a member) does not make the name a local above it."""
+    name = syn.text(identifier)
+    return unit.is_local(name) and unit.declaration_in_scope(name, identifier) is not None

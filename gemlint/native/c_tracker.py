@@ -98,7 +98,8 @@ class CTracker:
         if facts is None:
             return Effect(Outcome.NOTHING, state)
         through_macros = self.analysis.uses.macro_releases(self.unit, step)
-        if not self.mentions.intersection(facts.names) and not through_macros:
+        lambdas = self._lambdas_called(facts)
+        if not self.mentions.intersection(facts.names) and not through_macros and not lambdas:
             return Effect(Outcome.NOTHING, state)
         acquisition = self.acquisition
         state = self._copied(facts, state)
@@ -130,6 +131,9 @@ class CTracker:
         # (`cudaFree` in one, `free` in another), so its kind says nothing certain about this one.
         if any(self._released_by_macro(release, holders) for release in through_macros):
             return Effect(Outcome.RELEASED)
+        # `cleanup();`, a local lambda whose body releases it (`auto cleanup = [&]() { cudaFree(p); };`)
+        if any(self._lambda_releases(body, holders) for body in lambdas):
+            return Effect(Outcome.RELEASED)
         if acquisition.kind is Kind.CAPTURE:
             return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
         # Escapes and releases through other functions.
@@ -149,6 +153,32 @@ class CTracker:
         if lost:
             return Effect(Outcome.LOST, reason=lost)
         return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
+
+    def _lambdas_called(self, facts: StepFacts) -> list[Node]:
+        """The bodies of the local lambdas this step calls that name the resource."""
+        lambdas = self.unit.lambdas
+        if not lambdas:
+            return []
+        bodies = []
+        for call in facts.calls:
+            function = call.child_by_field_name("function")
+            body = lambdas.get(syn.text(function)) if function is not None and function.type == "identifier" else None
+            if body is not None and any(syn.text(node) in self.names for node in syn.descendants(body, skip=frozenset()) if node.type == "identifier"):
+                bodies.append(body)
+        return bodies
+
+    def _lambda_releases(self, body: Node, holders: frozenset[str]) -> bool:
+        """The lambda's body releases the resource with a release of its kind (or a ``delete`` of memory)."""
+        for node in syn.descendants(body, skip=frozenset()):
+            if node.type == "call_expression":
+                released = released_argument(node)
+                if released is not None and released[1].kind is self.acquisition.kind and self._denotes(released[0], released[1], holders):
+                    return True
+            elif node.type == "delete_expression" and self.acquisition.kind in MEMORY_KINDS:
+                operand = delete_operand(node)
+                if operand is not None and self._denotes(operand, None, holders):
+                    return True
+        return False
 
     def _holders(self, state: Held) -> frozenset[str]:
         """The locals that hold the resource on this path: its variable and the copies made of it so far."""

@@ -47,6 +47,27 @@ class Unit:
     def facts(self) -> dict[int, "StepFacts"]:
         return {step.index: StepFacts(step) for step in self.graph.steps if step.nodes}
 
+    @cached_property
+    def lambdas(self) -> dict[str, Node]:
+        """Locals bound to a lambda (``auto cleanup = [&]() { cudaFree(p); };``): name -> the lambda's body. A name
+        bound to two lambdas is left out (which one a call runs is not known here)."""
+        found: dict[str, Node] = {}
+        twice: set[str] = set()
+        for node in syn.descendants(self.body):
+            if node.type != "init_declarator":
+                continue
+            value = syn.strip(node.child_by_field_name("value"))
+            identifier = syn.declared_identifier(node.child_by_field_name("declarator"))
+            if value is None or value.type != "lambda_expression" or identifier is None:
+                continue
+            name = syn.text(identifier)
+            body = value.child_by_field_name("body")
+            if name in found:
+                twice.add(name)
+            elif body is not None:
+                found[name] = body
+        return {name: body for name, body in found.items() if name not in twice}
+
     def declarations_of(self, name: str) -> list[tuple[int, int, Node]]:
         """Where each declaration of ``name`` in this body is in scope, as (start byte, end byte, declared
         identifier): from the declaration to the end of its block, a parameter's over the whole body."""

@@ -30,7 +30,9 @@ class DeviceMemoryLeak(PairingRule):
         "a container, handed to an owner (`std::unique_ptr` with a deleter, `torch::from_blob` with a deleter, "
         "a constructor, a method of another object, a callable object such as a layer: `(*layer)(p)`, `op(p)`), "
         "passed to a call whose result is returned, stored or kept in a local that escapes "
-        "(`return make_buffer(iface, p, n)`, `return Wrapper(p, 0)`), or captured by a lambda.",
+        "(`return make_buffer(iface, p, n)`, `return Wrapper(p, 0)`), or captured by a lambda. A call of a local "
+        "lambda whose body releases the pointer (`auto cleanup = [&]() { cudaFree(p); }; ... cleanup(); return`) "
+        "releases it there.",
         "Pointers released through a macro defined in the file, in the function or in a project header: a "
         "cleanup macro whose body frees the caller's variables (`#define CLEANUP() do { if (a) cudaFree(a); } "
         "while (0)`) or the argument it is given (`DROP(view)` for `#define DROP(p) cudaFree(p)`, through any alias "

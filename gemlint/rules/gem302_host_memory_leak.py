@@ -47,7 +47,9 @@ class HostMemoryLeak(PairingRule):
         "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
         "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release. "
         "Declarations in the arms of one `#if`/`#ifdef` chain (`#ifdef UWP char *buf = malloc(64); #else char *buf = "
-        "malloc(256); #endif`) are the same variable: one configuration compiles one of them.",
+        "malloc(256); #endif`) are the same variable: one configuration compiles one of them. Above a local's "
+        "declaration its name is still the member or global it shadows (`model = new Model(); auto model = view();` "
+        "in a constructor stores into the member).",
         "Leaving `main` (the process ends), calls that never return (`exit`, `abort`), and the failure exits of a function "
         "that runs once per process and releases the memory on its normal path, as for GEM301.",
         "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",

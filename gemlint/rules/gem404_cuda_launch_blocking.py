@@ -3,13 +3,14 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.environment import EnvWrite, env_writes
-from gemlint.analysis.module import is_production_path
+from gemlint.analysis.module import is_production_path, literal_value, terminal_name
 from gemlint.analysis.triage import WritesEnvironment
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import AnalysisRule, DocumentRule
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
+_DETERMINISM_VARIABLE = "CUBLAS_WORKSPACE_CONFIG"
 MESSAGE = "`CUDA_LAUNCH_BLOCKING=1` makes every CUDA kernel launch synchronous; remove it or put it behind a flag"
 
 
@@ -34,6 +35,9 @@ class CudaLaunchBlocking(AnalysisRule, DocumentRule):
         "`CUDA_LAUNCH_BLOCKING=0`, and values that come from configuration at run time (a variable, a Docker "
         "build argument, compose interpolation, a Helm value).",
         "Settings behind a flag, in tests, benchmark and profiling scripts (also Dockerfiles and manifests in such folders).",
+        "Python code that asks for deterministic kernels in the same function (or at module level with it): "
+        "`torch.use_deterministic_algorithms(True)` or `CUBLAS_WORKSPACE_CONFIG`, which PyTorch's reproducibility "
+        "notes pair with launch blocking. Reproducible runs and output comparisons set it on purpose.",
     )
     bad = """\
 import os
@@ -68,8 +72,22 @@ if os.environ.get("DEBUG_CUDA"):
     def _check(self, writes: list[EnvWrite]) -> None:
         for write in writes:
             if write.variable == VARIABLE and is_blocking(write.value):
-                if self.analysis.debugging_exemption(write.node) is None:
+                if self.analysis.debugging_exemption(write.node) is None and not self._for_determinism(write.node):
                     self.report(write.node, MESSAGE)
+
+    def _for_determinism(self, node: cst.CSTNode) -> bool:
+        """The same function (or module-level code) asks for deterministic kernels: ``torch.use_deterministic_algorithms
+        (True)`` or ``CUBLAS_WORKSPACE_CONFIG``, which PyTorch's reproducibility notes pair with launch blocking. The
+        setting is asked for on purpose (a reproducible run, an output comparison), not left on from debugging."""
+        scope = self.analysis.enclosing_function(node) or self.context.module
+        for child in self.analysis.subtree(scope):
+            if isinstance(child, cst.Call) and terminal_name(child.func) == "use_deterministic_algorithms":
+                flag = child.args[0].value if child.args else None
+                if flag is not None and literal_value(flag) is True:
+                    return True
+            if isinstance(child, (cst.Assign, cst.Call)) and any(write.variable == _DETERMINISM_VARIABLE for write in env_writes(self.analysis, child)):
+                return True
+        return False
 
     # -- Dockerfiles, Kubernetes manifests, compose files --------------------------------------
     def check(self) -> None:
