@@ -112,6 +112,7 @@ class Reachability:
         self.project = project
         self._callees: dict[tuple[str, int], list[Step]] = {}
         self._results: dict[tuple[str, int], ForwardPath | None] = {}
+        self._gated: dict[tuple[str, int], bool] = {}
 
     # -- the search --------------------------------------------------------------------------------
     def forward_from(self, file: "ParsedFile", line: int) -> ForwardPath | None:
@@ -169,15 +170,16 @@ class Reachability:
         """The function returns early on a condition that reads the clock (``if now - last_inference <
         timeout: return healthy``, directly or in a project method the condition calls): it answers from state
         while that is fresh, and runs what follows only when the server has been idle, not on every call."""
-        scope = self._astroid_scope(step) if step.line else None
-        if not isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
-            return False
-        return any(
-            isinstance(statement, nodes.If)
-            and isinstance(statement.body[-1], nodes.Return)
-            and self._reads_clock(statement.test, step.file)
-            for statement in scope.body
-        )
+        key = (str(step.file.path), step.line)
+        if key not in self._gated:
+            scope = self._astroid_scope(step) if step.line else None
+            self._gated[key] = isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef)) and any(
+                isinstance(statement, nodes.If)
+                and isinstance(statement.body[-1], nodes.Return)
+                and self._reads_clock(statement.test, step.file)
+                for statement in scope.body
+            )
+        return self._gated[key]
 
     def _reads_clock(self, test: nodes.NodeNG, file: "ParsedFile") -> bool:
         calls = [test] if isinstance(test, nodes.Call) else []
