@@ -78,12 +78,15 @@ class CTracker:
             releases += [r.use for r in through_macros if self._released_by_macro(r, self.names)]
             if releases:
                 self.release_steps.append(steps[index])
-            for release in releases:
+            # `if (out != nullptr) *out = handle;`: an optional out-parameter. A caller that passes null asks for
+            # nothing back, so the test of the parameter decides, as a release's test does, whether it is held.
+            stores = [(a, parameter) for a in facts.assignments if (parameter := self._stored_through_parameter(a)) is not None]
+            for release, parameter in [*((r, None) for r in releases), *stores]:
                 child, parent = release, release.parent
                 while parent is not None and parent != self.unit.body:
                     if parent.type == "if_statement" and parent.child_by_field_name("condition") != child and _falls_through(child):
                         _, condition = condition_parts(parent.child_by_field_name("condition"))
-                        if condition is not None:
+                        if condition is not None and (parameter is None or _tests_name(condition, parameter)):
                             in_consequence = parent.child_by_field_name("consequence") == child
                             skipping.setdefault((condition.start_byte, condition.end_byte), set()).add(not in_consequence)
                     child, parent = parent, parent.parent
@@ -153,6 +156,17 @@ class CTracker:
         if lost:
             return Effect(Outcome.LOST, reason=lost)
         return Effect(Outcome.NOTHING, self._status_state(facts, step, state))
+
+    def _stored_through_parameter(self, assignment: Node) -> str | None:
+        """``*out = (void *)handle``: the parameter the resource is stored through, or None."""
+        left = syn.strip(assignment.child_by_field_name("left"))
+        right = assignment.child_by_field_name("right")
+        if left is None or left.type != "pointer_expression" or syn.operator(assignment) != "=" or right is None:
+            return None
+        target = syn.strip(left.child_by_field_name("argument"))
+        if target is None or target.type != "identifier" or syn.text(target) not in self.unit.parameter_names:
+            return None
+        return syn.text(target) if self._denotes(right, None) else None
 
     def _lambdas_called(self, facts: StepFacts) -> list[Node]:
         """The bodies of the local lambdas this step calls that name the resource."""
@@ -463,4 +477,17 @@ def _conditional_in_loop(node: Node) -> bool:
         if parent.type in ("function_definition", "lambda_expression"):
             return False
         child, parent = parent, parent.parent
+    return False
+
+
+def _tests_name(condition: Node, name: str) -> bool:
+    """The tested expression is the name, or compares it (``out``, ``out != nullptr``, ``NULL != out``)."""
+    condition = syn.strip(condition)
+    if condition is None:
+        return False
+    if condition.type == "identifier":
+        return syn.text(condition) == name
+    if condition.type == "binary_expression" and syn.operator(condition) in ("!=", "=="):
+        sides = [syn.strip(condition.child_by_field_name(side)) for side in ("left", "right")]
+        return any(side is not None and side.type == "identifier" and syn.text(side) == name for side in sides)
     return False

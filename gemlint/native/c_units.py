@@ -48,6 +48,10 @@ class Unit:
         return {step.index: StepFacts(step) for step in self.graph.steps if step.nodes}
 
     @cached_property
+    def parameter_names(self) -> frozenset[str]:
+        return frozenset(name for name, _ in parameters(self.node))
+
+    @cached_property
     def lambdas(self) -> dict[str, Node]:
         """Locals bound to a lambda (``auto cleanup = [&]() { cudaFree(p); };``): name -> the lambda's body. A name
         bound to two lambdas is left out (which one a call runs is not known here)."""

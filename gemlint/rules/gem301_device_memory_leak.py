@@ -32,7 +32,9 @@ class DeviceMemoryLeak(PairingRule):
         "passed to a call whose result is returned, stored or kept in a local that escapes "
         "(`return make_buffer(iface, p, n)`, `return Wrapper(p, 0)`), or captured by a lambda. A call of a local "
         "lambda whose body releases the pointer (`auto cleanup = [&]() { cudaFree(p); }; ... cleanup(); return`) "
-        "releases it there.",
+        "releases it there. An optional out-parameter (`if (out != nullptr) *out = p;`): a caller that passes null "
+        "asks for nothing back, so the test of the parameter decides whether the pointer is held, as a release's "
+        "test does.",
         "Pointers released through a macro defined in the file, in the function or in a project header: a "
         "cleanup macro whose body frees the caller's variables (`#define CLEANUP() do { if (a) cudaFree(a); } "
         "while (0)`) or the argument it is given (`DROP(view)` for `#define DROP(p) cudaFree(p)`, through any alias "
