@@ -7,7 +7,10 @@ import re
 # Top-level modules whose import makes `@x.get(...)`-style decorators HTTP routes.
 #: Frameworks with modules of their own (``mlx.nn.Module``, ``flax.linen.Module``, ``keras.Model``): their
 #: models have no torch autograd tape and no torch train/eval mode.
-OTHER_FRAMEWORKS = ("mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.")
+OTHER_FRAMEWORKS = (
+    "mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.",
+    "megengine.", "jittor.", "nvtripy.",
+)
 
 
 def other_framework_base(name: str) -> bool:

@@ -875,12 +875,15 @@ class ModuleAnalysis:
         return False
 
     def discarded_run_on_made_up_input(self, call: cst.Call) -> bool:
-        """``model(torch.ones(1, 3, 32, 32))`` whose result nothing reads: a warm-up or a check run on a made-up
-        input (its other arguments literals or flags), made once for its effect. Its graph is dropped as soon as
-        it is built, and no prediction comes out of it."""
+        """``model(torch.ones(1, 3, 32, 32))`` whose result nothing reads, outside a request handler: a warm-up or
+        a check run on a made-up input (its other arguments literals or flags), made once for its effect. Its graph
+        is dropped as soon as it is built, and no prediction comes out of it."""
         tensors = [arg.value for arg in call.args if not _scalar_argument(arg.value)]
         if not tensors or not all(self._made_up_value(value, set()) for value in tensors):
             return False
+        function = self.enclosing_function(call)
+        if function is not None and self._entry_reason(function) is not None:
+            return False  # in a handler it runs on every request (a health check's probe forward), not once
         parent = self.parent(call)
         if isinstance(parent, cst.Expr):
             return True
@@ -987,6 +990,12 @@ class ModuleAnalysis:
         return UNKNOWN
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
+        # Evaluation code is evidence, so it is asked before the name (which alone is weak).
+        return self._entry_reason(function) or self._evaluation_reason(function) or self._named_reason(function)
+
+    def _entry_reason(self, function: cst.FunctionDef) -> str | None:
+        """Why ``function`` runs once per request or event: a route handler, a serving API or hook, a Gradio
+        callback, a Lightning prediction hook."""
         name = function.name.value
         for decorator in function.decorators:
             expression = decorator.decorator
@@ -1006,8 +1015,7 @@ class ModuleAnalysis:
                 return f"`{owner.name.value}.{name}` is a serving hook"
         if name in fw.LIGHTNING_INFERENCE_HOOKS:
             return f"`{name}` is a Lightning prediction hook"
-        # Evaluation code is evidence, so it is asked before the name (which alone is weak).
-        return self._evaluation_reason(function) or self._named_reason(function)
+        return None
 
     def _evaluation_reason(self, function: cst.FunctionDef) -> str | None:
         known = self._evaluation_reasons

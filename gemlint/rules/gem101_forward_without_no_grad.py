@@ -51,7 +51,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "and the library methods `forward_features`, `forward_head`, `encode_image`, `encode_text` and "
         "`get_image_features`/`get_text_features`/`get_audio_features`.",
         "Warm-ups and checks on made-up input whose result nothing reads (`model(torch.ones(1, 3, 224, 224))` as a "
-        "statement, or bound to a name never read): the graph is dropped as soon as it is built. A library module's "
+        "statement, or bound to a name never read), outside request handlers: the graph is dropped as soon as it is "
+        "built. A library module's "
         "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "
         "modules of the project) is its author's check, not inference code.",
         "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
