@@ -624,6 +624,8 @@ class ModelTracker:
             return None  # nn.Softmax(...), nn.CrossEntropyLoss(...): no parameters, no mode, not a model
         if any(_torch_nn_class(name) == "Sequential" for name in names) and call.args and all(self._parameter_free(arg.value) for arg in call.args):
             return None  # nn.Sequential(Resize(...), Normalize(...)): a chain of transforms, no parameters
+        if names & fw.MODEL_WRAPPERS:
+            return None  # `nn.DataParallel(model)`: the model it wraps is the one to follow, not a module of its own
         if any(_torch_nn_class(name) for name in names):
             kind = Origin.CONSTRUCTED if any(_torch_nn_class(name) in fw.TORCH_NN_MODE_DEPENDENT for name in names) else Origin.EVIDENT
             return ModelOrigin(kind, call, f"`{text}(...)`, a torch.nn module")
