@@ -31,6 +31,7 @@ from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses
     SCOPE_NODES,
     argument,
     assignment_value,
+    bound_names,
     dotted_name,
     is_main_test,
     is_member,
@@ -894,8 +895,7 @@ class ModuleAnalysis:
 
     def _made_up_value(self, value: cst.BaseExpression, seen: set[str]) -> bool:
         """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such."""
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MOVES_AND_CASTS:
-            value = value.func.value
+        value = _unmoved(value)
         if isinstance(value, cst.Call):
             return self._made_up_tensor(value)
         if isinstance(value, cst.Name) and value.value not in seen:
@@ -1628,11 +1628,16 @@ def _scalar_argument(value: cst.BaseExpression) -> bool:
     return literal_value(value) is not NOT_LITERAL or isinstance(value, (cst.Comparison, cst.BooleanOperation))
 
 
-def _moves_name(value: cst.BaseExpression, name: str) -> bool:
-    """``image.cuda()`` bound to ``image`` again: the earlier binding, moved."""
+def _unmoved(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``torch.ones(2).cuda().half()`` -> ``torch.ones(2)``: the tensor before it was moved or cast."""
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MOVES_AND_CASTS:
         value = value.func.value
-    return isinstance(value, cst.Name) and value.value == name
+    return value
+
+
+def _moves_name(value: cst.BaseExpression, name: str) -> bool:
+    """``image.cuda()`` bound to ``image`` again: the earlier binding, moved."""
+    return is_name(_unmoved(value), name)
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:

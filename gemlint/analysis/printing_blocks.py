@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.syntax import terminal_name
+from gemlint.analysis.syntax import bound_names, terminal_name
 
 #: Calls made for the output they print or log: ``print``, ``pprint``, ``logger.info``, ``console.print``.
 _PRINTING = frozenset({"print", "pprint", "debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
@@ -85,14 +85,7 @@ def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
 def _bound_names(small: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[str]:
     """The plain names the statement binds (``_`` and attributes or items left out)."""
     targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-    names: list[str] = []
-    while targets:
-        target = targets.pop()
-        if isinstance(target, cst.Name) and target.value != "_":
-            names.append(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            targets.extend(element.value for element in target.elements)
-    return names
+    return [name for target in targets for name in bound_names(target) if name != "_"]
 
 
 class _NameCounter(cst.CSTVisitor):

@@ -16,6 +16,16 @@ def terminal_name(expression: cst.BaseExpression) -> str | None:
     return None
 
 
+def bound_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds, through tuples and lists (``a, (b, c) = ...``); an attribute or an
+    item binds none."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in bound_names(element.value)]
+    return []
+
+
 def dotted_name(expression: cst.BaseExpression) -> str | None:
     """``self.model.forward`` -> ``"self.model.forward"``; None for anything but names and attributes."""
     parts = []

@@ -73,8 +73,7 @@ class CTracker:
             through_macros = self.analysis.uses.macro_releases(self.unit, steps[index])
             if not self.mentions.intersection(facts.names) and not through_macros:
                 continue
-            releases = [c for c in facts.calls if (r := released_argument(c)) is not None and self._denotes(r[0], r[1])]
-            releases += [d for d in facts.deletes if (o := delete_operand(d)) is not None and self._denotes(o, None)]
+            releases = [node for node, _ in self._releases(facts.calls, facts.deletes)]
             releases += [r.use for r in through_macros if self._released_by_macro(r, self.names)]
             if releases:
                 self.release_steps.append(steps[index])
@@ -183,16 +182,25 @@ class CTracker:
 
     def _lambda_releases(self, body: Node, holders: frozenset[str]) -> bool:
         """The lambda's body releases the resource with a release of its kind (or a ``delete`` of memory)."""
-        for node in syn.descendants(body, skip=frozenset()):
-            if node.type == "call_expression":
-                released = released_argument(node)
-                if released is not None and released[1].kind is self.acquisition.kind and self._denotes(released[0], released[1], holders):
-                    return True
-            elif node.type == "delete_expression" and self.acquisition.kind in MEMORY_KINDS:
-                operand = delete_operand(node)
-                if operand is not None and self._denotes(operand, None, holders):
-                    return True
-        return False
+        inside = list(syn.descendants(body, skip=frozenset()))
+        calls = [node for node in inside if node.type == "call_expression"]
+        deletes = [node for node in inside if node.type == "delete_expression"]
+        kind = self.acquisition.kind
+        return any(row.kind is kind if row is not None else kind in MEMORY_KINDS for _, row in self._releases(calls, deletes, holders))
+
+    def _releases(self, calls: list[Node], deletes: list[Node], holders: frozenset[str] | None = None) -> list[tuple[Node, Release | None]]:
+        """The calls and ``delete`` expressions among these that release the resource (any kind of release; a
+        ``delete`` comes with no row), held by one of ``holders`` (by default, any local ever a copy of it)."""
+        found: list[tuple[Node, Release | None]] = []
+        for call in calls:
+            released = released_argument(call)
+            if released is not None and self._denotes(released[0], released[1], holders):
+                found.append((call, released[1]))
+        for delete in deletes:
+            operand = delete_operand(delete)
+            if operand is not None and self._denotes(operand, None, holders):
+                found.append((delete, None))
+        return found
 
     def _holders(self, state: Held) -> frozenset[str]:
         """The locals that hold the resource on this path: its variable and the copies made of it so far."""

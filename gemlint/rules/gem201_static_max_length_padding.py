@@ -5,7 +5,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, evidence_precision, keyword_arg, literal_value, positional_arg, terminal_name
+from gemlint.analysis.module import NOT_LITERAL, bound_names, evidence_precision, keyword_arg, literal_value, positional_arg, terminal_name
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.frontends import triton_config
@@ -308,7 +308,7 @@ def embed(text: str):
                     continue
                 targets = [t.target for t in assignment.targets] if isinstance(assignment, cst.Assign) else [assignment.target]
                 for target in targets:
-                    for name in _bound_names(target):
+                    for name in bound_names(target):
                         if name not in names:
                             names.add(name)
                             changed = True
@@ -347,9 +347,3 @@ def _tokenizer_of(call: cst.Call) -> cst.BaseExpression:
     return func
 
 
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _bound_names(element.value)]
-    return []
