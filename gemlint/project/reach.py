@@ -26,6 +26,8 @@ from astroid import nodes
 from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
+import libcst as cst
+
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.forward import forward_calls, module_model_names
 from gemlint.diagnostics import Position
@@ -171,6 +173,8 @@ class Reachability:
         timeout: return healthy``, directly or in a project method the condition calls): it answers from state
         while that is fresh, and runs what follows only when the server has been idle, not on every call."""
         key = (str(step.file.path), step.line)
+        if key not in self._gated and not _may_return_early_on_a_call(step.file.function_at(step.line) if step.line else None):
+            self._gated[key] = False  # checked on LibCST first: astroid's tree (and its start-up) is not needed
         if key not in self._gated:
             scope = self._astroid_scope(step) if step.line else None
             self._gated[key] = isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef)) and any(
@@ -476,3 +480,36 @@ def _annotation_of(arguments: nodes.Arguments, name: nodes.AssignName) -> nodes.
             if arg is name and index < len(group_annotations):
                 return group_annotations[index]
     return None
+
+
+def _may_return_early_on_a_call(function: cst.FunctionDef | None) -> bool:
+    """Whether ``function``'s body has an ``if`` that ends in ``return`` and whose test calls something: what a
+    clock-gated early return needs (:meth:`Reachability._answers_from_state` decides on astroid's tree)."""
+    body = function.body.body if function is not None and isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if isinstance(statement, cst.If) and _ends_in_return(statement.body) and _calls_something(statement.test):
+            return True
+    return False
+
+
+def _ends_in_return(block: cst.BaseSuite) -> bool:
+    last = block.body[-1] if block.body else None  # `if t: return x` on one line: a suite of small statements
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, cst.Return)
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = True
+        return False
+
+
+def _calls_something(expression: cst.BaseExpression) -> bool:
+    finder = _CallFinder()
+    expression.visit(finder)
+    return finder.found
