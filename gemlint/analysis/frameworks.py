@@ -20,6 +20,15 @@ def other_framework_base(name: str) -> bool:
     return name.startswith(OTHER_FRAMEWORKS) or (name.rsplit(".", 1)[-1] == "Module" and "." in name and not name.startswith("torch."))
 
 
+_OTHER_FRAMEWORK_HUB_CLASS = re.compile(r"(TF|Flax)[A-Z]")
+
+
+def other_framework_hub_class(name: str) -> bool:
+    """A hub library's TensorFlow or JAX class (``transformers.TFBertModel``, ``transformers.FlaxAutoModel``,
+    ``diffusers.FlaxUNet2DConditionModel``): the same models as the torch classes, without torch."""
+    return name.startswith(PRETRAINED_PACKAGES) and bool(_OTHER_FRAMEWORK_HUB_CLASS.match(name.rsplit(".", 1)[-1]))
+
+
 #: Calls of FLOP, MAC and parameter counters: code that runs a model to measure it, not to serve.
 COUNTING_CALLS = ("torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.")
 #: Exporters: a function that calls one runs the model to trace or export it, not to serve.

@@ -943,14 +943,14 @@ class ModelTracker:
     @staticmethod
     def _is_hf_model_class(name: str) -> bool:
         """``transformers.BertModel``, ``diffusers.UNet2DConditionModel``: a model class of a hub library."""
-        if not name.startswith(("transformers.", "diffusers.")):
+        if not name.startswith(("transformers.", "diffusers.")) or fw.other_framework_hub_class(name):
             return False
         last = name.rsplit(".", 1)[-1]
         return bool(last[:1].isupper() and _HF_MODEL_NAME.search(last)) and not any(word in last for word in fw.NON_MODEL_CLASS_WORDS)
 
     def _is_pretrained_class(self, owner: cst.BaseExpression) -> bool:
         for name in self.analysis.qualified_names(owner):
-            if name.startswith(fw.PRETRAINED_PACKAGES):
+            if name.startswith(fw.PRETRAINED_PACKAGES) and not fw.other_framework_hub_class(name):
                 last = name.rsplit(".", 1)[-1]
                 if last[:1].isupper() and _HF_MODEL_NAME.search(last) and not any(word in last for word in fw.NON_MODEL_CLASS_WORDS):
                     return True
@@ -1002,7 +1002,7 @@ class ModelTracker:
             target = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value == "from_pretrained" else value.func
             for name in self.analysis.qualified_names(target):
                 last = name.rsplit(".", 1)[-1]
-                if any(word in last for word in fw.NON_MODEL_CLASS_WORDS) or last == "pipeline":
+                if any(word in last for word in fw.NON_MODEL_CLASS_WORDS) or last == "pipeline" or fw.other_framework_hub_class(name):
                     return True
             if self._ultralytics_front_end(target):
                 return True

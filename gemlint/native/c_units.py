@@ -95,7 +95,7 @@ class Unit:
 
     def _variables(self) -> dict[str, Variable]:
         found: dict[str, Variable] = {}
-        for parameter in _parameters(self.node):
+        for parameter in parameter_declarations(self.node):
             inner = parameter.child_by_field_name("declarator")
             identifier = syn.declared_identifier(inner)
             if identifier is not None:
@@ -160,7 +160,7 @@ class StepFacts:
 
 def _declarations(function: Node, body: Node, name: str) -> list[tuple[int, int, Node]]:
     found = []
-    for parameter in _parameters(function):
+    for parameter in parameter_declarations(function):
         identifier = syn.declared_identifier(parameter.child_by_field_name("declarator"))
         if identifier is not None and syn.text(identifier) == name:
             found.append((body.start_byte, body.end_byte, identifier))
@@ -221,7 +221,7 @@ def _inside_function_body(node: Node) -> bool:
     return False
 
 
-def _parameters(function: Node) -> list[Node]:
+def parameter_declarations(function: Node) -> list[Node]:
     """The parameter declarations of a function definition or a lambda."""
     declarator = function.child_by_field_name("declarator")
     parameters = None
@@ -235,7 +235,7 @@ def parameters(function: Node) -> list[tuple[str, bool]]:
     """Each parameter's name, and whether it is a reference (``Detector*& p``: the callee can reset or
     delete what the caller's variable holds)."""
     found = []
-    for parameter in _parameters(function):
+    for parameter in parameter_declarations(function):
         if parameter.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
         declarator = parameter.child_by_field_name("declarator")

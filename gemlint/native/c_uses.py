@@ -22,7 +22,7 @@ from gemlint.frontends.native import parse_statements
 from gemlint.frontends.native_includes import MacroDefinition
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import macro_use
-from gemlint.native.c_units import StepFacts, Unit, parameters
+from gemlint.native.c_units import StepFacts, Unit, parameter_declarations, parameters
 from gemlint.native.resources import CHECK_WRAPPERS, Kind, Release, acquires_by_name, releases_by_name
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class Uses:
             return Use.USE, None, False
         if last in OWNER_CALLS or name in OWNER_CALLS or _constructs_declared_type(call, name):
             return Use.ESCAPE, None, False
-        summary = self._summary(last, index, address, depth)
+        summary = self._summary(last, index, address, depth, len(syn.arguments(call)))
         if summary is not None:
             return (*summary, False)
         if _RELEASE_WORDS.search(last):
@@ -127,11 +127,13 @@ class Uses:
             return Use.ESCAPE, None, False  # an out-parameter: the callee may store or free through it
         return Use.USE, None, True  # an unknown function: known only by what happens to its result
 
-    def _summary(self, name: str, index: int, address: bool, depth: int) -> tuple[Use, Kind | None] | None:
-        """What a function defined in this file does with its parameter ``index``: releases, keeps, or uses it."""
+    def _summary(self, name: str, index: int, address: bool, depth: int, arity: int) -> tuple[Use, Kind | None] | None:
+        """What a function defined in this file does with its parameter ``index``: releases, keeps, or uses it.
+        Of overloads, only those that take ``arity`` arguments are asked (all of them when none does)."""
         units = self._functions_by_name().get(name)
         if not units or depth > 2:
             return None
+        units = [unit for unit in units if _takes(unit.node, arity)] or units
         results = []
         for unit in units:
             key = (unit.node.start_byte, index * 2 + int(address))
@@ -156,6 +158,8 @@ class Uses:
         # The parameter and the locals copied from it: `jlong handle = reinterpret_cast<jlong>(t);` then
         # `env->SetLongField(obj, field, handle)` keeps what the caller passed.
         names = self.aliases(unit, declared[index][0])
+        if _kept_by_member_initializer(unit.node, names):
+            return Use.ESCAPE, None  # `Holder(T* p) : data_(p) {}`: the object built keeps it
         escaped = False
         for facts in unit.facts.values():
             for call in facts.calls:
@@ -504,6 +508,33 @@ def _passed_by_reference_to_owner(dereference: Node) -> bool:
     if not last or last in _COPYING_METHODS or _API_PREFIX.match(last):
         return False
     return any(word.lower().startswith(_OWNER_WORDS) for word in _WORDS.findall(last))
+
+
+def _takes(function: Node, arity: int) -> bool:
+    """``function`` can be called with ``arity`` arguments (its parameters with defaults may be left out; a C
+    ``...`` is no named parameter, and a function with one is asked as a last resort, when no overload takes
+    ``arity``)."""
+    declared = parameter_declarations(function)
+    if any(parameter.type == "variadic_parameter_declaration" for parameter in declared):
+        return arity >= len(declared) - 1
+    required = sum(1 for parameter in declared if parameter.type != "optional_parameter_declaration")
+    return required <= arity <= len(declared)
+
+
+def _kept_by_member_initializer(function: Node, names: frozenset[str]) -> bool:
+    """A constructor whose member initializer list stores one of ``names`` (``data_(p)``, ``data_{p}``)."""
+    for initializers in function.named_children:
+        if initializers.type != "field_initializer_list":
+            continue
+        for initializer in initializers.named_children:
+            values = next((c for c in initializer.named_children if c.type in ("argument_list", "initializer_list")), None)
+            if values is None:
+                continue
+            for value in values.named_children:
+                value = syn.strip(value)
+                if value is not None and value.type == "identifier" and syn.text(value) in names:
+                    return True
+    return False
 
 
 #: Typedefs of numbers and status codes (a value of these types cannot keep a pointer).

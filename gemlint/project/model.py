@@ -651,7 +651,7 @@ class ProjectModel:
             name = target.module
             if name in fw.MODEL_LOADERS:
                 return "loaded"
-            if name.startswith(fw.PRETRAINED_PACKAGES) and name.endswith(".from_pretrained"):
+            if name.startswith(fw.PRETRAINED_PACKAGES) and name.endswith(".from_pretrained") and not fw.other_framework_hub_class(name[: -len(".from_pretrained")]):
                 # `AutoTokenizer.from_pretrained`, a processor or a config: loaded, but no model. A pipeline
                 # (`StableDiffusionPipeline`, `AutoPipelineForText2Image`) is no module: its call runs its
                 # models without gradients, as the per-file tracker knows of pipelines built in place.
@@ -1545,6 +1545,8 @@ class ProjectModel:
                             or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
                             # a container: what it holds is among the attribute's spellings
                             or produced.module in _TORCH_CONTAINERS
+                            # a TorchScript custom class (`torch.classes.ns.Op(...)`): a C++ object, no module
+                            or produced.module.startswith("torch.classes.")
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
                     else:

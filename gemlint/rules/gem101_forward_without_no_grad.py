@@ -44,7 +44,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
         "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
         "Calls of objects that are not evidently models (a `torch.nn.Sequential` of transforms and "
-        "parameter-free layers is none), methods or submodules of a model whose class is not known "
+        "parameter-free layers is none; nor are the TensorFlow and Flax classes of transformers and diffusers, "
+        "`TFBertModel`, `FlaxAutoModel`), methods or submodules of a model whose class is not known "
         "(`model.encoder(x)`, `model.encode(x)`), and calls inside a module's own `forward`, whose grad mode "
         "is decided where the module is called. Methods that run the forward are forwards: a public method of "
         "a model class of the file that its `forward` calls and that runs a submodule (`captioner.encode_pixels(x)`), "

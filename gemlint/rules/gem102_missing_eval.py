@@ -39,7 +39,10 @@ class MissingEval(AnalysisRule):
         "Models only run as a warm-up or a check on made-up input whose result nothing reads, or in the printing "
         "`__main__` block of a module other modules use (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
-        "(`nn.Linear`, `nn.Conv2d`, ...).",
+        "(`nn.Linear`, `nn.Conv2d`, ...), nor project classes built only of such layers, numbers and TorchScript "
+        "custom classes (`self.op = torch.classes.ns.Decoder(...)`, a kernel with no train or eval mode).",
+        "The TensorFlow and Flax classes of transformers and diffusers (`TFBertModel`, `FlaxAutoModel`): no torch "
+        "modules.",
     )
     bad = """\
 import torch

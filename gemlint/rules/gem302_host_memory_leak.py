@@ -32,7 +32,10 @@ class HostMemoryLeak(PairingRule):
         "A native object whose address is stored into a field of a Java object (JNI: `env->SetLongField(obj, "
         "field, (jlong)p)`, `(*env)->SetLongField(env, obj, field, (jlong)p)`, or a function of the file that does "
         "so, also through a local copy such as `jlong handle = reinterpret_cast<jlong>(p)`): the Java object owns "
-        "it. A function of the file is read for what it does with its parameter and the locals copied from it.",
+        "it. A function of the file is read for what it does with its parameter and the locals copied from it, and "
+        "a constructor of the file that keeps its parameter in a member initializer (`Tensor(void* p) : data(p) {}`) "
+        "takes it over, so `return Tensor(p)` hands it on; of overloads, those taking as many arguments as the call "
+        "gives are read.",
         "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)` or "
         "`new Widget(this)` (owned by its parent, as in Qt); `new` of a class that deletes itself (`delete this` "
         "in its methods, or a base such as `Napi::AsyncWorker`).",
