@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator
 
@@ -91,6 +91,9 @@ class ModelOrigin:
     node: cst.CSTNode
     #: How to name it in a message, e.g. "`Net(...)`, an nn.Module subclass defined in this file".
     description: str
+    #: A project class taken for a model by how it is used, whose definition the analysis did not find: what
+    #: layers it holds (and so whether its mode matters) is unknown.
+    unseen_class: bool = field(default=False, compare=False)
 
 
 class ModelTracker:
@@ -657,7 +660,7 @@ class ModelTracker:
             origin = {"constructed": Origin.CONSTRUCTED, "evaluated": Origin.PRETRAINED, "loaded": Origin.LOADED}[kind]
             return ModelOrigin(origin, call, description)
         if self._is_project_class(func) and self._bound_and_used_as_module(call) and not (outside is not None and outside.other_framework_class(self.analysis, func)):
-            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module")
+            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module", unseen_class=True)
         return None
 
     def _parameter_free(self, value: cst.BaseExpression) -> bool:

@@ -1388,6 +1388,9 @@ class ModuleAnalysis:
         if function is not None:
             if self.module_disables_grad:
                 return "`torch.set_grad_enabled(False)` runs at module level"
+            owner = self.enclosing_class(function)
+            if owner is not None and not self._runs_unbound(function) and self.constructor_disables_grad(owner):
+                return f"`{owner.name.value}.__init__` runs `torch.set_grad_enabled(False)` before any method of it"
             package = self.outside.package_disables_grad(self) if self.outside is not None else None
             if package is not None:
                 return package
@@ -1519,6 +1522,29 @@ class ModuleAnalysis:
                 statements = list(statement.body.body)
             for inner in statements:
                 modes.extend(self.grad_mode(call) for call in _statement_calls(inner) if self.resolves_to(call.func, fw.SET_GRAD_ENABLED))
+        return "off" in modes and "on" not in modes
+
+    def _runs_unbound(self, function: cst.FunctionDef) -> bool:
+        """``__init__`` itself, or a static or class method: code that may run before any object is built."""
+        if function.name.value == "__init__":
+            return True
+        return any(terminal_name(d.decorator) in ("staticmethod", "classmethod") for d in function.decorators)
+
+    def constructor_disables_grad(self, cls: cst.ClassDef) -> bool:
+        """``torch.set_grad_enabled(False)`` as a statement of the class's ``__init__`` body, never re-enabled
+        there: autograd is off for the thread from the object's construction on, so its methods run without it."""
+        init = next(
+            (s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+            None,
+        ) if isinstance(cls.body, cst.IndentedBlock) else None
+        if init is None or not isinstance(init.body, cst.IndentedBlock):
+            return False
+        modes = [
+            self.grad_mode(call)
+            for statement in init.body.body
+            for call in _statement_calls(statement)
+            if self.resolves_to(call.func, fw.SET_GRAD_ENABLED)
+        ]
         return "off" in modes and "on" not in modes
 
     # -- models --------------------------------------------------------------------------------

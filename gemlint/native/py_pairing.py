@@ -519,6 +519,9 @@ class PyTracker:
         return None
 
     def _subject(self, node: cst.BaseExpression, status_valid: bool) -> str | None:
+        if isinstance(node, cst.Attribute) and node.attr.value == "value" and isinstance(node.value, cst.Name):
+            # `status.value`: the number of cuda-python's status enum (0 is success)
+            return "status" if status_valid and node.value.value in self.acquisition.status else None
         if isinstance(node, cst.Name):
             if status_valid and node.value in self.acquisition.status:
                 return "status"

@@ -43,6 +43,9 @@ class MissingEval(AnalysisRule):
         "custom classes (`self.op = torch.classes.ns.Decoder(...)`, a kernel with no train or eval mode).",
         "The TensorFlow and Flax classes of transformers and diffusers (`TFBertModel`, `FlaxAutoModel`): no torch "
         "modules.",
+        "A project class taken for a model by how it is used (`load_state_dict`, called) whose definition the "
+        "project index does not reach (re-exported through star imports): what layers it holds, and so whether "
+        "`.eval()` changes anything, is unknown.",
     )
     bad = """\
 import torch
@@ -133,8 +136,8 @@ def classify(features: list[float]):
             verdict = served.get(origin.node)
             if verdict is None or models.set_to_eval(origin) or self._submodule(bindings) or self._wraps_evaluated_model(origin):
                 continue
-            if self._mode_free(origin):
-                continue
+            if self._mode_free(origin) or origin.unseen_class:
+                continue  # `.eval()` would change nothing, or whether it would is unknown (its layers are not seen)
             self._report(origin, bindings, verdict)
 
     def _settled(self, origin: ModelOrigin) -> bool:

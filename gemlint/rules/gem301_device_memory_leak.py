@@ -43,8 +43,9 @@ class DeviceMemoryLeak(PairingRule):
         "Pointers stored inside a loop whose bound is a member or a parameter (`for (i = 0; i < n_layers_; i++) "
         "slices_.push_back(p + i * size)`): the path that skips the loop is not taken to leak, unless the function "
         "itself tests the bound for zero.",
-        "Paths on which the allocation failed: its status (`err != cudaSuccess`, `CUDA_CHECK(...)` returning) or a "
-        "null test of the pointer says nothing was allocated.",
+        "Paths on which the allocation failed: its status (`err != cudaSuccess`, `CUDA_CHECK(...)` returning; in "
+        "Python also the status enum's number, `assert status.value == 0`) or a null test of the pointer says "
+        "nothing was allocated.",
         "Members allocated in a constructor and freed in the destructor.",
         "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
         "test that guarded the allocation (an `if` or a `switch` case on a value not changed in between: a path "
