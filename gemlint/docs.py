@@ -188,9 +188,12 @@ _EVIDENCE_TIERS = [
     "`\"precision\": \"medium\"` in the JSON output and in the SARIF result's `properties`.",
     "",
     "`test*` functions are never inference code, wherever they are. Neither is what runs a model to measure, trace "
-    "or check it, whoever calls it: FLOP and parameter counters, exports, a factory's run of the model it builds, "
-    "and a parity check that runs one input through two implementations and compares their outputs "
-    "(`torch.allclose(model(x), ported(x))`, `(out - reference).norm()`).",
+    "or check it, whoever calls it: FLOP and parameter counters (a package's, or the project's own copy, whose hooks "
+    "are named for it: `add_flops_counting_methods(model)`, `model.start_activation_count()`), exports, a factory's "
+    "run of the model it builds, and a parity check that runs one input through two implementations and compares "
+    "their outputs (`torch.allclose(model(x), ported(x))`, `(out - reference).norm()`). Evaluation code by its body "
+    "alone is not inference code where a caller in the file hands what it returns to a function that runs a "
+    "training step (a policy-gradient rollout's log-probabilities passed to the update that computes the loss).",
 ]
 
 _NOTEBOOKS = [

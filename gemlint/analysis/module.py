@@ -736,6 +736,13 @@ class ModuleAnalysis:
         counters = self.imports_any(fw.COUNTING_PACKAGES)
         for call in self.nodes_of(cst.Call):
             name = terminal_name(call.func)
+            if name is not None and _COUNTER_NAME.search(name):
+                # a counter of the project's own (a vendored ptflops: `add_flops_counting_methods(model)`,
+                # `model.start_activation_count()`): the function runs the model to measure it
+                function = self.enclosing_function(call)
+                if function is not None:
+                    found.add(function)
+                continue
             if name not in fw.COUNTING_AND_EXPORT_NAMES:
                 continue
             spelled = dotted_name(call.func) or ""
@@ -954,6 +961,12 @@ class ModuleAnalysis:
             cached = self.own_verdict(function)
             if cached.context is Context.UNKNOWN:
                 cached = self._verdict_from_callers(function)
+            elif cached.reason == self._evaluation_reason(function):
+                # Evaluation code by its body, unless a caller hands what it computes to a training step
+                # (a PPO rollout's log-probabilities go into the loss): then its forwards are the loss's.
+                trainer = self._results_train(function)
+                if trainer is not None:
+                    cached = Verdict(Context.TRAINING, f"what `{function.name.value}` returns is trained on in {trainer}")
             elif cached.name_only:
                 # A name is weak evidence: `evaluate_actions` of an RL policy feeds the training loss; an
                 # entry point that calls it is strong evidence.
@@ -1027,6 +1040,39 @@ class ModuleAnalysis:
             evaluates = name not in fw.SETUP_HOOKS and self._evaluates(function) and not self.models.inside_module_forward(function.body)
             known[function] = f"`{name}` puts a model in eval mode and runs it without training (evaluation code)" if evaluates else None
         return known[function]
+
+    def _results_train(self, function: cst.FunctionDef) -> str | None:
+        """A caller in this file that binds what ``function`` returns and passes it to a function of this file
+        that runs a training step (``logprobs, values = self.forward_pass(...)`` then
+        ``self.train_minibatch(logprobs, values)``): the caller, named."""
+        for call in self.callers_of(function):
+            caller = self.enclosing_function(call)
+            bound = _names_bound_to(self.parent(call), call)
+            if caller is None or not bound:
+                continue
+            for inner in self.subtree(caller.body):
+                if not isinstance(inner, cst.Call) or not any(is_name(arg.value, *bound) for arg in inner.args):
+                    continue
+                if any(self.trains(target) for target in self._functions_called(inner)):
+                    return f"`{caller.name.value}`"
+        return None
+
+    def _functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions of this file that ``call`` runs: ``helper(...)``, or ``self.helper(...)`` of the
+        caller's class."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            return [f for f in self.nodes_of(cst.FunctionDef) if f.name.value == func.value and self.enclosing_class(f) is None]
+        if isinstance(func, cst.Attribute) and is_name(func.value, "self"):
+            caller = self.enclosing_function(call)
+            owner = self.enclosing_class(caller) if caller is not None else None
+            if owner is None:
+                return []
+            return [
+                f for cls in self._local_lineage(owner) for f in cls.body.body
+                if isinstance(f, cst.FunctionDef) and f.name.value == func.attr.value
+            ] if isinstance(owner.body, cst.IndentedBlock) else []
+        return []
 
     def _named_reason(self, function: cst.FunctionDef) -> str | None:
         """Inference context by a name alone: the function's (``predict*``, ``evaluate*``, ...) or its class's."""
@@ -1530,14 +1576,15 @@ class ModuleAnalysis:
             return True
         return any(terminal_name(d.decorator) in ("staticmethod", "classmethod") for d in function.decorators)
 
-    def constructor_disables_grad(self, cls: cst.ClassDef) -> bool:
+    def constructor_disables_grad(self, cls: cst.ClassDef, depth: int = 0) -> bool:
         """``torch.set_grad_enabled(False)`` as a statement of the class's ``__init__`` body, never re-enabled
-        there: autograd is off for the thread from the object's construction on, so its methods run without it."""
+        there, or a project class built there whose constructor does so: autograd is off for the thread from the
+        object's construction on, so its methods run without it."""
         init = next(
             (s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
             None,
         ) if isinstance(cls.body, cst.IndentedBlock) else None
-        if init is None or not isinstance(init.body, cst.IndentedBlock):
+        if init is None or not isinstance(init.body, cst.IndentedBlock) or depth > 2:
             return False
         modes = [
             self.grad_mode(call)
@@ -1545,7 +1592,20 @@ class ModuleAnalysis:
             for call in _statement_calls(statement)
             if self.resolves_to(call.func, fw.SET_GRAD_ENABLED)
         ]
-        return "off" in modes and "on" not in modes
+        if "on" in modes:
+            return False
+        if "off" in modes:
+            return True
+        for statement in init.body.body:
+            built = _built_by(statement)
+            if built is None:
+                continue
+            local = self.local_classes.get(dotted_name(built.func) or "")
+            if local is not None and local is not cls and self.constructor_disables_grad(local, depth + 1):
+                return True
+            if local is None and self.outside is not None and self.outside.constructor_disables_grad(self, built.func, depth + 1):
+                return True
+        return False
 
     # -- models --------------------------------------------------------------------------------
     @cached_property
@@ -1558,6 +1618,31 @@ class ModuleAnalysis:
     def models(self):
         """The model-object tracker of this file (:class:`gemlint.analysis.models.ModelTracker`)."""
         return ModelTracker(self)
+
+
+def _built_by(statement: cst.CSTNode) -> cst.Call | None:
+    """The call a simple statement makes or assigns (``self.detector = Detector(...)``, ``Detector(...)``)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr)) else None
+    return value if isinstance(value, cst.Call) else None
+
+
+def _names_bound_to(statement: cst.CSTNode | None, value: cst.CSTNode) -> tuple[str, ...]:
+    """The names an assignment of ``value`` binds (``a, b, _ = f()``, ``a = f()``); none for anything else."""
+    if not isinstance(statement, cst.Assign) or statement.value is not value:
+        return ()
+    names = []
+    for target in statement.targets:
+        node = target.target
+        elements = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+        names.extend(e.value for e in elements if isinstance(e, cst.Name) and e.value != "_")
+    return tuple(names)
+
+
+#: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
+_COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
 
 
 def _statement_calls(statement: cst.CSTNode) -> Iterator[cst.Call]:

@@ -1703,6 +1703,29 @@ class ProjectModel:
         self._memo[key] = reason
         return reason
 
+    def constructor_disables_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression, depth: int = 0) -> bool:
+        """The project class ``func`` names (of another module) turns autograd off for the thread when it is
+        built: its ``__init__`` runs ``torch.set_grad_enabled(False)``, or builds a class that does. Files are
+        parsed only where the index shows such a call in a constructor of the class."""
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "class" or depth > 2:
+            return False
+        target = resolved[1]
+        key = ("constructor-grad", target)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        self._memo[key] = False  # a cycle decides nothing
+        found = False
+        summary = self.class_summary(target, resolved[0].path)
+        init = summary[1].methods.get("__init__") if summary is not None else None
+        if init is not None and init.calls:
+            entry = summary[0]
+            parsed = self.project.parsed(Path(entry.path))
+            cls = parsed.analysis.local_classes.get(target.qualname) if parsed is not None and parsed.analysis is not None else None
+            found = cls is not None and parsed.analysis.constructor_disables_grad(cls, depth + 1)
+        self._memo[key] = found
+        return found
+
     def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
         resolved = self._resolved(analysis, func)
         if resolved is None:

@@ -34,8 +34,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`from torch import no_grad`, `ctx = torch.no_grad()`), the same as decorators with or without "
         "parentheses, a run-time switch (`torch.set_grad_enabled(train)`, `no_grad() if cond else nullcontext()`), "
         "`torch.set_grad_enabled(False)` earlier in the block or at module level, or as a statement of the "
-        "constructor of the class whose method runs the forward (it turns autograd off for the thread before any "
-        "method runs; static and class methods aside), and a guard at every caller in the same file.",
+        "constructor of the class whose method runs the forward, or of a project class that constructor builds (it "
+        "turns autograd off for the thread before any method runs; static and class methods aside), and a guard at "
+        "every caller in the same file.",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
         "`model.parameters()` setting `requires_grad = False`).",
         "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
