@@ -1436,7 +1436,7 @@ class ModuleAnalysis:
                 return "`torch.set_grad_enabled(False)` runs at module level"
             owner = self.enclosing_class(function)
             if owner is not None and not self._runs_unbound(function) and self.constructor_disables_grad(owner):
-                return f"`{owner.name.value}.__init__` runs `torch.set_grad_enabled(False)` before any method of it"
+                return f"the constructor of `{owner.name.value}` turns autograd off before any method of it runs"
             package = self.outside.package_disables_grad(self) if self.outside is not None else None
             if package is not None:
                 return package
