@@ -897,12 +897,20 @@ class ModuleAnalysis:
             return True
         if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
             names = _target_names(parent.targets[0].target)
-            return bool(names) and not any(self._read_anywhere(name) for name in names)
+            return bool(names) and not any(self._read_beyond_shape(name) for name in names)
         return False
 
     def _made_up_value(self, value: cst.BaseExpression, seen: set[str]) -> bool:
-        """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such."""
+        """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such;
+        or the keyword arguments of a call (``dict(x=torch.randn(...), mask=...)``, ``{"x": ...}``) made up so."""
         value = _unmoved(value)
+        if isinstance(value, cst.Call) and is_name(value.func, "dict") and value.args:
+            return all(arg.keyword is not None and (_scalar_argument(arg.value) or self._made_up_value(arg.value, seen)) for arg in value.args)
+        if isinstance(value, cst.Dict) and value.elements:
+            return all(
+                isinstance(element, cst.DictElement) and (_scalar_argument(element.value) or self._made_up_value(element.value, seen))
+                for element in value.elements
+            )
         if isinstance(value, cst.Call):
             return self._made_up_tensor(value)
         if isinstance(value, cst.Name) and value.value not in seen:
@@ -911,12 +919,32 @@ class ModuleAnalysis:
             return bool(values) and all(self._made_up_value(v, seen) for v in values)
         return False
 
-    def _read_anywhere(self, target: cst.Name) -> bool:
-        """The variable ``target`` binds is read somewhere in its scope."""
+    def _read_beyond_shape(self, target: cst.Name) -> bool:
+        """The variable ``target`` binds is read somewhere in its scope for more than its shape: a check that
+        prints ``output[0].shape`` reads no prediction."""
         scope = self._scopes.get(target)
         if scope is None:
             return True
-        return any(assignment.references for assignment in scope[target.value] if isinstance(assignment, Assignment))
+        return any(
+            not self._shape_only(access.node)
+            for assignment in scope[target.value]
+            if isinstance(assignment, Assignment)
+            for access in assignment.references
+        )
+
+    def _shape_only(self, node: cst.CSTNode) -> bool:
+        """``node`` is read for its shape alone: ``x.shape``, ``x[0].shape``, ``x.size()``, ``len(x)``."""
+        while True:
+            parent = self.parent(node)
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                node = parent  # `output[0]`: an element, whose shape may be what is read
+                continue
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                return parent.attr.value in _SHAPE_ATTRIBUTES
+            if isinstance(parent, cst.Arg):
+                call = self.parent(parent)
+                return isinstance(call, cst.Call) and is_name(call.func, "len") and len(call.args) == 1
+            return False
 
     def _made_up_tensor(self, call: cst.Call) -> bool:
         """``torch.randn(1, 3, 224, 224)``, ``np.zeros(...)``: an input made up rather than read."""
@@ -1732,6 +1760,10 @@ def _libraries_of(names: Collection[str], *, prefixes: bool = False) -> frozense
 
 #: Methods that move or cast a tensor and return it: what it holds stays made up.
 _MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "int", "long", "contiguous", "unsqueeze"})
+
+
+#: What a shape check reads of a tensor: ``x.shape``, ``x.size()``, ``x.dtype``.
+_SHAPE_ATTRIBUTES = frozenset({"shape", "size", "dtype", "ndim", "dim", "device"})
 
 
 def _scalar_argument(value: cst.BaseExpression) -> bool:

@@ -503,12 +503,26 @@ class CfgBuilder:
             first = self._branch(condition, body_entry, after, line)
         if first.kind is StepKind.BRANCH and bound is not None:
             first.loop_bound = syn.normalized(bound)
-            first.runs_once = self._outside_bound(bound) and not _tests_for_zero(self._zero_tested, first.loop_bound)
+            first.runs_once = (
+                self._outside_bound(bound)
+                and not _tests_for_zero(self._zero_tested, first.loop_bound)
+                and not any(_tests_for_zero(frozenset({subject}), first.loop_bound) for subject, end in self._exit_guards if end > bound.start_byte)
+            )
         return first
 
     @cached_property
+    def _exit_guards(self) -> tuple[tuple[str, int], ...]:
+        """``if (n == 0) return ...;`` at the top of the function body: past it, ``n`` is not zero. Each guard's
+        subject, and where its statement ends."""
+        return exit_guards(self._body)
+
+    @cached_property
     def _zero_tested(self) -> frozenset[str]:
-        return zero_tested(self._body)
+        """What the function tests for zero, an early exit's test aside (:attr:`_exit_guards`): a loop bounded by
+        it after that exit runs at least once."""
+        guards = [node for node in self._body.named_children if _exit_guard(node) is not None] if self._body is not None else []
+        tests = [g.child_by_field_name("condition") for g in guards]
+        return zero_tested(self._body, skip=frozenset((t.start_byte, t.end_byte) for t in tests if t is not None))
 
     def _outside_bound(self, bound: Node) -> bool:
         """A bound made of members and parameters (``n``, ``this->layers``, ``cfg.n_layers``, ``v.size()``)."""
@@ -696,12 +710,51 @@ def _declared_names(body: Node) -> frozenset[str]:
     return frozenset(names)
 
 
-def zero_tested(body: Node) -> frozenset[str]:
+def exit_guards(body: Node | None) -> tuple[tuple[str, int], ...]:
+    """The early exits on zero among the statements of ``body`` (``if (n == 0) { ...; return false; }``, no
+    ``else``): each one's subject as normalized text, and where its statement ends."""
+    found = []
+    for statement in body.named_children if body is not None else ():
+        subject = _exit_guard(statement)
+        if subject is not None:
+            found.append((subject, statement.end_byte))
+    return tuple(found)
+
+
+def _exit_guard(statement: Node) -> str | None:
+    """The subject of ``if (n == 0) return ...;`` (also ``!n``, ``n <= 0``, ``n < 1``) whose branch ends the
+    function: None for any other statement."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
+        return None
+    _, condition = condition_parts(statement.child_by_field_name("condition"))
+    condition = syn.strip(condition)
+    consequence = statement.child_by_field_name("consequence")
+    if condition is None or consequence is None:
+        return None
+    last = consequence.named_children[-1] if consequence.type == "compound_statement" and consequence.named_children else consequence
+    if last.type not in ("return_statement", "throw_statement"):
+        return None
+    if condition.type == "unary_expression" and syn.operator(condition) == "!":
+        argument = syn.strip(condition.child_by_field_name("argument"))
+        return syn.normalized(argument) if argument is not None and argument.type in ("identifier", "field_expression") else None
+    if condition.type == "binary_expression":
+        left, right = syn.strip(condition.child_by_field_name("left")), syn.strip(condition.child_by_field_name("right"))
+        op = syn.operator(condition)
+        if left is None or right is None or left.type not in ("identifier", "field_expression") or right.type != "number_literal":
+            return None
+        if (op in ("==", "<=") and syn.text(right) == "0") or (op == "<" and syn.text(right) == "1"):
+            return syn.normalized(left)
+    return None
+
+
+def zero_tested(body: Node, skip: frozenset[tuple[int, int]] = frozenset()) -> frozenset[str]:
     """The expressions a function tests for zero or emptiness (``n`` for ``if (n == 0)``, ``!n``, ``n > 0``;
-    ``v`` for ``v.empty()`` and ``v.size() == 0``), as normalized text. A loop bounded by one of them may
-    not run, as the function itself knows."""
+    ``v`` for ``v.empty()`` and ``v.size() == 0``), as normalized text, outside the statements ``skip`` spans.
+    A loop bounded by one of them may not run, as the function itself knows."""
     tested: set[str] = set()
     for node in syn.descendants(body):
+        if skip and any(start <= node.start_byte and node.end_byte <= end for start, end in skip):
+            continue
         kind = node.type
         if kind == "binary_expression":
             op = syn.operator(node)

@@ -53,8 +53,10 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "a model class of the file that its `forward` calls and that runs a submodule (`captioner.encode_pixels(x)`), "
         "and the library methods `forward_features`, `forward_head`, `encode_image`, `encode_text` and "
         "`get_image_features`/`get_text_features`/`get_audio_features`.",
-        "Warm-ups and checks on made-up input whose result nothing reads (`model(torch.ones(1, 3, 224, 224))` as a "
-        "statement, or bound to a name never read), outside request handlers: the graph is dropped as soon as it is "
+        "Warm-ups and checks on made-up input whose result nothing reads, or only its shape "
+        "(`model(torch.ones(1, 3, 224, 224))` as a statement, bound to a name never read, or read as `out[0].shape`, "
+        "`out.size()`, `len(out)`; the input made up in place, or keyword arguments all made up: "
+        "`model(**dict(x=torch.randn(...), step=0))`), outside request handlers: the graph is dropped as soon as it is "
         "built. A library module's "
         "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "
         "modules of the project) is its author's check, not inference code.",

@@ -36,7 +36,8 @@ class MissingEval(AnalysisRule):
         "whose mode follows their parent's.",
         "Wrappers built around a model already in eval mode (a pretrained model, or one a project factory or "
         "registry of factories put in eval mode, passed to the wrapper's constructor).",
-        "Models only run as a warm-up or a check on made-up input whose result nothing reads, or in the printing "
+        "Models only run as a warm-up or a check on made-up input whose result nothing reads (or only its shape), or "
+        "in the printing "
         "`__main__` block of a module other modules use (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
         "(`nn.Linear`, `nn.Conv2d`, ...), nor project classes built only of such layers, numbers and TorchScript "

@@ -42,7 +42,8 @@ class DeviceMemoryLeak(PairingRule):
         "of the pointer). Its release counts whatever its kind (the macro may differ per build configuration).",
         "Pointers stored inside a loop whose bound is a member or a parameter (`for (i = 0; i < n_layers_; i++) "
         "slices_.push_back(p + i * size)`): the path that skips the loop is not taken to leak, unless the function "
-        "itself tests the bound for zero.",
+        "itself tests the bound for zero. An early exit on zero above the loop (`if (n == 0) return false;`) is no such "
+        "test: past it, the loop runs.",
         "Paths on which the allocation failed: its status (`err != cudaSuccess`, `CUDA_CHECK(...)` returning; in "
         "Python also the status enum's number, `assert status.value == 0`) or a null test of the pointer says "
         "nothing was allocated.",
