@@ -338,7 +338,8 @@ class FileAnalysis:
         return Acquisition(unit, step, node, row, Target.ESCAPED)
 
     def _owned_elsewhere(self, new: Node) -> bool:
-        """``new Widget(parent)`` (Qt-style parent ownership: a ``this`` or ``parent`` argument), or ``new`` of a
+        """``new Widget(parent)`` (Qt-style parent ownership: a ``this`` or ``parent`` argument, or the raw pointer of
+        an object a smart pointer holds, ``owner.get()``), or ``new`` of a
         class that deletes itself (``delete this`` in its methods, or a library base class that does)."""
         for argument in syn.arguments(new):
             argument = syn.strip(argument)
@@ -346,6 +347,8 @@ class FileAnalysis:
                 continue
             if argument.type == "this" or (argument.type in ("identifier", "field_expression") and "parent" in syn.normalized(argument).lower()):
                 return True
+            if _raw_pointer_of_owner(argument):
+                return True  # `new QTcpServer(m_server.get())`: a parent held by a smart pointer
         type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
         return bool(type_name) and type_name in self.self_owning_classes
 
@@ -561,3 +564,12 @@ def _local_here(unit: Unit, identifier: Node) -> bool:
     transformer = ...`` after ``transformer = new Model``, a member) does not make the name a local above it."""
     name = syn.text(identifier)
     return unit.is_local(name) and unit.declaration_in_scope(name, identifier) is not None
+
+
+def _raw_pointer_of_owner(argument: Node) -> bool:
+    """``owner.get()`` / ``owner->get()``: the object a smart pointer holds, handed over as a raw pointer."""
+    if argument.type != "call_expression" or syn.arguments(argument):
+        return False
+    function = argument.child_by_field_name("function")
+    field = function.child_by_field_name("field") if function is not None and function.type == "field_expression" else None
+    return field is not None and syn.text(field) == "get"

@@ -203,6 +203,8 @@ class Uses:
                     node = parent
                     continue
                 return Use.ESCAPE if _passed_by_reference_to_owner(parent) else Use.USE
+            if kind == "field_expression" and _hands_itself_over(parent, node):
+                return Use.ESCAPE  # `worker->Queue()`, `thread->deleteLater()`: the framework deletes it later
             if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
                         "update_expression", "alignof_expression", "delete_expression", "subscript_argument_list"):
                 return Use.USE
@@ -218,6 +220,8 @@ class Uses:
                         node = owner
                         continue
                     index = [c for c in parent.named_children if c.type != "comment"].index(node)
+                    if any(_names_delete_later(argument) for argument in parent.named_children):
+                        return Use.ESCAPE  # `connect(t, &T::finished, t, &QObject::deleteLater)`: deleted when done
                     if not address and self._into_dying_container(unit, owner, depth):
                         return Use.USE  # `items.push_back(p)` into a local vector of pointers that dies here
                     if index == 0 and not address and syn.last_component(syn.callee_name(owner)) in _RETURNS_FIRST_ARGUMENT:
@@ -508,6 +512,35 @@ def _passed_by_reference_to_owner(dereference: Node) -> bool:
     if not last or last in _COPYING_METHODS or _API_PREFIX.match(last):
         return False
     return any(word.lower().startswith(_OWNER_WORDS) for word in _WORDS.findall(last))
+
+
+#: Methods by which an object hands itself to its framework, which deletes it when done: Qt's ``deleteLater``,
+#: Node-API's ``AsyncWorker::Queue`` (the worker deletes itself after its callbacks run).
+_HANDING_ITSELF_OVER = frozenset({"deleteLater", "Queue"})
+
+
+def _hands_itself_over(field_expression: Node, receiver: Node) -> bool:
+    """``receiver->deleteLater()``, ``receiver->Queue()``: a call of such a method on the object."""
+    if field_expression.child_by_field_name("argument") != receiver:
+        return False
+    field = field_expression.child_by_field_name("field")
+    call = field_expression.parent
+    return (
+        field is not None
+        and syn.text(field) in _HANDING_ITSELF_OVER
+        and call is not None
+        and call.type == "call_expression"
+        and call.child_by_field_name("function") == field_expression
+    )
+
+
+def _names_delete_later(argument: Node) -> bool:
+    """``&QObject::deleteLater`` (or ``&Class::deleteLater``): a slot that deletes the object it is connected to."""
+    argument = syn.strip(argument)
+    if argument is None or argument.type != "pointer_expression" or syn.operator(argument) != "&":
+        return False
+    target = argument.child_by_field_name("argument")
+    return target is not None and syn.last_component(syn.text(target)) == "deleteLater"
 
 
 def _takes(function: Node, arity: int) -> bool:

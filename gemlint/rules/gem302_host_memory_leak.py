@@ -36,9 +36,12 @@ class HostMemoryLeak(PairingRule):
         "a constructor of the file that keeps its parameter in a member initializer (`Tensor(void* p) : data(p) {}`) "
         "takes it over, so `return Tensor(p)` hands it on; of overloads, those taking as many arguments as the call "
         "gives are read.",
-        "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)` or "
-        "`new Widget(this)` (owned by its parent, as in Qt); `new` of a class that deletes itself (`delete this` "
-        "in its methods, or a base such as `Napi::AsyncWorker`).",
+        "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)`, "
+        "`new Widget(this)` or `new Widget(owner.get())` (owned by its parent, as in Qt); `new` of a class that "
+        "deletes itself (`delete this` in its methods, or a base such as `Napi::AsyncWorker`); an object handed to "
+        "its framework to be deleted when done: `p->deleteLater()`, a signal connected to `&QObject::deleteLater` "
+        "(`connect(p, &T::finished, p, &QObject::deleteLater)`), `worker->Queue()` (Node-API's self-deleting "
+        "worker).",
         "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, `new T(args)` "
         "statements whose constructor registers the object with its arguments, and `new T[n]` statements that drop "
         "the array at once (`new int[huge];`, written for the `std::bad_alloc` it raises).",
