@@ -537,7 +537,17 @@ class ModuleAnalysis:
         """Why a debugging switch at ``node`` is acceptable: not production code, or behind a flag (GEM4xx)."""
         if not self.is_production:
             return "the file is a test, benchmark or profiling script"
+        if self._in_library_main_block(node):
+            return "the `__main__` block of a module other files use: its author's check, run by hand"
         return self.flag_guard(node)
+
+    def _in_library_main_block(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the ``__main__`` block of a module whose functions or classes other files of the project
+        use: importing the module never runs the block."""
+        block = next((a for a in self.ancestors(node) if isinstance(a, cst.If) and self.is_main_block(a)), None)
+        if block is None or self.parent(block) is not self.module:
+            return False
+        return self.outside is not None and self.outside.used_by_other_modules(self)
 
     # -- paths ---------------------------------------------------------------------------
     @cached_property
@@ -893,8 +903,8 @@ class ModuleAnalysis:
         if function is not None and self._entry_reason(function) is not None:
             return False  # in a handler it runs on every request (a health check's probe forward), not once
         parent = self.parent(call)
-        if isinstance(parent, cst.Expr):
-            return True
+        if isinstance(parent, cst.Expr) or self._shape_only(call):
+            return True  # dropped, or read for its shape alone (`print(model(x)[1].shape)`)
         if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
             names = _target_names(parent.targets[0].target)
             return bool(names) and not any(self._read_beyond_shape(name) for name in names)
@@ -904,6 +914,12 @@ class ModuleAnalysis:
         """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such;
         or the keyword arguments of a call (``dict(x=torch.randn(...), mask=...)``, ``{"x": ...}``) made up so."""
         value = _unmoved(value)
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _RESHAPES:
+            value = _unmoved(value.func.value)  # `mask.repeat(4, 1)`: the same made-up values, laid out anew
+        if isinstance(value, cst.Call) and terminal_name(value.func) in ("cat", "stack") and value.args:
+            pieces = value.args[0].value  # `torch.cat([torch.ones(...), torch.zeros(...)], dim=-1)`
+            if isinstance(pieces, (cst.List, cst.Tuple)) and pieces.elements and self.resolves_with_prefix(value.func, ("torch.",)):
+                return all(self._made_up_value(element.value, seen) for element in pieces.elements)
         if isinstance(value, cst.Call) and is_name(value.func, "dict") and value.args:
             return all(arg.keyword is not None and (_scalar_argument(arg.value) or self._made_up_value(arg.value, seen)) for arg in value.args)
         if isinstance(value, cst.Dict) and value.elements:
@@ -1762,6 +1778,8 @@ def _libraries_of(names: Collection[str], *, prefixes: bool = False) -> frozense
 _MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "int", "long", "contiguous", "unsqueeze"})
 
 
+#: Methods that lay a tensor's values out anew: what they return is as made up as what they are called on.
+_RESHAPES = frozenset({"repeat", "expand", "unsqueeze", "reshape", "view", "flatten", "permute", "transpose", "contiguous"})
 #: What a shape check reads of a tensor: ``x.shape``, ``x.size()``, ``x.dtype``.
 _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "dtype", "ndim", "dim", "device"})
 

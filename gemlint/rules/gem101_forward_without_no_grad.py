@@ -55,7 +55,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`get_image_features`/`get_text_features`/`get_audio_features`.",
         "Warm-ups and checks on made-up input whose result nothing reads, or only its shape "
         "(`model(torch.ones(1, 3, 224, 224))` as a statement, bound to a name never read, or read as `out[0].shape`, "
-        "`out.size()`, `len(out)`; the input made up in place, or keyword arguments all made up: "
+        "`out.size()`, `len(out)`, `print(model(x)[1].shape)`; the input made up in place, also joined or laid out anew "
+        "(`torch.cat([torch.ones(...), torch.zeros(...)])`, `.repeat(...)`), or keyword arguments all made up: "
         "`model(**dict(x=torch.randn(...), step=0))`), outside request handlers: the graph is dropped as soon as it is "
         "built. A library module's "
         "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "

@@ -55,7 +55,8 @@ class LeftoverProfiler(AnalysisRule):
         "or in a function whose name says debug/profile/bench.",
         "`torch.profiler.record_function` and NVTX ranges: annotations that cost nothing without a profiler.",
         "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
-        "(`bench*`, `profil*` in the path).",
+        "(`bench*`, `profil*` in the path), and the `__main__` block of a module other files of the project use "
+        "(its author's benchmark, run by hand: importing the module never runs it).",
         "Factories that build a profiler object and return it for their caller to enter "
         "(`return torch.profiler.profile(...)`, or assigned to a name that is returned and neither entered with "
         "`with` nor started in the function): whether it runs is the caller's decision.",

@@ -39,7 +39,8 @@ class VerboseFrameworkLogging(AnalysisRule):
     not_flagged = (
         "Levels of WARNING and above; loggers of other libraries; `NCCL_DEBUG=WARN`.",
         "Values that come from configuration at run time (`os.environ['TORCH_LOGS'] = args.logs`).",
-        "Logging behind a flag, in tests, benchmark and profiling scripts.",
+        "Logging behind a flag, in tests, benchmark and profiling scripts, and in the `__main__` block of a module "
+        "other files of the project use (its author's check, run by hand).",
     )
     bad = """\
 import logging

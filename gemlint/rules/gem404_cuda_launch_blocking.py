@@ -34,7 +34,8 @@ class CudaLaunchBlocking(AnalysisRule, DocumentRule):
     not_flagged = (
         "`CUDA_LAUNCH_BLOCKING=0`, and values that come from configuration at run time (a variable, a Docker "
         "build argument, compose interpolation, a Helm value).",
-        "Settings behind a flag, in tests, benchmark and profiling scripts (also Dockerfiles and manifests in such folders).",
+        "Settings behind a flag, in tests, benchmark and profiling scripts (also Dockerfiles and manifests in such folders), "
+        "and in the `__main__` block of a module other files of the project use (its author's check, run by hand).",
         "Python code that asks for deterministic kernels in the same function (or at module level with it): "
         "`torch.use_deterministic_algorithms(True)` or `CUBLAS_WORKSPACE_CONFIG`, which PyTorch's reproducibility "
         "notes pair with launch blocking. Reproducible runs and output comparisons set it on purpose.",
