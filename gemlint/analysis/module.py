@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Collection, Iterator, TypeVar
+from typing import Callable, Collection, Iterable, Iterator, TypeVar
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -913,9 +913,7 @@ class ModuleAnalysis:
     def _made_up_value(self, value: cst.BaseExpression, seen: set[str]) -> bool:
         """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such;
         or the keyword arguments of a call (``dict(x=torch.randn(...), mask=...)``, ``{"x": ...}``) made up so."""
-        value = _unmoved(value)
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _RESHAPES:
-            value = _unmoved(value.func.value)  # `mask.repeat(4, 1)`: the same made-up values, laid out anew
+        value = _unmoved(value, _MOVES_AND_CASTS | _RESHAPES)  # `mask.repeat(4, 1)`: the same values, laid out anew
         if isinstance(value, cst.Call) and terminal_name(value.func) in ("cat", "stack") and value.args:
             pieces = value.args[0].value  # `torch.cat([torch.ones(...), torch.zeros(...)], dim=-1)`
             if isinstance(pieces, (cst.List, cst.Tuple)) and pieces.elements and self.resolves_with_prefix(value.func, ("torch.",)):
@@ -1605,14 +1603,23 @@ class ModuleAnalysis:
     @cached_property
     def module_disables_grad(self) -> bool:
         """``torch.set_grad_enabled(False)`` at module level (or in the ``__main__`` block), never re-enabled."""
-        modes = []
+        statements = []
         for statement in self.module.body:
-            statements = [statement]
             if isinstance(statement, cst.If) and self.is_main_block(statement) and isinstance(statement.body, cst.IndentedBlock):
-                statements = list(statement.body.body)
-            for inner in statements:
-                modes.extend(self.grad_mode(call) for call in _statement_calls(inner) if self.resolves_to(call.func, fw.SET_GRAD_ENABLED))
+                statements.extend(statement.body.body)
+            else:
+                statements.append(statement)
+        modes = self._grad_switches(statements)
         return "off" in modes and "on" not in modes
+
+    def _grad_switches(self, statements: Iterable[cst.CSTNode]) -> list[str]:
+        """The grad modes ``torch.set_grad_enabled(...)`` sets as whole statements among ``statements``."""
+        return [
+            self.grad_mode(call)
+            for statement in statements
+            for call in _statement_calls(statement)
+            if self.resolves_to(call.func, fw.SET_GRAD_ENABLED)
+        ]
 
     def _runs_unbound(self, function: cst.FunctionDef) -> bool:
         """``__init__`` itself, or a static or class method: code that may run before any object is built."""
@@ -1630,12 +1637,7 @@ class ModuleAnalysis:
         ) if isinstance(cls.body, cst.IndentedBlock) else None
         if init is None or not isinstance(init.body, cst.IndentedBlock) or depth > 2:
             return False
-        modes = [
-            self.grad_mode(call)
-            for statement in init.body.body
-            for call in _statement_calls(statement)
-            if self.resolves_to(call.func, fw.SET_GRAD_ENABLED)
-        ]
+        modes = self._grad_switches(init.body.body)
         if "on" in modes:
             return False
         if "off" in modes:
@@ -1779,7 +1781,7 @@ _MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "b
 
 
 #: Methods that lay a tensor's values out anew: what they return is as made up as what they are called on.
-_RESHAPES = frozenset({"repeat", "expand", "unsqueeze", "reshape", "view", "flatten", "permute", "transpose", "contiguous"})
+_RESHAPES = frozenset({"repeat", "expand", "reshape", "view", "flatten", "permute", "transpose"})
 #: What a shape check reads of a tensor: ``x.shape``, ``x.size()``, ``x.dtype``.
 _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "dtype", "ndim", "dim", "device"})
 
@@ -1789,9 +1791,10 @@ def _scalar_argument(value: cst.BaseExpression) -> bool:
     return literal_value(value) is not NOT_LITERAL or isinstance(value, (cst.Comparison, cst.BooleanOperation))
 
 
-def _unmoved(value: cst.BaseExpression) -> cst.BaseExpression:
-    """``torch.ones(2).cuda().half()`` -> ``torch.ones(2)``: the tensor before it was moved or cast."""
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MOVES_AND_CASTS:
+def _unmoved(value: cst.BaseExpression, methods: frozenset[str] = _MOVES_AND_CASTS) -> cst.BaseExpression:
+    """``torch.ones(2).cuda().half()`` -> ``torch.ones(2)``: the tensor before it was moved or cast (or put through
+    any of ``methods``)."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in methods:
         value = value.func.value
     return value
 

@@ -506,23 +506,26 @@ class CfgBuilder:
             first.runs_once = (
                 self._outside_bound(bound)
                 and not _tests_for_zero(self._zero_tested, first.loop_bound)
-                and not any(_tests_for_zero(frozenset({subject}), first.loop_bound) for subject, end in self._exit_guards if end > bound.start_byte)
+                and not any(
+                    _tests_for_zero(frozenset({subject}), first.loop_bound)
+                    for subject, guard in self._exit_guards
+                    if guard.end_byte > bound.start_byte
+                )
             )
         return first
 
     @cached_property
-    def _exit_guards(self) -> tuple[tuple[str, int], ...]:
+    def _exit_guards(self) -> tuple[tuple[str, Node], ...]:
         """``if (n == 0) return ...;`` at the top of the function body: past it, ``n`` is not zero. Each guard's
-        subject, and where its statement ends."""
+        subject, and its statement."""
         return exit_guards(self._body)
 
     @cached_property
     def _zero_tested(self) -> frozenset[str]:
         """What the function tests for zero, an early exit's test aside (:attr:`_exit_guards`): a loop bounded by
         it after that exit runs at least once."""
-        guards = [node for node in self._body.named_children if _exit_guard(node) is not None] if self._body is not None else []
-        tests = [g.child_by_field_name("condition") for g in guards]
-        return zero_tested(self._body, skip=frozenset((t.start_byte, t.end_byte) for t in tests if t is not None))
+        tests = tuple(guard.child_by_field_name("condition") for _, guard in self._exit_guards)
+        return zero_tested(self._body, skip=tuple(test for test in tests if test is not None))
 
     def _outside_bound(self, bound: Node) -> bool:
         """A bound made of members and parameters (``n``, ``this->layers``, ``cfg.n_layers``, ``v.size()``)."""
@@ -710,14 +713,14 @@ def _declared_names(body: Node) -> frozenset[str]:
     return frozenset(names)
 
 
-def exit_guards(body: Node | None) -> tuple[tuple[str, int], ...]:
+def exit_guards(body: Node | None) -> tuple[tuple[str, Node], ...]:
     """The early exits on zero among the statements of ``body`` (``if (n == 0) { ...; return false; }``, no
-    ``else``): each one's subject as normalized text, and where its statement ends."""
+    ``else``): each one's subject as normalized text, and its statement."""
     found = []
     for statement in body.named_children if body is not None else ():
         subject = _exit_guard(statement)
         if subject is not None:
-            found.append((subject, statement.end_byte))
+            found.append((subject, statement))
     return tuple(found)
 
 
@@ -747,13 +750,13 @@ def _exit_guard(statement: Node) -> str | None:
     return None
 
 
-def zero_tested(body: Node, skip: frozenset[tuple[int, int]] = frozenset()) -> frozenset[str]:
+def zero_tested(body: Node, skip: tuple[Node, ...] = ()) -> frozenset[str]:
     """The expressions a function tests for zero or emptiness (``n`` for ``if (n == 0)``, ``!n``, ``n > 0``;
-    ``v`` for ``v.empty()`` and ``v.size() == 0``), as normalized text, outside the statements ``skip`` spans.
+    ``v`` for ``v.empty()`` and ``v.size() == 0``), as normalized text, outside the nodes ``skip``.
     A loop bounded by one of them may not run, as the function itself knows."""
     tested: set[str] = set()
     for node in syn.descendants(body):
-        if skip and any(start <= node.start_byte and node.end_byte <= end for start, end in skip):
+        if skip and any(syn.encloses(skipped, node) for skipped in skip):
             continue
         kind = node.type
         if kind == "binary_expression":

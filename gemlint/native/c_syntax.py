@@ -209,13 +209,14 @@ def in_exclusive_arms(first: Node | None, second: Node | None) -> bool:
         return False
     current = first.parent
     while current is not None:
-        if current.type in _PREPROC_CONDITIONALS and _holds(current, second):
+        if current.type in _PREPROC_CONDITIONALS and encloses(current, second):
             alternative = current.child_by_field_name("alternative")
-            if alternative is not None and _holds(alternative, first) != _holds(alternative, second):
+            if alternative is not None and encloses(alternative, first) != encloses(alternative, second):
                 return True
         current = current.parent
     return False
 
 
-def _holds(node: Node, inner: Node) -> bool:
+def encloses(node: Node, inner: Node) -> bool:
+    """``inner`` lies within ``node``'s text (``node`` itself included)."""
     return node.start_byte <= inner.start_byte and inner.end_byte <= node.end_byte

@@ -333,7 +333,7 @@ class CTracker:
             checked = step.checked
             if taken and step.null_check and self._tests_the_handle(checked):
                 return True  # `CHECK_NOT_NULL(p)` leaves when `p` is null: nothing was allocated on that path
-            return taken and checked.start_byte <= call.start_byte and call.end_byte <= checked.end_byte
+            return taken and syn.encloses(checked, call)
         value = self._failure_value(condition, state.status)
         if value is not None:
             return value == taken
@@ -413,7 +413,7 @@ class CTracker:
             )
         if node.type == "call_expression":
             name = syn.last_component(syn.callee_name(node))
-            if name in CHECK_WRAPPERS and node.start_byte <= acquisition.call.start_byte and acquisition.call.end_byte <= node.end_byte:
+            if name in CHECK_WRAPPERS and syn.encloses(node, acquisition.call):
                 return "status"
             if name in _LAST_ERROR and not acquisition.status:
                 return "status"

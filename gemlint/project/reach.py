@@ -30,6 +30,7 @@ import libcst as cst
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.forward import forward_calls, module_model_names
+from gemlint.analysis.syntax import iter_subtree
 from gemlint.diagnostics import Position
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -499,17 +500,5 @@ def _ends_in_return(block: cst.BaseSuite) -> bool:
     return isinstance(last, cst.Return)
 
 
-class _CallFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        self.found = True
-        return False
-
-
 def _calls_something(expression: cst.BaseExpression) -> bool:
-    finder = _CallFinder()
-    expression.visit(finder)
-    return finder.found
+    return isinstance(expression, cst.Call) or any(isinstance(node, cst.Call) for node in iter_subtree(expression, into_scopes=True))
