@@ -61,7 +61,9 @@ DEFAULT_EXCLUDE = (
     "venv",
     "*.egg-info",
     # Vendored code: another project's sources, linted by its own maintainers.
+    "3rd-party",
     "3rd_party",
+    "3rdparty",
     "_vendor",
     "extern",
     "external",

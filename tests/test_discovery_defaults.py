@@ -39,6 +39,8 @@ def test_vendored_folders_and_submodules_are_excluded_by_default(tmp_path):
             "app.py": SERVICE,
             "third_party/lib/a.py": SERVICE,
             "3rd_party/b.py": SERVICE,
+            "3rdparty/kernels/b.py": SERVICE,
+            "3rd-party/b.py": SERVICE,
             "src/vendor/c.py": SERVICE,
             "external/d.py": SERVICE,
             "extern/e.py": SERVICE,

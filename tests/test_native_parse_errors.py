@@ -87,3 +87,23 @@ def test_a_statement_macro_left_without_its_semicolon_gets_one_in_the_space_afte
 def test_lines_that_only_look_like_statement_macros_are_left_alone():
     source = b"struct S {\n  S(int a)\n      : a(a) {}\n  FOO(int b)\n  {}\n};\nint g(int v) {\n  return 1 +\n    TWICE(v)\n    + 2;\n}\n"
     assert terminate_statement_macros(source) == source
+
+
+def test_node_text_read_through_the_parse_callback_is_the_source_text():
+    """The native parse reads the file through a callback (so that it can be cancelled) and the tree is not parsed
+    again from the bytes: every node's text, multi-byte characters across the callback's chunks included, must
+    still be exactly the source's."""
+    from gemlint.frontends.native import parse
+
+    text = "".join(
+        f'int f{i}(int x) {{ /* {"注释é" * (i % 5)} */ const char* s = "{"ü" * (i % 7)}"; return x + {i}; }}\n'
+        for i in range(400)
+    )
+    document = parse(None, text)
+    stack, checked = [document.root], 0
+    while stack:
+        node = stack.pop()
+        assert node.text == document.data[node.start_byte : node.end_byte]
+        checked += 1
+        stack.extend(node.children)
+    assert checked > 10_000 and not document.root.has_error

@@ -201,6 +201,55 @@ def test_methods_instances_and_annotations_are_followed(tmp_path):
         assert project.reach.forward_from(app, line) is not None, line
 
 
+def test_a_function_that_calls_only_builtins_and_other_packages_needs_no_astroid_tree(tmp_path, monkeypatch):
+    """A handler whose calls are all of builtins and of names that only imports of other packages bind cannot run
+    project code: it is answered on LibCST. Any call that may reach the project is still followed with astroid."""
+    _write(
+        tmp_path,
+        {
+            "state.py": _MODEL,
+            "helpers.py": "from state import model\n\ndef probe():\n    return model.generate([1])\n",
+            "plain.py": """
+                import json
+                import time
+                from fastapi import Response
+                def health():
+                    body = json.dumps({"ok": True, "at": time.time(), "n": len([1])})
+                    return Response(content=", ".join([body]), status_code=200)
+            """,
+            "imported.py": """
+                import asyncio
+                from helpers import probe
+                def direct():
+                    return probe()
+                async def offloaded():
+                    return await asyncio.to_thread(probe)
+            """,
+            "local.py": """
+                from state import model
+                def run():
+                    return model.generate([1])
+                def health():
+                    return run()
+            """,
+        },
+    )
+    import gemlint.project.reach as reach
+
+    built: list[str] = []
+    original = reach.build_astroid
+    monkeypatch.setattr(reach, "build_astroid", lambda text, modname, path: built.append(modname) or original(text, modname, path))
+    project = Project(default_config(tmp_path))
+    assert project.reach.forward_from(project.parsed(tmp_path / "plain.py"), 5) is None
+    assert built == []
+    imported = project.parsed(tmp_path / "imported.py")
+    for line in (4, 6):
+        found = project.reach.forward_from(imported, line)
+        assert found is not None and [step.name for step in found.via] == ["probe"], line
+    found = project.reach.forward_from(project.parsed(tmp_path / "local.py"), 5)
+    assert found is not None and [step.name for step in found.via] == ["run"]
+
+
 def test_astroid_never_imports_project_or_extension_modules(tmp_path):
     marker = tmp_path / "imported"
     _write(

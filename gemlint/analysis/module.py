@@ -214,6 +214,11 @@ class ModuleAnalysis:
             return frozenset()
         return self.qualified_names(node)
 
+    def names_from_imports(self, spelled: str) -> frozenset[str] | None:
+        """What the dotted name ``spelled`` names when the file binds its first name only by module-level
+        imports, or not at all (a builtin's name, or nothing); None when only scope analysis can tell."""
+        return self._import_names.qualified(spelled) if self._import_names is not None else None
+
     def _may_be_library_name(self, spelled: str, libraries: frozenset[str]) -> bool:
         """Some qualified name of ``spelled`` may be a name of ``libraries``, told from the file's imports. A
         binding other than an import names nothing of a library (LibCST names a local by where it is bound), so

@@ -110,7 +110,9 @@ class NativeDocument:
 # needs: the largest CUTLASS headers (3 MB) parse in about a second.
 PARSE_SECONDS = 5.0
 PARSE_SECONDS_PER_MB = 2.0
-_CHUNK = 1 << 16
+#: What the read callback hands the parser at a time. A tree parsed through a callback reads each node's text
+#: through it again, so a chunk is sized for a node's text (one slice for most), not for the parse.
+_CHUNK = 1 << 9
 
 
 def parse_time_limit(size: int) -> float:
@@ -217,7 +219,7 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     limit = parse_time_limit(len(data))
     deadline = time.monotonic() + limit
     try:
-        tree = _parse_before(grammar, parsed, deadline, limit)
+        tree = _parse_before(grammar, parsed, deadline)
     except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
         if time.monotonic() > deadline:
             raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
@@ -228,7 +230,7 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
         terminated = terminate_statement_macros(parsed)
         if terminated != parsed:
             try:
-                retried = _parse_before(grammar, terminated, deadline, limit)
+                retried = _parse_before(grammar, terminated, deadline)
             except (ValueError, RuntimeError):
                 retried = None
             if retried is not None and _error_count(retried.root_node) < _error_count(tree.root_node):
@@ -236,10 +238,9 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 
-def _parse_before(grammar: str, parsed: bytes, deadline: float, limit: float) -> tree_sitter.Tree:
+def _parse_before(grammar: str, parsed: bytes, deadline: float) -> tree_sitter.Tree:
     """``parsed`` read by the grammar, cancelled at ``deadline`` (a ValueError or RuntimeError)."""
     parser = _parser(grammar)
-    started = time.monotonic()
     try:
         # Only a parse that reads through a callback reports progress (and so can be cancelled).
         tree = parser.parse(
@@ -249,11 +250,6 @@ def _parse_before(grammar: str, parsed: bytes, deadline: float, limit: float) ->
     except (ValueError, RuntimeError):
         parser.reset()  # else the next parse would resume this one
         raise
-    # A tree parsed through a callback reads each node's text through the callback again (slow). The same
-    # parse from the bytes, reusing the tree, keeps the text in the tree; it re-parses only the regions with
-    # errors (it cannot be cancelled, so only when the first parse left it the time it took itself).
-    if time.monotonic() - started < limit / 2 and time.monotonic() < deadline:
-        tree = parser.parse(parsed, old_tree=tree)
     return tree
 
 

@@ -16,6 +16,7 @@ every result is cached for the run.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from astroid.builder import AstroidBuilder
 from astroid.manager import AstroidManager
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.forward import forward_calls, module_model_names
@@ -40,6 +42,8 @@ MAX_DEPTH = 6
 MAX_FUNCTIONS = 300
 _RESOLVE_DEPTH = 8
 _OFFLOAD_NAMES = frozenset({"to_thread", "run_in_threadpool", "run_sync", "run_in_executor", "submit"})
+_STAR_IMPORT = re.compile(r"\bimport\s*\*")
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float)
 
 
 class _DenyEveryModule(frozenset):
@@ -116,6 +120,8 @@ class Reachability:
         self._callees: dict[tuple[str, int], list[Step]] = {}
         self._results: dict[tuple[str, int], ForwardPath | None] = {}
         self._gated: dict[tuple[str, int], bool] = {}
+        self._outside_only: dict[tuple[str, int], bool] = {}
+        self._packages: frozenset[str] | None = None
 
     # -- the search --------------------------------------------------------------------------------
     def forward_from(self, file: "ParsedFile", line: int) -> ForwardPath | None:
@@ -197,6 +203,46 @@ class Reachability:
                     return True
         return False
 
+    def _calls_only_outside_code(self, step: Step) -> bool:
+        """Every call in the function's body (nested scopes included) is of a builtin or of a name that only the file's
+        module-level imports of other packages bind (``Response(...)``, ``json.dumps(...)``, ``time.time()``): none
+        can run a project function or a project module's model, which is all astroid would be asked (its tree and
+        its start-up are not needed). Decided on LibCST; any name it cannot tell so sends the step to astroid."""
+        key = (str(step.file.path), step.line)
+        if key not in self._outside_only:
+            function = step.file.function_at(step.line) if step.line else None
+            analysis = step.file.analysis
+            self._outside_only[key] = (
+                function is not None
+                and analysis is not None
+                and not _STAR_IMPORT.search(step.file.text)  # a name no import binds may be a project module's
+                and all(self._names_outside_code(analysis, call) for call in iter_subtree(function.body, into_scopes=True) if isinstance(call, cst.Call))
+            )
+        return self._outside_only[key]
+
+    def _names_outside_code(self, analysis, call: cst.Call) -> bool:
+        targets = [call.func]
+        if _last_name(call.func) in _OFFLOAD_NAMES:  # what the call hands a function to, as _callees_of reads it
+            targets.extend(arg.value for arg in call.args if isinstance(arg.value, (cst.Name, cst.Attribute)))
+        for target in targets:
+            spelled = get_full_name_for_node(target)
+            if spelled is None:
+                base = target
+                while isinstance(base, (cst.Attribute, cst.Call, cst.Subscript)):
+                    base = base.value if isinstance(base, (cst.Attribute, cst.Subscript)) else base.func
+                if isinstance(base, _LITERALS):  # `", ".join(...)`: a method of a literal
+                    continue
+                return False
+            names = analysis.names_from_imports(spelled)
+            if names is None or any(name.startswith(".") or self._project_package(name) for name in names):
+                return False
+        return True
+
+    def _project_package(self, dotted: str) -> bool:
+        if self._packages is None:
+            self._packages = frozenset(name.partition(".")[0] for name in self.project.modules)
+        return dotted.partition(".")[0] in self._packages
+
     # -- astroid side -------------------------------------------------------------------------------
     def _astroid_scope(self, step: Step) -> nodes.NodeNG | None:
         module = step.file.astroid
@@ -223,7 +269,7 @@ class Reachability:
         if key in self._callees:
             return self._callees[key]
         callees: list[Step] = []
-        scope = self._astroid_scope(step)
+        scope = self._astroid_scope(step) if not self._calls_only_outside_code(step) else None
         if scope is not None:
             for call in self._calls_in(scope):
                 targets = [call.func]
@@ -405,6 +451,8 @@ class Reachability:
     # -- model objects imported from another module -------------------------------------------------------
     def _imported_model_call(self, step: Step, path: tuple[Step, ...]) -> ForwardPath | None:
         """``from app.state import model; model.generate(x)``: the model object lives in another module."""
+        if self._calls_only_outside_code(step):
+            return None
         scope = self._astroid_scope(step)
         if scope is None:
             return None
@@ -481,6 +529,12 @@ def _annotation_of(arguments: nodes.Arguments, name: nodes.AssignName) -> nodes.
             if arg is name and index < len(group_annotations):
                 return group_annotations[index]
     return None
+
+
+def _last_name(expression: cst.BaseExpression) -> str:
+    if isinstance(expression, cst.Attribute):
+        return expression.attr.value
+    return expression.value if isinstance(expression, cst.Name) else ""
 
 
 def _may_return_early_on_a_call(function: cst.FunctionDef | None) -> bool:
