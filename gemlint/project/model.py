@@ -1607,8 +1607,25 @@ class ProjectModel:
         if key not in self._memo:
             summary = entry.summary
             qualnames = [*summary.functions, *(f"{name}.__init__" for name in summary.classes)]
-            self._memo[key] = any(self.callers(entry, qualname) for qualname in qualnames)
+            self._memo[key] = any(self.callers(entry, qualname) for qualname in qualnames) or self._imported_by_its_package(entry)
         return self._memo[key]  # type: ignore[return-value]
+
+    def _imported_by_its_package(self, entry: _Entry) -> bool:
+        """The ``__init__`` of a package that holds the module imports it or a name from it, in any branch
+        (``from .kernel import fused`` under a version check): importing the package imports the module, which is
+        the package's code even where no call the index resolves names it."""
+        name, folder = entry.name, os.path.dirname(entry.path)
+        if os.path.basename(entry.path) == "__init__.py":
+            folder = os.path.dirname(folder)
+        while True:
+            package = self.entry_of_path(os.path.join(folder, "__init__.py"))
+            if package is None:
+                return False
+            summary = package.summary
+            for imported in (*summary.imported_modules, *summary.imports.values()):
+                if imported == name or imported.startswith(name + "."):
+                    return True
+            folder = os.path.dirname(folder)
 
     def script_trains(self, analysis: ModuleAnalysis) -> str | None:
         entry = self._entry_for(analysis)

@@ -90,6 +90,9 @@ class ModuleSummary:
     #: The calls made by module-level statements (a script's body).
     module_calls: list[CallSite] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
+    #: Every module an import statement names, at any level, as an absolute name (``from .kernel import fused``
+    #: in ``pkg/__init__.py`` gives ``pkg.kernel``), even where two of them bind one local name in two branches.
+    imported_modules: list[str] = field(default_factory=list)
     #: The triage facts of the same tree, so that linting the file needs no second ``ast`` parse.
     syntax: SyntaxFacts | None = None
 
@@ -215,6 +218,7 @@ class _Summariser:
     def _import(self, node: ast.Import) -> None:
         self.syntax.import_(node)
         for alias in node.names:
+            self._imported_module(alias.name)
             if alias.asname:
                 self.summary.imports[alias.asname] = alias.name
             else:
@@ -224,11 +228,17 @@ class _Summariser:
     def _import_from(self, node: ast.ImportFrom) -> None:
         self.syntax.import_from(node)
         base = _absolute(self.summary.name, self.summary.is_package, node.level, node.module)
+        if base:
+            self._imported_module(base)
         for alias in node.names:
             if alias.name == "*":
                 self.summary.star_imports.append(base)
                 continue
             self.summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+    def _imported_module(self, name: str) -> None:
+        if name not in self.summary.imported_modules:
+            self.summary.imported_modules.append(name)
 
     # -- declarations --------------------------------------------------------------------
     def _class(self, node: ast.ClassDef) -> None:
