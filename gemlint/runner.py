@@ -277,12 +277,17 @@ def _forget_projects() -> None:
         files.forget_projects()
 
 
-def _import_before_forking() -> None:
-    """Import the engine, the fixes and every rule once, in the process that starts the workers: each worker then
-    inherits them instead of importing them again."""
+def _import_before_forking(work: list[tuple[SourceFile, int]]) -> None:
+    """Import the engine, the fixes and every rule once, in the process that starts the workers, and load the C/C++
+    grammars the files need: each worker then inherits them instead of importing and compiling them again."""
     from gemlint import engine, fixes  # noqa: F401
 
     all_rules()
+    native = [source for source, _ in work if source.language is Language.NATIVE]
+    if native:
+        from gemlint.frontends import native as frontend
+
+        frontend.prepare({frontend.grammar_for(source) for source in native})
 
 
 def _init_worker(selections: list[Selection], mode: FixMode, keys: CacheSettings | None) -> None:
@@ -392,7 +397,7 @@ def run(
         jobs_list = sorted(work, key=lambda job: _size(job[0]), reverse=True)
         from concurrent.futures import ProcessPoolExecutor
 
-        _import_before_forking()
+        _import_before_forking(work)
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selections, mode, keys)) as pool:
             reports = pool.map(_process_in_worker, jobs_list, chunksize=max(1, min(8, len(jobs_list) // (jobs * 32))))
             for report in reports:

@@ -337,6 +337,14 @@ TORCH_NN_PARAMETER_FREE = re.compile(
 #: Libraries of transforms that are modules without a training mode (feature extractors and augmentations that
 #: behave the same in train and eval mode: ``torchaudio.transforms.MelSpectrogram``, ``torchvision.transforms.Resize``).
 MODE_FREE_TRANSFORMS = ("torchaudio.transforms.", "torchvision.transforms.")
+#: Packages whose classes and factories build layers the analysis knows (torch and the model libraries). An
+#: object of any other package is not read: whether it holds parameters or a mode is unknown.
+LAYER_PACKAGES = frozenset({
+    "torch", "torchvision", "torchaudio", "transformers", "diffusers", "timm", "open_clip", "clip", "ultralytics",
+    "sentence_transformers", "peft", "optimum", "lightning", "pytorch_lightning", "segment_anything", "accelerate",
+    "mmcv", "mmdet", "mmengine", "detectron2", "fairseq", "speechbrain", "nemo", "xformers", "flash_attn",
+    "torch_geometric", "einops", "lpips", "kornia", "facenet_pytorch", "efficientnet_pytorch", "huggingface_hub",
+})
 # torch.nn names that are not modules.
 TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
 # torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers

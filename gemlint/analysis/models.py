@@ -638,6 +638,9 @@ class ModelTracker:
         if local is not None and self.is_model_class(local):
             if self._holds_nothing(local):
                 return None  # like nn.Softmax: no parameters, no mode-dependent layers, nothing to record
+            outside = self.analysis.outside
+            if outside is not None and outside.holds_no_seen_layer(self.analysis, func):
+                return None  # its parts are data and objects of packages whose insides are not read
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, an nn.Module subclass defined in this file")
         if isinstance(func, cst.Attribute):
             method = func.attr.value

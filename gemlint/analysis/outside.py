@@ -106,8 +106,14 @@ class OutsideFacts(Protocol):
         """Whether the project class (of any module) that ``expression`` names behaves the same in train and
         eval mode: only buffers, torch modules without a mode and project classes of the same kind."""
 
+    def holds_no_seen_layer(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
+        """Whether the project class that ``expression`` names derives from ``torch.nn.Module`` alone and binds no
+        layer the analysis can see (only data, parameter-free torch parts, plain project objects and objects of
+        packages outside torch and the model libraries)."""
+
     def sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
-        """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``."""
+        """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``, or is a
+        wrapper without ``forward`` whose methods put its parts in eval mode (and none back in training mode)."""
 
     def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
         """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""

@@ -31,6 +31,10 @@ class FileAnalysis(Protocol):
 
 _LAST_ERROR = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
 _SUCCESS = re.compile(r"(?i)success|^k?ok$")
+#: A predicate on a status whose name says which outcome it is true for (``FAILED(hr)``, ``CUDA_FAILED(...)``,
+#: ``SUCCEEDED(hr)``, ``IS_OK(status)``): the C convention COM's HRESULT macros set.
+_FAILURE_PREDICATE = re.compile(r"(?i)fail|error|^err_?|_err$")
+_SUCCESS_PREDICATE = re.compile(r"(?i)succe|(?:^|_)ok$|^is_?ok")
 _JUMPS = frozenset({"return_statement", "throw_statement", "goto_statement", "break_statement", "continue_statement"})
 _LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 
@@ -383,6 +387,16 @@ class CTracker:
                 values = {self._failure_value(left, status_valid, depth + 1), self._failure_value(right, status_valid, depth + 1)}
                 values.discard(None)
                 return values.pop() if len(values) == 1 else None
+            return None
+        if kind == "call_expression":
+            # `if (CUDA_FAILED(cudaMalloc(&p, n))) return false;`: a predicate on the status that says its outcome
+            arguments = syn.arguments(node)
+            if len(arguments) == 1 and self._subject(syn.strip(arguments[0]), status_valid) == "status":
+                name = syn.last_component(syn.callee_name(node))
+                if _FAILURE_PREDICATE.search(name):
+                    return True
+                if _SUCCESS_PREDICATE.search(name):
+                    return False
             return None
         if kind in ("declaration", "init_declarator"):
             target = node.child_by_field_name("declarator")

@@ -66,6 +66,8 @@ _MAX_MENTIONS = 16
 #: How many namespace-package folders above a module give it another importable name.
 _MAX_ALIAS_DEPTH = 3
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
+#: Calls that give a module a parameter, a buffer (its use may depend on the mode) or a submodule by name.
+_REGISTERS_MEMBERS = frozenset({"register_parameter", "register_module", "register_buffer", "add_module", "setattr", "__setattr__", "Parameter"})
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: torch.nn's containers, whose contents the summary records with them (``summary.UNKNOWN_ELEMENT`` for an
 #: element it cannot tell).
@@ -1432,6 +1434,8 @@ class ProjectModel:
         if target is None or target.module == entry.summary.name:
             return None  # same-file classes and functions are the per-file tracker's
         if target.kind == "class" and self.is_model_class(target, entry.path):
+            if self._holds_no_seen_layer(target, entry.path, 0):
+                return None  # nothing in it is known to hold parameters or a mode: no model to judge
             return "constructed", f"`{spelled}(...)`, an nn.Module subclass defined in `{target.module}`"
         if target.kind == "function":
             kind = self.factory(target, entry.path)
@@ -1482,8 +1486,9 @@ class ProjectModel:
 
     def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class that ``expression`` names puts what it builds in eval mode itself: its
-        ``__init__`` calls ``.eval()`` (``self.eval()``, ``self.decoder.to(device).eval()``). Such a wrapper runs
-        its parts in eval mode whatever its own flag says."""
+        ``__init__`` calls ``.eval()`` (``self.eval()``, ``self.decoder.to(device).eval()``), or, for a wrapper
+        with no ``forward``, its methods do and none calls ``.train()``. Such a wrapper runs its parts in eval
+        mode whatever its own flag says."""
         resolved = self._resolved(analysis, expression)
         if resolved is None or resolved[1].kind != "class":
             return False
@@ -1492,7 +1497,13 @@ class ProjectModel:
             init = cls.methods.get("__init__")
             if init is not None and any(site.callee.rsplit(".", 1)[-1] == "eval" for site in init.calls):
                 return True
-        return False
+        # A wrapper run through its own methods (no `forward` in its chain): the methods that run its parts put
+        # them in eval mode (`self.model.eval()` in `generate`), and none puts anything back in training mode.
+        methods = [function for _, cls in chain for name, function in cls.methods.items() if name != "__init__"]
+        if any(name == "forward" for _, cls in chain for name in cls.methods):
+            return False
+        switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
+        return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
 
     def _mode_free(self, target: Target, near: str, depth: int) -> bool:
         key = ("mode-free", target, near)
@@ -1549,6 +1560,52 @@ class ProjectModel:
                             or produced.module.startswith("torch.classes.")
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
+                    else:
+                        result = False
+        self._memo[key] = result
+        return result
+
+    def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
+        """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
+        binds no layer that the analysis can see: only data, torch parts without parameters, instances of
+        project classes that are not modules (or are modules of the same kind), and objects of packages outside
+        torch and the model libraries (``kaldifeat.Fbank``, a clustering backend), whose insides are not read. Whether
+        such a module records a graph or has a mode is unknown, so it is not judged as a model."""
+        resolved = self._resolved(analysis, expression)
+        return resolved is not None and resolved[1].kind == "class" and self._holds_no_seen_layer(resolved[1], resolved[0].path, 0)
+
+    def _holds_no_seen_layer(self, target: Target, near: str, depth: int) -> bool:
+        key = ("no seen layer", target, near)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        self._memo[key] = False  # a cycle decides nothing
+        chain, external = self.lineage(target, near)
+        result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
+        for entry, cls in chain if result else ():
+            for function in cls.methods.values():
+                for site in function.calls:
+                    callee = site.callee.rsplit(".", 1)[-1]
+                    if callee in _REGISTERS_MEMBERS or _MODE_DEPENDENT.search(site.callee):
+                        result = False
+                    elif callee[:1].isupper() and not site.callee.startswith("self."):
+                        # A layer built anywhere in its code (`self.blocks.append(nn.Linear(...))`) is a seen one.
+                        produced = self.resolve(entry, site.callee)
+                        if produced is not None and produced.kind == "external" and _seen_layer(produced.module):
+                            result = False
+            if cls.opaque_attributes:
+                result = False  # `self.net = net`: a module handed in may hold anything
+            for spellings in cls.attributes.values():
+                for spelled in spellings:
+                    if spelled == UNKNOWN_ELEMENT or _SELF_REBINDING.fullmatch(spelled):
+                        continue
+                    produced = self.resolve(entry, spelled) if not spelled.endswith("()") else None
+                    if produced is None:
+                        result = result and spelled in _BUILTIN_VALUES
+                    elif produced.kind == "class":
+                        if self.is_model_class(produced, entry.path):
+                            result = result and self._holds_no_seen_layer(produced, entry.path, depth + 1)
+                    elif produced.kind == "external":
+                        result = result and not _seen_layer(produced.module)
                     else:
                         result = False
         self._memo[key] = result
@@ -2229,3 +2286,26 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
         ]
         on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
+
+
+def _seen_layer(dotted: str) -> bool:
+    """``dotted`` (a package's class or function) may build a layer the analysis knows to hold parameters or a
+    mode: anything of torch and the model libraries but torch's parameter-free parts and transforms. Objects of
+    other packages are not read, so they are no evidence either way."""
+    top = dotted.partition(".")[0]
+    if top not in fw.LAYER_PACKAGES:
+        return False
+    last = dotted.rsplit(".", 1)[-1]
+    parameter_free = (
+        dotted.startswith(fw.MODE_FREE_TRANSFORMS)
+        or (dotted.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
+        or dotted.startswith("torch.classes.")
+        or (top == "torch" and last[:1].islower() and not dotted.startswith(tuple(f"{name}." for name in fw.MODULE_LOADING_CALLS)) and dotted not in fw.MODULE_LOADING_CALLS)
+    )
+    return not parameter_free
+
+
+def _switch(callee: str) -> str:
+    """``"eval"`` for ``self.eval`` and ``self.model.eval``, ``"train"`` likewise; else ``""``."""
+    head, _, last = callee.rpartition(".")
+    return last if last in ("eval", "train") and head.count(".") <= 1 else ""

@@ -72,6 +72,9 @@ class ClassSummary:
     #: ``self.<attr> = <call>`` in any method, class attributes bound to calls, and ``self.<attr> = <param>``
     #: with an annotated parameter: attr -> callee (or annotation) spellings.
     attributes: dict[str, list[str]] = field(default_factory=dict)
+    #: ``self.<attr>`` bound in a method to a value that is neither a call, a literal nor a display (a parameter
+    #: without annotation, another attribute, an expression): what the attribute holds is not known.
+    opaque_attributes: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -109,6 +112,10 @@ class ModuleSummary:
 EMPTY: dict[type, object] = {list: [], set: set(), frozenset: frozenset(), tuple: (), dict: {}}
 #: The dataclasses a summary is made of.
 SUMMARY_CLASSES = (ModuleSummary, ClassSummary, FunctionSummary, CallSite, SyntaxFacts)
+
+
+#: Values that hold no module: constants, f-strings and displays (what a display holds is not registered).
+_DATA_VALUES = (ast.Constant, ast.JoinedStr, ast.Dict, ast.List, ast.Tuple, ast.Set)
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -375,6 +382,7 @@ class _Summariser:
                         known.extend(a for a in alternatives if a not in known)  # type: ignore[misc]
             if isinstance(value, ast.IfExp):
                 self._rebind_unknown(targets)
+                self._note_opaque(targets)
                 return
         parameter = _module_itself(value)
         if self.functions and isinstance(parameter, ast.Name) and parameter.id in self._annotations[-1]:
@@ -386,6 +394,8 @@ class _Summariser:
             callee = _produced_by(value)
         if callee is None:
             self._rebind_unknown(targets)
+            if not isinstance(value, _DATA_VALUES):
+                self._note_opaque(targets)
             return
         for target in targets:
             if isinstance(target, ast.Tuple) and self.functions and self.classes:
@@ -405,6 +415,14 @@ class _Summariser:
                         held.extend(_contents(value))  # what the container holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
+
+    def _note_opaque(self, targets) -> None:
+        if self.functions and self.classes:
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    opaque = self.classes[-1].opaque_attributes
+                    if target.attr not in opaque:
+                        opaque.append(target.attr)
 
     def _rebind_unknown(self, targets) -> None:
         """A local bound to a call and then to something else: what it holds from there on is not known."""
