@@ -294,6 +294,21 @@ def test_cells_ipython_runs_as_written_are_read_as_ipython_reads_them(folder):
     assert findings[0]["column"] == forward_column(indented)  # the column in the cell as written
 
 
+def test_a_cell_whose_first_line_alone_is_indented_is_read_as_ipython_reads_it(folder):
+    # IPython takes the first line's stray space off the lines that start with it: the cell runs, and is linted.
+    cell = [" reviews = ('a fine film', 'a dull one')\n", "for review in reviews:\n", "    batch = tokenizer([review], return_tensors='pt')\n", "    logits = model(**batch).logits"]
+    path = write(folder, "explore.ipynb", explore(code(cell, count=3)))
+    findings = json.loads(invoke("explore.ipynb", "--format", "json").output)
+    assert [(f["code"], f["cell"], f["line"], f["column"]) for f in findings] == [("GEM101", 5, 4, forward_column(cell[3]))]
+    # A fix there would have to guess which of its lines to indent again: the notebook is left as it is.
+    cell[0] = " model.train()\n"
+    write(folder, "explore.ipynb", explore(code(cell, count=3)))
+    before = path.read_text(encoding="utf-8")
+    result = invoke("explore.ipynb", "--fix", "--select", "GEM103")
+    assert "GEM103" in result.output and "dedents only in part" in result.output
+    assert path.read_text(encoding="utf-8") == before
+
+
 def test_ipython_lines_become_pass_statements_line_for_line():
     text = notebook(code(["for i in range(2):\n", "    %time step(i)\n", "x = !ls\n", "print(x)"]))
     (cell,) = read_notebook(text).cells

@@ -143,13 +143,51 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     if stored is None:
         return False
     statement, keys = stored
+    function = analysis.enclosing_function(statement)
     for ancestor in analysis.ancestors(statement):
         if isinstance(ancestor, cst.FunctionDef):
             break
         if isinstance(ancestor, cst.If):
-            mentioned = {dotted_name(n) for n in analysis.subtree(ancestor.test, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
+            mentioned = _mentioned(analysis, ancestor.test)
             if mentioned & keys or is_name(ancestor.test) and dotted_name(ancestor.test) in keys:
                 return True
+            if function is not None and _keyed_by_kept_state(analysis, ancestor, function):
+                return True
+    return False
+
+
+def _mentioned(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> set[str | None]:
+    return {dotted_name(n) for n in analysis.subtree(expression, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
+
+
+def _keyed_by_kept_state(analysis: ModuleAnalysis, branch: cst.If, function: cst.FunctionDef) -> bool:
+    """The branch runs only when what a request asks differs from what the instance keeps: its test reads an
+    attribute that the branch itself sets (``if version != self.version: ...; self.version = version``), or is a
+    flag that only such branches set (``reload = True`` in each). A reload keyed by a setting, not one per request."""
+    if _updates_what_it_tests(analysis, branch):
+        return True
+    if not isinstance(branch.test, cst.Name):
+        return False
+    flag = branch.test.value
+    raised = []
+    for node in analysis.subtree(function.body):
+        if isinstance(node, cst.Assign) and any(is_name(target.target, flag) for target in node.targets):
+            if isinstance(node.value, cst.Name) and node.value.value == "False":
+                continue
+            raised.append(node)
+    return bool(raised) and all(
+        any(isinstance(a, cst.If) and a is not branch and _updates_what_it_tests(analysis, a) for a in analysis.ancestors(node)) for node in raised
+    )
+
+
+def _updates_what_it_tests(analysis: ModuleAnalysis, branch: cst.If) -> bool:
+    """``branch``'s test reads a ``self.<attr>`` that an assignment in its body sets."""
+    tested = {name for name in _mentioned(analysis, branch.test) if name and name.startswith("self.")}
+    if not tested:
+        return False
+    for node in analysis.subtree(branch.body):
+        if isinstance(node, cst.Assign) and any(dotted_name(target.target) in tested for target in node.targets):
+            return True
     return False
 
 

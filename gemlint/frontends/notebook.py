@@ -79,7 +79,8 @@ class CodeCell:
     #: (the ``pass`` line in :attr:`python`, the line it stands for) of each neutralised line, in order; both
     #: without their line endings, and without :attr:`dedent`.
     magics: tuple[tuple[str, str], ...]
-    #: The indentation IPython takes off every line of a cell whose first line is indented (empty: none).
+    #: The indentation IPython takes off the lines that start with it, in a cell whose first line is indented
+    #: (empty: none).
     dedent: str
     as_list: bool  # the source is a JSON list of lines (nbformat's way), not one string
     value: tuple[int, int]  # the ``source`` value's span in the JSON text
@@ -153,7 +154,8 @@ class Notebook:
             return position, len(lines), len(lines[-1]) + 1
         cell_line = min(cell_line, len(lines))
         text = lines[cell_line - 1]
-        shift = len(self.cells[position].dedent) if text else 0  # the indentation IPython took off the line
+        dedent = self.cells[position].dedent
+        shift = len(dedent) if text and text.startswith(dedent) else 0  # the indentation IPython took off the line
         return position, cell_line, min(max(column, 1) + shift, len(text) + 1)
 
     def _file_position(self, cell: CodeCell, line: int, column: int) -> tuple[int, int]:
@@ -264,6 +266,9 @@ def _indented(cell: CodeCell, text: str) -> str:
     """``text`` with the cell's indentation put back on every line with text (as :func:`_neutralised` took it off)."""
     if not cell.dedent:
         return text
+    if any(line.strip() and not line.startswith(cell.dedent) for line in cell.lines):
+        # Which fixed lines carried the indentation is not known once a fix has changed them.
+        raise CellsChanged(f"a fix would change cell {cell.number}, whose lines IPython dedents only in part")
     return "".join(cell.dedent + line if line.rstrip("\r\n") else line for line in split_lines(text))
 
 
@@ -345,9 +350,9 @@ def _neutralised(source: str) -> tuple[str, tuple[tuple[str, str], ...], str] | 
     loaded = _LOADED.match(lines[0]) if lines else None
     if loaded is not None and not loaded.group(1).rstrip().endswith((".py", ".ipy")):
         return None  # `%load requirements.txt` ran: the cell shows that file's text, which is not Python
-    dedent = _common_indentation(lines)
+    dedent = _leading_indentation(lines)
     if dedent:
-        lines = [line[len(dedent) :] if line.rstrip("\r\n") else line for line in lines]
+        lines = [line[len(dedent) :] if line.rstrip("\r\n") and line.startswith(dedent) else line for line in lines]
     automagic = _automagic(lines)
     out, magics = [], []
     scanner = _StatementScanner()
@@ -368,14 +373,13 @@ def _neutralised(source: str) -> tuple[str, tuple[tuple[str, str], ...], str] | 
     return "".join(out), tuple(magics), dedent
 
 
-def _common_indentation(lines: list[str]) -> str:
-    """IPython takes the first line's indentation off every line of the cell (blank lines above it aside) when
-    every line with text starts with it; the indentation, or empty."""
+def _leading_indentation(lines: list[str]) -> str:
+    """The indentation of the cell's first line (blank lines above it aside), which IPython takes off every line
+    that starts with it (IPython 8's ``leading_indent``): a cell indented as a whole, and a cell whose first line
+    alone carries a stray space, run. (IPython 9 takes off only what every line shares, and fails on the second
+    kind; the notebooks that hold one ran where they were written.) Empty when the first line is not indented."""
     first = next((line for line in lines if line.strip()), "")
-    indent = first[: len(first) - len(first.lstrip())]
-    if indent and all(line.startswith(indent) for line in lines if line.rstrip("\r\n")):
-        return indent
-    return ""
+    return first[: len(first) - len(first.lstrip())]
 
 
 def _automagic(lines: list[str]) -> str | None:

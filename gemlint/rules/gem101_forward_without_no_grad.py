@@ -63,6 +63,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "modules of the project) is its author's check, not inference code.",
         "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
         "creation of the coroutine, not the body that runs the forward.",
+        "A project nn.Module whose parts are only data, plain project objects and objects of packages other than "
+        "torch and the model libraries (a feature extractor wrapping another package's `Fbank`, a clustering back "
+        "end): no parameter of it is seen, so whether it records a graph is unknown.",
     )
     bad = """\
 import torch

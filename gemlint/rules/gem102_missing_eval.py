@@ -31,7 +31,8 @@ class MissingEval(AnalysisRule):
         "Whole modules loaded with `torch.load` / `torch.jit.load` / `torch.hub.load`, whose saved mode is unknown.",
         "Models put in eval mode anywhere reachable in the file: `.eval()` or `.train(False)` on any name, "
         "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model, or in "
-        "the model class's own `__init__` or in one of its methods called on it.",
+        "the model class's own `__init__` or in one of its methods called on it, or a wrapper without `forward` "
+        "whose methods put what they run in eval mode (and none puts it back in training mode).",
         "Submodules: modules built inside an nn.Module subclass or passed to a container (`nn.Sequential(...)`), "
         "whose mode follows their parent's.",
         "Wrappers built around a model already in eval mode (a pretrained model, or one a project factory or "
@@ -47,6 +48,9 @@ class MissingEval(AnalysisRule):
         "A project class taken for a model by how it is used (`load_state_dict`, called) whose definition the "
         "project index does not reach (re-exported through star imports): what layers it holds, and so whether "
         "`.eval()` changes anything, is unknown.",
+        "A project nn.Module whose parts are only data, plain project objects and objects of packages other than "
+        "torch and the model libraries (a feature extractor's `Fbank`, a clustering back end): none of its layers is "
+        "seen, so it is not judged as a model (nor by GEM101).",
     )
     bad = """\
 import torch

@@ -29,6 +29,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "LitServe `setup`, Triton `initialize`) and in startup events (`on_event(\"startup\")`, lifespan, `before_serving`).",
         "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru) or cached by Streamlit "
         "(`st.cache_resource`, `st.cache_data`), and lazy loading into a global or attribute guarded by `if ... is None:`.",
+        "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
+        "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
+        "a flag only such branches raise).",
         "Functions that are not request handlers, hooks, or helpers called only from them.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
         "functions of other modules that load no model they return (`torch.load` alone may read data: a helper "
