@@ -181,7 +181,8 @@ _EVIDENCE_TIERS = [
     "from an entry point — an HTTP route or RPC servicer, a serving framework's hook, a file matching "
     "`inference-paths`, a script's `__main__` block or module level that runs a model (not a smoke test: a model built "
     "without loading weights, run on `torch.randn`/`zeros` inputs), or evaluation code (a function that puts a model "
-    "in eval mode and runs its forward) — directly or through its callers, across modules. Reported by default.",
+    "in eval mode and runs its forward; in a model's own method, the model as a whole: `self.quantizer.eval()` "
+    "there keeps a frozen part frozen) — directly or through its callers, across modules. Reported by default.",
     "- **`medium`**: the context rests on a name alone — a `predict*`/`infer*`/`generate*`/`evaluate*` function, or a "
     "method of a class named for inference, that no entry point in the project reaches. Often library code whose "
     "callers guard it. Not reported by default; `--strict` or `strict = true` reports these findings too, with "

@@ -78,6 +78,14 @@ def test_invalid_yaml_is_gem000_with_a_line(text):
     assert found[0].line >= 1 and "YAML" in found[0].message
 
 
+def test_opencv_storage_yaml_is_no_manifest_and_no_parse_error():
+    # cv::FileStorage writes `%YAML:1.0`, which YAML parsers refuse; tracker configs mention GPUs and probes.
+    text = "%YAML:1.0\n# livenessProbe; gpu memory\nBaseConfig:\n  minDetectorConfidence: 0.2\n"
+    assert lint_source(text, "tracker_config.yml") == []
+    # The directive YAML spells with a space is YAML: the file is read, and a broken one is reported.
+    assert [d.code for d in lint_source("%YAML 1.2\n---\n# livenessProbe\na: [1, 2\n", "broken.yaml")] == ["GEM000"]
+
+
 def test_deeply_nested_yaml_is_reported():
     # livenessProbe: a word the YAML rules look for, so the file reaches the parser.
     text = "# livenessProbe\na: " + "[" * 5000 + "]" * 5000 + "\n"

@@ -1147,8 +1147,14 @@ class ModuleAnalysis:
         (``net_g.train(); net_ema.eval()`` in a training setup)."""
         if self.is_test_file or _TRAINING_NAME.search(function.name.value.lower()):
             return False
+        # In a model's own method, `self.quantizer.eval()` keeps a frozen part frozen (in training as in
+        # inference): only the model put in eval as a whole (`self.eval()`) says the method evaluates it.
+        owner = self.enclosing_class(function)
+        in_model = owner is not None and self.models.is_model_class(owner)
         evaluates = any(
-            self.enclosing_function(site.call) is function and self.models.origins(site.call.func.value)
+            self.enclosing_function(site.call) is function
+            and self.models.origins(site.call.func.value)
+            and not (in_model and is_member(site.call.func.value, ("self",)))
             for site in self.index.sites("eval")
             if function in site.owners and not site.call.args and isinstance(site.call.func, cst.Attribute)
         )

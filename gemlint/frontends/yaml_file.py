@@ -13,6 +13,9 @@ from gemlint.text import SourceError
 _DOCUMENT_MARKER = re.compile(r"^---(?:\s|$)", re.MULTILINE)
 # A CustomResourceDefinition declares a schema (thousands of lines that name `livenessProbe`, `env`,
 # `resources` as fields), never a workload: no rule reads one, so such documents are not composed.
+#: OpenCV's FileStorage dialect (``%YAML:1.0``, a directive YAML itself spells ``%YAML 1.0``): a file for
+#: ``cv::FileStorage`` and the tools built on it (tracker configs), never a manifest.
+_OPENCV_STORAGE = re.compile(r"\A(?:\ufeff)?%YAML:")
 _DEFINITION = re.compile(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*(?:#.*)?$", re.MULTILINE)
 _COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-][^/]*)?\.ya?ml$", re.IGNORECASE)
 
@@ -40,6 +43,8 @@ class YamlFile:
 def parse(source, text: str) -> YamlFile:
     """Front-end entry point (see :mod:`gemlint.frontends`)."""
     path = Path(source.path)
+    if _OPENCV_STORAGE.match(text):
+        return YamlFile(path, [])
     chart = helm.chart_root(path)
     if chart is not None:
         return _template(path, text, chart, helm.chart_values(chart), helm.chart_named_templates(chart))
