@@ -281,6 +281,10 @@ class CfgBuilder:
             branch.checked = call
             branch.null_check = macro.null_check
             branch.wraps_call = call.type == "call_expression" and _checks_a_device_api_call(call)
+            tested = self._null_checked_key(call) if macro.null_check else None
+            if tested is not None:
+                # `CHECK_NOT_NULL(q)` leaves where `q` is null, as `if (!q) return` does: after `q = new T`, never.
+                branch.assume = {True: ((tested, False),), False: ((tested, True),)}
             if macro.returns:
                 branch.then(self._exit(f"may return through `{name}`", line), True)
             for label in macro.labels:
@@ -426,6 +430,16 @@ class CfgBuilder:
 
     def _never_changes(self, test: str) -> bool:
         return not self.graph.test_names.get(test, frozenset()) & self._unstable
+
+    def _null_checked_key(self, call: Node) -> str | None:
+        """The test key of the one pointer a null-checking macro is given (``CHECK_PARAM_NULL(p)``), else None."""
+        if call.type != "call_expression":
+            return None
+        arguments = syn.arguments(call)
+        argument = syn.strip(arguments[0]) if len(arguments) == 1 else None
+        if argument is None or argument.type not in ("identifier", "field_expression"):
+            return None
+        return self._test_key(argument)
 
     def _test_key(self, node: Node) -> str | None:
         """The key of a test without side effects (no calls, assignments, allocations, lambdas), with the names it

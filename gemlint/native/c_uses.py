@@ -406,6 +406,29 @@ def _macro_releases_in(unit: Unit, facts: StepFacts) -> list[MacroRelease]:
                     found.append(MacroRelease(use, target, row))
                 elif target < len(arguments):
                     found.append(MacroRelease(use, arguments[target], row))
+            # `#define FREE_AND_RETURN() FREE(); return -1;`: what the macros it uses free of the caller's names
+            for target, row in _nested_releases(unit, macro.definition, identifier, {name}, 0):
+                found.append(MacroRelease(use, target, row))
+    return found
+
+
+_MACRO_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def _nested_releases(unit: Unit, definition: MacroDefinition, at: Node, seen: set[str], depth: int) -> list[tuple[str, Release | None]]:
+    """The caller's names that the macros used in ``definition``'s body release (as defined where ``at`` is),
+    followed three levels deep."""
+    if depth >= 3:
+        return []
+    found = []
+    for word in dict.fromkeys(_MACRO_WORD.findall(definition.body)):
+        if word in seen:
+            continue
+        nested = unit.macros.at(word, at)
+        if nested is None:
+            continue
+        found.extend((target, row) for target, row in released_by(nested.definition) if isinstance(target, str))
+        found.extend(_nested_releases(unit, nested.definition, at, seen | {word}, depth + 1))
     return found
 
 
