@@ -93,8 +93,9 @@ class ModuleSummary:
     #: The calls made by module-level statements (a script's body).
     module_calls: list[CallSite] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
-    #: Every module an import statement names, at any level, as an absolute name (``from .kernel import fused``
-    #: in ``pkg/__init__.py`` gives ``pkg.kernel``), even where two of them bind one local name in two branches.
+    #: For a package's ``__init__``: every module an import statement names, at any level, as an absolute name
+    #: (``from .kernel import fused`` gives ``pkg.kernel``), even where two of them bind one local name in two
+    #: branches. (Only a package's imports are asked about: other modules leave it empty.)
     imported_modules: list[str] = field(default_factory=list)
     #: The triage facts of the same tree, so that linting the file needs no second ``ast`` parse.
     syntax: SyntaxFacts | None = None
@@ -244,7 +245,7 @@ class _Summariser:
             self.summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
     def _imported_module(self, name: str) -> None:
-        if name not in self.summary.imported_modules:
+        if self.summary.is_package and name not in self.summary.imported_modules:
             self.summary.imported_modules.append(name)
 
     # -- declarations --------------------------------------------------------------------
