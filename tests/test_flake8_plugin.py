@@ -189,7 +189,7 @@ NEEDS_THE_PROJECT = {
         set(),
         # the module's `__main__` block is its author's benchmark: kernels/layers.py uses the module, and the
         # package's __init__ imports the two GEMM kernels
-        {("kernels/quantize.py", 21, 10, "GEM401"), ("kernels/gemm/grouped_tma.py", 17, 10, "GEM401"), ("kernels/gemm/grouped_legacy.py", 17, 10, "GEM401")},
+        {("kernels/quantize.py", 21, 10, "GEM401"), ("kernels/gemm/grouped_tma.py", 17, 10, "GEM401"), ("kernels/gemm/grouped_legacy.py", 18, 14, "GEM401")},
     ),
 }
 

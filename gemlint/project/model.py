@@ -1575,10 +1575,17 @@ class ProjectModel:
         return resolved is not None and resolved[1].kind == "class" and self._holds_no_seen_layer(resolved[1], resolved[0].path, 0)
 
     def _holds_no_seen_layer(self, target: Target, near: str, depth: int) -> bool:
-        key = ("no seen layer", target, near)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        self._memo[key] = False  # a cycle decides nothing
+        return self._guarded(("no seen layer", target, near), lambda: self._no_seen_layer_in(target, near, depth))
+
+    def _guarded(self, key: tuple, compute: Callable[[], bool]) -> bool:
+        """``compute()``, memoised under ``key``; a question met again while it is being answered (a cycle of
+        classes) is answered False."""
+        if key not in self._memo:
+            self._memo[key] = False
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _no_seen_layer_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
         result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
         for entry, cls in chain if result else ():
@@ -1608,7 +1615,6 @@ class ProjectModel:
                         result = result and not _seen_layer(produced.module)
                     else:
                         result = False
-        self._memo[key] = result
         return result
 
     def _module_container(self, entry: _Entry, spelled: str) -> bool:
