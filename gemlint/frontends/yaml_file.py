@@ -11,11 +11,11 @@ from gemlint.frontends.yaml_nodes import Mapping, Node, Scalar, compose_document
 from gemlint.text import SourceError
 
 _DOCUMENT_MARKER = re.compile(r"^---(?:\s|$)", re.MULTILINE)
-# A CustomResourceDefinition declares a schema (thousands of lines that name `livenessProbe`, `env`,
-# `resources` as fields), never a workload: no rule reads one, so such documents are not composed.
 #: OpenCV's FileStorage dialect (``%YAML:1.0``, a directive YAML itself spells ``%YAML 1.0``): a file for
 #: ``cv::FileStorage`` and the tools built on it (tracker configs), never a manifest.
 _OPENCV_STORAGE = re.compile(r"\A(?:\ufeff)?%YAML:")
+# A CustomResourceDefinition declares a schema (thousands of lines that name `livenessProbe`, `env`,
+# `resources` as fields), never a workload: no rule reads one, so such documents are not composed.
 _DEFINITION = re.compile(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*(?:#.*)?$", re.MULTILINE)
 _COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-][^/]*)?\.ya?ml$", re.IGNORECASE)
 

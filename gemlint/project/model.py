@@ -65,9 +65,9 @@ _MAX_RESOLVE = 12
 _MAX_MENTIONS = 16
 #: How many namespace-package folders above a module give it another importable name.
 _MAX_ALIAS_DEPTH = 3
-#: Builtins whose values are plain data (an attribute bound to one holds no module).
 #: Calls that give a module a parameter, a buffer (its use may depend on the mode) or a submodule by name.
 _REGISTERS_MEMBERS = frozenset({"register_parameter", "register_module", "register_buffer", "add_module", "setattr", "__setattr__", "Parameter"})
+#: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: torch.nn's containers, whose contents the summary records with them (``summary.UNKNOWN_ELEMENT`` for an
 #: element it cannot tell).
@@ -1506,10 +1506,9 @@ class ProjectModel:
         return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
 
     def _mode_free(self, target: Target, near: str, depth: int) -> bool:
-        key = ("mode-free", target, near)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        self._memo[key] = False  # a cycle decides nothing
+        return self._guarded(("mode-free", target, near), lambda: self._mode_free_in(target, near, depth))
+
+    def _mode_free_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
         result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
         for entry, cls in chain if result else ():
@@ -1562,7 +1561,6 @@ class ProjectModel:
                         result = result and plain and not _MODE_DEPENDENT.search(last)
                     else:
                         result = False
-        self._memo[key] = result
         return result
 
     def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
@@ -1791,20 +1789,16 @@ class ProjectModel:
         if resolved is None or resolved[1].kind != "class" or depth > 2:
             return False
         target = resolved[1]
-        key = ("constructor-grad", target)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        self._memo[key] = False  # a cycle decides nothing
-        found = False
-        summary = self.class_summary(target, resolved[0].path)
+        return self._guarded(("constructor-grad", target), lambda: self._constructor_disables_grad(target, resolved[0].path, depth))
+
+    def _constructor_disables_grad(self, target: Target, near: str, depth: int) -> bool:
+        summary = self.class_summary(target, near)
         init = summary[1].methods.get("__init__") if summary is not None else None
-        if init is not None and init.calls:
-            entry = summary[0]
-            parsed = self.project.parsed(Path(entry.path))
-            cls = parsed.analysis.local_classes.get(target.qualname) if parsed is not None and parsed.analysis is not None else None
-            found = cls is not None and parsed.analysis.constructor_disables_grad(cls, depth + 1)
-        self._memo[key] = found
-        return found
+        if init is None or not init.calls:
+            return False
+        parsed = self.project.parsed(Path(summary[0].path))
+        cls = parsed.analysis.local_classes.get(target.qualname) if parsed is not None and parsed.analysis is not None else None
+        return cls is not None and parsed.analysis.constructor_disables_grad(cls, depth + 1)
 
     def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
         resolved = self._resolved(analysis, func)

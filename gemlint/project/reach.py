@@ -32,7 +32,7 @@ from libcst.helpers import get_full_name_for_node
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.forward import forward_calls, module_model_names
-from gemlint.analysis.syntax import iter_subtree
+from gemlint.analysis.syntax import iter_subtree, terminal_name
 from gemlint.diagnostics import Position
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -222,7 +222,7 @@ class Reachability:
 
     def _names_outside_code(self, analysis, call: cst.Call) -> bool:
         targets = [call.func]
-        if _last_name(call.func) in _OFFLOAD_NAMES:  # what the call hands a function to, as _callees_of reads it
+        if terminal_name(call.func) in _OFFLOAD_NAMES:  # what the call hands a function to, as _callees_of reads it
             targets.extend(arg.value for arg in call.args if isinstance(arg.value, (cst.Name, cst.Attribute)))
         for target in targets:
             spelled = get_full_name_for_node(target)
@@ -529,12 +529,6 @@ def _annotation_of(arguments: nodes.Arguments, name: nodes.AssignName) -> nodes.
             if arg is name and index < len(group_annotations):
                 return group_annotations[index]
     return None
-
-
-def _last_name(expression: cst.BaseExpression) -> str:
-    if isinstance(expression, cst.Attribute):
-        return expression.attr.value
-    return expression.value if isinstance(expression, cst.Name) else ""
 
 
 def _may_return_early_on_a_call(function: cst.FunctionDef | None) -> bool:
