@@ -299,6 +299,9 @@ def _lint_document(
             diagnostics.extend(context.diagnostics)
         except Exception as error:
             diagnostics.append(_internal_error(source, rule, error))
+    release = getattr(document, "release", None)
+    if release is not None:
+        release()
     return diagnostics
 
 

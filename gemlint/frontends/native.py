@@ -84,6 +84,11 @@ class NativeDocument:
     def root(self) -> Node:
         return self.tree.root_node
 
+    def release(self) -> None:
+        """Drop the shared analyses once the rules are done: they refer back to the document, and the cycle would
+        keep its tree (tree-sitter's memory, which the collector does not count) alive until a full collection."""
+        self.cache.clear()
+
     @cached_property
     def _line_starts(self) -> list[int]:
         starts = [0]

@@ -21,6 +21,7 @@ the file.
 from __future__ import annotations
 
 import re
+import weakref
 from functools import cached_property
 from typing import Iterator
 
@@ -71,7 +72,9 @@ class FileAnalysis:
         self._mismatches: set[tuple[int, int]] = set()
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
         self._once: dict[int, bool] = {}
-        self.uses = Uses(lambda: self.functions_by_name)
+        # Weakly: a closure over self is a cycle, which would keep the document's tree alive until a full collection.
+        owner = weakref.ref(self)
+        self.uses = Uses(lambda: owner().functions_by_name)
 
     # -- units ----------------------------------------------------------------------------
     @cached_property
