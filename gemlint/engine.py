@@ -360,23 +360,40 @@ def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
         return [blocked]
     if tree is not None:
         return []
-    return _libcst_failure(source, text)
+    return _libcst_failure(source, text) or []
 
 
-def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic]:
-    """LibCST's verdict on a file ``ast`` rejected; the interpreter's message is the clearer one."""
+def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
+    """LibCST's verdict on a file ``ast`` rejected (None: LibCST parses it); the interpreter's message is the
+    clearer one."""
     try:
         parse_module(text)
-        return []
+        return None
     except Exception:
         pass
     try:
         ast.parse(text)
     except SyntaxError as error:
+        if _is_a_template(text, error.lineno):
+            return []
         return [parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)]
     except Exception as error:
         return [parse_error(source, f"cannot parse: {type(error).__name__}: {error}")]
     return [parse_error(source, "cannot parse")]
+
+
+#: A placeholder that a build step substitutes before the file is imported: `##NAME##`, CMake's `@NAME@` and
+#: `${NAME}` (configure_file), Jinja's and cookiecutter's `{{ name }}` and `{% ... %}`.
+_PLACEHOLDER = re.compile(r"##[A-Za-z_]\w*##|@[A-Za-z_]\w*@|\$\{[A-Za-z_]\w*\}|\{\{.*?\}\}|\{%.*?%\}")
+
+
+def _is_a_template(text: str, line: int | None) -> bool:
+    """Whether the syntax error at ``line`` is a template's placeholder (on that line or the one before, where an
+    unclosed construct ends), so the file is not Python until it is rendered and is not reported as broken."""
+    if not line:
+        return False
+    lines = text.splitlines()
+    return any(_PLACEHOLDER.search(lines[index]) for index in (line - 2, line - 1) if 0 <= index < len(lines))
 
 
 def _lint_python(
@@ -426,7 +443,8 @@ def _lint_python(
         try:
             module = parse_module(text)
         except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
-            return _libcst_failure(source, text) or [parse_error(source, "cannot parse")]
+            failure = _libcst_failure(source, text)
+            return [parse_error(source, "cannot parse")] if failure is None else failure
         wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     outside = whole.model if whole is not None else None
     context = PythonFileContext(

@@ -27,6 +27,9 @@ class ParseError(Rule):
         "notebook, whose cells that parse are checked although another cell does not parse.",
         "YAML, C/C++/CUDA and Dockerfiles that mention nothing any selected rule looks for: they are "
         "never parsed, so their syntax errors are not reported (Python files are always syntax-checked).",
+        "A Python file whose syntax error is a build step's placeholder (`##NAME##`, CMake's `@NAME@` and "
+        "`${NAME}`, Jinja's `{{ name }}`) on that line or the one before: a template, which is Python only once "
+        "rendered; it is not linted.",
     )
     bad = "def predict(x:\n    return model(x)\n"
     good = "def predict(x):\n    return model(x)\n"
