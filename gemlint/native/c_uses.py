@@ -500,7 +500,9 @@ def delete_operand(delete: Node) -> Node | None:
 
 
 def is_array_delete(delete: Node) -> bool:
-    return any(not child.is_named and syn.text(child) == "[" for child in delete.children)
+    """``delete[] p``, also where a C-style cast follows (``delete[] (T*) p``), which the grammar reads with an
+    error node that holds the ``[]``."""
+    return syn.text(delete).removeprefix("::").removeprefix("delete").lstrip().startswith("[")
 
 
 #: Container methods that copy the value they are given (a dereferenced pointer passed to them is not kept).
