@@ -222,6 +222,15 @@ NO_GRAD_GUARDS = frozenset(
         "torch.autograd.grad_mode.inference_mode",
     }
 )
+#: Published decorator factories that wrap what they decorate in a grad-free guard: Ultralytics' and the
+#: ``yolov5`` package's ``@smart_inference_mode()`` (``inference_mode``, or ``no_grad`` on old torch).
+GRAD_FREE_DECORATOR_FACTORIES = frozenset(
+    {
+        "ultralytics.utils.torch_utils.smart_inference_mode",
+        "ultralytics.yolo.utils.torch_utils.smart_inference_mode",
+        "yolov5.utils.torch_utils.smart_inference_mode",
+    }
+)
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
 # Re-enable gradients inside a grad-free region.
 ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})

@@ -1414,6 +1414,8 @@ class ModuleAnalysis:
         """:meth:`grad_mode` of a decorator, and "off" for a project decorator that wraps the function in a
         grad-free guard (``@smart_inference_mode()`` defined in another module)."""
         mode = self.grad_mode(decorator)
+        if mode is None and isinstance(decorator, cst.Call) and self.resolves_to(decorator.func, fw.GRAD_FREE_DECORATOR_FACTORIES):
+            return "off"
         if mode is None and self.outside is not None and self.outside.grad_free_decorator(self, decorator):
             return "off"
         return mode
