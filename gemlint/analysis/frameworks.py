@@ -9,7 +9,7 @@ import re
 #: models have no torch autograd tape and no torch train/eval mode.
 OTHER_FRAMEWORKS = (
     "mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.",
-    "megengine.", "jittor.", "nvtripy.",
+    "megengine.", "jittor.", "nvtripy.", "MNN.",
 )
 
 

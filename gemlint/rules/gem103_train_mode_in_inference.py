@@ -26,7 +26,9 @@ class TrainModeInInference(AnalysisRule):
         "(ultralytics' `YOLO.train(data=..., epochs=3)`).",
         "A `.train()` that restores training mode after the same function put the model in eval mode (an "
         "evaluation step inside a training run), and a `.train()` under an `if` on a run-time flag.",
-        "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`).",
+        "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`), and, in a "
+        "file that imports another framework with modules of its own (MLX, JAX, TensorFlow, Paddle, MegEngine, "
+        "MNN) and not torch, objects known only by being called and switched.",
     )
     bad = """\
 import torch
