@@ -129,6 +129,11 @@ NEEDS_THE_PROJECT = {
             ("frontends/serve.py", 22, 25, "GEM101"),  # likewise
             ("wrappers/evaluate.py", 8, 5, "GEM102"),  # the wrapper, and the method that trains it, are in wrappers/
             ("codec/model.py", 25, 16, "GEM101"),  # the codec's quantizer, a module, is in codec/quantize.py
+            # the layers, and which of them can hold a parameter, are in packed/layers.py
+            ("packed/verify.py", 14, 13, "GEM101"),
+            ("packed/verify.py", 25, 12, "GEM101"),
+            ("packed/verify.py", 30, 12, "GEM101"),
+            ("packed/verify.py", 35, 12, "GEM101"),
         },
         {
             ("serving/app.py", 52, 15, "GEM101"),  # the model's own forward, in models/, disables gradients

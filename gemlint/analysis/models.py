@@ -94,6 +94,8 @@ class ModelOrigin:
     #: A project class taken for a model by how it is used, whose definition the analysis did not find: what
     #: layers it holds (and so whether its mode matters) is unknown.
     unseen_class: bool = field(default=False, compare=False)
+    #: A project class that can hold no parameter (only data and buffers): a model for its mode, not for autograd.
+    parameter_free: bool = field(default=False, compare=False)
 
 
 class ModelTracker:
@@ -497,14 +499,18 @@ class ModelTracker:
         return isinstance(value, cst.Call) and self.producer(value) is not None
 
     def frozen(self, expression: cst.BaseExpression) -> str | None:
-        """Why every parameter of the model ``expression`` holds is frozen, or None.
+        """Why every parameter of the model ``expression`` holds is frozen (or why it holds none), or None.
 
         ``model.requires_grad_(False)`` or a loop over ``model.parameters()`` that sets
         ``p.requires_grad = False`` / ``p.requires_grad_(False)`` on every parameter.
         """
-        mine = {origin.node for origin in self.origins(expression)}
-        if not mine:
+        origins = self.origins(expression)
+        if not origins:
             return None
+        # Only for the object itself: a part of it (`net.image`) may be a module handed in from outside.
+        if not isinstance(expression, cst.Attribute) and all(origin.parameter_free for origin in origins):
+            return "it holds no parameters"
+        mine = {origin.node for origin in origins}
         for receiver, reason in self._freezes:
             if mine & {origin.node for origin in self.origins(receiver)}:
                 return reason
@@ -641,7 +647,12 @@ class ModelTracker:
             outside = self.analysis.outside
             if outside is not None and outside.holds_no_seen_layer(self.analysis, func):
                 return None  # its parts are data and objects of packages whose insides are not read
-            return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, an nn.Module subclass defined in this file")
+            return ModelOrigin(
+                Origin.CONSTRUCTED,
+                call,
+                f"`{text}(...)`, an nn.Module subclass defined in this file",
+                parameter_free=outside is not None and outside.holds_no_parameter(self.analysis, func),
+            )
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             owner = func.value
@@ -661,7 +672,8 @@ class ModelTracker:
         if found is not None:
             kind, description = found
             origin = {"constructed": Origin.CONSTRUCTED, "evaluated": Origin.PRETRAINED, "loaded": Origin.LOADED}[kind]
-            return ModelOrigin(origin, call, description)
+            parameter_free = origin is Origin.CONSTRUCTED and outside.holds_no_parameter(self.analysis, func)
+            return ModelOrigin(origin, call, description, parameter_free=parameter_free)
         if self._is_project_class(func) and self._bound_and_used_as_module(call) and not (outside is not None and outside.other_framework_class(self.analysis, func)):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module", unseen_class=True)
         return None
@@ -863,7 +875,9 @@ class ModelTracker:
                 evidence = f"parameter `{name}`, given a model by every caller of `{function.name.value}` ({elsewhere[0]})"
         if evidence is None:
             return []
-        return [ModelOrigin(Origin.EVIDENT, param, evidence), *passed]
+        # What every caller hands over holds no parameter (a packed kernel): neither does the parameter.
+        parameter_free = all_models and all(origin.parameter_free for origin in passed)
+        return [ModelOrigin(Origin.EVIDENT, param, evidence, parameter_free=parameter_free), *passed]
 
     # -- helpers for resolution ------------------------------------------------------------------
     def _is_member_access(self, attribute: cst.Attribute) -> bool:

@@ -111,6 +111,10 @@ class OutsideFacts(Protocol):
         layer the analysis can see (only data, parameter-free torch parts, plain project objects and objects of
         packages outside torch and the model libraries)."""
 
+    def holds_no_parameter(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
+        """Whether the project class that ``expression`` names derives from ``torch.nn.Module`` alone and can hold
+        no parameter (only data, buffers and modules of the same kind): its forward records no autograd graph."""
+
     def sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
         """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``, or is a
         wrapper without ``forward`` whose methods put its parts in eval mode (and none back in training mode)."""

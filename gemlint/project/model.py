@@ -67,6 +67,10 @@ _MAX_MENTIONS = 16
 _MAX_ALIAS_DEPTH = 3
 #: Calls that give a module a parameter, a buffer (its use may depend on the mode) or a submodule by name.
 _REGISTERS_MEMBERS = frozenset({"register_parameter", "register_module", "register_buffer", "add_module", "setattr", "__setattr__", "Parameter"})
+#: Calls that give a module a parameter (or a member that may hold one).
+_GIVES_PARAMETERS = frozenset(
+    {"register_parameter", "register_module", "add_module", "setattr", "__setattr__", "Parameter", "ParameterList", "ParameterDict", "UninitializedParameter"}
+)
 #: Builtins whose values are plain data (an attribute bound to one holds no module).
 _BUILTIN_VALUES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set", "frozenset", "len", "range", "min", "max", "sum", "abs", "round"})
 #: torch.nn's containers, whose contents the summary records with them (``summary.UNKNOWN_ELEMENT`` for an
@@ -1571,6 +1575,60 @@ class ProjectModel:
         such a module records a graph or has a mode is unknown, so it is not judged as a model."""
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self._holds_no_seen_layer(resolved[1], resolved[0].path, 0)
+
+    def holds_no_parameter(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
+        """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
+        can hold no parameter: none of its methods makes or registers one (``nn.Parameter``,
+        ``register_parameter``, ``add_module``, ``setattr``) or builds a layer that has them, its attributes hold
+        data, buffers and modules of the same kind, and an attribute whose value is not known is never called as
+        a module. Its forward records no autograd graph (a quantised kernel whose packed weights are buffers)."""
+        resolved = self._resolved(analysis, expression)
+        return resolved is not None and resolved[1].kind == "class" and self._holds_no_parameter(resolved[1], resolved[0].path, 0)
+
+    def _holds_no_parameter(self, target: Target, near: str, depth: int) -> bool:
+        return self._guarded(("no parameter", target, near), lambda: self._no_parameter_in(target, near, depth))
+
+    def _no_parameter_in(self, target: Target, near: str, depth: int) -> bool:
+        chain, external = self.lineage(target, near)
+        if not chain or depth >= 4 or not external <= fw.PLAIN_MODULE_BASES:
+            return False
+        # Calls outside a grad-free guard: a part called under one records nothing, whatever it holds.
+        called = {
+            site.callee.removesuffix(".forward") for _, cls in chain for function in cls.methods.values() for site in function.calls if not site.guarded
+        }
+        for entry, cls in chain:
+            for function in cls.methods.values():
+                for site in function.calls:
+                    callee = site.callee.rsplit(".", 1)[-1]
+                    if callee in _GIVES_PARAMETERS:
+                        return False
+                    if callee[:1].isupper() and not site.callee.startswith("self.") and not self._parameter_free_part(entry, site.callee, depth):
+                        return False
+            unknown = set(cls.opaque_attributes)
+            for attribute, spellings in cls.attributes.items():
+                for spelled in spellings:
+                    if spelled == UNKNOWN_ELEMENT or _SELF_REBINDING.fullmatch(spelled) or spelled in _BUILTIN_VALUES:
+                        continue
+                    produced = self.resolve(entry, spelled) if not spelled.endswith("()") else None
+                    if produced is None or produced.kind == "function":
+                        unknown.add(attribute)  # what a project function returns: known only by how it is used
+                    elif not self._parameter_free_part(entry, spelled, depth):
+                        return False
+            if any(f"self.{attribute}" in called for attribute in unknown):
+                return False  # called as a module: it may be one, with parameters
+        return True
+
+    def _parameter_free_part(self, entry: _Entry, spelled: str, depth: int) -> bool:
+        """What ``spelled`` builds holds no parameter: a project class that is not a module or is one of the same
+        kind, or a package's object that is no layer the analysis knows to hold parameters."""
+        produced = self.resolve(entry, spelled)
+        if produced is None:
+            return True  # a name the index cannot resolve is not a layer it knows
+        if produced.kind == "class":
+            return not self.is_model_class(produced, entry.path) or self._holds_no_parameter(produced, entry.path, depth + 1)
+        if produced.kind == "external":
+            return not _seen_layer(produced.module)
+        return True
 
     def _holds_no_seen_layer(self, target: Target, near: str, depth: int) -> bool:
         return self._guarded(("no seen layer", target, near), lambda: self._no_seen_layer_in(target, near, depth))

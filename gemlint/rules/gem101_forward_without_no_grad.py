@@ -39,7 +39,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "turns autograd off for the thread before any method runs; static and class methods aside), and a guard at "
         "every caller in the same file.",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
-        "`model.parameters()` setting `requires_grad = False`).",
+        "`model.parameters()` setting `requires_grad = False`), and project modules that can hold no parameter: "
+        "their classes make and register none, build no layer that has one, keep data and buffers (a quantised "
+        "kernel's packed weights), and call no part whose value is unknown as a module.",
         "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
         "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), which already run without "
         "gradients.",
