@@ -211,6 +211,18 @@ TRAINING_CALLS = frozenset(
     }
 )
 
+#: Calls that make a model's adapters trainable (PEFT) or draw its autograd graph (torchviz): a script that makes
+#: one trains, or needs the graph its forward records.
+TRAINING_SETUP_CALLS = frozenset(
+    {
+        "peft.get_peft_model",
+        "peft.mapping.get_peft_model",
+        "peft.prepare_model_for_kbit_training",
+        "torchviz.make_dot",
+        "torchviz.make_dot_from_trace",
+    }
+)
+
 # Grad-free guards (context managers and decorators).
 NO_GRAD_GUARDS = frozenset(
     {

@@ -636,10 +636,11 @@ class ModuleAnalysis:
 
     @cached_property
     def module_trains(self) -> bool:
-        """The module runs a training step, or builds an optimizer (its steps may run in a helper of another
-        module: ``train(model, loader, optimizer)``), or calls a project function or a method of a project class
+        """The module runs a training step, builds an optimizer (its steps may run in a helper of another
+        module: ``train(model, loader, optimizer)``), makes adapters trainable or draws the autograd graph
+        (:data:`frameworks.TRAINING_SETUP_CALLS`), or calls a project function or a method of a project class
         that trains in another module (``TrainLoop(model=model, ...).run_loop()``)."""
-        if self._training_owners[1] or self._builds_optimizer:
+        if self._training_owners[1] or self._builds_optimizer or self._sets_up_training:
             return True
         return self.outside is not None and self.outside.script_trains(self) is not None
 
@@ -649,6 +650,11 @@ class ModuleAnalysis:
             terminal_name(call.func) in fw.OPTIMIZER_CLASSES and self.resolves_with_prefix(call.func, ("torch.optim.",))
             for call in self.nodes_of(cst.Call)
         )
+
+    @cached_property
+    def _sets_up_training(self) -> bool:
+        names = {name.rsplit(".", 1)[-1] for name in fw.TRAINING_SETUP_CALLS}
+        return any(terminal_name(call.func) in names and self.resolves_to(call.func, fw.TRAINING_SETUP_CALLS) for call in self.nodes_of(cst.Call))
 
     # -- inference and training context -------------------------------------------------
     def context_of(self, node: cst.CSTNode) -> Verdict:

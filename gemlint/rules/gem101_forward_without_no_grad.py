@@ -25,7 +25,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
     )
     not_flagged = (
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
-        "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, and files matched by `training-paths`.",
+        "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, files matched by `training-paths`, and scripts "
+        "that build an optimizer, make a model's adapters trainable (PEFT's `get_peft_model`) or draw its autograd "
+        "graph (torchviz's `make_dot`).",
         "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
         "`__main__` block counts only when it holds tests) and `test*` functions, unless `inference-paths` names the "
         "file: a test runs the code it checks.",

@@ -20,7 +20,9 @@ class TrainModeInInference(AnalysisRule):
         "the running statistics drift with the traffic until the model's accuracy degrades for everyone."
     )
     not_flagged = (
-        "Training functions and loops, Lightning `training_step`, and files matched by `training-paths`.",
+        "Training functions and loops, Lightning `training_step`, files matched by `training-paths`, and scripts "
+        "that build an optimizer, make a model's adapters trainable (PEFT's `get_peft_model`) or draw its autograd "
+        "graph (torchviz's `make_dot`).",
         "`.train(False)` (the same as `.eval()`), and `.train(mode)` with a run-time value.",
         "A `train(...)` with arguments other than `mode`: another library's training job, not a mode switch "
         "(ultralytics' `YOLO.train(data=..., epochs=3)`).",
