@@ -107,3 +107,28 @@ def test_node_text_read_through_the_parse_callback_is_the_source_text():
         checked += 1
         stack.extend(node.children)
     assert checked > 10_000 and not document.root.has_error
+
+
+def test_an_array_delete_of_parentheses_is_read_as_one_with_the_code_after_it():
+    from gemlint.frontends.native import parse, walk
+    from gemlint.native.c_syntax import text
+    from gemlint.native.c_uses import delete_operand, is_array_delete
+
+    source = (
+        "struct Pool {\n"
+        "  void drop(float** rows, int n) {\n"
+        "    for (int i = 0; i < n; i++) delete[] (rows[i]);\n"
+        "    delete [] (float**) rows;\n"
+        "  }\n"
+        "  void keep(float* row) { delete[](row); }\n"
+        "  int size() const { return 0; }\n"
+        "};\n"
+    )
+    document = parse(None, source)
+    deletes = [node for node in walk(document.root) if node.type == "delete_expression"]
+    functions = [node for node in walk(document.root) if node.type == "function_definition"]
+    assert [text(delete_operand(node)) for node in deletes[:2]] == ["rows[i]", "rows"]
+    assert all(is_array_delete(node) for node in deletes)
+    assert len(functions) == 3 and all(node.parent.type == "field_declaration_list" for node in functions[:1])
+    # The rewrite keeps every offset: the document's text is the file's.
+    assert document.text == source and document.text_of(deletes[0]) == "delete[] (rows[i])"

@@ -143,12 +143,19 @@ _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[
 _NEW_POINTER_ARRAY = re.compile(rb"(\bnew\s+)(const\s+)?([A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?\s*)(\*+)(?=\s*\[)")
 
 
+#: ``delete[] (p)`` and ``delete[] (T*) p``, which the grammar reads as ``delete`` and a lambda ``[] (...)``, losing
+#: the rest of the function and, often, of the class.
+_ARRAY_DELETE_OF_PARENTHESES = re.compile(rb"(\bdelete[ \t]*\[[ \t]*\])[ \t](?=[ \t]*\()")
+
+
 def _for_the_grammar(data: bytes) -> bytes:
     """The source as the grammar can read it, with the same length (offsets and columns stay): export macros
-    in class heads, and the ``const`` and stars of ``new const T*[n]`` replaced by spaces (``new T [n]`` is the
-    same allocation)."""
+    in class heads, the ``const`` and stars of ``new const T*[n]`` replaced by spaces (``new T [n]`` is the
+    same allocation), and a unary ``+`` in the space of ``delete[] (p)`` (the same delete, of ``+(p)``)."""
     if b"new" in data and _NEW_POINTER_ARRAY.search(data):
         data = _NEW_POINTER_ARRAY.sub(lambda m: m.group(1) + _blank(m.group(2)) + m.group(3) + _blank(m.group(4)), data)
+    if b"delete" in data and _ARRAY_DELETE_OF_PARENTHESES.search(data):
+        data = _ARRAY_DELETE_OF_PARENTHESES.sub(lambda m: m.group(1) + b"+", data)
     if _EXPORT_MACRO.search(data):
         data = _EXPORT_MACRO.sub(lambda m: m.group(0).replace(m.group(1), b" " * len(m.group(1))), data)
     return data

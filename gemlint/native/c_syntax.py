@@ -82,9 +82,12 @@ def arguments(call: Node) -> list[Node]:
 
 
 def strip(node: Node | None) -> Node | None:
-    """Remove parentheses and casts (C casts and the C++ named casts)."""
+    """Remove parentheses, casts (C casts and the C++ named casts) and a unary ``+`` (the same value; the parser
+    reads ``delete[] (p)`` as ``delete[] +(p)``)."""
     while node is not None:
-        if node.type == "parenthesized_expression":
+        if node.type == "unary_expression" and operator(node) == "+":
+            node = node.child_by_field_name("argument")
+        elif node.type == "parenthesized_expression":
             inner = [c for c in node.named_children if c.type != "comment"]
             node = inner[0] if inner else None
         elif node.type == "cast_expression":
