@@ -14,6 +14,8 @@ from gemlint.rule import AnalysisRule
 LARGE_MAX_LENGTH = 1024
 _MAX_LENGTH_STRATEGY_SUFFIX = "PaddingStrategy.MAX_LENGTH"
 _TENSORRT_PROVIDER = "TensorrtExecutionProvider"
+#: Paddle Inference's and FastDeploy's switches to their TensorRT backend, whose engines take the shapes set for them.
+_TENSORRT_BACKEND_SWITCHES = (".enable_tensorrt_engine(", ".use_trt_backend(")
 # Calls that take example inputs to fix a model's shapes: tracing, ONNX export, TensorRT compilation.
 _EXPORTS = frozenset(
     {
@@ -62,7 +64,9 @@ class StaticMaxLengthPadding(AnalysisRule):
         "files matched by `training-paths`.",
         "Modules that target a static-shape backend that needs fixed shapes: imports of `torch_xla`, `jax`, "
         "`habana_frameworks`, `tensorrt` or AWS Neuron (`torch_neuron`, `torch_neuronx`, `optimum.neuron`), the "
-        "ONNX Runtime TensorRT provider, or any module listed in `static-shape-backends`.",
+        "ONNX Runtime TensorRT provider, Paddle Inference's or FastDeploy's TensorRT backend "
+        "(`config.enable_tensorrt_engine(...)`, `option.use_trt_backend()`), or any module listed in "
+        "`static-shape-backends`.",
         "Modules that load a TorchScript model (`torch.jit.load`): a traced graph keeps the sequence length it was "
         "traced with, so the tokens may have to match it.",
         "Clients of a model server (modules importing `tensorflow_serving`, `tritonclient` or `ovmsclient`): the "
@@ -170,7 +174,7 @@ def embed(text: str):
         if self.analysis.imports_any((*self.context.config.static_shape_backends, *_MODEL_SERVER_CLIENTS)):
             return True
         text = self.context.text
-        if any(f"{quote}{_TENSORRT_PROVIDER}{quote}" in text for quote in ("'", '"')):
+        if any(f"{quote}{_TENSORRT_PROVIDER}{quote}" in text for quote in ("'", '"')) or any(switch in text for switch in _TENSORRT_BACKEND_SWITCHES):
             return True
         return "jit.load" in text and any(
             terminal_name(call.func) == "load" and self.analysis.resolves_to(call.func, _TORCHSCRIPT_LOADS)
