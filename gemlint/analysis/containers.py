@@ -77,6 +77,9 @@ class Container:
     #: The container runs a large-language-model server (vLLM, TGI, SGLang, ...), by its image, command or
     #: KServe model format: evidence that it loads weights of many GiB.
     serves_llm: bool = False
+    #: The container runs a GPU burn-in or diagnostic program (gpu-burn, nvidia-smi, DCGM's load generator, the
+    #: CUDA samples), by its image or command: each GPU is driven on its own, and no tensors are exchanged.
+    runs_gpu_diagnostic: bool = False
 
 
 def _value(node: Node | None) -> str | None:
@@ -206,6 +209,7 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
     record.serves_llm = launches_llm_server(
         [container.get("image"), container.get("command"), container.get("args"), model_format.get("name") if model_format is not None else None]
     )
+    record.runs_gpu_diagnostic = runs_gpu_diagnostic([container.get("image"), container.get("command"), container.get("args")])
     return record
 
 
@@ -219,6 +223,14 @@ _LLM_SERVER = re.compile(
 
 def launches_llm_server(nodes: list[Node | None]) -> bool:
     return any(_LLM_SERVER.search(word) for node in nodes if node is not None for word, _ in _words(node))
+
+
+#: Images and commands of GPU burn-in and diagnostic programs.
+_GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample", re.IGNORECASE)
+
+
+def runs_gpu_diagnostic(nodes: list[Node | None]) -> bool:
+    return any(_GPU_DIAGNOSTIC.search(word) for node in nodes if node is not None for word, _ in _words(node))
 
 
 def kubernetes_containers(file: YamlFile) -> list[Container]:
@@ -371,6 +383,7 @@ def compose_containers(file: YamlFile) -> list[Container]:
                 continue
             record = Container(f"compose service {key.value}")
             record.serves_llm = launches_llm_server([service.get("image"), service.get("command"), service.get("entrypoint")])
+            record.runs_gpu_diagnostic = runs_gpu_diagnostic([service.get("image"), service.get("command"), service.get("entrypoint")])
             _compose_gpus(service, record)
             _compose_memory(service, record)
             shm_node = service.get("shm_size")

@@ -34,6 +34,8 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "resources) when the same file defines it. A runtime defined elsewhere (another file, the cluster, KServe's "
         "built-in runtimes) is not known, and the predictor is not judged.",
         "Counts and sizes that a template hides (a Helm value with no default, compose `${VAR}` interpolation).",
+        "GPU burn-in and diagnostic programs (`gpu-burn`, `nvidia-smi`, DCGM's `dcgmproftester`, the CUDA samples), "
+        "by their image or command, without a parallelism argument: each GPU is driven on its own.",
         "Dockerfiles: the shared memory is given by the command that runs the image (`docker run --shm-size`).",
     )
     bad = """\
@@ -96,6 +98,8 @@ spec:
             several = container.gpus is not None and container.gpus >= 2 and container.gpu_node is not None
             if not several and not container.parallel:
                 continue
+            if container.runs_gpu_diagnostic and not container.parallel:
+                continue  # a burn-in or diagnostic program drives each GPU alone: nothing goes through /dev/shm
             if not several and container.requests_gpus and container.gpus is not None and container.gpus <= 1:
                 continue  # the parallel ranks need more GPUs than the container has: they run in other pods (Ray)
             if several:
