@@ -27,7 +27,9 @@ class TrainModeInInference(AnalysisRule):
         "A `train(...)` with arguments other than `mode`: another library's training job, not a mode switch "
         "(ultralytics' `YOLO.train(data=..., epochs=3)`).",
         "A `.train()` that restores training mode after the same function put the model in eval mode (an "
-        "evaluation step inside a training run), and a `.train()` under an `if` on a run-time flag.",
+        "evaluation step inside a training run), a `.train()` that the same function (or script) undoes with a later "
+        "`.eval()` before running the model (a window for fine-tuning or gathering statistics), and a `.train()` "
+        "under an `if` on a run-time flag.",
         "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`), and, in a "
         "file that imports another framework with modules of its own (MLX, JAX, TensorFlow, Paddle, MegEngine, "
         "MNN) and not torch, objects known only by being called and switched.",
@@ -82,7 +84,7 @@ def predict(x: list[float]):
         if not origins:
             return
         verdict = self.analysis.reported_context(node)
-        if not verdict.is_inference or self._restores_mode(node, origins) or self._flag_guarded(node):
+        if not verdict.is_inference or self._restores_mode(node, origins) or self._switched_back(node, origins) or self._flag_guarded(node):
             return
         replacement = node.with_changes(func=node.func.with_changes(attr=cst.Name("eval")), args=())
         self.report(
@@ -107,6 +109,28 @@ def predict(x: list[float]):
             if other is not node and models.mode_call(other) == "eval" and self.range_of(other)[0] < before:
                 if mine & {origin.node for origin in models.origins(other.func.value)}:
                     return True
+        return False
+
+    def _switched_back(self, node: cst.Call, origins) -> bool:
+        """A later `.eval()` of the same model in the same function (or script), with no forward of it in between:
+        the training-mode window is for something else (fine-tuning it hands the model to, statistics it gathers)."""
+        scope = self.analysis.enclosing_function(node)
+        statements = scope.body if scope is not None else self.context.module
+        mine = {origin.node for origin in origins}
+        after = self.range_of(node)[0]
+        models = self.analysis.models
+        calls = sorted(
+            ((self.range_of(call)[0], call) for call in self.analysis.subtree(statements) if isinstance(call, cst.Call)),
+            key=lambda pair: (pair[0].line, pair[0].column),
+        )
+        for start, call in calls:
+            if (start.line, start.column) <= (after.line, after.column) or call is node:
+                continue
+            if models.mode_call(call) == "eval" and mine & {origin.node for origin in models.origins(call.func.value)}:
+                return True
+            receiver = models.forward_receiver(call)
+            if receiver is not None and mine & {origin.node for origin in models.origins(receiver)}:
+                return False  # run in training mode before it is switched back
         return False
 
     def _flag_guarded(self, node: cst.Call) -> bool:
