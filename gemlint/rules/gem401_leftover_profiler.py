@@ -57,9 +57,9 @@ class LeftoverProfiler(AnalysisRule):
         "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
         "(`bench*`, `profil*` in the path), and the `__main__` block of a module other files of the project use "
         "(its author's benchmark, run by hand: importing the module never runs it).",
-        "Factories that build a profiler object and return it for their caller to enter "
-        "(`return torch.profiler.profile(...)`, or assigned to a name that is returned and neither entered with "
-        "`with` nor started in the function): whether it runs is the caller's decision.",
+        "Profiler objects that do not start where they are built: a factory's (`return torch.profiler.profile(...)`), "
+        "whose caller decides, and one bound to a name that is entered (`with prof:`, `prof.__enter__()`) or started "
+        "(`prof.start()`) only behind a flag, or nowhere in the file.",
     )
     bad = """\
 import torch
@@ -99,7 +99,7 @@ def predict(model, batch):
             enabled = keyword_arg(node, "enabled")
             if enabled is not None and literal_value(enabled.value) is not True:
                 return  # enabled=False, or enabled=<flag>
-            if names & _PROFILER_CONTEXTS and self._returned_unstarted(node):
+            if names & _PROFILER_CONTEXTS and self._started_elsewhere(node):
                 return
             profiler = sorted(names & _PROFILERS)[0]
             self._report(node, f"`{profiler}` profiles every call in production code; put it behind a flag")
@@ -113,13 +113,13 @@ def predict(model, batch):
         if isinstance(node.item, cst.Call) and terminal_name(node.item.func) == "Profile" and self._is_profile_object(node.item):
             self._report(node.item, "a `cProfile.Profile` profiles this block in production code; put it behind a flag")
 
-    def _returned_unstarted(self, node: cst.Call) -> bool:
-        """A factory: the function returns the profiler it builds without entering or starting it."""
-        if self.analysis.enclosing_function(node) is None:
-            return False
+    def _started_elsewhere(self, node: cst.Call) -> bool:
+        """The profiler object ``node`` builds does not profile here unless started: a factory returns it for its
+        caller to enter, and one bound to a name profiles only where that name is entered or started, so it is
+        judged there (every start behind a flag, or none in this file: not reported)."""
         parent = self.analysis.parent(node)
         if isinstance(parent, cst.Return):
-            return True
+            return self.analysis.enclosing_function(node) is not None
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
             target = parent.targets[0].target
         elif isinstance(parent, cst.AnnAssign):
@@ -128,15 +128,18 @@ def predict(model, batch):
             return False
         if not isinstance(target, cst.Name):
             return False
-        returned = False
         for assignment in self.analysis.assignments_of(target):
             for access in assignment.references:
                 use = self.analysis.parent(access.node)
-                if isinstance(use, cst.Return):
-                    returned = True
-                elif isinstance(use, cst.WithItem) or (isinstance(use, cst.Attribute) and use.attr.value in _STARTS):
-                    return False  # started here: profiling runs in this function
-        return returned
+                if isinstance(use, cst.WithItem):
+                    start = self.analysis.parent(use)
+                elif isinstance(use, cst.Attribute) and use.attr.value in _STARTS:
+                    start = use
+                else:
+                    continue
+                if self.analysis.debugging_exemption(start) is None:
+                    return False  # started here, unconditionally: report the profiler where it is built
+        return True
 
     def _is_profile_object(self, expression: cst.BaseExpression) -> bool:
         return isinstance(expression, cst.Call) and self.analysis.resolves_to(expression.func, _PROFILE_OBJECTS)
