@@ -78,7 +78,7 @@ class Container:
     #: KServe model format: evidence that it loads weights of many GiB.
     serves_llm: bool = False
     #: The container runs a GPU burn-in or diagnostic program (gpu-burn, nvidia-smi, DCGM's load generator, the
-    #: CUDA samples), by its image or command: each GPU is driven on its own, and no tensors are exchanged.
+    #: CUDA samples, nvbandwidth's copies), by its image or command: no tensors go through /dev/shm.
     runs_gpu_diagnostic: bool = False
 
 
@@ -226,7 +226,7 @@ def launches_llm_server(nodes: list[Node | None]) -> bool:
 
 
 #: Images and commands of GPU burn-in and diagnostic programs.
-_GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample", re.IGNORECASE)
+_GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample|nvbandwidth", re.IGNORECASE)
 
 
 def runs_gpu_diagnostic(nodes: list[Node | None]) -> bool:

@@ -34,8 +34,9 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "resources) when the same file defines it. A runtime defined elsewhere (another file, the cluster, KServe's "
         "built-in runtimes) is not known, and the predictor is not judged.",
         "Counts and sizes that a template hides (a Helm value with no default, compose `${VAR}` interpolation).",
-        "GPU burn-in and diagnostic programs (`gpu-burn`, `nvidia-smi`, DCGM's `dcgmproftester`, the CUDA samples), "
-        "by their image or command, without a parallelism argument: each GPU is driven on its own.",
+        "GPU burn-in and diagnostic programs (`gpu-burn`, `nvidia-smi`, DCGM's `dcgmproftester`, the CUDA samples, "
+        "`nvbandwidth`), by their image or command, without a parallelism argument: each GPU is driven on its own, or "
+        "copied to over NVLink and PCIe, never through /dev/shm.",
         "Dockerfiles: the shared memory is given by the command that runs the image (`docker run --shm-size`).",
     )
     bad = """\
