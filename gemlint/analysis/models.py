@@ -38,6 +38,7 @@ from libcst.metadata import Access, Assignment
 
 from gemlint.analysis import correlated
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.triage import is_test_class
 from gemlint.analysis.syntax import (
     NOT_LITERAL,
     argument,
@@ -640,6 +641,8 @@ class ModelTracker:
             return ModelOrigin(kind, call, f"`{text}(...)`, a torch.nn module")
         if any(self._is_hf_model_class(name) for name in names):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
+        if is_test_class(terminal_name(func) or ""):
+            return None  # `TestModule(...)`: a stand-in a check builds (as `test*` functions are checks), not a model it serves
         local = self._local_class(func)
         if local is not None and self.is_model_class(local):
             if self._holds_nothing(local):
@@ -1005,14 +1008,17 @@ class ModelTracker:
         )
 
     def _known_non_model(self, value: cst.BaseExpression) -> bool:
-        """A value that is certainly not a torch model: literals, containers, and calls of known non-model classes
-        (tokenizers, processors, pipelines, trainers), of third-party functions and classes, or of a class of this
-        file built on another framework's modules (an MLX model used with `.parameters()` is no torch module)."""
+        """A value that is certainly not a torch model to judge: literals, containers, and calls of known non-model
+        classes (tokenizers, processors, pipelines, trainers), of a check's stand-in (``TestModule``), of third-party
+        functions and classes, or of a class of this file built on another framework's modules (an MLX model used
+        with `.parameters()` is no torch module)."""
         if isinstance(value, (cst.BaseString, cst.Integer, cst.Float, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.Comparison, cst.BinaryOperation)):
             return True
         if literal_value(value) is not NOT_LITERAL:
             return True
         if isinstance(value, cst.Call):
+            if is_test_class(terminal_name(value.func) or ""):
+                return True  # a check's stand-in (see `producer`)
             local = self._local_class(value.func)
             if local is not None and self._other_framework_class(local):
                 return True

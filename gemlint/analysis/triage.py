@@ -318,6 +318,12 @@ def is_test_function(name: str) -> bool:
     return not rest or rest[0] == "_" or rest[0].isupper() or rest[0].isdigit()
 
 
+def is_test_class(name: str) -> bool:
+    """``Test``, ``TestModule``, ``Test_Net``: a class named as pytest and unittest name test classes, a stand-in
+    built by a check (not ``Tester``, ``Testbed``)."""
+    return is_test_function(name[:1].lower() + name[1:]) if name[:1] == "T" else False
+
+
 def is_training_path(config: "Config", relative_path: str) -> bool:
     """The file matches ``training-paths``: training code, where no inference rule applies."""
     return compile_globs(tuple(config.training_paths)).match_file(relative_path)

@@ -30,7 +30,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "graph (torchviz's `make_dot`).",
         "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
         "`__main__` block counts only when it holds tests) and `test*` functions, unless `inference-paths` names the "
-        "file: a test runs the code it checks.",
+        "file: a test runs the code it checks; likewise instances of classes named as test classes (`TestModule`), "
+        "the stand-ins a check builds.",
         "Calls under a grad-free guard at any enclosing level: `with torch.no_grad()` / `torch.inference_mode()` / "
         "`torch.set_grad_enabled(False)` (also through aliases such as `import torch as T`, "
         "`from torch import no_grad`, `ctx = torch.no_grad()`), the same as decorators with or without "

@@ -27,7 +27,8 @@ class MissingEval(AnalysisRule):
         "Models from transformers/diffusers/sentence-transformers `from_pretrained` (returned in eval mode).",
         "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
         "`__main__` block counts only when it holds tests) and `test*` functions, unless `inference-paths` names the "
-        "file: a test runs the code it checks.",
+        "file: a test runs the code it checks; likewise instances of classes named as test classes (`TestModule`), "
+        "the stand-ins a check builds.",
         "Whole modules loaded with `torch.load` / `torch.jit.load` / `torch.hub.load`, whose saved mode is unknown.",
         "Models put in eval mode anywhere reachable in the file: `.eval()` or `.train(False)` on any name, "
         "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model, or in "
