@@ -76,9 +76,15 @@ class DocumentContext(OnSourceFile):
 
     def note(self, message: str) -> None:
         """Something the user may want to know but that is no finding (``--verbose`` prints it)."""
-        notes = _NOTES.get()
-        if notes is not None and message not in notes:
-            notes.append(message)
+        note(message)
+
+
+def note(message: str) -> None:
+    """Note ``message`` for the file being linted (``--verbose`` prints it; the summary counts the file as checked
+    only in part)."""
+    notes = _NOTES.get()
+    if notes is not None and message not in notes:
+        notes.append(message)
 
 
 def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1) -> Diagnostic:
@@ -374,7 +380,9 @@ def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
     try:
         ast.parse(text)
     except SyntaxError as error:
-        if _is_a_template(text, error.lineno):
+        placeholder = _template_placeholder(text, error.lineno)
+        if placeholder is not None:
+            note(f"a template, not checked: `{placeholder}` (line {error.lineno}) is filled in by a build step")
             return []
         return [parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)]
     except Exception as error:
@@ -387,13 +395,14 @@ def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
 _PLACEHOLDER = re.compile(r"##[A-Za-z_]\w*##|@[A-Za-z_]\w*@|\$\{[A-Za-z_]\w*\}|\{\{.*?\}\}|\{%.*?%\}")
 
 
-def _is_a_template(text: str, line: int | None) -> bool:
-    """Whether the syntax error at ``line`` is a template's placeholder (on that line or the one before, where an
-    unclosed construct ends), so the file is not Python until it is rendered and is not reported as broken."""
+def _template_placeholder(text: str, line: int | None) -> str | None:
+    """The template placeholder that the syntax error at ``line`` is (on that line or the one before, where an
+    unclosed construct ends): such a file is not Python until it is rendered, and is not reported as broken."""
     if not line:
-        return False
+        return None
     lines = text.splitlines()
-    return any(_PLACEHOLDER.search(lines[index]) for index in (line - 2, line - 1) if 0 <= index < len(lines))
+    found = (_PLACEHOLDER.search(lines[index]) for index in (line - 1, line - 2) if 0 <= index < len(lines))
+    return next((match.group() for match in found if match is not None), None)
 
 
 def _lint_python(

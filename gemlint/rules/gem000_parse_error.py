@@ -29,7 +29,8 @@ class ParseError(Rule):
         "never parsed, so their syntax errors are not reported (Python files are always syntax-checked).",
         "A Python file whose syntax error is a build step's placeholder (`##NAME##`, CMake's `@NAME@` and "
         "`${NAME}`, Jinja's `{{ name }}`) on that line or the one before: a template, which is Python only once "
-        "rendered; it is not linted.",
+        "rendered; it is not linted, and the run says so (counted among the files checked only in part; "
+        "`--verbose` names the placeholder).",
     )
     bad = "def predict(x:\n    return model(x)\n"
     good = "def predict(x):\n    return model(x)\n"
