@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from fixture_harness import FIXTURES, fixture_files, lint_fixture
-from gemlint.analysis.triage import Triage, collect, is_test_module, is_test_path
+from gemlint.analysis.triage import Triage, collect, is_test_class, is_test_module, is_test_path
 from gemlint.api import lint_source
 from gemlint.config import default_config
 from gemlint.registry import all_rules
@@ -295,3 +295,12 @@ def test_a_file_on_another_drive_than_the_project_is_placed_by_its_given_path(mo
 
     monkeypatch.setattr(triage.os.path, "relpath", other_drive)
     assert triage.project_relative("D:/tests/server.py", "C:/project", "server.py") == "server.py"
+
+
+@pytest.mark.parametrize(
+    ("name", "stand_in"),
+    [("TestModule", True), ("Test", True), ("Test_Net", True), ("TestNet2", True), ("Tester", False), ("Testbed", False),
+     ("TextModel", False), ("TestTimeAugmentation", False), ("TestTimeFlip", False), ("Model", False)],
+)
+def test_classes_named_as_test_classes_are_stand_ins_but_not_test_time_augmentation(name, stand_in):
+    assert is_test_class(name) is stand_in

@@ -320,8 +320,10 @@ def is_test_function(name: str) -> bool:
 
 def is_test_class(name: str) -> bool:
     """``Test``, ``TestModule``, ``Test_Net``: a class named as pytest and unittest name test classes, a stand-in
-    built by a check (not ``Tester``, ``Testbed``)."""
-    return is_test_function(name[:1].lower() + name[1:]) if name[:1] == "T" else False
+    built by a check (not ``Tester``, ``Testbed``, nor a test-time augmentation wrapper, ``TestTimeAugment``)."""
+    if name[:1] != "T" or name.startswith("TestTime"):
+        return False
+    return is_test_function(name[:1].lower() + name[1:])
 
 
 def is_training_path(config: "Config", relative_path: str) -> bool:
