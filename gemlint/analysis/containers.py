@@ -206,10 +206,10 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
                     record.shared_memory = True  # a volume this file does not show (a template, a patch): assume it is right
     record.parallel = parallel_arguments([container.get("command"), container.get("args")])
     model_format = container.mapping("modelFormat")
-    record.serves_llm = launches_llm_server(
-        [container.get("image"), container.get("command"), container.get("args"), model_format.get("name") if model_format is not None else None]
-    )
-    record.runs_gpu_diagnostic = runs_gpu_diagnostic([container.get("image"), container.get("command"), container.get("args")])
+    program = _program_words([container.get("image"), container.get("command"), container.get("args")])
+    format_name = _program_words([model_format.get("name")]) if model_format is not None else []
+    record.serves_llm = _any_word(program + format_name, _LLM_SERVER)
+    record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
     return record
 
 
@@ -221,16 +221,17 @@ _LLM_SERVER = re.compile(
 )
 
 
-def launches_llm_server(nodes: list[Node | None]) -> bool:
-    return any(_LLM_SERVER.search(word) for node in nodes if node is not None for word, _ in _words(node))
-
-
 #: Images and commands of GPU burn-in and diagnostic programs.
 _GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample|nvbandwidth", re.IGNORECASE)
 
 
-def runs_gpu_diagnostic(nodes: list[Node | None]) -> bool:
-    return any(_GPU_DIAGNOSTIC.search(word) for node in nodes if node is not None for word, _ in _words(node))
+def _program_words(nodes: list[Node | None]) -> list[str]:
+    """The words of what a container runs: its image, command and arguments (split as a shell would)."""
+    return [word for node in nodes if node is not None for word, _ in _words(node)]
+
+
+def _any_word(words: list[str], pattern: re.Pattern[str]) -> bool:
+    return any(pattern.search(word) for word in words)
 
 
 def kubernetes_containers(file: YamlFile) -> list[Container]:
@@ -382,8 +383,9 @@ def compose_containers(file: YamlFile) -> list[Container]:
             if not isinstance(service, Mapping):
                 continue
             record = Container(f"compose service {key.value}")
-            record.serves_llm = launches_llm_server([service.get("image"), service.get("command"), service.get("entrypoint")])
-            record.runs_gpu_diagnostic = runs_gpu_diagnostic([service.get("image"), service.get("command"), service.get("entrypoint")])
+            program = _program_words([service.get("image"), service.get("command"), service.get("entrypoint")])
+            record.serves_llm = _any_word(program, _LLM_SERVER)
+            record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
             _compose_gpus(service, record)
             _compose_memory(service, record)
             shm_node = service.get("shm_size")

@@ -100,38 +100,43 @@ def predict(x: list[float]):
         function = self.analysis.enclosing_function(node)
         if function is None:
             return False
-        mine = {origin.node for origin in origins}
-        before = self.range_of(node)[0]
-        models = self.analysis.models
-        for other in self.analysis.subtree(function.body):
-            if not isinstance(other, cst.Call):
-                continue
-            if other is not node and models.mode_call(other) == "eval" and self.range_of(other)[0] < before:
-                if mine & {origin.node for origin in models.origins(other.func.value)}:
-                    return True
-        return False
+        before, _ = self._calls_around(node, function.body)
+        return any(self._switches_to_eval(call, origins) for call in before)
 
     def _switched_back(self, node: cst.Call, origins) -> bool:
         """A later `.eval()` of the same model in the same function (or script), with no forward of it in between:
         the training-mode window is for something else (fine-tuning it hands the model to, statistics it gathers)."""
-        scope = self.analysis.enclosing_function(node)
-        statements = scope.body if scope is not None else self.context.module
-        mine = {origin.node for origin in origins}
-        after = self.range_of(node)[0]
+        function = self.analysis.enclosing_function(node)
+        _, after = self._calls_around(node, function.body if function is not None else self.context.module)
         models = self.analysis.models
-        calls = sorted(
-            ((self.range_of(call)[0], call) for call in self.analysis.subtree(statements) if isinstance(call, cst.Call)),
-            key=lambda pair: (pair[0].line, pair[0].column),
-        )
-        for start, call in calls:
-            if (start.line, start.column) <= (after.line, after.column) or call is node:
-                continue
-            if models.mode_call(call) == "eval" and mine & {origin.node for origin in models.origins(call.func.value)}:
+        for call in after:
+            if self._switches_to_eval(call, origins):
                 return True
             receiver = models.forward_receiver(call)
-            if receiver is not None and mine & {origin.node for origin in models.origins(receiver)}:
+            if receiver is not None and self._same_model(receiver, origins):
                 return False  # run in training mode before it is switched back
         return False
+
+    def _calls_around(self, node: cst.Call, scope: cst.CSTNode) -> tuple[list[cst.Call], list[cst.Call]]:
+        """The calls of ``scope`` that start before ``node`` and after it, in source order (the walk's order)."""
+        start = self.range_of(node)[0]
+        here = (start.line, start.column)
+        before, after = [], []
+        for call in self.analysis.subtree(scope):
+            if isinstance(call, cst.Call):
+                at = self.range_of(call)[0]
+                if (at.line, at.column) < here:
+                    before.append(call)
+                elif (at.line, at.column) > here:
+                    after.append(call)
+        return before, after
+
+    def _switches_to_eval(self, call: cst.Call, origins) -> bool:
+        return self.analysis.models.mode_call(call) == "eval" and self._same_model(call.func.value, origins)
+
+    def _same_model(self, expression: cst.BaseExpression, origins) -> bool:
+        mine = {origin.node for origin in origins}
+        return any(origin.node in mine for origin in self.analysis.models.origins(expression))
 
     def _flag_guarded(self, node: cst.Call) -> bool:
         for ancestor in self.analysis.ancestors(node):
