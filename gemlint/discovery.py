@@ -304,6 +304,8 @@ class Discovery:
                     if reason is not None:
                         self._refuse(absolute, reason)
                         continue
+                    if self._linted_as_its_target(absolute, root):
+                        continue
                 yield from self._emit(absolute, language, seen, shown + name, prefix + name, absolute, name not in irregular)
             # Another project copied into a package (its own license and build file) is vendored code,
             # excluded with the default excludes as a submodule is.
@@ -315,6 +317,30 @@ class Discovery:
                 if ignored and ignored(path, True):
                     continue
                 pending.append(_Folder(path, config, shown + name, prefix + name, in_package))
+
+    def _linted_as_its_target(self, link: str, top: str) -> bool:
+        """Whether a linked file met in the walk of ``top`` is left to its target: the walk lints the target
+        under its own name (linting the link too would report each finding twice), or the target lies in an
+        excluded folder (a link into a submodule or vendored code is that code, and dangles where the
+        submodule is not checked out). A dangling link to anywhere else is still reported, as is one into a
+        submodule that is checked out."""
+        real = os.path.realpath(link)
+        if not is_inside(real, self._root_real):
+            return False
+        target = os.path.join(self.tree.root, os.path.relpath(real, self._root_real))
+        if self.is_excluded_file(Path(target)):
+            return os.path.exists(real) or not self._checked_out(target)
+        return os.path.isfile(real) and language_of_name(os.path.basename(real)) is not None and is_inside(target, top)
+
+    def _checked_out(self, path: str) -> bool:
+        """Whether the submodule holding ``path`` (if any) is checked out: its folder has entries."""
+        for submodule in self._submodules:
+            if is_inside(path, submodule):
+                try:
+                    return bool(os.listdir(submodule))
+                except OSError:
+                    return False
+        return True
 
     def _listing(self, folder: str) -> tuple[list[str], set[str], set[str], set[str]] | None:
         """The subfolders (links to folders left out), files, linked files and files that are not regular

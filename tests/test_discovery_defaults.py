@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -187,3 +188,38 @@ def test_compiled_globs_match_as_pathspec_does():
         for path in paths:
             for spelled in (path, path + "/"):
                 assert compiled.match_file(spelled) == reference.match_file(spelled), (patterns, spelled)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_linked_file_is_left_to_its_target_when_the_walk_reaches_it_or_it_is_vendored(tmp_path, monkeypatch):
+    _write(
+        tmp_path,
+        {
+            "app.py": SERVICE,
+            "third_party/engine/g.py": SERVICE,
+            ".gitmodules": '[submodule "codec"]\n\tpath = codec\n\turl = https://example.com/codec.git\n',
+        },
+    )
+    (tmp_path / "headers").mkdir()
+    (tmp_path / "tools").mkdir()
+    # The submodule is not checked out, so the link into it dangles; it is the submodule's file all the same.
+    (tmp_path / "headers/codec.py").symlink_to("../codec/codec.py")
+    (tmp_path / "headers/engine.py").symlink_to("../third_party/engine/g.py")
+    (tmp_path / "tools/app.py").symlink_to("../app.py")
+    (tmp_path / "tools/missing.py").symlink_to("../nowhere.py")
+    monkeypatch.chdir(tmp_path)
+
+    def found(*paths: str) -> list[tuple[str, str]]:
+        result = CliRunner().invoke(
+            main, [*paths, "--project-root", ".", "--format", "json", "--no-cache", "--exit-zero", "--select", "GEM404,GEM000"]
+        )
+        assert result.exit_code == 0, result.output
+        return sorted((item["path"], item["code"]) for item in json.loads(result.stdout))
+
+    # Linted once, under the target's own name; a link that dangles into the project's own code is still reported.
+    assert found(".") == [("app.py", "GEM404"), ("tools/missing.py", "GEM000")]
+    # A walk that does not reach the target lints it through the link.
+    assert found("tools") == [("tools/app.py", "GEM404"), ("tools/missing.py", "GEM000")]
+    # Once the submodule is checked out, a link into it that still dangles is broken.
+    _write(tmp_path, {"codec/other.py": SERVICE})
+    assert found(".") == [("app.py", "GEM404"), ("headers/codec.py", "GEM000"), ("tools/missing.py", "GEM000")]

@@ -80,13 +80,14 @@ def test_a_nested_config_governs_its_folder_found_from_the_listing(tmp_path):
 
 def test_a_linked_file_is_read_only_when_it_resolves_inside_the_project(tmp_path):
     project, outside = tmp_path / "project", tmp_path / "outside"
-    _write(project, ["app.py"])
+    _write(project, ["app.py", "tools/run.py"])
     _write(outside, ["secret.py"])
-    (project / "inside_link.py").symlink_to(project / "app.py")
-    (project / "outside_link.py").symlink_to(outside / "secret.py")
+    (project / "tools" / "inside_link.py").symlink_to(project / "app.py")
+    (project / "tools" / "outside_link.py").symlink_to(outside / "secret.py")
     discovery = Discovery(ConfigTree(project, known_codes()), cwd=project)
-    assert [source.display for source in discovery.files([project])] == ["app.py", "inside_link.py"]
-    assert [refused.display for refused in discovery.refused] == ["outside_link.py"]
+    # The walk of tools/ does not reach app.py, so it is read through the link.
+    assert [source.display for source in discovery.files([project / "tools"])] == ["tools/inside_link.py", "tools/run.py"]
+    assert [refused.display for refused in discovery.refused] == ["tools/outside_link.py"]
 
 
 def test_the_walk_makes_no_call_to_the_file_system_per_file(tmp_path, monkeypatch):
@@ -110,13 +111,14 @@ def test_the_walk_makes_no_call_to_the_file_system_per_file(tmp_path, monkeypatc
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_the_listing_tells_which_files_are_regular(tmp_path):
-    _write(tmp_path, ["app.py"])
+    _write(tmp_path, ["app.py", "shared/util.py"])
     os.mkfifo(tmp_path / "pipe.py")
     (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
-    (tmp_path / "linked.py").symlink_to(tmp_path / "app.py")
+    (tmp_path / "linked.py").symlink_to(tmp_path / "shared/util.py")
     walked = {source.display: source.regular for source in Discovery(ConfigTree(tmp_path, known_codes()), cwd=tmp_path).files([tmp_path])}
     # Each is still linted (a FIFO or a dangling link is reported, never read); only regular files are modules.
-    assert walked == {"app.py": True, "dangling.py": False, "linked.py": True, "pipe.py": False}
+    # A link to a file the walk reaches is left to that file.
+    assert walked == {"app.py": True, "dangling.py": False, "pipe.py": False, "shared/util.py": True}
 
 
 def test_each_file_carries_the_absolute_path_the_walk_joined(tmp_path, monkeypatch):
