@@ -80,6 +80,9 @@ class Container:
     #: The container runs a GPU burn-in or diagnostic program (gpu-burn, nvidia-smi, DCGM's load generator, the
     #: CUDA samples, nvbandwidth's copies), by its image or command: no tensors go through /dev/shm.
     runs_gpu_diagnostic: bool = False
+    #: The container is a stand-in: a base OS image whose command only prints and sleeps (a scheduler's demo
+    #: job that holds GPUs for a while). Nothing in it uses them.
+    stand_in: bool = False
 
 
 def _value(node: Node | None) -> str | None:
@@ -210,6 +213,7 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
     format_name = _program_words([model_format.get("name")]) if model_format is not None else []
     record.serves_llm = _any_word(program + format_name, _LLM_SERVER)
     record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
+    record.stand_in = is_stand_in(container.get("image"), [container.get("command"), container.get("args")])
     return record
 
 
@@ -223,6 +227,61 @@ _LLM_SERVER = re.compile(
 
 #: Images and commands of GPU burn-in and diagnostic programs.
 _GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample|nvbandwidth", re.IGNORECASE)
+
+
+#: Base operating-system images: they hold no GPU program of their own.
+_BASE_IMAGE = re.compile(
+    r"(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|alpine|busybox|centos|fedora|rockylinux|almalinux|amazonlinux)(?:[:@].*)?"
+    r"|(?:registry\.k8s\.io|k8s\.gcr\.io|gcr\.io/google[-_]containers)/pause(?:[:@].*)?",
+    re.IGNORECASE,
+)
+#: Commands that do no work: a stand-in job prints, waits and exits.
+_IDLE_COMMANDS = frozenset({"echo", "printf", "sleep", "true", "false", "exit", ":", "date", "env", "printenv", "hostname", "set", "wait"})
+_SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
+_ASSIGNMENT = re.compile(r"\w+=.*")
+#: Where a shell script's simple commands end.
+_COMMAND_BREAK = re.compile(r"\n|;|&&|\|\||\|")
+
+
+def is_stand_in(image: Node | None, program: list[Node | None]) -> bool:
+    """A base OS image whose command and arguments run only commands that do no work, such as ``echo`` and
+    ``sleep`` (directly, or in the script a shell is given with ``-c``)."""
+    name = _value(image)
+    if name is None or not _BASE_IMAGE.fullmatch(name.strip()):
+        return False
+    argv: list[str] = []
+    for node in program:
+        for item in (node.items if isinstance(node, Sequence) else [node]) if node is not None else ():
+            text = _value(item)
+            if text is None:
+                return False  # a template hides what runs
+            if isinstance(node, Sequence):
+                argv.append(text)
+            else:
+                argv.extend(_split(text) or [])  # compose's string form, split as a shell would
+    if not argv:
+        return False
+    if argv[0] not in _SHELLS:
+        return argv[0].rsplit("/", 1)[-1] in _IDLE_COMMANDS
+    script = next((argv[i + 1] for i, word in enumerate(argv[:-1]) if word.startswith("-") and "c" in word), None)
+    if script is None:
+        return False
+    commands = []
+    for simple in _COMMAND_BREAK.split(script):
+        words = _split(simple)
+        if words is None:
+            return False
+        words = [word for word in words if not _ASSIGNMENT.fullmatch(word)]
+        if words:
+            commands.append(words[0])
+    return bool(commands) and all(command in _IDLE_COMMANDS for command in commands)
+
+
+def _split(text: str) -> list[str] | None:
+    try:
+        return shlex.split(text, comments=True)
+    except ValueError:
+        return None
 
 
 def _program_words(nodes: list[Node | None]) -> list[str]:
@@ -386,6 +445,7 @@ def compose_containers(file: YamlFile) -> list[Container]:
             program = _program_words([service.get("image"), service.get("command"), service.get("entrypoint")])
             record.serves_llm = _any_word(program, _LLM_SERVER)
             record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
+            record.stand_in = is_stand_in(service.get("image"), [service.get("entrypoint"), service.get("command")])
             _compose_gpus(service, record)
             _compose_memory(service, record)
             shm_node = service.get("shm_size")

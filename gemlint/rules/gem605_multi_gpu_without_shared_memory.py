@@ -37,6 +37,9 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "GPU burn-in and diagnostic programs (`gpu-burn`, `nvidia-smi`, DCGM's `dcgmproftester`, the CUDA samples, "
         "`nvbandwidth`), by their image or command, without a parallelism argument: each GPU is driven on its own, or "
         "copied to over NVLink and PCIe, never through /dev/shm.",
+        "Stand-in jobs: a base OS image (`ubuntu`, `busybox`, ...) whose command only prints and sleeps, as a "
+        "scheduler's demo holds GPUs without using them. A framework image that sleeps is a pod users exec work "
+        "into, and is still reported.",
         "Dockerfiles: the shared memory is given by the command that runs the image (`docker run --shm-size`).",
     )
     bad = """\
@@ -101,6 +104,8 @@ spec:
                 continue
             if container.runs_gpu_diagnostic and not container.parallel:
                 continue  # a burn-in or diagnostic program drives each GPU alone: nothing goes through /dev/shm
+            if container.stand_in:
+                continue  # a base image that prints and sleeps holds the GPUs without using them
             if not several and container.requests_gpus and container.gpus is not None and container.gpus <= 1:
                 continue  # the parallel ranks need more GPUs than the container has: they run in other pods (Ray)
             if several:
