@@ -329,6 +329,10 @@ class FileAnalysis:
             if syn.operator(parent) == "=" and left is not None and left.type == "identifier" and _local_here(unit, left):
                 if self.uses.classify(unit, parent) is Use.ESCAPE:  # `x.adopt(c = new T)`: the value goes on
                     return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=parent)
+                if syn.text(left) in unit.parameter_names and _when_not_given(parent, syn.text(left)):
+                    # `if (out == NULL) out = malloc(n);`: a fallback for a caller that passes no buffer. Whether any
+                    # caller does is not known here; one that always passes a buffer never runs it.
+                    return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=left)
                 return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(left))
             return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=left)
         if parent.type == "expression_statement" and row.name == "new[]":
@@ -464,6 +468,22 @@ def _in_compile_time_branch(step, acquired: Node, function: Node) -> bool:
             if not (node.start_byte <= acquired.start_byte < node.end_byte):
                 return True
         todo.extend(node.children)
+    return False
+
+
+def _when_not_given(assignment: Node, parameter: str) -> bool:
+    """``assignment`` is (in) the branch taken when ``parameter`` is null: ``if (p == NULL)``, ``if (!p)``,
+    ``if (nullptr == p)``."""
+    child, node = assignment, assignment.parent
+    while node is not None and node.type not in ("function_definition", "lambda_expression"):
+        if node.type == "if_statement" and child == node.child_by_field_name("consequence"):
+            condition = re.sub(r"\s+", "", syn.text(node.child_by_field_name("condition")))
+            while condition.startswith("(") and condition.endswith(")"):
+                condition = condition[1:-1]
+            null = r"(?:NULL|nullptr|0)"
+            name = re.escape(parameter)
+            return re.fullmatch(rf"!{name}|{name}=={null}|{null}=={name}", condition) is not None
+        child, node = node, node.parent
     return False
 
 
