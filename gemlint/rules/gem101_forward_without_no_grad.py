@@ -48,6 +48,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
         "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), which already run without "
         "gradients.",
+        "TensorRT engines behind a module's interface: torch2trt's `TRTModule` and what `torch2trt(...)` returns hold "
+        "their weights in the engine, whatever `state_dict` and `load_state_dict` suggest.",
         "Framework hooks that run under no_grad: Lightning `predict_step`, `validation_step`, `test_step` and the "
         "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
         "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
