@@ -120,6 +120,6 @@ def test_gem101_reports_a_function_once_with_its_other_forwards_related():
     """Each unguarded forward of one function is not a finding of its own: the fix is one guard."""
     path = FIXTURES / "GEM1xx" / "triton" / "arithmetic" / "1" / "model.py"
     (finding,) = [d for d in lint_fixture(path) if d.code == "GEM101" and d.line < 80]
-    assert finding.line == 67 and [r.span.line for r in finding.related] == [69]
+    assert finding.line == 67 and [r.span.line for r in finding.related] == [70]
     assert "1 more forward pass in `execute` run the same way" in finding.message
     assert finding.fix is not None and len(finding.fix.edits) == 1

@@ -508,8 +508,10 @@ class ModelTracker:
         origins = self.origins(expression)
         if not origins:
             return None
-        # Only for the object itself: a part of it (`net.image`) may be a module handed in from outside.
-        if not isinstance(expression, cst.Attribute) and all(origin.parameter_free for origin in origins):
+        # For the object itself, or a part a class keeps of its own (`self.mel`, every value it is given known):
+        # a part of another object (`net.image`) may be a module handed to it from outside.
+        own = not isinstance(expression, cst.Attribute) or is_name(expression.value, "self", "cls")
+        if own and all(origin.parameter_free for origin in origins):
             return "it holds no parameters"
         mine = {origin.node for origin in origins}
         for receiver, reason in self._freezes:

@@ -1644,11 +1644,13 @@ class ProjectModel:
     def _no_seen_layer_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
         result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
+        # A registered buffer is a constant unless a method reads the mode (running statistics kept in training).
+        reads_training = any(cls.reads_training for _, cls in chain)
         for entry, cls in chain if result else ():
             for function in cls.methods.values():
                 for site in function.calls:
                     callee = site.callee.rsplit(".", 1)[-1]
-                    if callee in _REGISTERS_MEMBERS or _MODE_DEPENDENT.search(site.callee):
+                    if (callee in _REGISTERS_MEMBERS and (callee != "register_buffer" or reads_training)) or _MODE_DEPENDENT.search(site.callee):
                         result = False
                     elif callee[:1].isupper() and not site.callee.startswith("self."):
                         # A layer built anywhere in its code (`self.blocks.append(nn.Linear(...))`) is a seen one.

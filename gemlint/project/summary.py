@@ -75,6 +75,8 @@ class ClassSummary:
     #: ``self.<attr>`` bound in a method to a value that is neither a call, a literal nor a display (a parameter
     #: without annotation, another attribute, an expression): what the attribute holds is not known.
     opaque_attributes: list[str] = field(default_factory=list)
+    #: A method reads ``self.training``: the class behaves differently in training and in eval mode.
+    reads_training: bool = False
 
 
 @dataclass(slots=True)
@@ -202,6 +204,8 @@ class _Summariser:
     def _attribute(self, node: ast.Attribute) -> None:
         if node.attr in _GRAD_GUARD_NAMES and self.functions:
             self.functions[0].names_grad_guard = True
+        elif node.attr == "training" and self.classes and self.functions and isinstance(node.value, ast.Name) and node.value.id == "self":
+            self.classes[-1].reads_training = True
         self.children(node)
 
     def visit(self, node: ast.AST) -> None:

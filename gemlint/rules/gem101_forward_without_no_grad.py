@@ -44,7 +44,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
         "`model.parameters()` setting `requires_grad = False`), and project modules that can hold no parameter: "
         "their classes make and register none, build no layer that has one, keep data and buffers (a quantised "
-        "kernel's packed weights), and call no part whose value is unknown as a module.",
+        "kernel's packed weights, a spectrogram's filter bank), and call no part whose value is unknown as a module; "
+        "held in a name or in an attribute of the class that builds them (`self.mel = MelFrontEnd(...)`).",
         "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
         "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), which already run without "
         "gradients.",
