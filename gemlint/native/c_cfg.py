@@ -502,11 +502,11 @@ class CfgBuilder:
         if condition is None or syn.is_constant_true(condition):
             head.then(body_entry)
             return head
-        head.then(self._branch(condition, body_entry, after, line))
+        head.then(_of_loop(self._branch(condition, body_entry, after, line), body))
         bound = loop_bound(condition)
-        return self._first_test(condition, bound, body_entry, after, line) if bound is not None else head
+        return self._first_test(condition, bound, body_entry, after, line, body) if bound is not None else head
 
-    def _first_test(self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int) -> Step:
+    def _first_test(self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int, body: Node | None = None) -> Step:
         """The loop's first test, apart from the later ones: skipping the loop altogether is a path only
         when the bound may be zero as far as the function shows (a local it computed, or a bound it tests)."""
         if condition is None:  # a range `for`: the test is whether the range is empty
@@ -515,6 +515,7 @@ class CfgBuilder:
             first.then(body_entry, True).then(after, False)
         else:
             first = self._branch(condition, body_entry, after, line)
+        _of_loop(first, body)
         if first.kind is StepKind.BRANCH and bound is not None:
             first.loop_bound = syn.normalized(bound)
             first.runs_once = (
@@ -569,9 +570,9 @@ class CfgBuilder:
         head.changes = _names_read(node.child_by_field_name("declarator"))  # each iteration binds it anew
         body = node.child_by_field_name("body")
         body_entry = self._loop_body(_Loop(body, syn.line_of(node)), after, head) if body is not None else head
-        head.then(self._branch(None, body_entry, after, syn.line_of(node)))
+        head.then(_of_loop(self._branch(None, body_entry, after, syn.line_of(node)), body))
         right = node.child_by_field_name("right")
-        first = self._first_test(None, right, body_entry, after, syn.line_of(node))
+        first = self._first_test(None, right, body_entry, after, syn.line_of(node), body)
         return self._effect(right, first) if right is not None else first
 
     def _build_do_statement(self, node: Node, after: Step) -> Step:
@@ -582,7 +583,7 @@ class CfgBuilder:
         if condition is not None and syn.is_constant_false(condition):
             test.then(after)  # do { ... } while (0)
         else:
-            test.then(self._branch(condition, body_entry, after, syn.line_of(node)))
+            test.then(_of_loop(self._branch(condition, body_entry, after, syn.line_of(node)), body))
         return body_entry
 
     def _build_switch_statement(self, node: Node, after: Step) -> Step:
@@ -928,3 +929,10 @@ def _checks_a_device_api_call(macro_call: Node) -> bool:
         for argument in arguments.named_children
         for node in syn.descendants(argument)
     )
+
+
+def _of_loop(step: Step, body: Node | None) -> Step:
+    """``step``, a test of the loop whose body is ``body``, marked as one (see :attr:`Step.loop_body`)."""
+    if step.kind is StepKind.BRANCH and body is not None:
+        step.loop_body = body
+    return step

@@ -66,6 +66,7 @@ class CTracker:
         # over the same bound: when that loop runs no iteration, neither did this one.
         self.loop_bound = _enclosing_loop_bound(acquisition.call) if acquisition.kind is Kind.CAPTURE else ""
         self.relevant = self.unit.graph.relevant_tests([acquisition.step, *self.release_steps])
+        self._searches: dict[tuple[int, int], bool] = {}
 
     def _release_guards(self) -> dict[tuple[int, int], bool]:
         """Tests that decide whether the resource is released (``if (sz > sizeof(buf)) free(bp);``): the
@@ -328,6 +329,8 @@ class CTracker:
     def fails(self, step: Step, taken: bool, state: Held) -> bool:
         if self.loop_bound and step.loop_bound == self.loop_bound and not taken:
             return True
+        if not taken and step.loop_body is not None and self._searches_for_a_place(step.loop_body):
+            return True
         condition = step.condition
         if condition is None:
             return False
@@ -342,6 +345,24 @@ class CTracker:
         if value is not None:
             return value == taken
         return self.guards.get((condition.start_byte, condition.end_byte)) == taken
+
+    def _searches_for_a_place(self, body: Node) -> bool:
+        """The loop whose body is ``body`` is a search for the resource's place: an iteration hands it over and
+        leaves at once (``list.insert(at, node); break;``). The path on which the search finds nothing is not
+        followed: the code assumes it finds one, and a finding there would only say that it might not. A loop
+        that made the resource itself is not one (its last iteration's may be dropped)."""
+        key = (body.start_byte, body.end_byte)
+        found = self._searches.get(key)
+        if found is None:
+            found = self._searches[key] = not syn.encloses(body, self.acquisition.call) and any(
+                node.type == "identifier"
+                and syn.text(node) in self.names
+                and self._is_ours(node)
+                and _left_after(node, body)
+                and self.analysis.uses.classify(self.unit, node) is Use.ESCAPE
+                for node in syn.descendants(body)
+            )
+        return found
 
     def _tests_the_handle(self, macro_call: Node) -> bool:
         """The exiting macro is given the acquisition's handle alone (``CHECK_PARAM_NULL(buf)``)."""
@@ -432,6 +453,19 @@ class CTracker:
             if name in _LAST_ERROR and not acquisition.status:
                 return "status"
         return None
+
+
+def _left_after(node: Node, body: Node) -> bool:
+    """The statement holding ``node`` (inside ``body``) is followed at once by a ``break`` or ``return``."""
+    statement = node
+    while statement.parent is not None and statement != body and statement.type != "expression_statement":
+        statement = statement.parent
+    if statement.type != "expression_statement":
+        return False
+    following = statement.next_named_sibling
+    while following is not None and following.type == "comment":
+        following = following.next_named_sibling
+    return following is not None and following.type in ("break_statement", "return_statement")
 
 
 def _through_pointer(field: Node) -> bool:

@@ -73,6 +73,8 @@ class Step:
     #: For the first test of a loop whose bound is a member or parameter the function never tests for zero:
     #: the path that skips the loop altogether is not followed (nothing says it can happen).
     runs_once: bool = False
+    #: For a loop's tests: the loop's body (a search may hand the resource over in it and leave the loop).
+    loop_body: object = None
     #: For a step where paths leave a loop's body (an iteration ends, `continue`, `break`): the body, whose
     #: variables end here, and how it is left ("an iteration of the loop at line 3 ends"), for messages.
     leaves: object = None

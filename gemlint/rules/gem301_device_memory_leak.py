@@ -26,6 +26,8 @@ class DeviceMemoryLeak(PairingRule):
         "CuPy (`cupy.cuda.runtime.malloc`)."
     )
     not_flagged = (
+        "A search for its place: a loop that hands the pointer over and leaves at once (`nodes.insert(at, node); break;`) is assumed to find one; the path on which it finds none is not taken to leak. A loop that hands it over at every match without leaving, or makes one in each iteration, is no such search.",
+        "A fallback for a caller that passes no buffer: an allocation into a parameter in the branch taken when it is null (`if (out == NULL) out = malloc(n);`). Whether any caller passes null is not known here.",
         "Pointers that escape: returned, stored into a member, field, global, static or out-parameter, put into "
         "a container, handed to an owner (`std::unique_ptr` with a deleter, `torch::from_blob` with a deleter, "
         "a constructor, a method of another object, a callable object such as a layer: `(*layer)(p)`, `op(p)`), "
