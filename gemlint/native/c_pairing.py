@@ -31,7 +31,7 @@ from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
 from gemlint.native.c_units import Acquisition, Finding, Target, Unit
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument
-from gemlint.native.once import runs_once
+from gemlint.native.once import ends_with_the_process, runs_once
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
     ACQUIRES,
@@ -72,6 +72,7 @@ class FileAnalysis:
         self._mismatches: set[tuple[int, int]] = set()
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
         self._once: dict[int, bool] = {}
+        self._last: dict[int, bool] = {}
         # Weakly: a closure over self is a cycle, which would keep the document's tree alive until a full collection.
         owner = weakref.ref(self)
         self.uses = Uses(lambda: owner().functions_by_name)
@@ -152,6 +153,8 @@ class FileAnalysis:
             # What a function that runs once per process leaks on a failure exit, having released it on its
             # normal path, is held only until the failure ends the process.
             return
+        if self._ends_with_the_process(acquisition.unit):
+            return  # the last thing `main` does: what it leaves is held until the process ends, as `main`'s is
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
             self.unreported.append(
@@ -213,6 +216,14 @@ class FileAnalysis:
             defines_main = any(name in self.functions_by_name for name in ("main", "wmain"))
             self._once[key] = runs_once(self.document, unit.node, defines_main)
         return self._once[key]
+
+    def _ends_with_the_process(self, unit: Unit) -> bool:
+        if unit.node.type != "function_definition":
+            return False
+        key = unit.node.start_byte
+        if key not in self._last:
+            self._last[key] = ends_with_the_process(self.document, unit.node)
+        return self._last[key]
 
     def _parse_error_between(self, acquisition: Acquisition, line: int) -> int:
         """The first line with a parse error (a tree-sitter ERROR or missing node) from the acquisition to

@@ -63,6 +63,33 @@ def _runs_once(document: NativeDocument, function: Node, defines_main: bool, dep
     return calls == 1  # called from two places, it runs twice
 
 
+def ends_with_the_process(document: NativeDocument, function: Node) -> bool:
+    """Whether ``function`` is called from one place, the last statement of ``main`` (only ``return`` may follow):
+    what it leaves allocated is held until the process ends, as what ``main`` itself leaves."""
+    name = syn.function_name(function)
+    if not name.isidentifier() or name in _ENTRY_POINTS or _in_class(function):
+        return False
+    mentions = _mentions(document, name)
+    calls = [mention for mention in mentions or () if _mention_kind(mention) != "declaration"]
+    if mentions is None or len(calls) != 1 or _mention_kind(calls[0]) != "call":
+        return False
+    caller = _enclosing_function(calls[0])
+    if caller is None or syn.function_name(caller) not in _ENTRY_POINTS:
+        return False
+    statement = calls[0]
+    body = caller.child_by_field_name("body")
+    while statement.parent is not None and statement.parent != body:
+        statement = statement.parent
+    if statement.parent != body:
+        return False
+    following = statement.next_named_sibling
+    while following is not None:
+        if following.type not in ("return_statement", "comment"):
+            return False
+        following = following.next_named_sibling
+    return True
+
+
 _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier", "statement_identifier"})
 _TEXT_NODES = frozenset({"comment", "string_literal", "raw_string_literal", "char_literal", "system_lib_string"})
 

@@ -58,8 +58,9 @@ class DeviceMemoryLeak(PairingRule):
         "function that runs once per process and releases the memory on its normal path (a sample's `runTest()` that "
         "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
         "file that defines `main`, called from one place, outside any loop, in `main` or in another such function. "
-        "Memory such a function never releases is reported; so is any leak of a function called from a loop, from two "
-        "places, or used as a pointer (a thread's entry, a callback).",
+        "Memory such a function never releases is reported, unless its call is the last statement of `main` (only "
+        "a `return` after it): the process ends then, as when `main` is left. So is any leak of a function called "
+        "from a loop, from two places, or used as a pointer (a thread's entry, a callback).",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
         "`--verbose` says which, the summary line and `--statistics` count the files. A statement macro written "
         "without its `;` (`EXPECT_OK(status)` alone on its line) is given one before parsing, so it does not "

@@ -59,7 +59,8 @@ class HostMemoryLeak(PairingRule):
         "declaration its name is still the member or global it shadows (`model = new Model(); auto model = view();` "
         "in a constructor stores into the member).",
         "Leaving `main` (the process ends), calls that never return (`exit`, `abort`), and the failure exits of a function "
-        "that runs once per process and releases the memory on its normal path, as for GEM301.",
+        "that runs once per process and releases the memory on its normal path, or whose call is the last statement "
+        "of `main`, as for GEM301.",
         "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
     )
     bad = """\

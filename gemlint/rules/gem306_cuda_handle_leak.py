@@ -20,7 +20,7 @@ class CudaHandleLeak(PairingRule):
     )
     not_flagged = (
         "Handles stored into a member, a pool or container, or an out-parameter, returned, or handed to an owner.",
-        "Paths on which the creation failed; handles destroyed through a cleanup macro, as for GEM301. The failure exits of a function that runs once per process, as for GEM301.",
+        "Paths on which the creation failed; handles destroyed through a cleanup macro, as for GEM301. The failure exits of a function that runs once per process, and a function whose call is the last statement of `main`, as for GEM301.",
     )
     bad = """\
 float time_forward(Model& model, const Batch& batch) {
