@@ -612,11 +612,21 @@ class CfgBuilder:
         values = frozenset(syn.normalized(label) for label in labels if label is not None)
         # Each edge says which case it takes, so that a later switch on the same unchanged subject takes it too.
         for label, entry in zip(labels, reversed(entries)):
+            if label is None and self._takes_a_case(tested, values):
+                continue  # a default no value of the subject reaches
             taken = OneOf(values, excluded=True) if label is None else OneOf(frozenset({syn.normalized(label)}))
             self._switch_edge(dispatch, entry, key, taken)
-        if not any(label is None for label in labels):
+        if not any(label is None for label in labels) and not self._takes_a_case(tested, values):
             self._switch_edge(dispatch, after, key, OneOf(values, excluded=True))  # no default: the switch may do nothing
         return self.sequence(init, dispatch)
+
+    def _takes_a_case(self, subject: Node | None, cases: frozenset[str]) -> bool:
+        """``subject`` is a local of the function that is only ever given values its cases name (``int f = 0;``
+        then ``f = 1`` ... under tests): no path reaches the switch's default."""
+        if subject is None or subject.type != "identifier" or syn.text(subject) not in self._body_locals:
+            return False
+        given = _values_given(self._body, syn.text(subject))
+        return given is not None and given <= cases
 
     @staticmethod
     def _switch_edge(dispatch: Step, entry: Step, key: str | None, taken: OneOf) -> None:
@@ -716,6 +726,39 @@ def loop_bound(condition: Node | None) -> Node | None:
     if counter is None or bound is None or counter.type != "identifier" or syn.is_constant_false(bound):
         return None
     return bound
+
+
+_GIVEN_VALUES = frozenset({"number_literal", "char_literal", "identifier", "qualified_identifier"})
+
+
+def _values_given(body: Node, name: str) -> frozenset[str] | None:
+    """The values (as normalized text) the local ``name`` is initialised with and assigned in ``body``, when
+    each is a literal or a named constant; None when it is changed any other way (``++``, ``+=``, through its
+    address or a reference) or given anything else."""
+    values: set[str] = set()
+    for node in syn.descendants(body):
+        if node.type == "identifier" and syn.text(node) == name:
+            parent = node.parent
+            if parent is None:
+                return None
+            if parent.type == "init_declarator" and parent.child_by_field_name("declarator") == node:
+                value = syn.strip(parent.child_by_field_name("value"))
+            elif parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
+                if syn.operator(parent) != "=":
+                    return None
+                value = syn.strip(parent.child_by_field_name("right"))
+            elif parent.type in ("update_expression", "pointer_expression") or (parent.type == "argument_list"):
+                return None  # `f++`, `&f`, or handed to a call that may take it by reference
+            else:
+                continue  # read
+            if value is None or value.type not in _GIVEN_VALUES or syn.text(value) == name:
+                return None
+            values.add(syn.normalized(value))
+        elif node.type == "declaration" and any(
+            child.type == "identifier" and syn.text(child) == name for child in node.named_children
+        ):
+            return None  # `int f;`: its first value is not known
+    return frozenset(values) if values else None
 
 
 def _declared_names(body: Node) -> frozenset[str]:

@@ -53,7 +53,9 @@ class DeviceMemoryLeak(PairingRule):
         "Members allocated in a constructor and freed in the destructor.",
         "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
         "test that guarded the allocation (an `if` or a `switch` case on a value not changed in between: a path "
-        "takes the same branch or case at both tests).",
+        "takes the same branch or case at both tests). A `switch`'s `default` (or its absence) that no value of its "
+        "subject reaches: a local given only literals or constants the cases name (`int format = 0;` then "
+        "`format = 1;` under a test).",
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`). Likewise the failure exits of a "
         "function that runs once per process and releases the memory on its normal path (a sample's `runTest()` that "
         "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
