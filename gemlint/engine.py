@@ -384,11 +384,18 @@ def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
         if placeholder is not None:
             note(f"a template, not checked: `{placeholder}` (line {error.lineno}) is filled in by a build step")
             return []
+        if (error.msg or "").startswith(_PYTHON2_ONLY):
+            note(f"Python 2, not checked: {error.msg.partition('.')[0]} (line {error.lineno})")
+            return []
         return [parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)]
     except Exception as error:
         return [parse_error(source, f"cannot parse: {type(error).__name__}: {error}")]
     return [parse_error(source, "cannot parse")]
 
+
+#: The interpreter's messages for statements only Python 2 has (`print x`, `exec code`, `except E, e:`): the file
+#: is another language's, not a broken one.
+_PYTHON2_ONLY = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'", "multiple exception types must be parenthesized")
 
 #: A placeholder that a build step substitutes before the file is imported: `##NAME##`, CMake's `@NAME@` and
 #: `${NAME}` (configure_file), Jinja's and cookiecutter's `{{ name }}` and `{% ... %}`.

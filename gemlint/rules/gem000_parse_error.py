@@ -31,6 +31,8 @@ class ParseError(Rule):
         "`${NAME}`, Jinja's `{{ name }}`) on that line or the one before: a template, which is Python only once "
         "rendered; it is not linted, and the run says so (counted among the files checked only in part; "
         "`--verbose` names the placeholder).",
+        "A Python 2 file, whose first error is a statement only Python 2 has (`print x`, `exec code`, "
+        "`except E, e:`): another language, not a broken file; not linted, and counted and named the same way.",
     )
     bad = "def predict(x:\n    return model(x)\n"
     good = "def predict(x):\n    return model(x)\n"
