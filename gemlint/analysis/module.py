@@ -1333,10 +1333,11 @@ class ModuleAnalysis:
                 return "it is chosen by a conditional expression"
             if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
                 return "it is short-circuited by a condition"
-            if isinstance(ancestor, cst.FunctionDef):
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
                 lowered = ancestor.name.value.lower()
                 if any(word in lowered for word in ("debug", "profil", "bench")):
-                    return f"it runs in `{ancestor.name.value}`, a debugging function"
+                    kind = "function" if isinstance(ancestor, cst.FunctionDef) else "class"
+                    return f"it runs in `{ancestor.name.value}`, a debugging {kind}"
             child = ancestor
         return None
 

@@ -52,7 +52,7 @@ class LeftoverProfiler(AnalysisRule):
     not_flagged = (
         "Profilers behind a flag: under an `if` on a run-time value, chosen by a conditional expression "
         "(`profile(...) if args.profile else nullcontext()`), with `enabled=<non-literal>` or `enabled=False`, "
-        "or in a function whose name says debug/profile/bench.",
+        "or in a function or class whose name says debug/profile/bench (a trainer's `TorchProfilerCallback`).",
         "`torch.profiler.record_function` and NVTX ranges: annotations that cost nothing without a profiler.",
         "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
         "(`bench*`, `profil*` in the path), and the `__main__` block of a module other files of the project use "
