@@ -24,7 +24,7 @@ class AnomalyDetectionEnabled(AnalysisRule):
     not_flagged = (
         "`set_detect_anomaly(False)` and `set_detect_anomaly(<flag>)` (the flag decides).",
         "Anomaly detection behind a flag: under an `if` on a run-time value, in a conditional expression, or in "
-        "a function whose name says debug/profile/bench.",
+        "a function or class whose name says debug/profile/bench.",
         "Tests, benchmark and profiling scripts, and the `__main__` block of a module other files of the project "
         "use (its author's check, run by hand).",
     )
