@@ -23,7 +23,7 @@ from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
 from gemlint.frontends.notebook import Notebook, read_notebook
-from gemlint.frontends.python_module import parse_module
+from gemlint.frontends.python_module import MAX_ANALYSED_CHARS, parse_module
 from gemlint.languages import Language
 from gemlint.project.files import project_for
 from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule, rule_class
@@ -366,7 +366,16 @@ def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
         return [blocked]
     if tree is not None:
         return []
+    if len(text) > MAX_ANALYSED_CHARS:
+        _too_large(text)
+        return []
     return _libcst_failure(source, text) or []
+
+
+def _too_large(text: str) -> None:
+    """Note a module LibCST does not parse for its size. Only LibCST would say whether one this interpreter
+    rejects (perhaps a newer grammar) is broken, so it is noted either way, never reported."""
+    note(f"too large to analyse ({len(text) / 1e6:.1f} million characters; LibCST's parse needs about 220 times a file's size)")
 
 
 def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
@@ -444,6 +453,9 @@ def _lint_python(
             blocked, tree = _python_gate(source, text)
             if blocked is not None:
                 return [blocked]
+    if len(text) > MAX_ANALYSED_CHARS:
+        _too_large(text)
+        return []
     import_names = None
     if tree is not None:
         if nesting_depth(tree, MAX_TREE_DEPTH) > MAX_TREE_DEPTH:

@@ -109,8 +109,8 @@ class RunResult:
         limited = sum(1 for report in self.files if report.notes)
         if limited:
             notices.append(
-                f"{_count(limited, 'file')} checked only in part: code that did not parse hid possible findings "
-                "(--verbose names them)"
+                f"{_count(limited, 'file')} checked only in part: code that did not parse, a template, Python 2 or "
+                "a module too large to analyse hid possible findings (--verbose names them and says which)"
             )
         return notices
 

@@ -34,7 +34,7 @@ from gemlint.config import Config
 from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.frontends.python_module import parse_module
+from gemlint.frontends.python_module import MAX_ANALYSED_CHARS, parse_module
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
 from gemlint.project.model import ProjectModel
@@ -256,8 +256,8 @@ class Project:
                 data = buffer(key)
                 if data is None:
                     data = read_confined(key, self.root, _MAX_FILE_BYTES + 1)
-                if len(data) > _MAX_FILE_BYTES or b"\x00" in data:
-                    raise ValueError
+                if len(data) > MAX_ANALYSED_CHARS or b"\x00" in data:
+                    raise ValueError  # not parsed by LibCST (see MAX_ANALYSED_CHARS), nor linted
                 text = data.decode("utf-8-sig")
             except (OSError, ValueError, UnicodeDecodeError):
                 self._parsed[key] = None
@@ -313,7 +313,7 @@ class Project:
                     data = read_confined(path, self.root, _MAX_FILE_BYTES + 1)
             except OSError:
                 continue
-            if len(data) > _MAX_FILE_BYTES or not any(marker in data for marker in _ROUTE_MARKERS):
+            if len(data) > MAX_ANALYSED_CHARS or not any(marker in data for marker in _ROUTE_MARKERS):
                 continue
             if _DECLARES_ROUTES.search(data) and not self._test_module(path, data):
                 found.append((path, data))
