@@ -153,8 +153,10 @@ class FileAnalysis:
             # What a function that runs once per process leaks on a failure exit, having released it on its
             # normal path, is held only until the failure ends the process.
             return
-        if self._ends_with_the_process(acquisition.unit):
-            return  # the last thing `main` does: what it leaves is held until the process ends, as `main`'s is
+        if self._ends_with_the_process(acquisition.unit) and not self._releases_anything(acquisition.unit):
+            # The last thing `main` does, and it cleans nothing up: what it leaves is held until the process ends,
+            # as `main`'s is. One that releases some of what it holds and forgets the rest has a cleanup to fix.
+            return
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
             self.unreported.append(
@@ -189,6 +191,10 @@ class FileAnalysis:
                 f"{leak.reason} before `{release_for(row)}` releases it"
             )
         self._report(row.kind.leak_code, acquisition.call, message)
+
+    @staticmethod
+    def _releases_anything(unit: Unit) -> bool:
+        return any(facts.deletes or any(released_argument(call) is not None for call in facts.calls) for facts in unit.facts.values())
 
     def _released_somewhere(self, acquisition: Acquisition) -> bool:
         """The function releases what ``acquisition`` holds on some path: a release call or ``delete`` of its
