@@ -42,11 +42,25 @@ class ImportNames:
         self._imported: dict[str, set[str]] = {}
         #: As ``_imports``, for the imports at any level.
         self._targets: dict[str, set[tuple[str, bool]]] = {}
+        #: For names imported only by statements of the module's body itself (no `if`/`try` around them): each
+        #: import's line and what it names, in source order (`from transformers import AutoModel` at the top,
+        #: `from funasr import AutoModel` further down: a use sees the last one above it).
+        self._in_turn: dict[str, list[tuple[int, tuple[str, bool]]]] = {}
+        #: Names some import inside a module-level block binds: which one a use sees, only a run can tell.
+        self._branched: set[str] = set()
+        top = {id(statement) for statement in tree.body}
         module_level = set()
         for statement in _module_level_statements(tree):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 module_level.add(id(statement))
                 _record_import(statement, self._imports)
+                if id(statement) in top:
+                    named: dict[str, set[tuple[str, bool]]] = {}
+                    _record_import(statement, named)
+                    for name, targets in named.items():
+                        self._in_turn.setdefault(name, []).extend((statement.lineno, target) for target in sorted(targets))
+                else:
+                    self._branched.update(_imported(statement))
         for node in _walk(tree):
             names = _bound_names(node)
             if not names:
@@ -105,9 +119,33 @@ class ImportNames:
             # level sees depends on where it stands, which LibCST's accesses know and this table does not.
             return None
         ((target, aliased),) = imports
-        if not aliased:
-            return frozenset({dotted})
-        return frozenset({f"{target}.{tail}" if tail else target})
+        return _named(dotted, target, aliased)
+
+    def imported_in_turn(self, head: str) -> bool:
+        """``head`` is bound only by imports that are statements of the module's body (several of them): which
+        one a use sees follows from where the use stands (:meth:`qualified_at`)."""
+        return head in self._in_turn and head not in self._branched and head not in self._bound and len(self._imports.get(head, ())) > 1
+
+    def qualified_at(self, dotted: str, line: int, deferred: bool) -> frozenset[str] | None:
+        """What ``dotted`` names where a use of it stands on ``line``, when :meth:`imported_in_turn`: the last
+        import above the line, or for a use in a function's body (``deferred``: it runs once the module has
+        run) the module's last import of the name. None when none stands above it."""
+        head = dotted.partition(".")[0]
+        if not self.imported_in_turn(head):
+            return None
+        seen = self._in_turn[head] if deferred else [entry for entry in self._in_turn[head] if entry[0] < line]
+        if not seen:
+            return None
+        last = seen[-1][0]
+        return frozenset().union(*(_named(dotted, target, aliased) for at, (target, aliased) in seen if at == last))
+
+
+def _named(dotted: str, target: str, aliased: bool) -> frozenset[str]:
+    """What ``dotted`` names through an import of its first name that names ``target``."""
+    if not aliased:
+        return frozenset({dotted})
+    _, _, tail = dotted.partition(".")
+    return frozenset({f"{target}.{tail}" if tail else target})
 
 
 def _record_import(statement: ast.Import | ast.ImportFrom, into: dict[str, set[tuple[str, bool]]]) -> None:

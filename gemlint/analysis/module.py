@@ -316,7 +316,12 @@ class ModuleAnalysis:
             parent = self._parents.get(parent)
         if isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.AsName)):
             return None  # the name an import binds: LibCST answers with that import alone
-        return self._import_names.qualified(spelled)
+        found = self._import_names.qualified(spelled)
+        if found is None and self._import_names.imported_in_turn(spelled.partition(".")[0]):
+            # imported twice, each time by a statement of the module's body: LibCST's scopes would name both
+            deferred = any(isinstance(ancestor, (cst.FunctionDef, cst.Lambda)) for ancestor in self.ancestors(node))
+            return self._import_names.qualified_at(spelled, self.positions[node].start.line, deferred)
+        return found
 
     @cached_property
     def _import_names(self) -> ImportNames | None:
