@@ -1527,11 +1527,15 @@ class ProjectModel:
                     if _SELF_REBINDING.fullmatch(spelled):
                         continue  # `self.model = self.model.eval()`: the attribute's other bindings decide
                     if spelled.endswith("()"):
+                        if self._returns_data(entry, chain, spelled[:-2]):
+                            continue  # `self.magnitude, self.phase = self.transform(x)`: tensors its own method computes
                         # An element of a call's result: known only from loaders that return eval-mode models.
                         loader = self.resolve(entry, spelled[:-2])
                         if not (loader is not None and loader.kind == "external" and loader.module in fw.EVAL_MODE_LOADERS):
                             result = False
                         continue
+                    if self._returns_data(entry, chain, spelled):
+                        continue  # `self.magnitude = self.transform(x)`: a tensor its own method computes
                     produced = self.resolve(entry, spelled)
                     if produced is None and spelled in _BUILTIN_VALUES:
                         continue  # `self.gain = gain` of a parameter annotated `float`: data
@@ -1566,6 +1570,25 @@ class ProjectModel:
                     else:
                         result = False
         return result
+
+    def _returns_data(self, entry: _Entry, chain: list[tuple[_Entry, ClassSummary]], callee: str) -> bool:
+        """``self.<method>`` of the class returns only what functions of packages compute (``torch.sqrt(...)``) or
+        builtins make: data, no module."""
+        owner, _, name = callee.partition(".")
+        if owner != "self" or not name or "." in name:
+            return False
+        method = next((cls.methods[name] for _, cls in chain if name in cls.methods), None)
+        if method is None or not method.returns:
+            return False
+        for returned in method.returns:
+            for value in method.locals.get(returned, [returned]):
+                if value in _BUILTIN_VALUES:
+                    continue
+                produced = self.resolve(entry, value)
+                last = produced.module.rsplit(".", 1)[-1] if produced is not None and produced.kind == "external" else ""
+                if not last[:1].islower() or _MODE_DEPENDENT.search(last):
+                    return False
+        return True
 
     def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and

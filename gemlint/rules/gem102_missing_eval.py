@@ -42,8 +42,10 @@ class MissingEval(AnalysisRule):
         "in the printing "
         "`__main__` block of a module other modules use (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
-        "(`nn.Linear`, `nn.Conv2d`, ...), nor project classes built only of such layers, numbers and TorchScript "
-        "custom classes (`self.op = torch.classes.ns.Decoder(...)`, a kernel with no train or eval mode).",
+        "(`nn.Linear`, `nn.Conv2d`, ...), nor project classes built only of such layers, numbers, buffers (where no "
+        "method reads `self.training`), tensors their own methods compute with torch functions "
+        "(`self.magnitude = self.transform(x)`) and TorchScript custom classes "
+        "(`self.op = torch.classes.ns.Decoder(...)`, a kernel with no train or eval mode).",
         "The TensorFlow and Flax classes of transformers and diffusers (`TFBertModel`, `FlaxAutoModel`): no torch "
         "modules.",
         "A project class taken for a model by how it is used (`load_state_dict`, called) whose definition the "
