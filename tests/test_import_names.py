@@ -417,3 +417,9 @@ def test_a_name_imported_twice_in_turn_names_the_import_above_each_use():
     assert names.qualified_at("AutoModel", 1, deferred=False) is None
     # imported in a `try` and its handler: which import ran, only a run can tell
     assert not names.imported_in_turn("json") and names.qualified_at("json", 10, deferred=False) is None
+
+
+def test_a_module_imported_again_from_elsewhere_is_left_to_scope_analysis():
+    # `import torch`, then a project module's re-export of it: most often the same module
+    names = ImportNames(ast.parse("import torch\nfrom pkg.backends import torch\ndef f():\n    return torch.no_grad\n"))
+    assert not names.imported_in_turn("torch") and names.qualified_at("torch.no_grad", 4, deferred=True) is None

@@ -122,9 +122,19 @@ class ImportNames:
         return _named(dotted, target, aliased)
 
     def imported_in_turn(self, head: str) -> bool:
-        """``head`` is bound only by imports that are statements of the module's body (several of them): which
-        one a use sees follows from where the use stands (:meth:`qualified_at`)."""
-        return head in self._in_turn and head not in self._branched and head not in self._bound and len(self._imports.get(head, ())) > 1
+        """``head`` is bound only by imports that are statements of the module's body (several of them), each
+        naming something of a module (``from a import X``, ``import a.b as X``): which one a use sees follows from
+        where the use stands (:meth:`qualified_at`). A name also imported as a module itself (``import torch``,
+        then ``from .backends import torch``) is most often the same module re-exported: left to scope analysis,
+        which names both."""
+        sequence = self._in_turn.get(head)
+        return (
+            sequence is not None
+            and head not in self._branched
+            and head not in self._bound
+            and len(self._imports.get(head, ())) > 1
+            and all(aliased for _, (_, aliased) in sequence)
+        )
 
     def qualified_at(self, dotted: str, line: int, deferred: bool) -> frozenset[str] | None:
         """What ``dotted`` names where a use of it stands on ``line``, when :meth:`imported_in_turn`: the last
