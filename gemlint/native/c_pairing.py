@@ -194,23 +194,13 @@ class FileAnalysis:
 
     @staticmethod
     def _releases_anything(unit: Unit) -> bool:
-        return any(facts.deletes or any(released_argument(call) is not None for call in facts.calls) for facts in unit.facts.values())
+        return any(True for _ in _released_in(unit))
 
     def _released_somewhere(self, acquisition: Acquisition) -> bool:
         """The function releases what ``acquisition`` holds on some path: a release call or ``delete`` of its
         variable or a local copied from it (a cleanup that forgets a handle on every path is not this)."""
-        unit = acquisition.unit
-        names = self.uses.aliases(unit, acquisition.variable) if acquisition.variable else frozenset()
-        for facts in unit.facts.values():
-            for call in facts.calls:
-                released = released_argument(call)
-                if released is not None and syn.text(syn.strip(released[0]) or released[0]) in names:
-                    return True
-            for delete in facts.deletes:
-                operand = delete_operand(delete)
-                if operand is not None and syn.text(operand) in names:
-                    return True
-        return False
+        names = self.uses.aliases(acquisition.unit, acquisition.variable) if acquisition.variable else frozenset()
+        return any(released in names for released in _released_in(acquisition.unit))
 
     def _runs_once(self, unit: Unit) -> bool:
         """``unit`` is a function other than ``main`` that runs at most once per process (``main`` itself is left
@@ -486,6 +476,19 @@ def _in_compile_time_branch(step, acquired: Node, function: Node) -> bool:
                 return True
         todo.extend(node.children)
     return False
+
+
+def _released_in(unit: Unit) -> Iterator[str | None]:
+    """What each release call and ``delete`` of ``unit`` releases, as written (None for a ``delete`` whose operand
+    is not read)."""
+    for facts in unit.facts.values():
+        for call in facts.calls:
+            released = released_argument(call)
+            if released is not None:
+                yield syn.text(syn.strip(released[0]) or released[0])
+        for delete in facts.deletes:
+            operand = delete_operand(delete)
+            yield syn.text(operand) if operand is not None else None
 
 
 def _when_not_given(assignment: Node, parameter: str) -> bool:

@@ -1526,16 +1526,16 @@ class ProjectModel:
                         continue  # put into a plain list (`self.widths.append(width)`): not a submodule
                     if _SELF_REBINDING.fullmatch(spelled):
                         continue  # `self.model = self.model.eval()`: the attribute's other bindings decide
+                    if self._returns_data(entry, chain, spelled.removesuffix("()")):
+                        # `self.magnitude = self.transform(x)` (or an element of its result): what its own method
+                        # computes with package functions
+                        continue
                     if spelled.endswith("()"):
-                        if self._returns_data(entry, chain, spelled[:-2]):
-                            continue  # `self.magnitude, self.phase = self.transform(x)`: tensors its own method computes
                         # An element of a call's result: known only from loaders that return eval-mode models.
                         loader = self.resolve(entry, spelled[:-2])
                         if not (loader is not None and loader.kind == "external" and loader.module in fw.EVAL_MODE_LOADERS):
                             result = False
                         continue
-                    if self._returns_data(entry, chain, spelled):
-                        continue  # `self.magnitude = self.transform(x)`: a tensor its own method computes
                     produced = self.resolve(entry, spelled)
                     if produced is None and spelled in _BUILTIN_VALUES:
                         continue  # `self.gain = gain` of a parameter annotated `float`: data
