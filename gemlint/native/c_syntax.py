@@ -14,6 +14,8 @@ CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cas
 FUNCTION_TYPES = frozenset({"function_definition"})
 #: Nodes whose bodies run at another time than the code around them.
 NESTED_CODE = frozenset({"lambda_expression", "function_definition", "class_specifier", "struct_specifier"})
+# Statements that leave a branch other than by its end.
+JUMPS = frozenset({"return_statement", "throw_statement", "goto_statement", "break_statement", "continue_statement"})
 _SPACE = re.compile(r"\s+")
 
 

@@ -35,7 +35,6 @@ _SUCCESS = re.compile(r"(?i)success|^k?ok$")
 #: ``SUCCEEDED(hr)``, ``IS_OK(status)``): the C convention COM's HRESULT macros set.
 _FAILURE_PREDICATE = re.compile(r"(?i)fail|error|^err_?|_err$")
 _SUCCESS_PREDICATE = re.compile(r"(?i)succe|(?:^|_)ok$|^is_?ok")
-_JUMPS = frozenset({"return_statement", "throw_statement", "goto_statement", "break_statement", "continue_statement"})
 _LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 
 
@@ -88,7 +87,8 @@ class CTracker:
             for release, parameter in [*((r, None) for r in releases), *stores]:
                 child, parent = release, release.parent
                 while parent is not None and parent != self.unit.body:
-                    if parent.type == "if_statement" and parent.child_by_field_name("condition") != child and _falls_through(child):
+                    # Only a branch that never leaves by a jump: the code after the `if` runs whichever way it went.
+                    if parent.type == "if_statement" and parent.child_by_field_name("condition") != child and not self.unit.has_jump_in(child):
                         _, condition = condition_parts(parent.child_by_field_name("condition"))
                         if condition is not None and (parameter is None or _tests_name(condition, parameter)):
                             in_consequence = parent.child_by_field_name("consequence") == child
@@ -501,11 +501,6 @@ def _enclosing_loop_bound(node: Node) -> str:
             return syn.normalized(bound) if bound is not None else ""
         current = current.parent
     return ""
-
-
-def _falls_through(branch: Node) -> bool:
-    """A branch that never leaves by a jump: the code after the ``if`` runs whichever way it went."""
-    return not any(node.type in _JUMPS for node in syn.descendants(branch))
 
 
 def _enclosing_loop(node: Node) -> Node | None:

@@ -4,6 +4,7 @@ control-flow graph, and what each step of the graph contains."""
 from __future__ import annotations
 
 import enum
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -46,6 +47,18 @@ class Unit:
     @cached_property
     def facts(self) -> dict[int, "StepFacts"]:
         return {step.index: StepFacts(step) for step in self.graph.steps if step.nodes}
+
+    @cached_property
+    def jump_starts(self) -> list[int]:
+        """Where each jump of this body (return, throw, goto, break, continue) begins, in order: asked for every
+        branch around every release, so read once per unit rather than per branch."""
+        return sorted(node.start_byte for node in syn.descendants(self.body) if node.type in syn.JUMPS)
+
+    def has_jump_in(self, node: Node) -> bool:
+        """Whether a jump of this body lies within ``node`` (not within a nested function or lambda)."""
+        starts = self.jump_starts
+        index = bisect_left(starts, node.start_byte)
+        return index < len(starts) and starts[index] < node.end_byte
 
     @cached_property
     def parameter_names(self) -> frozenset[str]:
