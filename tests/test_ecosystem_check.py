@@ -29,16 +29,16 @@ def check():
 def _scripted(check, monkeypatch, lint_seconds, parse_seconds, findings=None):
     """Replace the two measured commands by scripted outcomes; returns the order they were called in."""
     calls = []
-    lints, parses = iter(lint_seconds), iter(parse_seconds)
+    lints, parses, frontends = iter(lint_seconds), iter(parse_seconds), iter(parse_seconds)
     found = iter(findings) if findings is not None else None
 
     def lint(repository, folder, preview, jobs):
         calls.append("lint")
         return check.Outcome(repository, next(lints), next(found) if found is not None else [], peak_mib=len(calls))
 
-    def parse_time(folder):
-        calls.append("parse")
-        return next(parses)
+    def parse_time(folder, mode="libcst"):
+        calls.append(f"parse {mode}")
+        return next(parses) if mode == "libcst" else 10 * next(frontends)
 
     monkeypatch.setattr(check, "lint", lint)
     monkeypatch.setattr(check, "parse_time", parse_time)
@@ -51,9 +51,9 @@ REPOSITORY_FIELDS = ("owner/name", "0" * 40, "python", "dev")
 def test_repeated_runs_alternate_and_report_the_medians(check, monkeypatch, tmp_path):
     calls = _scripted(check, monkeypatch, [0.9, 0.3, 0.4], [0.5, 0.2, 0.35])
     outcome = check.timed_outcome(check.Repository(*REPOSITORY_FIELDS), tmp_path, False, None, True, 3)
-    assert calls == ["lint", "parse"] * 3
-    assert (outcome.seconds, outcome.parse_seconds) == (0.4, 0.35)
-    assert outcome.peak_mib == 5  # the largest of the three runs' processes
+    assert calls == ["lint", "parse libcst", "parse frontends"] * 3
+    assert (outcome.seconds, outcome.parse_seconds, outcome.frontends_seconds) == (0.4, 0.35, pytest.approx(3.5))
+    assert outcome.peak_mib == 7  # the largest of the three runs' processes (scripted as 1, 4 and 7)
     assert outcome.error == ""
 
 
@@ -79,6 +79,21 @@ def test_the_summary_counts_and_names_the_repositories_slower_than_their_parse(c
     )
 
 
+def test_the_summary_also_compares_with_the_parse_of_every_front_end(check):
+    def outcome(name, seconds, parse, frontends):
+        result = check.Outcome(check.Repository(name, "0" * 40, "native", "dev"), seconds)
+        result.parse_seconds, result.frontends_seconds = parse, frontends
+        return result
+
+    outcomes = [outcome("a/kernels", 3.0, 0.3, 1.5), outcome("b/charts", 0.3, 0.2, 0.25), outcome("c/app", 1.0, 2.0, 2.2)]
+    text, _ = check.report(outcomes, {})
+    assert text.splitlines()[-1] == (
+        "slower than their front-ends' parse (LibCST, tree-sitter, YAML): 2 of 3 (median 1.20x); slowest: "
+        "a/kernels 2.00x, front-ends 1.50 s, b/charts 1.20x, front-ends 0.25 s"
+    )
+    assert text.splitlines()[1].split()[-2:] == ["10.00", "2.00"]  # x parse, x front-ends
+
+
 def test_what_the_parse_does_not_read_is_counted_by_language(check, tmp_path):
     (tmp_path / "app.py").write_text("x = 1\n")
     (tmp_path / "kernels").mkdir()
@@ -87,3 +102,15 @@ def test_what_the_parse_does_not_read_is_counted_by_language(check, tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "hook.cu").write_text("int x;\n")
     assert check.other_bytes(tmp_path) == {"native": 26, "notebook": 13}
+
+
+def test_the_front_ends_parse_reads_what_gemlint_reads_and_the_libcst_parse_only_python(tmp_path):
+    import subprocess
+
+    (tmp_path / "app.py").write_text("x = (\n")  # one parse error in each mode
+    (tmp_path / "kernel.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "deploy.yaml").write_text("a: [\n")  # a second, only the front-ends' parse reads
+    script = ECOSYSTEM.parent / "parse_only.py"
+    for mode, failures in (("libcst", 1), ("frontends", 2)):
+        done = subprocess.run([sys.executable, str(script), mode, str(tmp_path)], capture_output=True, text=True, check=True)
+        assert done.stderr.strip() == f"{mode}: {failures} failures"

@@ -12,10 +12,12 @@ project would give each finding (right / wrong / debatable), with a one-line rea
 
 Printed: per repository the findings now, the new (unjudged) and gone ones, the run time and the peak memory
 of the largest process (with ``--parse``, also the time LibCST takes to parse the repository's Python files in one
-process, ``benchmarks/parse_only.py``, and gemlint's time as a multiple of it); per rule
-the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). With ``--parse``,
-a last line counts the repositories gemlint is slower on than their parse and names the five slowest, each with
-its parse time and what it holds that the parse does not read (notebooks, C/C++/CUDA, manifests). A
+process, ``benchmarks/parse_only.py``, and gemlint's time as a multiple of it, then as a multiple of its
+front-ends' parse: every file it reads parsed by the parser its front-end uses, LibCST, tree-sitter or YAML);
+per rule the findings, right, wrong, debatable, unjudged and the precision right / (right + wrong). With
+``--parse``, the last lines count the repositories gemlint is slower on than each parse and name the five
+slowest, each with its parse time and what it holds that the LibCST parse does not read (notebooks,
+C/C++/CUDA, manifests). A
 repository of a few files is linted in a few tenths of a second, where one run's noise decides the comparison:
 ``--repeat N`` runs gemlint and the parse N times each, alternately, and takes the medians (and reports a
 repository whose findings differ between runs). ``--unjudged`` writes the unjudged findings as ledger rows
@@ -70,6 +72,9 @@ class Outcome:
     error: str = ""
     peak_mib: float = 0.0  # the largest process's resident memory (gemlint's and its workers')
     parse_seconds: float | None = None  # LibCST parsing every .py file of the repository, one process
+    #: Every file gemlint reads parsed with its front-end's parser (LibCST, tree-sitter, YAML), one process:
+    #: the parse gemlint cannot avoid in a repository that is mostly C++ or manifests.
+    frontends_seconds: float | None = None
     #: Bytes gemlint reads that the parse does not, by language (notebooks, C/C++/CUDA, manifests): what a
     #: repository slower than its parse spends on besides Python.
     other_bytes: dict[str, int] = field(default_factory=dict)
@@ -119,8 +124,8 @@ def measured(command: list[str], folder: Path) -> tuple[int, str, str, float, fl
     return process.returncode, out, err, time.perf_counter() - started, usage.ru_maxrss / 1024
 
 
-def parse_time(folder: Path) -> float:
-    return measured([sys.executable, str(PARSE_ONLY), "libcst", "."], folder)[3]
+def parse_time(folder: Path, mode: str = "libcst") -> float:
+    return measured([sys.executable, str(PARSE_ONLY), mode, "."], folder)[3]
 
 
 def timed_outcome(repository: Repository, folder: Path, preview: bool, jobs: int | None, parse: bool, repeat: int) -> Outcome:
@@ -128,16 +133,19 @@ def timed_outcome(repository: Repository, folder: Path, preview: bool, jobs: int
     largest process, and the first run's findings (an error when a later run finds otherwise)."""
     runs: list[Outcome] = []
     parses: list[float] = []
+    frontends: list[float] = []
     for _ in range(repeat):
         runs.append(lint(repository, folder, preview, jobs))
         if parse:
             parses.append(parse_time(folder))
+            frontends.append(parse_time(folder, "frontends"))
         if runs[-1].error:
             break
     first = runs[0]
     outcome = Outcome(repository, median([r.seconds for r in runs]), first.findings, first.error, max(r.peak_mib for r in runs))
     if parses:
         outcome.parse_seconds = median(parses)
+        outcome.frontends_seconds = median(frontends)
         outcome.other_bytes = other_bytes(folder)
     if not outcome.error and any(_fingerprints(r) != _fingerprints(first) for r in runs[1:]):
         outcome.error = "the findings differ between runs"
@@ -178,7 +186,7 @@ def precision(counts: Counter) -> str:
 
 
 def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tuple[str, list[dict]]:
-    lines = [f"{'repository':44} {'half':8} {'findings':>8} {'new':>5} {'gone':>5} {'seconds':>8} {'peak MiB':>8} {'x parse':>7}"]
+    lines = [f"{'repository':44} {'half':8} {'findings':>8} {'new':>5} {'gone':>5} {'seconds':>8} {'peak MiB':>8} {'x parse':>7} {'x front-ends':>12}"]
     per_rule: dict[str, Counter] = defaultdict(Counter)
     unjudged: list[dict] = []
     for outcome in outcomes:
@@ -207,6 +215,7 @@ def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tupl
         for row in gone:
             per_rule[row["rule"]]["gone " + row["verdict"]] += 1
         ratio = f"{outcome.seconds / outcome.parse_seconds:7.2f}" if outcome.parse_seconds else f"{'–':>7}"
+        ratio += f" {outcome.seconds / outcome.frontends_seconds:12.2f}" if outcome.frontends_seconds else ""
         lines.append(f"{name:44} {outcome.repository.half:8} {len(outcome.findings):>8} {new:>5} {len(gone):>5} {outcome.seconds:>8.1f} {outcome.peak_mib:>8.0f} {ratio}")
     lines.append("")
     lines.append(f"{'rule':8} {'findings':>8} {'right':>6} {'wrong':>6} {'debat.':>6} {'unjudged':>8} {'precision':>9}   gone (right/wrong/debatable)")
@@ -226,6 +235,14 @@ def report(outcomes: list[Outcome], ledger: dict[tuple[str, str], dict]) -> tupl
             f"slower than their parse: {len(slower)} of {len(timed)} (median {median(ratios):.2f}x, "
             f"total {sum(o.seconds for o in timed) / sum(o.parse_seconds for o in timed):.2f}x)" + (f"; slowest: {worst}" if worst else "")
         )
+        parsed = [o for o in timed if o.frontends_seconds]
+        if parsed:
+            slower = sorted((o for o in parsed if o.seconds > o.frontends_seconds), key=lambda o: o.frontends_seconds / o.seconds)  # type: ignore[operator]
+            worst = ", ".join(f"{o.repository.name} {o.seconds / o.frontends_seconds:.2f}x, front-ends {o.frontends_seconds:.2f} s" for o in slower[:5])  # type: ignore[operator]
+            lines.append(
+                f"slower than their front-ends' parse (LibCST, tree-sitter, YAML): {len(slower)} of {len(parsed)} "
+                f"(median {median(sorted(o.seconds / o.frontends_seconds for o in parsed)):.2f}x)" + (f"; slowest: {worst}" if worst else "")  # type: ignore[operator]
+            )
     return "\n".join(lines), unjudged
 
 
@@ -263,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.save:
         args.save.write_text(json.dumps([
-            {"repo": o.repository.name, "seconds": o.seconds, "peak_mib": o.peak_mib, "parse_seconds": o.parse_seconds, "error": o.error, "findings": o.findings}
+            {"repo": o.repository.name, "seconds": o.seconds, "peak_mib": o.peak_mib, "parse_seconds": o.parse_seconds, "frontends_seconds": o.frontends_seconds, "error": o.error, "findings": o.findings}
             for o in outcomes
         ], indent=1))
     if args.unjudged:

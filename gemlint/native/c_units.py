@@ -88,13 +88,12 @@ class Unit:
     def declarations_of(self, name: str) -> list[tuple[int, int, Node]]:
         """Where each declaration of ``name`` in this body is in scope, as (start byte, end byte, declared
         identifier): from the declaration to the end of its block, a parameter's over the whole body."""
-        if name not in self._declarations:
-            self._declarations[name] = _declarations(self.node, self.body, name)
-        return self._declarations[name]
+        return self._declarations.get(name, [])
 
     @cached_property
     def _declarations(self) -> dict[str, list[tuple[int, int, Node]]]:
-        return {}
+        # Every name's at once: one walk of the body, where one per name asked for was a tenth of the pairing.
+        return _declarations(self.node, self.body)
 
     def declaration_in_scope(self, name: str, node: Node) -> Node | None:
         """The declared identifier that ``name`` means at ``node``: the innermost declaration whose scope holds it
@@ -171,12 +170,12 @@ class StepFacts:
             stack.extend((child, nested) for child in reversed(node.named_children))
 
 
-def _declarations(function: Node, body: Node, name: str) -> list[tuple[int, int, Node]]:
-    found = []
+def _declarations(function: Node, body: Node) -> dict[str, list[tuple[int, int, Node]]]:
+    found: dict[str, list[tuple[int, int, Node]]] = {}
     for parameter in parameter_declarations(function):
         identifier = syn.declared_identifier(parameter.child_by_field_name("declarator"))
-        if identifier is not None and syn.text(identifier) == name:
-            found.append((body.start_byte, body.end_byte, identifier))
+        if identifier is not None:
+            found.setdefault(syn.text(identifier), []).append((body.start_byte, body.end_byte, identifier))
     for node in syn.descendants(body):
         if node.type not in ("declaration", "for_range_loop"):
             continue
@@ -185,8 +184,8 @@ def _declarations(function: Node, body: Node, name: str) -> list[tuple[int, int,
                 continue
             target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
             identifier = syn.declared_identifier(target)
-            if identifier is not None and syn.text(identifier) == name:
-                found.append((identifier.start_byte, _scope_of(node).end_byte, identifier))
+            if identifier is not None:
+                found.setdefault(syn.text(identifier), []).append((identifier.start_byte, _scope_of(node).end_byte, identifier))
     return found
 
 
