@@ -76,7 +76,7 @@ def _entry_source(rule: type[Rule]) -> str:
     languages = ", ".join(f"Language.{language.name}" for language in sorted(rule.languages, key=lambda language: language.value))
     return (
         f"    RuleEntry({rule.code!r}, {rule.name!r}, {rule.preview!r}, frozenset({{{languages}}}), "
-        f"{rule.notebooks!r}, {rule.cross_file!r}, {rule.sees_project!r}),"
+        f"{rule.notebooks!r}, {rule.cross_file!r}, {rule.sees_project!r}, {rule.reads_routes!r}),"
     )
 
 

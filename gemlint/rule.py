@@ -72,6 +72,9 @@ class Rule:
     #: Findings may come from what other modules say (a caller's context, a model built elsewhere): the text
     #: markers alone do not rule a file out when the project model admits it.
     sees_project: ClassVar[bool] = False
+    #: Findings may read the project's routes (every module that declares one, parsed and composed): a run
+    #: that forks workers composes them once, before the fork, instead of once in each worker.
+    reads_routes: ClassVar[bool] = False
     #: Whether a Python rule checks the code cells of Jupyter notebooks. A notebook is run by hand, cell by
     #: cell, to explore: it is not a service, so a rule applies when what it reports costs or misleads the
     #: person running the notebook, not only a deployed service. Every Python rule says which, with its reason

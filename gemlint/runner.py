@@ -38,6 +38,10 @@ PARALLEL_BYTES = 64 * 1024
 # own even for a run over a few files: the summaries it decodes then leave with it, instead of being torn down
 # object by object when gemlint exits (seconds on a large project).
 FACTS_PROCESS_THRESHOLD = 256
+# From this many modules that may declare routes, a run that forks workers composes the project's routes once,
+# before the fork (see _compose_routes_before_forking); below it, a worker that asks parses them in less time
+# than a process costs.
+ROUTE_MODULES_COMPOSED_ONCE = 8
 
 
 @dataclass(frozen=True)
@@ -263,6 +267,37 @@ def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectF
     return isolate
 
 
+def _reads_routes(work: list[tuple[SourceFile, int]], selections: list[Selection]) -> bool:
+    """Whether a rule selected for the files to lint may read the project's routes."""
+    return any(rule.reads_routes for index in {index for _, index in work} for rule in selections[index].rules)
+
+
+def _compose_routes_before_forking(project) -> None:
+    """Compose the project's routes once, in a forked process, for every worker to inherit: each worker that
+    asked composed them itself, parsing every module that declares one (a FastAPI back end with dozens cost
+    each worker seconds and a quarter of its memory). Left to the workers where few modules declare routes
+    (a process costs more than parsing them), where processes do not fork, and if the process dies."""
+    import multiprocessing
+
+    if project.route_module_count < ROUTE_MODULES_COMPOSED_ONCE or multiprocessing.get_start_method() != "fork":
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            rows = pool.submit(_route_rows, project.config).result()
+    except BrokenProcessPool:
+        return
+    project.adopt_routes(rows)
+
+
+def _route_rows(config: Config) -> list[tuple]:
+    from gemlint.project.files import project_for
+
+    return project_for(config).route_rows()
+
+
 def _project_facts(config: Config) -> ProjectFacts:
     from gemlint.project.files import project_for
 
@@ -387,6 +422,8 @@ def run(
         model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if isolate else None, forks)
         if parallel:
             model.release()
+        if forks and _reads_routes(work, selections):
+            _compose_routes_before_forking(project)
     result.timings["project index"] = time.perf_counter() - started
     started = time.perf_counter()
     if progress and done:

@@ -29,6 +29,7 @@ class RuleEntry:
     notebooks: bool
     cross_file: bool
     sees_project: bool
+    reads_routes: bool
 
     def reads(self, language: Language) -> bool:
         return checks_language(self.languages, self.notebooks, language)

@@ -326,3 +326,52 @@ def test_summarised_triage_facts_are_the_triage_walks_on_generated_programs(prog
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return  # the grammar allows what the compiler rejects; the index has no summary for those
     assert summarise(tree, "generated", False).syntax == collect(tree)
+
+
+ROUTER = """\
+from fastapi import APIRouter
+
+router = APIRouter()
+
+
+@router.get("/items/{n}")
+def item_{n}():
+    return {{"n": {n}}}
+"""
+
+
+def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, monkeypatch):
+    """A project whose routes are declared in many modules has them composed once, in a process of its own,
+    before the workers fork: no worker parses every route module again, and the handler a route elsewhere
+    names is still found."""
+    import os
+
+    import gemlint.project.files as files
+    import gemlint.runner as runner
+
+    config = project(tmp_path)
+    (tmp_path / "svc" / "handlers.py").write_text(HANDLERS)
+    (tmp_path / "svc" / "main.py").write_text(MAIN)
+    for n in range(runner.ROUTE_MODULES_COMPOSED_ONCE):
+        (tmp_path / "svc" / f"items_{n}.py").write_text(ROUTER.format(n=n))
+    for n in range(runner.PARALLEL_THRESHOLD):
+        (tmp_path / "svc" / f"plain_{n}.py").write_text(f"VALUE = {n}\n")
+    log = tmp_path / "pids.log"
+
+    def noted(kind, function):
+        def call(*args, **kwargs):
+            with open(log, "a") as handle:
+                handle.write(f"{kind} {os.getpid()}\n")
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(files, "compose", noted("compose", files.compose))
+    monkeypatch.setattr(runner, "process_file", noted("lint", runner.process_file))
+    result = run([tmp_path / "svc"], config, jobs=2)
+    assert [d.path.rsplit("/", 1)[-1] for d in result.diagnostics if d.code == "GEM602"] == ["handlers.py"]
+    rows = [line.split() for line in log.read_text().splitlines()]
+    composers = {pid for kind, pid in rows if kind == "compose"}
+    linters = {pid for kind, pid in rows if kind == "lint"}
+    assert len(composers) == 1 and len(linters) == 2
+    assert not composers & (linters | {str(os.getpid())})

@@ -114,8 +114,6 @@ class ParsedFile:
     _analysis: object = None
     _astroid: object = None
     failed: bool = False
-    #: Its trees are kept for the whole run: the project's routes hold nodes of them.
-    pinned: bool = False
 
     @property
     def analysis(self):
@@ -190,6 +188,17 @@ class ProjectRoute:
             if not (method == "HEAD" and "GET" in self.methods):
                 return False
         return path_matches(self.style, self.path, path)
+
+
+def _handler_at(file: ParsedFile, analysis, node: cst.FunctionDef | cst.ClassDef) -> tuple[ParsedFile, int, str] | None:
+    """(file, ``def`` line, name) of the handler ``node`` of ``analysis``; for a class-based view (Tornado, Django,
+    Flask, aiohttp ``get``, Falcon ``on_get``), of its GET method; None for a class without one."""
+    if isinstance(node, cst.ClassDef):
+        method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in ("get", "on_get", "head")), None)
+        if method is None:
+            return None
+        return file, analysis.def_line(method), f"{node.name.value}.{method.name.value}"
+    return file, analysis.def_line(node), node.name.value
 
 
 class Project:
@@ -279,8 +288,7 @@ class Project:
         self._held.move_to_end(key)
         while len(self._held) > _HELD_TREES:
             _, oldest = self._held.popitem(last=False)
-            if not oldest.pinned:
-                oldest.release()
+            oldest.release()
         return parsed
 
     def parsed_analysis(self, path: Path, text: str) -> ModuleAnalysis | None:
@@ -348,17 +356,23 @@ class Project:
     @cached_property
     def routes(self) -> list[ProjectRoute]:
         declared = []
+        # Where each handler defined beside its route is, read while that file's tree is in hand: the routes keep
+        # lines, not nodes, so a worker never holds every route module's tree at once (a FastAPI back end
+        # declares routes in dozens of modules).
+        located: dict[int, tuple[ParsedFile, int, str] | None] = {}
         for path, _ in self._route_modules:
             parsed = self.parsed(path)
-            if parsed is None:
-                continue
-            parsed.pinned = True
-            if parsed.analysis is None:
+            analysis = parsed.analysis if parsed is not None else None
+            if analysis is None:
                 continue
             try:
-                declared.append((parsed, parsed.analysis.routes))
+                module = analysis.routes
             except RecursionError:
                 continue
+            for decl in module.routes:
+                if decl.handler is not None and decl.handler.local is not None:
+                    located[id(decl)] = _handler_at(parsed, analysis, decl.handler.local)
+            declared.append((parsed, module))
 
         def key(parsed: ParsedFile, ref: Ref | None) -> Hashable:
             if ref is None:
@@ -379,10 +393,11 @@ class Project:
         composed = compose(((owner, decl) for owner, (_, decl) in routes), mounts, routers)
         result = []
         for _, full in composed:
-            handler = self._handler_location(files[id(full.decl)], full.decl)
+            decl = full.decl
+            handler = located[id(decl)] if id(decl) in located else self._imported_handler(files[id(decl)], decl)
             if handler is not None:
                 file, line, name = handler
-                result.append(ProjectRoute(full.path, full.style, full.decl.methods, file, line, name, full.decl.framework, full.root))
+                result.append(ProjectRoute(full.path, full.style, decl.methods, file, line, name, decl.framework, full.root))
         return result
 
     def _resolve_qualified(self, dotted: str, parsed: ParsedFile) -> Hashable | None:
@@ -400,32 +415,45 @@ class Project:
                 return (module, "local", ".".join(parts[split:]))
         return None
 
-    def _handler_location(self, parsed: ParsedFile, decl) -> tuple[ParsedFile, int, str] | None:
+    @property
+    def route_module_count(self) -> int:
+        """How many modules may declare routes: what composing :attr:`routes` parses."""
+        return len(self._route_modules)
+
+    def route_rows(self) -> list[tuple]:
+        """:attr:`routes` as data one process hands another (each handler's file by its path)."""
+        return [
+            (r.path, r.style, r.methods, str(r.file.path), r.handler_line, r.handler_name, r.framework, r.root) for r in self.routes
+        ]
+
+    def adopt_routes(self, rows: list[tuple]) -> None:
+        """Take :attr:`routes` from :meth:`route_rows` of a process that composed them: the files are read, not
+        parsed, until a rule asks for a handler's code."""
+        routes = []
+        for path, style, methods, file, line, name, framework, root in rows:
+            parsed = self.parsed(Path(file))
+            if parsed is not None:
+                routes.append(ProjectRoute(path, style, methods, parsed, line, name, framework, root))
+        self.__dict__["routes"] = routes
+
+    def _imported_handler(self, parsed: ParsedFile, decl) -> tuple[ParsedFile, int, str] | None:
+        """Where the handler a route names by import (``app.add_api_route("/x", views.health)``) is defined."""
         handler = decl.handler
         if handler is None:
             return None
-        target_file, node = parsed, handler.local
-        if node is None:
-            resolved = self._resolve_qualified(handler.name, parsed)
-            if resolved is None:
-                return None
-            module, _, name = resolved
-            target_file = self.module_file(module, near=parsed.path)
-            if target_file is None or target_file.analysis is None:
-                return None
-            node = next(
-                (n for n in target_file.analysis.module.body if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name.split(".")[0]),
-                None,
-            )
-            if node is None:
-                return None
-        if isinstance(node, cst.ClassDef):
-            # Class-based views: Tornado/Django/Flask/aiohttp ``get``, Falcon ``on_get``.
-            method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in ("get", "on_get", "head")), None)
-            if method is None:
-                return None
-            return target_file, target_file.def_line(method), f"{node.name.value}.{method.name.value}"
-        return target_file, target_file.def_line(node), node.name.value
+        resolved = self._resolve_qualified(handler.name, parsed)
+        if resolved is None:
+            return None
+        module, _, name = resolved
+        target_file = self.module_file(module, near=parsed.path)
+        analysis = target_file.analysis if target_file is not None else None
+        if analysis is None:
+            return None
+        node = next(
+            (n for n in analysis.module.body if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name.split(".")[0]),
+            None,
+        )
+        return _handler_at(target_file, analysis, node) if node is not None else None
 
     def handlers_for(self, path: str, method: str, near: Path, among: list[ProjectRoute] | None = None) -> list[ProjectRoute]:
         """Routes serving ``method path`` (of ``among``, else of the whole project); when several services

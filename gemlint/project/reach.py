@@ -164,7 +164,9 @@ class Reachability:
             return None
         calls = forward_calls(analysis, scope)
         if calls:
-            position = step.file.position(calls[0].node)
+            # Positions from the analysis the calls were found in: reading them resolved names in other modules,
+            # whose trees may have made this file's the least recently used and released it.
+            position = analysis.positions[calls[0].node]
             return ForwardPath(
                 path,
                 step.file,

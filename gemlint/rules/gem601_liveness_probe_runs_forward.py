@@ -79,6 +79,7 @@ spec:
     precision = "high"
     prefilter = ("livenessProbe", "startupProbe", "HEALTHCHECK", "healthcheck")
     cross_file = True
+    reads_routes = True
 
     def check(self) -> None:
         from gemlint.analysis.deployment import health_checks

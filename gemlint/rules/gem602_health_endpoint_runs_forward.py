@@ -90,6 +90,7 @@ def healthz():
     syntax_gate = NotTest() & Imports(_ROUTE_AND_HOOK_MODULES)
 
     cross_file = True
+    reads_routes = True
 
     def visit_Module(self, node: cst.Module) -> None:
         if self.analysis.is_test_file:
