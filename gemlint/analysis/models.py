@@ -754,7 +754,11 @@ class ModelTracker:
             function = self.analysis.enclosing_function(name)
             owner = self.analysis.enclosing_class(function) if function is not None else None
             if name.value == "self" and owner is not None and self.is_model_class(owner):
-                return [ModelOrigin(Origin.SELF, owner, f"`self`, an instance of the nn.Module subclass `{owner.name.value}`")]
+                outside = self.analysis.outside
+                # A rotary-embedding table computed by the module's own forward: no parameter of it or of any
+                # subclass records a graph.
+                free = outside is not None and outside.instances_hold_no_parameter(self.analysis, owner.name)
+                return [ModelOrigin(Origin.SELF, owner, f"`self`, an instance of the nn.Module subclass `{owner.name.value}`", parameter_free=free)]
             return []
         found: list[ModelOrigin] = []
         unknown = False

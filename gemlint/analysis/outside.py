@@ -115,6 +115,10 @@ class OutsideFacts(Protocol):
         """Whether the project class that ``expression`` names derives from ``torch.nn.Module`` alone and can hold
         no parameter (only data, buffers and modules of the same kind): its forward records no autograd graph."""
 
+    def instances_hold_no_parameter(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
+        """Whether the project class that ``expression`` names, and every project subclass of it, can hold no
+        parameter: ``self`` in its methods records no autograd graph."""
+
     def sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
         """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``, or is a
         wrapper without ``forward`` whose methods put its parts in eval mode (and none back in training mode)."""

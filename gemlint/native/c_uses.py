@@ -212,6 +212,9 @@ class Uses:
                 if syn.operator(parent) in ("+", "-"):
                     node = parent  # pointer arithmetic still denotes the same block
                     continue
+                if syn.operator(parent) == "|":
+                    node = parent  # a tagged pointer (`2ull << 56 | (uintptr_t)image`) still holds its address
+                    continue
                 return Use.USE
             if kind == "argument_list":
                 owner = parent.parent
@@ -222,6 +225,8 @@ class Uses:
                     index = [c for c in parent.named_children if c.type != "comment"].index(node)
                     if any(_names_delete_later(argument) for argument in parent.named_children):
                         return Use.ESCAPE  # `connect(t, &T::finished, t, &QObject::deleteLater)`: deleted when done
+                    if _deleter_given_with(owner):
+                        return Use.ESCAPE  # `make_tensor_ptr(sizes, p, [](void* q) { delete[] (float*)q; })`
                     if not address and self._into_dying_container(unit, owner, depth):
                         return Use.USE  # `items.push_back(p)` into a local vector of pointers that dies here
                     if index == 0 and not address and syn.last_component(syn.callee_name(owner)) in _RETURNS_FIRST_ARGUMENT:
@@ -566,6 +571,24 @@ def _names_delete_later(argument: Node) -> bool:
         return False
     target = argument.child_by_field_name("argument")
     return target is not None and syn.last_component(syn.text(target)) == "deleteLater"
+
+
+def _deleter_given_with(call: Node) -> bool:
+    """The statement that passes a pointer to ``call`` also hands over a deleter: a lambda that releases its own
+    parameter (``make_tensor_ptr(sizes, data, ..., [](void* p) { delete[] static_cast<float*>(p); })``, or
+    ``for_blob(data, sizes).deleter(...)`` chained on the call's result). What it built owns the pointer and
+    releases it with that lambda when it dies."""
+    statement = call
+    while statement.parent is not None and not statement.type.endswith(("statement", "declaration")):
+        statement = statement.parent
+    for node in syn.descendants(statement, skip=frozenset()):
+        if node.type != "lambda_expression":
+            continue
+        own = {name for name, _ in parameters(node) if name}
+        body = node.child_by_field_name("body")
+        if own and body is not None and any(syn.text(syn.strip(argument)) in own for argument, _ in _releases_written(body)):
+            return True
+    return False
 
 
 def _takes(function: Node, arity: int) -> bool:

@@ -1608,6 +1608,28 @@ class ProjectModel:
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self._holds_no_parameter(resolved[1], resolved[0].path, 0)
 
+    def instances_hold_no_parameter(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
+        """:meth:`holds_no_parameter` for the class ``expression`` names and every project subclass of it (any
+        depth): ``self`` in the class's methods may be an instance of any of them."""
+        resolved = self._resolved(analysis, expression)
+        if resolved is None or resolved[1].kind != "class" or not self._holds_no_parameter(resolved[1], resolved[0].path, 0):
+            return False
+        index = self._subclass_index()
+        todo, seen = [resolved[1]], set()
+        while todo:
+            base = todo.pop()
+            if _Entry.reads is not None:
+                _Entry.reads.append((base.module, base.qualname))
+            for sub in index.get(base, ()):
+                if sub in seen:
+                    continue
+                seen.add(sub)
+                located = self.class_summary(sub)
+                if len(seen) > 64 or located is None or not self._holds_no_parameter(sub, located[0].path, 0):
+                    return False
+                todo.append(sub)
+        return True
+
     def _holds_no_parameter(self, target: Target, near: str, depth: int) -> bool:
         return self._guarded(("no parameter", target, near), lambda: self._no_parameter_in(target, near, depth))
 
