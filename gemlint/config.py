@@ -75,7 +75,9 @@ DEFAULT_EXCLUDE = (
 )
 DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/training/**")
 DEFAULT_HEALTH_PATHS = ("/health", "/healthz", "/livez", "/live", "/ping")
-DEFAULT_STATIC_SHAPE_BACKENDS = ("torch_xla", "jax", "habana_frameworks", "tensorrt", "torch_neuron", "torch_neuronx", "optimum.neuron")
+DEFAULT_STATIC_SHAPE_BACKENDS = (
+    "torch_xla", "jax", "habana_frameworks", "tensorrt", "torch_neuron", "torch_neuronx", "optimum.neuron", "executorch", "coremltools"
+)
 #: GEM604: host memory a GPU container needs per GPU, since the weights are staged in host memory while loading.
 DEFAULT_GPU_HOST_MEMORY_PER_GPU = 16 * GI
 

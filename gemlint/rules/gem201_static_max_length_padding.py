@@ -63,7 +63,9 @@ class StaticMaxLengthPadding(AnalysisRule):
         "Training and dataset preprocessing: `dataset.map(...)` transforms, collators, training functions and "
         "files matched by `training-paths`.",
         "Modules that target a static-shape backend that needs fixed shapes: imports of `torch_xla`, `jax`, "
-        "`habana_frameworks`, `tensorrt` or AWS Neuron (`torch_neuron`, `torch_neuronx`, `optimum.neuron`), the "
+        "`habana_frameworks`, `tensorrt`, AWS Neuron (`torch_neuron`, `torch_neuronx`, `optimum.neuron`), the "
+        "on-device compilers `executorch` and `coremltools` (a program exported for a phone takes the shapes it was "
+        "exported with), the "
         "ONNX Runtime TensorRT provider, Paddle Inference's or FastDeploy's TensorRT backend "
         "(`config.enable_tensorrt_engine(...)`, `option.use_trt_backend()`), or any module listed in "
         "`static-shape-backends`.",
