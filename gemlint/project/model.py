@@ -53,6 +53,8 @@ MAX_HOPS = 4
 MAX_PASSING_CALLERS = 8
 #: Callers in more files than this are judged from the index, without parsing them.
 MAX_PARSED_CALLER_FILES = 3
+#: Project subclasses of one class followed (a base of a large model zoo has hundreds).
+MAX_SUBCLASSES = 64
 #: Up to this many modules changed since the facts' ledger was written, the facts are derived again in the
 #: process that asks for them, even where a large project's would be derived in a process of their own.
 LEDGER_EDITS_IN_PROCESS = 16
@@ -516,21 +518,23 @@ class ProjectModel:
         owner, _, name = method.qualname.rpartition(".")
         if not owner or name.startswith("__"):
             return []
-        found, todo, seen = [], [Target("class", method.module, owner)], set()
+        subclasses = self._subclasses(Target("class", method.module, owner))
+        return [Target("function", sub.module, f"{sub.qualname}.{name}") for sub, located in subclasses if located is not None and name in located[1].methods]
+
+    def _subclasses(self, cls: Target) -> Iterator[tuple[Target, tuple[_Entry, ClassSummary] | None]]:
+        """Each project subclass of ``cls`` (any depth; about ``MAX_SUBCLASSES`` at most), with its summary where
+        the index has it."""
         index = self._subclass_index()
-        while todo and len(seen) < 64:
+        todo, seen = [cls], set()
+        while todo and len(seen) < MAX_SUBCLASSES:
             base = todo.pop()
             if _Entry.reads is not None:
                 _Entry.reads.append((base.module, base.qualname))
             for sub in index.get(base, ()):
-                if sub in seen:
-                    continue
-                seen.add(sub)
-                todo.append(sub)
-                located = self.class_summary(sub)
-                if located is not None and name in located[1].methods:
-                    found.append(Target("function", sub.module, f"{sub.qualname}.{name}"))
-        return found
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+                    yield sub, self.class_summary(sub)
 
     def method_summary(self, cls: Target, name: str, near: str | None = None) -> tuple[_Entry, FunctionSummary] | None:
         """The method ``name`` of ``cls`` (or the nearest project base class that defines it), with its module's
@@ -1614,20 +1618,9 @@ class ProjectModel:
         resolved = self._resolved(analysis, expression)
         if resolved is None or resolved[1].kind != "class" or not self._holds_no_parameter(resolved[1], resolved[0].path, 0):
             return False
-        index = self._subclass_index()
-        todo, seen = [resolved[1]], set()
-        while todo:
-            base = todo.pop()
-            if _Entry.reads is not None:
-                _Entry.reads.append((base.module, base.qualname))
-            for sub in index.get(base, ()):
-                if sub in seen:
-                    continue
-                seen.add(sub)
-                located = self.class_summary(sub)
-                if len(seen) > 64 or located is None or not self._holds_no_parameter(sub, located[0].path, 0):
-                    return False
-                todo.append(sub)
+        for count, (sub, located) in enumerate(self._subclasses(resolved[1]), 1):
+            if count >= MAX_SUBCLASSES or located is None or not self._holds_no_parameter(sub, located[0].path, 0):
+                return False  # one that may hold a parameter, or too many to tell
         return True
 
     def _holds_no_parameter(self, target: Target, near: str, depth: int) -> bool:
