@@ -119,7 +119,7 @@ def triage_table_source() -> str:
         '(tests/test_triage.py checks that it is current)."""',
         "",
         "from gemlint.analysis.triage import (",
-        *(f"    {name}," for name in ("AllOf", "AnyOf", "CallsProjectLoader", "DefinesFunctions", "Imports", "InferenceContext", "NotTest", "RuleTriage", "Spelled", "WritesEnvironment")),
+        *(f"    {name}," for name in ("AllOf", "AnyOf", "CallsProjectLoader", "DefinesFunctions", "Imports", "InferenceContext", "NotTest", "Production", "RuleTriage", "Spelled", "WritesEnvironment")),
         ")",
         "",
         "PYTHON_RULES = (",

@@ -165,6 +165,25 @@ def test_a_file_no_rule_admits_is_never_parsed_by_libcst(monkeypatch):
     assert lint_source(source, "pkg/net.py") == []
 
 
+PROFILED = "import torch\n\ndef step(model, x):\n    with torch.profiler.profile(record_shapes=True):\n        return model(x)\n"
+
+
+@pytest.mark.parametrize("path", ["tests/test_step.py", "benchmarks/step.py", "profiling/step.py"])
+def test_debugging_switches_in_tests_benchmarks_and_profiling_scripts_are_never_parsed(monkeypatch, path):
+    """The GEM4xx rules report production code only: a test of a profiler (a 466 KB one doubled its worker's memory
+    when parsed) is ruled out before LibCST."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("LibCST parsed a file whose only candidates are debugging switches outside production code")
+
+    monkeypatch.setattr(cst, "parse_module", refuse)
+    assert lint_source(PROFILED, path) == []
+
+
+def test_a_profiler_in_production_code_is_still_parsed_and_reported():
+    assert [d.code for d in lint_source(PROFILED, "service/step.py")] == ["GEM401"]
+
+
 def test_a_file_a_rule_admits_is_linted():
     source = "import torch\nfrom fastapi import FastAPI\napp = FastAPI()\n\n@app.post('/p')\ndef predict(x):\n    model = torch.load('m.pt')\n    return model(x)\n"
     assert {d.code for d in lint_source(source, "service/app.py")} >= {"GEM101"}

@@ -47,6 +47,7 @@ from gemlint.analysis.triage import (
     collect,
     has_inference_prefix,
     is_inference_path,
+    is_production_path,
     is_test_function,
     is_test_module,
     is_test_path,
@@ -1722,13 +1723,6 @@ def _statement_calls(statement: cst.CSTNode) -> Iterator[cst.Call]:
         for small in statement.body:
             if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
                 yield small.value
-
-
-def is_production_path(relative_path: str) -> bool:
-    """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language."""
-    if is_test_path(relative_path):
-        return False
-    return not any(part.startswith(("bench", "profil")) for part in relative_path.lower().split("/"))
 
 
 _NAMED_REASON = re.compile(r"(`[^`]+`) is (.+)", re.DOTALL)

@@ -210,6 +210,8 @@ class Triage:
     training_file: bool
     inference_file: bool
     test_file: bool = False
+    #: Not a test, benchmark or profiling file by its path (:func:`is_production_path`).
+    production_file: bool = True
     #: The project model says some code of the file runs per request (a caller or base in another module).
     project_context: bool = False
     #: Names of project classes whose construction loads weights (their ``__init__`` calls ``torch.load``, ...).
@@ -229,6 +231,7 @@ class Triage:
             is_training_path(config, relative_path),
             is_inference_path(config, relative_path),
             is_test_module(inside, facts),
+            is_production_path(relative_path),
         )
 
     def may_write_environment(self, variables) -> bool:
@@ -285,6 +288,13 @@ def is_test_path(relative_path: str) -> bool:
     if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
         return True
     return _in_test_folder(parts)
+
+
+def is_production_path(relative_path: str) -> bool:
+    """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language."""
+    if is_test_path(relative_path):
+        return False
+    return not any(part.startswith(("bench", "profil")) for part in relative_path.lower().split("/"))
 
 
 def _in_test_folder(parts: list[str]) -> bool:
@@ -448,6 +458,18 @@ class NotTest(Gate):
 
 
 @dataclass(frozen=True)
+class Production(Gate):
+    """The file is production code by its path (:func:`is_production_path`): what the debugging-switch rules
+    report on, which exempt tests, benchmarks and profiling scripts."""
+
+    def admits(self, triage: Triage) -> bool:
+        return triage.production_file
+
+    def __repr__(self) -> str:
+        return "Production()"
+
+
+@dataclass(frozen=True)
 class DefinesFunctions(Gate):
     def admits(self, triage: Triage) -> bool:
         return bool(triage.facts.functions)
@@ -495,7 +517,7 @@ class CallsProjectLoader(Gate):
 
 
 #: What the generated table may name.
-GATES = (AllOf, AnyOf, Spelled, Imports, NotTest, DefinesFunctions, InferenceContext, WritesEnvironment, CallsProjectLoader)
+GATES = (AllOf, AnyOf, Spelled, Imports, NotTest, Production, DefinesFunctions, InferenceContext, WritesEnvironment, CallsProjectLoader)
 
 
 @dataclass(frozen=True)

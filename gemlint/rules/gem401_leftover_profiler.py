@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import keyword_arg, literal_value, terminal_name
-from gemlint.analysis.triage import Spelled
+from gemlint.analysis.triage import Production, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -89,7 +89,8 @@ def predict(model, batch):
     )
     prefilter = ("profile", "emit_nvtx", "start_trace", "jax.profiler")
 
-    syntax_gate = Spelled("calls", _PROFILER_NAMES)
+    # Only production code: tests, benchmarks and profiling scripts profile on purpose.
+    syntax_gate = Production() & Spelled("calls", _PROFILER_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _CANDIDATE_NAMES:

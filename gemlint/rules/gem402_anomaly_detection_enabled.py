@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import argument, literal_value, terminal_name
-from gemlint.analysis.triage import Spelled
+from gemlint.analysis.triage import Production, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -46,7 +46,8 @@ torch.autograd.set_detect_anomaly(os.environ.get("DEBUG_AUTOGRAD") == "1")
     notebooks_reason = "Anomaly detection in a notebook is debugging on purpose; its cost matters in production code."
     prefilter = ("anomaly",)
 
-    syntax_gate = Spelled("calls", _CANDIDATES) | Spelled("decorators", _CANDIDATES)
+    # Only production code: tests, benchmarks and profiling scripts debug on purpose.
+    syntax_gate = Production() & (Spelled("calls", _CANDIDATES) | Spelled("decorators", _CANDIDATES))
 
     def visit_Call(self, node: cst.Call) -> None:
         if terminal_name(node.func) not in _CANDIDATES:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from gemlint.analysis.environment import env_writes
 from gemlint.analysis.module import NOT_LITERAL, argument, literal_value, positional_arg, terminal_name
-from gemlint.analysis.triage import Spelled, WritesEnvironment
+from gemlint.analysis.triage import Production, Spelled, WritesEnvironment
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -70,7 +70,8 @@ if os.environ.get("DEBUG_COMPILE"):
     )
     prefilter = ("setLevel", "set_logs", "TORCH_LOGS", "TORCH_COMPILE_DEBUG", "NCCL_DEBUG", "_dynamo", "_inductor")
 
-    syntax_gate = Spelled("calls", {"setLevel", "set_logs"}) | Spelled("assigned", _SWITCH_NAMES) | WritesEnvironment(_DEBUG_VARIABLES)
+    # Only production code: tests, benchmarks and profiling scripts log verbosely on purpose.
+    syntax_gate = Production() & (Spelled("calls", {"setLevel", "set_logs"}) | Spelled("assigned", _SWITCH_NAMES) | WritesEnvironment(_DEBUG_VARIABLES))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for write in env_writes(self.analysis, node):

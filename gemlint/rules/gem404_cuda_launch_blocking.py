@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.environment import EnvWrite, env_writes
-from gemlint.analysis.module import is_production_path, literal_value, terminal_name
-from gemlint.analysis.triage import WritesEnvironment
+from gemlint.analysis.module import literal_value, terminal_name
+from gemlint.analysis.triage import Production, WritesEnvironment, is_production_path
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import AnalysisRule, DocumentRule
@@ -61,7 +61,8 @@ if os.environ.get("DEBUG_CUDA"):
     precision = "very-high"
     prefilter = (VARIABLE,)
 
-    syntax_gate = WritesEnvironment((VARIABLE,))
+    # Only production code: tests, benchmarks and profiling scripts block launches on purpose.
+    syntax_gate = Production() & WritesEnvironment((VARIABLE,))
 
     # -- Python ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:

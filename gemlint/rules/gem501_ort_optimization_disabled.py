@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis.module import argument, is_production_path, iter_subtree, literal_value
+from gemlint.analysis.module import argument, iter_subtree, literal_value
+from gemlint.analysis.triage import is_production_path
 from gemlint.analysis.syntax import is_member, terminal_name
 from gemlint.analysis.triage import Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
