@@ -242,26 +242,38 @@ def _index_mapper(jobs: int) -> Callable:
     return mapper
 
 
+def _forks() -> bool:
+    """Whether worker processes fork (and so inherit what this process computed)."""
+    import multiprocessing  # only where a process is started: a warm run never needs it
+
+    return multiprocessing.get_start_method() == "fork"
+
+
+def _in_a_forked_child(function: Callable, *args, meanwhile: Callable[[], None] = lambda: None):
+    """``function(*args)`` computed in one forked process while ``meanwhile()`` runs here. Raises
+    ``BrokenProcessPool`` when the child dies (out of memory, killed)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        result = pool.submit(function, *args)  # the child forks here
+        meanwhile()
+        return result.result()
+
+
 def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectFacts] | None:
     """Compute the project's facts in a forked process: it decodes every summary, and the memory that takes
     is not given back to the system once freed (the allocator keeps its arenas), so the process that forks
     the workers must never hold it. The function returned runs ``meanwhile`` here while the child derives. None
     where processes do not fork."""
-    import multiprocessing  # only where the facts are derived: a warm run never needs it
-
-    if multiprocessing.get_start_method() != "fork":
+    if not _forks():
         return None
 
     def isolate(meanwhile: Callable[[], None]) -> ProjectFacts:
-        from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            with ProcessPoolExecutor(max_workers=1) as pool:
-                derived = pool.submit(_project_facts, config)  # the child forks here
-                meanwhile()
-                return derived.result()
-        except BrokenProcessPool:  # the child died (out of memory, killed): compute them here
+            return _in_a_forked_child(_project_facts, config, meanwhile=meanwhile)
+        except BrokenProcessPool:  # the child died: compute them here
             return _project_facts(config)
 
     return isolate
@@ -277,16 +289,12 @@ def _compose_routes_before_forking(project) -> None:
     asked composed them itself, parsing every module that declares one (a FastAPI back end with dozens cost
     each worker seconds and a quarter of its memory). Left to the workers where few modules declare routes
     (a process costs more than parsing them), where processes do not fork, and if the process dies."""
-    import multiprocessing
-
-    if project.route_module_count < ROUTE_MODULES_COMPOSED_ONCE or multiprocessing.get_start_method() != "fork":
+    if project.route_module_count < ROUTE_MODULES_COMPOSED_ONCE or not _forks():
         return
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
-            rows = pool.submit(_route_rows, project.config).result()
+        rows = _in_a_forked_child(_route_rows, project.config)
     except BrokenProcessPool:
         return
     project.adopt_routes(rows)
