@@ -19,7 +19,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from gemlint.frontends.native import NativeDocument, Node, definition_nodes, in_disabled_block, is_disabled_condition
 from gemlint.frontends.native_includes import MacroDefinition, macro_parameters
@@ -205,11 +205,12 @@ class CfgBuilder:
         self._depth = 0
 
     # -- entry point ------------------------------------------------------------------
-    def build_function(self, body: Node, *, is_main: bool = False) -> Graph:
+    def build_function(self, body: Node, *, is_main: bool = False, walk: syn.Walk | None = None) -> Graph:
+        self._walk = walk if walk is not None and walk.root == body else syn.Walk(body)
         self._unstable = _changing_names(body)
-        self._changed_by_lambdas = _changed_in_lambdas(body)
+        self._changed_by_lambdas = _changed_in_lambdas(body, self._walk)
         self._body = body
-        self._body_locals = _declared_names(body)
+        self._body_locals = _declared_names(self._walk)
         end_line = body.end_point[0] + 1
         if is_main:  # leaving main ends the process: nothing held is leaked
             end = self.graph.add(StepKind.STOP, line=end_line)
@@ -218,8 +219,11 @@ class CfgBuilder:
         self._is_main = is_main
         self.graph.entry = self.statement(body, end)
         for step in self.graph.steps:
-            step.changes = step.changes | changed_names(step.nodes)
-            keys = (self._test_key(target) for target in _plain_new_targets(step.nodes))
+            if not step.nodes:
+                continue
+            walked = tuple(self._walk.under(root) for root in step.nodes if root is not None)
+            step.changes = step.changes | _changed_names_in(walked)
+            keys = (self._test_key(target) for target in _plain_new_targets_in(walked))
             step.sets = tuple((key, True) for key in keys if key is not None)
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
@@ -294,7 +298,7 @@ class CfgBuilder:
         return step.then(current)
 
     def _never_returns(self, node: Node) -> bool:
-        for child in syn.descendants(node):
+        for child in self._walk.under(node):
             if child.type == "call_expression" and syn.callee_name(child) in NO_RETURN:
                 return True
         return False
@@ -304,7 +308,7 @@ class CfgBuilder:
         if not self.macros.any_exit:
             return []
         found = []
-        for child in syn.descendants(node):
+        for child in self._walk.under(node):
             use = macro_use(child)
             if use is not None:
                 macro = self.macros.exit_at(syn.text(child), child)
@@ -761,13 +765,15 @@ def _values_given(body: Node, name: str) -> frozenset[str] | None:
     return frozenset(values) if values else None
 
 
-def _declared_names(body: Node) -> frozenset[str]:
+_DECLARING = frozenset({"init_declarator", "declaration", "for_range_loop"})
+
+
+def _declared_names(walk: syn.Walk) -> frozenset[str]:
     names = set()
-    for node in syn.descendants(body):
-        if node.type in ("init_declarator", "declaration", "for_range_loop"):
-            identifier = syn.declared_identifier(node.child_by_field_name("declarator"))
-            if identifier is not None:
-                names.add(syn.text(identifier))
+    for node in walk.of_type(_DECLARING):
+        identifier = syn.declared_identifier(node.child_by_field_name("declarator"))
+        if identifier is not None:
+            names.add(syn.text(identifier))
     return frozenset(names)
 
 
@@ -871,14 +877,13 @@ def _compared_with_null(node: Node) -> tuple[Node, bool] | None:
     return None
 
 
-def _plain_new_targets(nodes: tuple) -> list[Node]:
+def _plain_new_targets_in(walked: Iterable[list[Node]]) -> list[Node]:
     """The variables and members a step sets from a plain ``new`` (``p = new T``, ``T* p = new T``, ``s->m = new
-    T``): it throws rather than return null, so they are not null afterwards. ``new (std::nothrow)`` may be."""
+    T``), given the nodes of each of its roots: it throws rather than return null, so they are not null afterwards.
+    ``new (std::nothrow)`` may be."""
     targets = []
-    for root in nodes:
-        if root is None:
-            continue
-        for node in syn.descendants(root):
+    for nodes in walked:
+        for node in nodes:
             if node.type == "assignment_expression" and syn.operator(node) == "=":
                 target, value = syn.strip(node.child_by_field_name("left")), node.child_by_field_name("right")
             elif node.type == "init_declarator":
@@ -905,11 +910,14 @@ def _names_read(node: Node | None) -> frozenset[str]:
 def changed_names(nodes: tuple) -> frozenset[str]:
     """The names a step may change: assigned (``x = ...``, ``s.f = ...``), incremented, passed by address
     (``fill(&caps)``) or declared (``int x = ...``: a new variable from here on)."""
+    return _changed_names_in([list(syn.descendants(root)) for root in nodes if root is not None])
+
+
+def _changed_names_in(walked: Iterable[list[Node]]) -> frozenset[str]:
+    """:func:`changed_names`, given each root's nodes."""
     names: set[str] = set()
-    for root in nodes:
-        if root is None:
-            continue
-        for node in syn.descendants(root):
+    for nodes in walked:
+        for node in nodes:
             target = _changed_target(node)
             if target is not None:
                 names |= _names_read(target)
@@ -932,8 +940,10 @@ def _changed_target(node: Node) -> Node | None:
     return None
 
 
-def _changed_in_lambdas(body: Node) -> frozenset[str]:
+def _changed_in_lambdas(body: Node, walk: syn.Walk) -> frozenset[str]:
     """The names the lambdas of a body may change (``[&] { ready = true; }``)."""
+    if not any(kind in syn.NESTED_CODE for kind in walk.types[1:]):
+        return frozenset()  # no lambda, nor a nested function or class that could hold one
     names: set[str] = set()
     for node in syn.descendants(body, skip=frozenset()):
         if node.type == "lambda_expression":

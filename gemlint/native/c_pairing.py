@@ -50,6 +50,7 @@ from gemlint.native.resources import (
 
 _CHECKING = re.compile(r"check|error|status|verify", re.IGNORECASE)
 _END_CAPTURE = frozenset({"cudaStreamEndCapture", "cuStreamEndCapture"})
+_CALLS = frozenset({"call_expression"})
 _CAPTURE_TO_GRAPH = re.compile(rb"\b(?:cudaStreamBeginCaptureToGraph|cuStreamBeginCaptureToGraph)\b")
 _PLAIN_BEGIN = re.compile(rb"\b(?:cudaStreamBeginCapture|cuStreamBeginCapture)\b")
 _ACQUIRE_MARKERS = re.compile(
@@ -100,8 +101,10 @@ class FileAnalysis:
         """Functions of the file that end a stream capture (a begin/end pair split over two methods)."""
         names = set()
         for unit in self.units:
-            for node in syn.descendants(unit.body):
-                if node.type == "call_expression" and syn.last_component(syn.callee_name(node)) in ("cudaStreamEndCapture", "cuStreamEndCapture"):
+            if b"EndCapture" not in unit.source:
+                continue
+            for node in unit.walk.of_type(_CALLS):
+                if syn.last_component(syn.callee_name(node)) in _END_CAPTURE:
                     names.add(unit.name)
         return frozenset(names)
 

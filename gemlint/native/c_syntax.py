@@ -147,6 +147,50 @@ def descendants(node: Node, *, skip: frozenset[str] = NESTED_CODE) -> Iterator[N
         stack.extend(reversed(current.named_children))
 
 
+class Walk:
+    """A body's named nodes in the order :func:`descendants` yields them, read once and asked many times: the
+    pairing asks a dozen questions of each body and of each statement in it, and each was a walk of its own."""
+
+    __slots__ = ("root", "nodes", "types", "_ends", "_index")
+
+    def __init__(self, root: Node) -> None:
+        self.root = root
+        nodes: list[Node] = []
+        parents: list[int] = []
+        stack: list[tuple[Node, int]] = [(root, -1)]
+        while stack:
+            current, parent = stack.pop()
+            index = len(nodes)
+            nodes.append(current)
+            parents.append(parent)
+            if index and current.type in NESTED_CODE:
+                continue
+            stack.extend((child, index) for child in reversed(current.named_children))
+        self.nodes = nodes
+        self.types = [node.type for node in nodes]
+        # Pre-order: a node's descendants are the nodes that follow it, up to the end of its last child's.
+        ends = list(range(1, len(nodes) + 1))
+        for index in range(len(nodes) - 1, 0, -1):
+            parent = parents[index]
+            if ends[index] > ends[parent]:
+                ends[parent] = ends[index]
+        self._ends = ends
+        self._index: dict[Node, int] | None = None
+
+    def under(self, node: Node) -> list[Node]:
+        """``list(descendants(node))`` for a node of this body (walked afresh for any other)."""
+        if self._index is None:
+            self._index = {n: i for i, n in enumerate(self.nodes)}
+        index = self._index.get(node)
+        if index is None or (index and self.types[index] in NESTED_CODE):
+            return list(descendants(node))  # a nested body's own nodes were not walked
+        return self.nodes[index : self._ends[index]]
+
+    def of_type(self, kinds: frozenset[str]) -> list[Node]:
+        """The body's nodes of ``kinds``, in order."""
+        return [node for node, kind in zip(self.nodes, self.types) if kind in kinds]
+
+
 def is_constant_true(node: Node | None) -> bool:
     node = strip(node)
     if node is None:

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 
+_INIT_DECLARATOR = frozenset({"init_declarator"})
+_DECLARATIONS = frozenset({"declaration", "for_range_loop"})
+
+
 @dataclass
 class Variable:
     local: bool  # a by-value local or parameter whose lifetime ends with the function
@@ -41,8 +45,13 @@ class Unit:
         return self._variables()
 
     @cached_property
+    def walk(self) -> syn.Walk:
+        """The body's nodes, walked once for every question the pairing asks of the body and its statements."""
+        return syn.Walk(self.body)
+
+    @cached_property
     def graph(self) -> Graph:
-        return CfgBuilder(self.macros).build_function(self.body, is_main=self.name in ("main", "wmain"))
+        return CfgBuilder(self.macros).build_function(self.body, is_main=self.name in ("main", "wmain"), walk=self.walk)
 
     @cached_property
     def facts(self) -> dict[int, "StepFacts"]:
@@ -52,7 +61,7 @@ class Unit:
     def jump_starts(self) -> list[int]:
         """Where each jump of this body (return, throw, goto, break, continue) begins, in order: asked for every
         branch around every release, so read once per unit rather than per branch."""
-        return sorted(node.start_byte for node in syn.descendants(self.body) if node.type in syn.JUMPS)
+        return sorted(node.start_byte for node in self.walk.of_type(syn.JUMPS))
 
     def has_jump_in(self, node: Node) -> bool:
         """Whether a jump of this body lies within ``node`` (not within a nested function or lambda)."""
@@ -70,9 +79,7 @@ class Unit:
         bound to two lambdas is left out (which one a call runs is not known here)."""
         found: dict[str, Node] = {}
         twice: set[str] = set()
-        for node in syn.descendants(self.body):
-            if node.type != "init_declarator":
-                continue
+        for node in self.walk.of_type(_INIT_DECLARATOR):
             value = syn.strip(node.child_by_field_name("value"))
             identifier = syn.declared_identifier(node.child_by_field_name("declarator"))
             if value is None or value.type != "lambda_expression" or identifier is None:
@@ -93,7 +100,7 @@ class Unit:
     @cached_property
     def _declarations(self) -> dict[str, list[tuple[int, int, Node]]]:
         # Every name's at once: one walk of the body, where one per name asked for was a tenth of the pairing.
-        return _declarations(self.node, self.body)
+        return _declarations(self.node, self.body, self.walk)
 
     def declaration_in_scope(self, name: str, node: Node) -> Node | None:
         """The declared identifier that ``name`` means at ``node``: the innermost declaration whose scope holds it
@@ -112,20 +119,19 @@ class Unit:
             identifier = syn.declared_identifier(inner)
             if identifier is not None:
                 found[syn.text(identifier)] = Variable(local=not syn.is_reference_declarator(inner))
-        for node in syn.descendants(self.body):
-            if node.type in ("declaration", "for_range_loop"):
-                shared = syn.has_storage(node, frozenset({"static", "extern", "thread_local", "__shared__"}))
-                for index, child in enumerate(node.children):
-                    if node.field_name_for_child(index) != "declarator":
-                        continue
-                    target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
-                    identifier = syn.declared_identifier(target)
-                    if identifier is not None:
-                        name = syn.text(identifier)
-                        local = not shared and not syn.is_reference_declarator(target)
-                        # A name declared twice (shadowing) counts as local only if every declaration is.
-                        previous = found.get(name)
-                        found[name] = Variable(local=local and (previous is None or previous.local))
+        for node in self.walk.of_type(_DECLARATIONS):
+            shared = syn.has_storage(node, frozenset({"static", "extern", "thread_local", "__shared__"}))
+            for index, child in enumerate(node.children):
+                if node.field_name_for_child(index) != "declarator":
+                    continue
+                target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+                identifier = syn.declared_identifier(target)
+                if identifier is not None:
+                    name = syn.text(identifier)
+                    local = not shared and not syn.is_reference_declarator(target)
+                    # A name declared twice (shadowing) counts as local only if every declaration is.
+                    previous = found.get(name)
+                    found[name] = Variable(local=local and (previous is None or previous.local))
         return found
 
 
@@ -170,15 +176,13 @@ class StepFacts:
             stack.extend((child, nested) for child in reversed(node.named_children))
 
 
-def _declarations(function: Node, body: Node) -> dict[str, list[tuple[int, int, Node]]]:
+def _declarations(function: Node, body: Node, walk: syn.Walk) -> dict[str, list[tuple[int, int, Node]]]:
     found: dict[str, list[tuple[int, int, Node]]] = {}
     for parameter in parameter_declarations(function):
         identifier = syn.declared_identifier(parameter.child_by_field_name("declarator"))
         if identifier is not None:
             found.setdefault(syn.text(identifier), []).append((body.start_byte, body.end_byte, identifier))
-    for node in syn.descendants(body):
-        if node.type not in ("declaration", "for_range_loop"):
-            continue
+    for node in walk.of_type(_DECLARATIONS):
         for index, child in enumerate(node.children):
             if node.field_name_for_child(index) != "declarator":
                 continue

@@ -669,11 +669,12 @@ def _result_type(unit: Unit, call: Node) -> Node | None:
     return None
 
 
+_DECLARATION = frozenset({"declaration"})
+
+
 def _declared_type(unit: Unit, name: str) -> Node | None:
     """The type of the plain (non-pointer) local ``name`` as declared in the function, if it is one."""
-    for node in syn.descendants(unit.body):
-        if node.type != "declaration":
-            continue
+    for node in unit.walk.of_type(_DECLARATION):
         for declarator in node.children_by_field_name("declarator"):
             target = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
             if target is not None and target.type == "identifier" and syn.text(target) == name:

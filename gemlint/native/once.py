@@ -97,21 +97,36 @@ _TEXT_NODES = frozenset({"comment", "string_literal", "raw_string_literal", "cha
 def _mentions(document: NativeDocument, name: str) -> list[Node] | None:
     """The names spelled ``name`` in the document's code; None when the word also appears where the tree does not
     read it as code (a macro's body, a region that did not parse): a use there is not known."""
-    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
-    found: list[Node] = []
-    seen = 0
-    stack = [document.root]
-    while stack:
-        node = stack.pop()
-        if node.type in _TEXT_NODES:
-            seen += len(word.findall(node.text or b""))
-            continue
-        if node.type in _NAME_NODES and syn.text(node) == name:
-            found.append(node)
-        stack.extend(node.named_children)
-    if seen + len(found) != len(word.findall(document.data)):
+    names, texts = _name_index(document)
+    spelled = name.encode()
+    found = names.get(spelled, [])
+    word = re.compile(rb"\b" + re.escape(spelled) + rb"\b")
+    everywhere = len(word.findall(document.data))
+    # Comments and strings are read only when the code's names do not account for every occurrence.
+    if len(found) != everywhere and len(found) + sum(len(word.findall(text)) for text in texts) != everywhere:
         return None
     return [node for node in found if node.type == "identifier"] if all(n.type == "identifier" for n in found) else None
+
+
+def _name_index(document: NativeDocument) -> tuple[dict[bytes, list[Node]], list[bytes]]:
+    """The document's name nodes by spelling, and the text of its comments and strings: one walk of the file for
+    every function asked about (a walk per name was most of the time spent on a file of many small functions)."""
+    key = "once.names"
+    if key not in document.cache:
+        names: dict[bytes, list[Node]] = {}
+        texts: list[bytes] = []
+        stack = [document.root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind in _TEXT_NODES:
+                texts.append(node.text or b"")
+                continue
+            if kind in _NAME_NODES:
+                names.setdefault(node.text or b"", []).append(node)
+            stack.extend(node.named_children)
+        document.cache[key] = (names, texts)
+    return document.cache[key]
 
 
 def _in_class(function: Node) -> bool:
