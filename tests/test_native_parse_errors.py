@@ -90,9 +90,9 @@ def test_lines_that_only_look_like_statement_macros_are_left_alone():
 
 
 def test_node_text_read_through_the_parse_callback_is_the_source_text():
-    """The native parse reads the file through a callback (so that it can be cancelled) and the tree is not parsed
-    again from the bytes: every node's text, multi-byte characters across the callback's chunks included, must
-    still be exactly the source's."""
+    """The native parse reads the file through a callback (so that it can be cancelled), then reads it again from
+    the bytes reusing the tree: every node's text, multi-byte characters across the callback's chunks included,
+    must be exactly the source's."""
     from gemlint.frontends.native import parse
 
     text = "".join(
@@ -132,3 +132,32 @@ def test_an_array_delete_of_parentheses_is_read_as_one_with_the_code_after_it():
     assert len(functions) == 3 and all(node.parent.type == "field_declaration_list" for node in functions[:1])
     # The rewrite keeps every offset: the document's text is the file's.
     assert document.text == source and document.text_of(deletes[0]) == "delete[] (rows[i])"
+
+
+def test_the_reading_with_terminated_macros_is_the_tree_a_fresh_parse_of_that_text_gives():
+    """The retry tells the first tree where each `;` went and parses only around them: its tree must be the one a
+    parse of the terminated text from scratch gives (macros on many lines, after multi-byte characters, whose
+    columns are counted in bytes)."""
+    import tree_sitter
+    import tree_sitter_cuda
+
+    from gemlint.frontends.native import parse
+
+    functions = []
+    for i in range(60):
+        functions.append(
+            f"int f{i}(int n) {{\n"
+            f'  const char* s = "{"é" * (i % 4)}";  LOG_DEBUG("n=%d", n)\n'
+            f"  int x = n + {i};\n"
+            f"  CHECK_OK(x)\n"
+            f"  if (x) {{ TRACE(x)\n    x--; }}\n"
+            f"  return x @@ 1;\n"
+            f"}}\n"
+        )
+    source = "".join(functions)
+    document = parse(None, source)
+    terminated = terminate_statement_macros(source.encode())
+    assert terminated != source.encode()
+    fresh = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language())).parse(terminated)
+    assert str(document.root) == str(fresh.root_node)
+    assert document.root.has_error  # the `@@` is still there: the retry was kept for having fewer errors

@@ -58,9 +58,14 @@ def prepare(grammars: Iterable[str]) -> None:
     """Load ``grammars`` and compile their queries now (about 40 ms): a process that forks workers does it once
     for all of them, instead of each worker on its first native file."""
     for grammar in grammars:
-        for pattern in (_FUNCTIONS[grammar], _DEFINITIONS, _OWNERSHIP[grammar]):
-            _query(grammar, pattern)
+        _query(grammar, _patterns(grammar))
         _parser(grammar)
+
+
+def _patterns(grammar: str) -> str:
+    """The functions, the ``#define`` directives and what makes a class own itself, in one query: tree-sitter
+    walks the tree once for all three."""
+    return " ".join((_FUNCTIONS[grammar], _DEFINITIONS, _OWNERSHIP[grammar]))
 
 
 def grammar_for(source: SourceFile | None) -> str:
@@ -178,14 +183,26 @@ def terminate_statement_macros(data: bytes) -> bytes:
     space or tab between the macro's ``)`` and the next token. Such a line otherwise joins the next statement
     into one the grammar cannot read, and the rest of the function with it. Where no space is left to take,
     the line stays as written."""
+    return _terminated(data, _statement_macro_ends(data))
+
+
+def _terminated(data: bytes, spaces: list[int]) -> bytes:
     edited = bytearray(data)
+    for space in spaces:
+        edited[space] = ord(";")
+    return bytes(edited)
+
+
+def _statement_macro_ends(data: bytes) -> list[int]:
+    """Where :func:`terminate_statement_macros` puts each ``;``, in order."""
+    ends = []
     for match in _MACRO_LINE.finditer(data):
         if not _balanced(match.group("arguments")) or not _starts_a_statement(data, match.start()):
             continue
         space = _space_before_next_token(data, match.end())
         if space is not None:
-            edited[space] = ord(";")
-    return bytes(edited)
+            ends.append(space)
+    return ends
 
 
 def _balanced(arguments: bytes) -> bool:
@@ -247,10 +264,10 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     if tree.root_node.has_error:
         # Statement macros left without `;` are the commonest cause; their terminated reading is kept when
         # the grammar reads it with fewer errors (a line that only looked like one is left as it was).
-        terminated = terminate_statement_macros(parsed)
-        if terminated != parsed:
+        ends = _statement_macro_ends(parsed)
+        if ends:
             try:
-                retried = _parse_before(grammar, terminated, deadline)
+                retried = _parse_before(grammar, _terminated(parsed, ends), deadline, _edited(tree, parsed, ends))
             except (ValueError, RuntimeError):
                 retried = None
             if retried is not None and _error_count(retried.root_node) < _error_count(tree.root_node):
@@ -258,15 +275,31 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 
-def _parse_before(grammar: str, parsed: bytes, deadline: float) -> tree_sitter.Tree:
-    """``parsed`` read by the grammar, cancelled at ``deadline`` (a ValueError or RuntimeError)."""
+def _edited(tree: tree_sitter.Tree, data: bytes, spaces: list[int]) -> tree_sitter.Tree:
+    """A copy of ``tree`` told that each byte at ``spaces`` was replaced by another: the parse of the edited text
+    then reads again only the statements around the edits (a 4 MB header is not parsed twice)."""
+    edited = tree.copy()
+    row, line_start, scanned = 0, 0, 0
+    for space in spaces:
+        newlines = data.count(b"\n", scanned, space)
+        if newlines:
+            row += newlines
+            line_start = data.rfind(b"\n", scanned, space) + 1
+        scanned = space
+        start, end = (row, space - line_start), (row, space - line_start + 1)
+        edited.edit(start_byte=space, old_end_byte=space + 1, new_end_byte=space + 1, start_point=start, old_end_point=end, new_end_point=end)
+    return edited
+
+
+def _parse_before(grammar: str, parsed: bytes, deadline: float, old_tree: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
+    """``parsed`` read by the grammar, cancelled at ``deadline`` (a ValueError or RuntimeError); ``old_tree`` is
+    an earlier reading of the text, told of what has changed since."""
     parser = _parser(grammar)
     try:
         # Only a parse that reads through a callback reports progress (and so can be cancelled).
-        tree = parser.parse(
-            lambda offset, _point: parsed[offset : offset + _CHUNK],
-            progress_callback=lambda _offset, _has_error: time.monotonic() > deadline,
-        )
+        read = lambda offset, _point: parsed[offset : offset + _CHUNK]  # noqa: E731
+        cancel = lambda _offset, _has_error: time.monotonic() > deadline  # noqa: E731
+        tree = parser.parse(read, progress_callback=cancel) if old_tree is None else parser.parse(read, old_tree, progress_callback=cancel)
     except (ValueError, RuntimeError):
         parser.reset()  # else the next parse would resume this one
         raise
@@ -319,7 +352,7 @@ def function_nodes(document: NativeDocument) -> list[Node]:
     """Every function definition and lambda of the file, in source order (found by tree-sitter, not a Python walk)."""
     cached = document.cache.get("functions")
     if cached is None:
-        cached = [node for node in _captured(document, _FUNCTIONS[document.grammar], "unit") if not in_disabled_block(node)]
+        cached = [node for node in _captured(document, "unit") if not in_disabled_block(node)]
         document.cache["functions"] = cached
     return cached
 
@@ -327,19 +360,22 @@ def function_nodes(document: NativeDocument) -> list[Node]:
 def ownership_nodes(document: NativeDocument) -> list[Node]:
     """Every class and struct definition and every ``delete`` expression of the file, in source order (found by
     tree-sitter: a Python walk of a 4 MB single-header library visits half a million nodes)."""
-    return _captured(document, _OWNERSHIP[document.grammar], "node")
+    return _captured(document, "node")
 
 
 def definition_nodes(document: NativeDocument) -> list[Node]:
     """Every ``#define`` of the file, wherever it is written (at file scope, in a class, in a function body),
     in source order."""
-    return _captured(document, _DEFINITIONS, "definition")
+    return _captured(document, "definition")
 
 
-def _captured(document: NativeDocument, pattern: str, name: str) -> list[Node]:
-    """The nodes the query ``pattern`` captures as ``name`` in the file, in source order."""
-    captures = tree_sitter.QueryCursor(_query(document.grammar, pattern)).captures(document.root)
-    return sorted(captures.get(name, []), key=lambda node: node.start_byte)
+def _captured(document: NativeDocument, name: str) -> list[Node]:
+    """The nodes the file's query (:func:`_patterns`) captures as ``name``, in source order."""
+    captured = document.cache.get("captures")
+    if captured is None:
+        found = tree_sitter.QueryCursor(_query(document.grammar, _patterns(document.grammar))).captures(document.root)
+        captured = document.cache["captures"] = {key: sorted(nodes, key=lambda node: node.start_byte) for key, nodes in found.items()}
+    return list(captured.get(name, ()))
 
 
 def in_disabled_block(node: Node) -> bool:
