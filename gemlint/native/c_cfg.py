@@ -208,7 +208,7 @@ class CfgBuilder:
     def build_function(self, body: Node, *, is_main: bool = False, walk: syn.Walk | None = None) -> Graph:
         self._walk = walk if walk is not None and walk.root == body else syn.Walk(body)
         self._unstable = _changing_names(body)
-        self._changed_by_lambdas = _changed_in_lambdas(body, self._walk)
+        self._changed_by_lambdas = _changed_in_lambdas(self._walk)
         self._body = body
         self._body_locals = _declared_names(self._walk)
         end_line = body.end_point[0] + 1
@@ -940,16 +940,22 @@ def _changed_target(node: Node) -> Node | None:
     return None
 
 
-def _changed_in_lambdas(body: Node, walk: syn.Walk) -> frozenset[str]:
+def _changed_in_lambdas(walk: syn.Walk) -> frozenset[str]:
     """The names the lambdas of a body may change (``[&] { ready = true; }``)."""
-    if not any(kind in syn.NESTED_CODE for kind in walk.types[1:]):
-        return frozenset()  # no lambda, nor a nested function or class that could hold one
     names: set[str] = set()
-    for node in syn.descendants(body, skip=frozenset()):
-        if node.type == "lambda_expression":
-            inner = node.child_by_field_name("body")
-            names |= changed_names((inner,))
+    # Every lambda lies in a nested piece of code the walk did not enter: a lambda, a function, a class with a
+    # body (`struct stat st;` names a type, and holds none).
+    for nested, kind in zip(walk.nodes[1:], walk.types[1:]):
+        if kind not in syn.NESTED_CODE or (kind in _TYPE_SPECIFIERS and nested.child_by_field_name("body") is None):
+            continue
+        for node in syn.descendants(nested, skip=frozenset()):
+            if node.type == "lambda_expression":
+                inner = node.child_by_field_name("body")
+                names |= changed_names((inner,))
     return frozenset(names)
+
+
+_TYPE_SPECIFIERS = frozenset({"class_specifier", "struct_specifier"})
 
 
 def _changing_names(body: Node) -> frozenset[str]:

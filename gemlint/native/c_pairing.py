@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from bisect import bisect_left
 from functools import cached_property
 from typing import Iterator
 
@@ -59,6 +60,17 @@ _ACQUIRE_MARKERS = re.compile(
 _RELEASE_MARKERS = re.compile(
     rb"\b(?:" + b"|".join(re.escape(row.name.rstrip("[]")).encode() for row in RELEASES) + rb")\b"
 )
+
+
+def _marker_starts(markers: re.Pattern[bytes], root: Node) -> list[int]:
+    """Where each match of ``markers`` in the text the tree was read from begins, in order: the file is searched
+    once, not once per function (a body asks whether a start lies within it)."""
+    return [root.start_byte + match.start() for match in markers.finditer(root.text or b"")]
+
+
+def _spells_one(starts: list[int], node: Node) -> bool:
+    index = bisect_left(starts, node.start_byte)
+    return index < len(starts) and starts[index] < node.end_byte
 
 
 class FileAnalysis:
@@ -108,13 +120,21 @@ class FileAnalysis:
                     names.add(unit.name)
         return frozenset(names)
 
+    @cached_property
+    def _acquire_markers(self) -> list[int]:
+        return _marker_starts(_ACQUIRE_MARKERS, self.document.root)
+
+    @cached_property
+    def _release_markers(self) -> list[int]:
+        return _marker_starts(_RELEASE_MARKERS, self.document.root)
+
     # -- running -------------------------------------------------------------------------
     def run(self) -> list[Finding]:
-        if not _ACQUIRE_MARKERS.search(self.document.data):
+        if not self._acquire_markers:
             return self.findings
         member_acquisitions: list[Acquisition] = []
         for unit in self.units:
-            if not _ACQUIRE_MARKERS.search(unit.source):
+            if not _spells_one(self._acquire_markers, unit.body):
                 continue  # nothing in this body can acquire: do not build its graph
             try:
                 acquisitions = list(self._acquisitions(unit))
@@ -410,7 +430,7 @@ class FileAnalysis:
         if not kinds:
             return
         for unit in self.units:
-            if not _RELEASE_MARKERS.search(unit.source):
+            if not _spells_one(self._release_markers, unit.body):
                 continue
             for facts in unit.facts.values():
                 releases: list[tuple[Node, Node, Release]] = []

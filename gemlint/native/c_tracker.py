@@ -354,7 +354,8 @@ class CTracker:
         key = (body.start_byte, body.end_byte)
         found = self._searches.get(key)
         if found is None:
-            found = self._searches[key] = not syn.encloses(body, self.acquisition.call) and any(
+            text = body.text or b""
+            found = self._searches[key] = not syn.encloses(body, self.acquisition.call) and any(name.encode() in text for name in self.names) and any(
                 node.type == "identifier"
                 and syn.text(node) in self.names
                 and self._is_ours(node)
