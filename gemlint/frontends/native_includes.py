@@ -108,7 +108,7 @@ def include_folders(folder: str) -> tuple[Path, ...]:
     for _ in range(MAX_LEVELS):
         cmake = current / "CMakeLists.txt"
         if companion_exists(cmake, folder):
-            found.extend(_cmake_folders(cmake))
+            found.extend(_cmake_folders(str(cmake), _stamp(cmake)))
         for database in (current / "compile_commands.json", current / "build" / "compile_commands.json"):
             if companion_exists(database, folder):
                 found.extend(_database_folders(str(database), _stamp(database)))
@@ -123,6 +123,7 @@ def forget_lookups() -> None:
     language server) calls this when a header or a build file appears, moves or changes."""
     _resolve.cache_clear()
     include_folders.cache_clear()
+    _cmake_folders.cache_clear()  # its folders depend on the build files above it too
 
 
 def _top_project(folder: Path) -> Path:
@@ -138,11 +139,14 @@ def _top_project(folder: Path) -> Path:
     return top
 
 
-def _cmake_folders(cmake: Path) -> list[Path]:
+@lru_cache(maxsize=256)
+def _cmake_folders(written: str, stamp: tuple[int, int]) -> tuple[Path, ...]:
+    """The include folders a ``CMakeLists.txt`` declares; read once for every folder below it."""
+    cmake = Path(written)
     try:
         text = read_companion(cmake, cmake).decode("utf-8", errors="replace")
     except OSError:
-        return []
+        return ()
     folders = []
     for match in _CMAKE_INCLUDES.finditer(text):
         words = match.group(1).split()
@@ -157,7 +161,7 @@ def _cmake_folders(cmake: Path) -> list[Path]:
                 continue  # a variable set elsewhere: not guessed
             folder = Path(word)
             folders.append(folder if folder.is_absolute() else cmake.parent / folder)
-    return folders
+    return tuple(folders)
 
 
 @lru_cache(maxsize=64)
