@@ -90,23 +90,25 @@ def test_lines_that_only_look_like_statement_macros_are_left_alone():
 
 
 def test_node_text_read_through_the_parse_callback_is_the_source_text():
-    """The native parse reads the file through a callback (so that it can be cancelled), then reads it again from
-    the bytes reusing the tree: every node's text, multi-byte characters across the callback's chunks included,
-    must be exactly the source's."""
+    """The native parse reads the file through a callback (so that it can be cancelled); a tree without errors is
+    then read again from the bytes, one with errors is kept as the callback left it. Either way every node's text,
+    multi-byte characters across the callback's chunks included, must be exactly the source's."""
     from gemlint.frontends.native import parse
 
-    text = "".join(
-        f'int f{i}(int x) {{ /* {"注释é" * (i % 5)} */ const char* s = "{"ü" * (i % 7)}"; return x + {i}; }}\n'
-        for i in range(400)
-    )
-    document = parse(None, text)
-    stack, checked = [document.root], 0
-    while stack:
-        node = stack.pop()
-        assert node.text == document.data[node.start_byte : node.end_byte]
-        checked += 1
-        stack.extend(node.children)
-    assert checked > 10_000 and not document.root.has_error
+    for broken in (False, True):
+        text = "".join(
+            f'int f{i}(int x) {{ /* {"注释é" * (i % 5)} */ const char* s = "{"ü" * (i % 7)}"; '
+            f'return x {"@@" if broken and i % 50 == 0 else "+"} {i}; }}\n'
+            for i in range(400)
+        )
+        document = parse(None, text)
+        stack, checked = [document.root], 0
+        while stack:
+            node = stack.pop()
+            assert node.text == document.data[node.start_byte : node.end_byte]
+            checked += 1
+            stack.extend(node.children)
+        assert checked > 10_000 and document.root.has_error is broken
 
 
 def test_an_array_delete_of_parentheses_is_read_as_one_with_the_code_after_it():

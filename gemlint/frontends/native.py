@@ -129,8 +129,9 @@ class NativeDocument:
 # needs: the largest CUTLASS headers (3 MB) parse in about a second.
 PARSE_SECONDS = 5.0
 PARSE_SECONDS_PER_MB = 2.0
-#: What the read callback hands the parser at a time (the tree is then bound to the bytes: see ``_parse_before``).
-_CHUNK = 1 << 16
+#: What the read callback hands the parser at a time. A tree parsed through a callback reads each node's text
+#: through it again, so a chunk is sized for a node's text (one slice for most), not for the parse.
+_CHUNK = 1 << 9
 
 
 def parse_time_limit(size: int) -> float:
@@ -256,7 +257,7 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
     limit = parse_time_limit(len(data))
     deadline = time.monotonic() + limit
     try:
-        tree = _parse_before(grammar, parsed, deadline)
+        tree, read = _parse_before(grammar, parsed, deadline), parsed
     except (ValueError, RuntimeError) as error:  # cancelled, or input tree-sitter cannot handle
         if time.monotonic() > deadline:
             raise SourceError(f"{TIMED_OUT_PREFIX} {limit:.0f} s (constructs nested too deeply?); not analysed") from None
@@ -266,12 +267,18 @@ def parse(source: SourceFile | None, text: str) -> NativeDocument:
         # the grammar reads it with fewer errors (a line that only looked like one is left as it was).
         ends = _statement_macro_ends(parsed)
         if ends:
+            terminated = _terminated(parsed, ends)
             try:
-                retried = _parse_before(grammar, _terminated(parsed, ends), deadline, _edited(tree, parsed, ends))
+                retried = _parse_before(grammar, terminated, deadline, _edited(tree, parsed, ends))
             except (ValueError, RuntimeError):
                 retried = None
             if retried is not None and _error_count(retried.root_node) < _error_count(tree.root_node):
-                tree = retried
+                tree, read = retried, terminated
+    if not tree.root_node.has_error:
+        # A callback tree reads each node's text back through the callback, a call into Python per chunk. Read
+        # again from the bytes, a tree without errors reuses every node (a millisecond where the parse took a
+        # tenth of a second), and a node's text is then a slice; one with errors would be parsed again around each.
+        tree = _parser(grammar).parse(read, old_tree=tree)
     return NativeDocument(text, data, tree, grammar, path=source.path if source is not None else None)
 
 
@@ -303,10 +310,7 @@ def _parse_before(grammar: str, parsed: bytes, deadline: float, old_tree: tree_s
     except (ValueError, RuntimeError):
         parser.reset()  # else the next parse would resume this one
         raise
-    # A tree read through a callback reads each node's text through it again, a call into Python per chunk:
-    # read again from the bytes, reusing every node of the tree (no edits: a millisecond where the parse took a
-    # tenth of a second), its nodes' text is a slice.
-    return parser.parse(parsed, old_tree=tree)
+    return tree
 
 
 def _error_count(node: Node) -> int:

@@ -62,10 +62,11 @@ _RELEASE_MARKERS = re.compile(
 )
 
 
-def _marker_starts(markers: re.Pattern[bytes], root: Node) -> list[int]:
-    """Where each match of ``markers`` in the text the tree was read from begins, in order: the file is searched
-    once, not once per function (a body asks whether a start lies within it)."""
-    return [root.start_byte + match.start() for match in markers.finditer(root.text or b"")]
+def _marker_starts(markers: re.Pattern[bytes], data: bytes) -> list[int]:
+    """Where each match of ``markers`` in the file begins, in order: the file is searched once, not once per
+    function (a body asks whether a start lies within it). The tree's offsets are the file's: what the grammar
+    reads differs from it only by bytes of the same length, outside the names searched for."""
+    return [match.start() for match in markers.finditer(data)]
 
 
 def _spells_one(starts: list[int], node: Node) -> bool:
@@ -122,11 +123,11 @@ class FileAnalysis:
 
     @cached_property
     def _acquire_markers(self) -> list[int]:
-        return _marker_starts(_ACQUIRE_MARKERS, self.document.root)
+        return _marker_starts(_ACQUIRE_MARKERS, self.document.data)
 
     @cached_property
     def _release_markers(self) -> list[int]:
-        return _marker_starts(_RELEASE_MARKERS, self.document.root)
+        return _marker_starts(_RELEASE_MARKERS, self.document.data)
 
     # -- running -------------------------------------------------------------------------
     def run(self) -> list[Finding]:
