@@ -7,7 +7,7 @@ import enum
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import CfgBuilder, Macros
@@ -121,17 +121,12 @@ class Unit:
                 found[syn.text(identifier)] = Variable(local=not syn.is_reference_declarator(inner))
         for node in self.walk.of_type(_DECLARATIONS):
             shared = syn.has_storage(node, frozenset({"static", "extern", "thread_local", "__shared__"}))
-            for index, child in enumerate(node.children):
-                if node.field_name_for_child(index) != "declarator":
-                    continue
-                target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
-                identifier = syn.declared_identifier(target)
-                if identifier is not None:
-                    name = syn.text(identifier)
-                    local = not shared and not syn.is_reference_declarator(target)
-                    # A name declared twice (shadowing) counts as local only if every declaration is.
-                    previous = found.get(name)
-                    found[name] = Variable(local=local and (previous is None or previous.local))
+            for target, identifier in _declared(node):
+                name = syn.text(identifier)
+                local = not shared and not syn.is_reference_declarator(target)
+                # A name declared twice (shadowing) counts as local only if every declaration is.
+                previous = found.get(name)
+                found[name] = Variable(local=local and (previous is None or previous.local))
         return found
 
 
@@ -183,14 +178,20 @@ def _declarations(function: Node, body: Node, walk: syn.Walk) -> dict[str, list[
         if identifier is not None:
             found.setdefault(syn.text(identifier), []).append((body.start_byte, body.end_byte, identifier))
     for node in walk.of_type(_DECLARATIONS):
-        for index, child in enumerate(node.children):
-            if node.field_name_for_child(index) != "declarator":
-                continue
-            target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
-            identifier = syn.declared_identifier(target)
-            if identifier is not None:
-                found.setdefault(syn.text(identifier), []).append((identifier.start_byte, _scope_of(node).end_byte, identifier))
+        for _, identifier in _declared(node):
+            found.setdefault(syn.text(identifier), []).append((identifier.start_byte, _scope_of(node).end_byte, identifier))
     return found
+
+
+def _declared(declaration: Node) -> Iterator[tuple[Node, Node]]:
+    """Each declarator of a declaration (or a range ``for``) that declares a name: (the declarator, its identifier)."""
+    for index, child in enumerate(declaration.children):
+        if declaration.field_name_for_child(index) != "declarator":
+            continue
+        target = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+        identifier = syn.declared_identifier(target)
+        if identifier is not None:
+            yield target, identifier
 
 
 #: Nodes a declaration may sit in without them ending its scope: its block or statement is further up.
