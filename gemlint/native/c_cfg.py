@@ -205,8 +205,10 @@ class CfgBuilder:
         self._depth = 0
 
     # -- entry point ------------------------------------------------------------------
-    def build_function(self, body: Node, *, is_main: bool = False, walk: syn.Walk | None = None) -> Graph:
-        self._walk = walk if walk is not None and walk.root == body else syn.Walk(body)
+    def build_function(self, walk: syn.Walk, *, is_main: bool = False) -> Graph:
+        """The graph of the function body ``walk`` read (its ``root``)."""
+        body = walk.root
+        self._walk = walk
         self._unstable = _changing_names(body)
         self._changed_by_lambdas = _changed_in_lambdas(self._walk)
         self._body = body

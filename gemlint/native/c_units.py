@@ -51,7 +51,7 @@ class Unit:
 
     @cached_property
     def graph(self) -> Graph:
-        return CfgBuilder(self.macros).build_function(self.body, is_main=self.name in ("main", "wmain"), walk=self.walk)
+        return CfgBuilder(self.macros).build_function(self.walk, is_main=self.name in ("main", "wmain"))
 
     @cached_property
     def facts(self) -> dict[int, "StepFacts"]:
