@@ -1565,8 +1565,10 @@ class ProjectModel:
                             or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
                             or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
                             or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
-                            # a container: what it holds is among the attribute's spellings
+                            # a container, or a bare `nn.Module()` used as one: what it holds is among the
+                            # attribute's spellings (`add_module`), or buffers
                             or produced.module in _TORCH_CONTAINERS
+                            or produced.module == "torch.nn.Module"
                             # a TorchScript custom class (`torch.classes.ns.Op(...)`): a C++ object, no module
                             or produced.module.startswith("torch.classes.")
                         )

@@ -171,6 +171,10 @@ class _Summariser:
         self._arm: tuple[tuple[int, int], ...] = ()
         #: Per open function: the branch each local was last bound on.
         self._bound_at: list[dict[str, tuple[tuple[int, int], ...]]] = []
+        #: Per open function: what each local list built there may hold (``layers = [Norm()]``, then
+        #: ``layers.append(Block())`` -> ["Norm", "Block"]), for the container built from it; None once the list
+        #: is rebound, handed to a call or written through an index (what it holds is then not known).
+        self._lists: list[dict[str, list[str] | None]] = []
         self._handlers = {
             ast.Import: self._import,
             ast.ImportFrom: self._import_from,
@@ -297,6 +301,7 @@ class _Summariser:
             self.summary.functions[node.name] = function
         self.functions.append(function)
         self._bound_at.append({})
+        self._lists.append({})
         self._annotations.append(
             {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         )
@@ -311,6 +316,7 @@ class _Summariser:
         self._guards = saved
         self._annotations.pop()
         self._bound_at.pop()
+        self._lists.pop()
         self.functions.pop()
 
     def _with(self, node) -> None:
@@ -357,6 +363,7 @@ class _Summariser:
     # -- bindings and calls -----------------------------------------------------------------
     def _assign(self, node: ast.Assign) -> None:
         self.syntax.assign(node)
+        self._track_lists(node.targets, node.value)
         self._bind(node.targets, node.value)
         if not self.functions and not self.classes and isinstance(node.value, ast.Dict) and node.value.values:
             values = [dotted(value) for value in node.value.values]
@@ -368,11 +375,16 @@ class _Summariser:
 
     def _aug_assign(self, node: ast.AugAssign) -> None:
         self.syntax.assign(node)
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            self._add_to_list(node.target.id, _elements(node.value, self._lists[-1] if self._lists else {}))
+        else:
+            self._track_lists([node.target], node.value)
         self.children(node)
 
     def _ann_assign(self, node: ast.AnnAssign) -> None:
         self.syntax.assign(node)
         if node.value is not None:
+            self._track_lists([node.target], node.value)
             self._bind([node.target], node.value)
         self.children(node)
 
@@ -417,9 +429,51 @@ class _Summariser:
                     held = self.classes[-1].attributes.setdefault(target.attr, [])
                     held.append(callee)
                     if callee.rsplit(".", 1)[-1] in MODULE_CONTAINERS and isinstance(value, ast.Call):
-                        held.extend(_contents(value))  # what the container holds decides its modes
+                        held.extend(_contents(value, self._lists[-1]))  # what the container holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
+
+    def _track_lists(self, targets, value: ast.AST) -> None:
+        """A local bound to a list display starts a list of known elements; any other binding of a tracked list,
+        or a write through its index (``layers[0] = ...``), makes what it holds unknown."""
+        if not self._lists:
+            return
+        lists = self._lists[-1]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                lists[target.id] = _elements(value, lists) if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) else None
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                self._add_to_list(target.value.id, None)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                self._track_lists(target.elts, ast.Constant(None))
+
+    def _add_to_list(self, name: str, elements: list[str] | None) -> None:
+        """Record ``elements`` as put into the list ``name`` (None: something unknown was done to it). A list of
+        an enclosing function changed by a nested one (a closure) is not followed: it becomes unknown."""
+        for depth, lists in enumerate(reversed(self._lists)):
+            if name in lists:
+                known = lists[name]
+                if elements is None or depth > 0 or known is None:
+                    lists[name] = None
+                else:
+                    known.extend(e for e in elements if e not in known)
+                return
+
+    def _list_call(self, node: ast.Call, callee: str) -> None:
+        """``layers.append(Block())``, ``layers.extend([...])``, ``layers.insert(0, Norm())`` add to a tracked list;
+        a tracked list handed to a call other than a container's constructor may be changed there."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in _FILLING_METHODS and node.args:
+            lists = self._lists[-1] if self._lists else {}
+            argument = node.args[-1] if func.attr != "extend" else node.args[0]
+            self._add_to_list(func.value.id, _elements(argument, lists) if func.attr == "extend" else [_element(argument, lists, self.functions[-1] if self.functions else None)])
+        if callee.rsplit(".", 1)[-1] in MODULE_CONTAINERS or callee in _READS_A_LIST:
+            return
+        for value in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            if isinstance(value, ast.Starred):
+                value = value.value
+            if isinstance(value, ast.Name):
+                self._add_to_list(value.id, None)
 
     def _note_opaque(self, targets) -> None:
         if self.functions and self.classes:
@@ -490,7 +544,7 @@ class _Summariser:
                         filled = node.args[-1:] if node.func.attr != "extend" else node.args[:1]
                         for argument in filled:
                             if node.func.attr == "extend":
-                                held = _elements(argument)
+                                held = _elements(argument, self._lists[-1])
                             elif isinstance(argument, ast.Name):  # a local built before, or a parameter
                                 held = function.locals.get(argument.id, [UNKNOWN_ELEMENT])
                             else:  # a call builds it; a constant or an attribute is data (`self.widths.append(self.width)`)
@@ -503,6 +557,8 @@ class _Summariser:
                 self.summary.module_calls.append(site)
             if self.functions and self._guards > 0:
                 self._guarded_callbacks(node)
+            if self._lists:
+                self._list_call(node, callee)
         self.children(node)
 
     def _guarded_callbacks(self, node: ast.Call) -> None:
@@ -552,23 +608,42 @@ def _nothing(node: ast.AST) -> None:
 MODULE_CONTAINERS = frozenset({"ModuleList", "ModuleDict", "Sequential"})
 #: Methods that put a module into a container attribute.
 _FILLING_METHODS = frozenset({"append", "extend", "add_module", "insert"})
+#: Builtins that read a list handed to them and change nothing in it.
+_READS_A_LIST = frozenset({"len", "enumerate", "zip", "print", "isinstance", "reversed", "sorted", "tuple", "list", "iter", "range"})
 #: What a container holds when the summary cannot tell: a spelling nothing resolves.
 UNKNOWN_ELEMENT = "?"
 
 
-def _contents(call: ast.Call) -> list[str]:
+def _contents(call: ast.Call, lists: dict[str, list[str] | None]) -> list[str]:
     """What ``nn.Sequential(a, b)``, ``nn.ModuleList([...])`` or ``nn.ModuleDict({...})`` holds, as the callees
-    that build it (``?`` for what is not a call: a name, a starred list)."""
+    that build it (``?`` for what is not a call, nor a local list whose elements are known: ``lists``)."""
     if (dotted(call.func) or "").rsplit(".", 1)[-1] == "Sequential":
-        return [UNKNOWN_ELEMENT if isinstance(arg, ast.Starred) else _produced_by(arg) or UNKNOWN_ELEMENT for arg in call.args]
+        found = []
+        for arg in call.args:
+            found.extend(_elements(arg.value, lists) if isinstance(arg, ast.Starred) else [_produced_by(arg) or UNKNOWN_ELEMENT])
+        return found
     found = []
     for arg in [*call.args, *(keyword.value for keyword in call.keywords)]:
-        found.extend(_elements(arg))
+        found.extend(_elements(arg, lists))
     return found
 
 
-def _elements(value: ast.AST) -> list[str]:
-    """The callees building the elements of a list, tuple, dict or comprehension (``?`` for anything else)."""
+def _element(value: ast.AST, lists: dict[str, list[str] | None], function: FunctionSummary | None) -> str:
+    """The callee building one element put into a list: a call's, or what the local it names was bound to (``?``
+    when not one call)."""
+    produced = _produced_by(value)
+    if produced is None and isinstance(value, ast.Name) and function is not None:
+        bound = function.locals.get(value.id, [])
+        produced = bound[0] if len(bound) == 1 else None
+    return produced or UNKNOWN_ELEMENT
+
+
+def _elements(value: ast.AST, lists: dict[str, list[str] | None]) -> list[str]:
+    """The callees building the elements of a list, tuple, dict or comprehension, or of a local list whose
+    elements are known (``?`` for anything else)."""
+    if isinstance(value, ast.Name):
+        known = lists.get(value.id)
+        return list(known) if known is not None else [UNKNOWN_ELEMENT]
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         return [_produced_by(element) or UNKNOWN_ELEMENT for element in value.elts]
     if isinstance(value, ast.Dict):
