@@ -30,7 +30,7 @@ from pathlib import Path
 
 from gemlint.config import default_config
 from gemlint.discovery import Discovery
-from gemlint.engine import INTERNAL_ERROR_PREFIX
+from gemlint.bad_input import INTERNAL_ERROR_PREFIX
 
 DEFAULT = Path(os.environ.get("GEMLINT_CORPUS", Path.home() / ".cache" / "gemlint-corpus"))
 ARCHIVES = (".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")

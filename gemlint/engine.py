@@ -1,65 +1,33 @@
 """Lints one file: read, decode, prefilter, parse once, run every selected rule in one traversal,
-then apply severity overrides and suppressions."""
+then apply severity overrides and suppressions.
+
+The rules are selected as entries of the rules' table and ruled out by their text markers and syntax gates
+(:mod:`gemlint.rules.rule_table`, :mod:`gemlint.rules.triage_table`) before any is imported: a rule's module is
+imported for a file it may match, and LibCST (:mod:`gemlint.python_lint`) for a Python file a rule admits.
+"""
 
 from __future__ import annotations
 
 import ast
-import re
-import traceback
-from contextlib import ExitStack, contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Sequence
+from functools import lru_cache
+from typing import Sequence
 
-import libcst as cst
-
-from gemlint.analysis.ast_walk import nesting_depth
-from gemlint.analysis.import_names import ImportNames
-from gemlint.analysis.index import TRIVIA
-from gemlint.analysis.source import PythonSource
-from gemlint.analysis.triage import SyntaxFacts, Triage, collect
+from gemlint.analysis.triage import Gate, SyntaxFacts, Triage, collect
+from gemlint.bad_input import internal_error, parse_error, python_gate
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
 from gemlint.frontends.notebook import Notebook, read_notebook
-from gemlint.frontends.python_module import MAX_ANALYSED_CHARS, parse_module
 from gemlint.languages import Language
+from gemlint.lint_notes import note
 from gemlint.project.files import project_for
-from gemlint.registry import PARSE_ERROR_CODE, parse_error_rule, rule_class
+from gemlint.registry import PARSE_ERROR_CODE, rule_class
 from gemlint.rule import DocumentRule, PythonRule, Rule
-from gemlint.selection import Selection
+from gemlint.selection import RuleEntry, Selection
 from gemlint.suppression import Suppressions
 from gemlint.text import DecodedSource, ScannedText, SourceError, decoder_for, read_regular_file
-
-#: Starts the message of a GEM000 reported because a rule crashed (not because the input was bad).
-INTERNAL_ERROR_PREFIX = "internal error in "
-
-
-@dataclass
-class PythonFileContext(PythonSource):
-    """What a Python rule sees of the file it checks: the analysed file, and where its findings go."""
-
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-    def add(self, diagnostic: Diagnostic) -> None:
-        self.diagnostics.append(diagnostic)
-
-
-#: Where the notes of the file being linted go (``--verbose``): what a rule left unreported, and why.
-_NOTES: ContextVar[list[str] | None] = ContextVar("gemlint_notes", default=None)
-
-
-@contextmanager
-def collecting_notes() -> Iterator[list[str]]:
-    """The notes the rules make while the block lints (each once, in order)."""
-    notes: list[str] = []
-    token = _NOTES.set(notes)
-    try:
-        yield notes
-    finally:
-        _NOTES.reset(token)
-
 
 @dataclass
 class DocumentContext(OnSourceFile):
@@ -77,34 +45,6 @@ class DocumentContext(OnSourceFile):
     def note(self, message: str) -> None:
         """Something the user may want to know but that is no finding (``--verbose`` prints it)."""
         note(message)
-
-
-def note(message: str) -> None:
-    """Note ``message`` for the file being linted (``--verbose`` prints it; the summary counts the file as checked
-    only in part)."""
-    notes = _NOTES.get()
-    if notes is not None and message not in notes:
-        notes.append(message)
-
-
-def parse_error(source: SourceFile, message: str, line: int = 1, column: int = 1) -> Diagnostic:
-    return input_error(source.display, message, line, column)
-
-
-def input_error(display: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
-    """A GEM000 on ``display`` (a file, or a folder that could not be listed)."""
-    rule = parse_error_rule()
-    return Diagnostic(
-        code=rule.code,
-        name=rule.name,
-        severity=Severity.ERROR,
-        path=display,
-        line=max(line, 1),
-        column=max(column, 1),
-        end_line=max(line, 1),
-        end_column=max(column, 1),
-        message=message,
-    )
 
 
 def read_source(source: SourceFile) -> tuple[bytes, DecodedSource]:
@@ -143,7 +83,7 @@ def lint_text(
 def _lint_checked(
     source: SourceFile,
     text: str,
-    rules: list[type[Rule]],
+    rules: list[type[Rule] | RuleEntry],
     selection: Selection,
     line_noqa: bool,
     tree: ast.Module | None,
@@ -166,15 +106,15 @@ def _lint_checked(
             return []
         return _python_syntax_check(source, text)
     if source.language is Language.PYTHON:
-        python_rules = [rule for rule in rules if issubclass(rule, PythonRule)]
-        diagnostics = _lint_python(source, text, python_rules, selection, tree, project, facts)
+        diagnostics = _lint_python(source, text, rules, selection, tree, project, facts)
     else:
-        diagnostics = _lint_document(source, text, [rule for rule in rules if issubclass(rule, DocumentRule)], selection)
+        classes = [rule_class(rule) for rule in rules]
+        diagnostics = _lint_document(source, text, [rule for rule in classes if issubclass(rule, DocumentRule)], selection)
     return finalize(diagnostics, suppressions, selection, line_noqa=line_noqa)
 
 
 def _lint_notebook(
-    source: SourceFile, text: str, rules: list[type[Rule]], selection: Selection, *, line_noqa: bool, project: bool
+    source: SourceFile, text: str, rules: list[type[Rule] | RuleEntry], selection: Selection, *, line_noqa: bool, project: bool
 ) -> list[Diagnostic]:
     """Lint a notebook's code cells as one Python module; findings carry their cell (:class:`CellSpan`).
 
@@ -227,11 +167,9 @@ def _parsable_cells(source: SourceFile, notebook: Notebook) -> tuple[str, ast.Mo
 
 
 def _libcst_parses(text: str) -> bool:
-    try:
-        parse_module(text)
-    except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
-        return False
-    return True
+    from gemlint.python_lint import libcst_parses  # LibCST: only for a cell this interpreter rejects
+
+    return libcst_parses(text)
 
 
 def _in_cells(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
@@ -304,136 +242,38 @@ def _lint_document(
             rule(context).check()
             diagnostics.extend(context.diagnostics)
         except Exception as error:
-            diagnostics.append(_internal_error(source, rule, error))
+            diagnostics.append(internal_error(source, rule, error))
     release = getattr(document, "release", None)
     if release is not None:
         release()
     return diagnostics
 
 
-def _internal_error(source: SourceFile, rule: type[Rule], error: Exception) -> Diagnostic:
-    where = traceback.extract_tb(error.__traceback__)[-1]
-    return parse_error(
-        source,
-        f"{INTERNAL_ERROR_PREFIX}{rule.code} ({type(error).__name__}: {error} at "
-        f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
-    )
-
-
-# LibCST's native parser overflows its stack (a segfault) on brackets nested a few
-# thousand deep and slows down quadratically on very long operator chains; CPython
-# itself refuses more than 200 nested brackets. Such files are reported, never parsed.
-MAX_BRACKET_DEPTH = 200
-MAX_TREE_DEPTH = 600
-# A file's `ast` tree is kept for the analyses (where a call or a `def` starts) up to this size; a larger one is
-# parsed again if they ask, so that its tree and LibCST's are not held at once.
-KEEP_AST_CHARS = 200_000
-
-
-def _python_gate(source: SourceFile, text: str) -> tuple[Diagnostic | None, ast.Module | None]:
-    """Check with ``ast`` (about a tenth of LibCST's cost) whether LibCST may parse the file.
-
-    Returns a GEM000 diagnostic when the file cannot be parsed at all, and the ``ast`` tree when
-    ``ast`` accepted the file.
-    """
-    try:
-        return None, ast.parse(text)
-    except SyntaxError as error:
-        if "too many nested" in (error.msg or "") or _bracket_depth(text) > MAX_BRACKET_DEPTH:
-            return parse_error(source, "brackets are nested too deeply to parse", error.lineno or 1), None
-        return None, None  # perhaps newer grammar than this interpreter's: LibCST decides
-    except (RecursionError, MemoryError):
-        return parse_error(source, "the file is nested too deeply to parse"), None
-    except ValueError as error:
-        return parse_error(source, f"cannot parse: {error}"), None
-
-
-def _bracket_depth(text: str) -> int:
-    depth = deepest = 0
-    for match in _BRACKETS.finditer(text):
-        depth = depth + 1 if match.group() in "([{" else max(depth - 1, 0)
-        deepest = max(deepest, depth)
-    return deepest
-
-
-_BRACKETS = re.compile(r"[()\[\]{}]")
-
-
 def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
-    """For files no rule needs parsed: report a broken file, cheaply."""
-    blocked, tree = _python_gate(source, text)
+    """For files no rule needs parsed: report a broken file, cheaply (LibCST is asked only about a file that
+    ``ast`` rejects, perhaps for a newer grammar than this interpreter's)."""
+    blocked, tree = python_gate(source, text)
     if blocked is not None:
         return [blocked]
     if tree is not None:
         return []
-    if len(text) > MAX_ANALYSED_CHARS:
-        _too_large(text)
-        return []
-    return _libcst_failure(source, text) or []
+    from gemlint.python_lint import syntax_check
 
-
-def _too_large(text: str) -> None:
-    """Note a module LibCST does not parse for its size. Only LibCST would say whether one this interpreter
-    rejects (perhaps a newer grammar) is broken, so it is noted either way, never reported."""
-    note(f"too large to analyse ({len(text) / 1e6:.1f} million characters; LibCST's parse needs about 220 times a file's size)")
-
-
-def _libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
-    """LibCST's verdict on a file ``ast`` rejected (None: LibCST parses it); the interpreter's message is the
-    clearer one."""
-    try:
-        parse_module(text)
-        return None
-    except Exception:
-        pass
-    try:
-        ast.parse(text)
-    except SyntaxError as error:
-        placeholder = _template_placeholder(text, error.lineno)
-        if placeholder is not None:
-            note(f"a template, not checked: `{placeholder}` (line {error.lineno}) is filled in by a build step")
-            return []
-        if (error.msg or "").startswith(_PYTHON2_ONLY):
-            note(f"Python 2, not checked: {error.msg.partition('.')[0]} (line {error.lineno})")
-            return []
-        return [parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)]
-    except Exception as error:
-        return [parse_error(source, f"cannot parse: {type(error).__name__}: {error}")]
-    return [parse_error(source, "cannot parse")]
-
-
-#: The interpreter's messages for statements only Python 2 has (`print x`, `exec code`, `except E, e:`): the file
-#: is another language's, not a broken one.
-_PYTHON2_ONLY = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'", "multiple exception types must be parenthesized")
-
-#: A placeholder that a build step substitutes before the file is imported: `##NAME##`, CMake's `@NAME@` and
-#: `${NAME}` (configure_file), Jinja's and cookiecutter's `{{ name }}` and `{% ... %}`.
-_PLACEHOLDER = re.compile(r"##[A-Za-z_]\w*##|@[A-Za-z_]\w*@|\$\{[A-Za-z_]\w*\}|\{\{.*?\}\}|\{%.*?%\}")
-
-
-def _template_placeholder(text: str, line: int | None) -> str | None:
-    """The template placeholder that the syntax error at ``line`` is (on that line or the one before, where an
-    unclosed construct ends): such a file is not Python until it is rendered, and is not reported as broken."""
-    if not line:
-        return None
-    lines = text.splitlines()
-    found = (_PLACEHOLDER.search(lines[index]) for index in (line - 1, line - 2) if 0 <= index < len(lines))
-    return next((match.group() for match in found if match is not None), None)
+    return syntax_check(source, text)
 
 
 def _lint_python(
     source: SourceFile,
     text: str,
-    rules: Sequence[type[PythonRule]],
+    rules: Sequence[type[Rule] | RuleEntry],
     selection: Selection,
     tree: ast.Module | None = None,
     project: bool = True,
     facts: SyntaxFacts | None = None,
 ) -> list[Diagnostic]:
-    if not rules:
-        return []
+    """Triage the file by what its ``ast`` shows, then lint it with the rules that admit it."""
     if tree is None and facts is None:
-        blocked, tree = _python_gate(source, text)
+        blocked, tree = python_gate(source, text)
         if blocked is not None:
             return [blocked]
     triage = None
@@ -446,101 +286,44 @@ def _lint_python(
             strict = selection.config.strict
             in_context = model.in_context(str(source.path), names=strict)
             triage = replace(triage, project_context=in_context, project_loaders=model.loading_classes, names_are_evidence=strict)
-        rules = [rule for rule in rules if rule.may_match_syntax(triage)]
+        rules = [rule for rule in rules if _admits_syntax(rule, triage)]
         if not rules:
-            return []  # nothing any selected rule looks at: LibCST, metadata and analyses are skipped
-        if tree is None:  # the facts came from the index; the depth check below needs the tree
-            blocked, tree = _python_gate(source, text)
+            return []  # nothing any selected rule looks at: LibCST, metadata, analyses and rules are skipped
+        if tree is None:  # the facts came from the index; the depth check needs the tree
+            blocked, tree = python_gate(source, text)
             if blocked is not None:
                 return [blocked]
-    if len(text) > MAX_ANALYSED_CHARS:
-        _too_large(text)
+    python_rules = [rule for rule in map(rule_class, rules) if issubclass(rule, PythonRule)]
+    if not python_rules:
         return []
-    import_names = None
-    if tree is not None:
-        if nesting_depth(tree, MAX_TREE_DEPTH) > MAX_TREE_DEPTH:
-            return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
-        import_names = ImportNames(tree)  # what the analyses read of the tree, so that they need not parse it again
-        if len(text) > KEEP_AST_CHARS:
-            tree = None  # LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
-    whole = project_for(selection.config) if project else None
-    earlier = whole.parsed_analysis(source.path, text) if whole is not None else None
-    if earlier is not None:
-        module, wrapper = earlier.module, earlier.context.wrapper
-    else:
-        try:
-            module = parse_module(text)
-        except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
-            failure = _libcst_failure(source, text)
-            return [parse_error(source, "cannot parse")] if failure is None else failure
-        wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    outside = whole.model if whole is not None else None
-    context = PythonFileContext(
-        source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree, earlier=earlier
-    )
-    try:
-        _run_rules(context, rules)
-        return context.diagnostics
-    except RecursionError:
-        return [parse_error(source, "the file is nested too deeply to analyse")]
-    except Exception:
-        # Isolate the failing rule so one bug never hides the findings of the others.
-        diagnostics: list[Diagnostic] = []
-        for rule in rules:
-            single = PythonFileContext(
-                source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree, earlier=earlier
-            )
-            try:
-                _run_rules(single, [rule])
-                diagnostics.extend(single.diagnostics)
-            except Exception as error:
-                diagnostics.append(_internal_error(source, rule, error))
-        return diagnostics
+    from gemlint.python_lint import lint_python  # LibCST and the analyses: only for a file a rule admits
+
+    return lint_python(source, text, python_rules, selection, tree, triage, project)
 
 
-def _run_rules(context: PythonFileContext, rules: Sequence[type[PythonRule]]) -> None:
-    """Call the rules' ``visit_<Node>`` methods on every node in source order, from the analysis index.
-
-    The index walk is needed by the analyses anyway, and LibCST's own traversal rebuilds every
-    node it passes (about a parse's cost), so the rules ride on the index instead. A rule with
-    ``leave_`` methods other than ``leave_Module``, or one that visits whitespace or punctuation (which the
-    index leaves out), needs the real traversal and gets it.
-    """
-    visitors = [rule(context) for rule in rules]
-    handlers: dict[str, list] = {}
-    for visitor in visitors:
-        for name, method in visitor.get_visitors().items():
-            handlers.setdefault(name, []).append(method)
-    if any((name.startswith("leave_") and name != "leave_Module") or name.removeprefix("visit_") in _TRIVIA_NAMES for name in handlers):
-        context.wrapper.visit_batched(visitors)
-        return
-    with ExitStack() as stack:
-        for visitor in visitors:
-            stack.enter_context(visitor.resolve(context.wrapper))  # declared METADATA_DEPENDENCIES
-        module = context.module
-        for method in handlers.get("visit_Module", ()):
-            method(module)
-        by_type: dict[type, list] = {}
-        for node in context.analysis.index.nodes:
-            kind = type(node)
-            methods = by_type.get(kind)
-            if methods is None:
-                methods = by_type[kind] = handlers.get("visit_" + kind.__name__, [])
-            for method in methods:
-                method(node)
-        for method in handlers.get("leave_Module", ()):
-            method(module)
+def _admits_syntax(rule: type[Rule] | RuleEntry, triage: Triage) -> bool:
+    """Whether ``rule``'s syntax gate admits a file whose ``ast`` shows ``triage``; an entry of the rules' table is
+    answered from the triage table, without importing the rule."""
+    if isinstance(rule, RuleEntry):
+        gate = _syntax_gates().get(rule.code)
+        if gate is not None:
+            return gate.admits(triage)
+        rule = rule_class(rule)
+    return issubclass(rule, PythonRule) and rule.may_match_syntax(triage)
 
 
-_TRIVIA_NAMES = frozenset(kind.__name__ for kind in TRIVIA)
+@lru_cache(maxsize=1)
+def _syntax_gates() -> dict[str, Gate]:
+    from gemlint.rules.triage_table import PYTHON_RULES  # generated from the rules: imported where it is read
+
+    return {rule.code: rule.gate for rule in PYTHON_RULES}
 
 
 def _with_severity(diagnostic: Diagnostic, severity: Severity) -> Diagnostic:
     return replace(diagnostic, severity=severity)
 
 
-def checking_rules(selection: Selection, source: SourceFile) -> list[type[Rule]]:
-    """The rules that check ``source`` (GEM000 is reported by the engine, never run)."""
-    return [
-        rule_class(rule) for rule in selection.rules_for(source.relative) if rule.reads(source.language) and rule.code != PARSE_ERROR_CODE
-    ]
+def checking_rules(selection: Selection, source: SourceFile) -> list[type[Rule] | RuleEntry]:
+    """The rules that check ``source`` (GEM000 is reported by the engine, never run), as the selection holds them:
+    classes, or entries of the rules' table that stand for them (imported only for a file they may match)."""
+    return [rule for rule in selection.rules_for(source.relative) if rule.reads(source.language) and rule.code != PARSE_ERROR_CODE]

@@ -62,30 +62,54 @@ def rule_entries() -> tuple[RuleEntry, ...]:
     return RULES
 
 
-@lru_cache(maxsize=1)
-def _classes_by_code() -> dict[str, type[Rule]]:
-    return {rule.code: rule for rule in all_rules()}
+@lru_cache(maxsize=None)
+def _class_of_code(code: str) -> type[Rule]:
+    """The rule of ``code``, importing only its own module (named for its code: ``gem601_...``)."""
+    prefix = f"{code.lower()}_"
+    for module_info in pkgutil.iter_modules(gemlint.rules.__path__):
+        if module_info.name.startswith(prefix):
+            module = importlib.import_module(f"gemlint.rules.{module_info.name}")
+            found = next((value for value in vars(module).values() if isinstance(value, type) and vars(value).get("code") == code), None)
+            if found is not None:
+                return found
+    rule = rule_by_code(code)  # a module named otherwise
+    if rule is None:
+        raise KeyError(code)
+    return rule
 
 
 def rule_class(rule: type[Rule] | RuleEntry) -> type[Rule]:
-    """The class of a selected rule: an entry of the rules' table stands for the rule of its code."""
-    return _classes_by_code()[rule.code] if isinstance(rule, RuleEntry) else rule
+    """The class of a selected rule: an entry of the rules' table stands for the rule of its code, whose module
+    alone is imported (a run imports the rules its files need, and LibCST only with a Python rule)."""
+    return _class_of_code(rule.code) if isinstance(rule, RuleEntry) else rule
 
 
 def _entry_source(rule: type[Rule]) -> str:
-    languages = ", ".join(f"Language.{language.name}" for language in sorted(rule.languages, key=lambda language: language.value))
+    ordered = sorted(rule.languages, key=lambda language: language.value)
+    languages = ", ".join(f"Language.{language.name}" for language in ordered)
+    markers = "".join(f"(Language.{language.name}, {_groups(rule, language)!r}), " for language in ordered if _groups(rule, language))
     return (
         f"    RuleEntry({rule.code!r}, {rule.name!r}, {rule.preview!r}, frozenset({{{languages}}}), "
-        f"{rule.notebooks!r}, {rule.cross_file!r}, {rule.sees_project!r}, {rule.reads_routes!r}),"
+        f"{rule.notebooks!r}, {rule.cross_file!r}, {rule.sees_project!r}, {rule.reads_routes!r}, ({markers.rstrip()})),"
     )
+
+
+def _markers_as_data(rule: type[Rule]) -> type[Rule]:
+    """``rule``, checked to say its text markers as data (``prefilter``, ``markers``): the entry stands for them."""
+    from gemlint.rule import Rule
+
+    if any("may_match" in vars(base) for base in rule.__mro__ if base is not Rule):
+        raise RuntimeError(f"{rule.code}: state the text markers as prefilter or markers, not by overriding may_match")
+    return rule
+
+
+def _groups(rule: type[Rule], language: Language) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(group) for group in rule.marker_groups(language))
 
 
 def python_markers(rule: type[Rule]) -> tuple[tuple[str, ...], ...]:
     """The text markers a Python file needs for ``rule`` to match, as groups (see ``Rule.may_match``)."""
-    groups = getattr(rule, "markers", {}).get(Language.PYTHON)
-    if groups is not None:
-        return tuple(tuple(group) for group in groups)
-    return (tuple(rule.prefilter),) if rule.prefilter else ()
+    return _groups(rule, Language.PYTHON)
 
 
 def rule_table_source() -> str:
@@ -101,7 +125,7 @@ def rule_table_source() -> str:
         "from gemlint.selection import RuleEntry",
         "",
         "RULES = (",
-        *(_entry_source(rule) for rule in all_rules()),
+        *(_entry_source(_markers_as_data(rule)) for rule in all_rules()),
         ")",
         "",
     ]
@@ -129,14 +153,10 @@ def triage_table_source() -> str:
             continue
         if not issubclass(rule, PythonRule) or "may_match_syntax" in vars(rule):
             raise RuntimeError(f"{rule.code}: state the syntax triage as a syntax_gate, not by overriding may_match_syntax")
-        if "may_match" in vars(rule):
-            raise RuntimeError(f"{rule.code}: state the text markers as prefilter or markers, not by overriding may_match")
         lines.append(f"    RuleTriage({rule.code!r}, {rule.preview!r}, {python_markers(rule)!r}, {rule.syntax_gate!r}),")
     lines += [")", ""]
     return "\n".join(lines)
 
 
 def parse_error_rule() -> type[Rule]:
-    rule = rule_by_code(PARSE_ERROR_CODE)
-    assert rule is not None
-    return rule
+    return _class_of_code(PARSE_ERROR_CODE)

@@ -6,13 +6,15 @@ Fix safety* sections, rendered into ``docs/rules.md``, ``gemlint explain`` and
 SARIF), its bad and good examples (linted by the test suite, as Fixit's
 VALID/INVALID cases are) and its check.
 
-Python rules are LibCST ``BatchableCSTVisitor`` subclasses, so every rule
-selected for a file runs in a single traversal. A rule declares the LibCST
-metadata providers it needs in ``METADATA_DEPENDENCIES`` (only those are
-computed), the plain-text markers in ``prefilter`` without which it cannot
-match, and in ``syntax_gate`` what its ``ast`` must show: a file that no
-selected rule's markers and syntax admit is never parsed by LibCST. Rules for
-other languages subclass :class:`Rule` with their own front-end's check method.
+Python rules have ``visit_<Node>`` methods for LibCST's node types, and every rule selected for a file
+runs in one walk of the file's nodes. A rule declares the plain-text markers without which it cannot match
+(``prefilter``, or ``markers`` per language), and in ``syntax_gate`` what its ``ast`` must show: a file that
+no selected rule's markers and syntax admit is never parsed by LibCST. Rules for other languages subclass
+:class:`DocumentRule` with their own front-end's check method.
+
+Nothing here imports LibCST: the rules are selected, and most files ruled out, from this metadata (and the
+tables generated from it, :mod:`gemlint.rules.rule_table`), so a run that parses no Python file with LibCST
+never imports it.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 
-import libcst as cst
-
 from gemlint.analysis.triage import ALWAYS, Gate
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language, checks_language
 from gemlint.text import ScannedText, line_offsets
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from gemlint.analysis.triage import Triage
 
 
@@ -66,6 +68,9 @@ class Rule:
     #: Case-sensitive substrings; a file that contains none of them cannot match.
     #: Empty means the rule must always run.
     prefilter: ClassVar[Sequence[str]] = ()
+    #: Text markers per language, as groups: a file of that language may match only if it contains a marker of
+    #: every group. A language not named here uses ``prefilter``.
+    markers: ClassVar[dict[Language, tuple[tuple[str, ...], ...]]] = {}
     #: Findings depend on other files of the project too (GEM601: a manifest and the handler it probes),
     #: so the per-file result cache never reuses them.
     cross_file: ClassVar[bool] = False
@@ -131,17 +136,28 @@ class Rule:
         )
 
     @classmethod
+    def marker_groups(cls, language: Language) -> tuple[tuple[str, ...], ...]:
+        """The marker groups a file in ``language`` must contain a marker of each of (none: any file)."""
+        groups = cls.markers.get(language)
+        if groups is not None:
+            return groups
+        return (tuple(cls.prefilter),) if cls.prefilter else ()
+
+    @classmethod
     def may_match(cls, text: str | ScannedText, language: Language | None = None) -> bool:
-        """Whether ``text`` (a file in ``language``) may hold a finding; rules that span languages
-        override this to use each language's own markers."""
-        return not cls.prefilter or any(marker in text for marker in cls.prefilter)
+        """Whether ``text`` (a file in ``language``; None: any of the rule's) may hold a finding."""
+        if language is None:
+            return not cls.prefilter or any(marker in text for marker in cls.prefilter)
+        return all(any(marker in text for marker in group) for group in cls.marker_groups(language))
 
 
-class PythonRule(Rule, cst.BatchableCSTVisitor):
-    """A Python rule: a LibCST visitor that reports through :meth:`report`.
+class PythonRule(Rule):
+    """A Python rule: ``visit_<Node>`` methods, named for LibCST's node types, that report through
+    :meth:`report`.
 
-    Its ``visit_<Node>`` methods are called on every node of the file in source order (their
-    return value does not prune the walk), then ``leave_Module``.
+    They are called on every node of the file in source order (their return value does not prune the
+    walk), then ``leave_Module``. A rule with other ``leave_`` methods, or one that visits whitespace or
+    comments, is run by LibCST's own traversal instead (see :mod:`gemlint.python_lint`).
     """
 
     languages = frozenset({Language.PYTHON})
@@ -155,17 +171,13 @@ class PythonRule(Rule, cst.BatchableCSTVisitor):
         """Whether a file whose ``ast`` shows ``triage`` may hold a finding (the rule's ``syntax_gate``)."""
         return cls.syntax_gate.admits(triage)
 
-    # Metadata is resolved lazily (positions when reporting, scopes and names when the
-    # analysis is first asked), so files without a candidate node never pay for it.
-    METADATA_DEPENDENCIES: ClassVar[tuple] = ()
-
-    def __init__(self, context: "PythonFileContext") -> None:  # noqa: F821 - defined in engine
+    def __init__(self, context: "PythonFileContext") -> None:  # noqa: F821 - defined in gemlint.python_lint
         super().__init__()
         self.context = context
 
     def get_visitors(self) -> dict:
-        """LibCST's ``get_visitors``, with the method names read once per class: LibCST lists an instance's
-        members with ``inspect.getmembers`` on every call, once per rule per file (a few ms each)."""
+        """The rule's ``visit_*`` and ``leave_*`` methods by name (as LibCST's ``get_visitors`` lists a
+        visitor's), the names read once per class."""
         return {name: getattr(self, name) for name in _visitor_names(type(self))}
 
     # -- reporting -----------------------------------------------------------------
@@ -234,7 +246,7 @@ class DocumentRule(Rule):
     reports with :meth:`report_at`.
     """
 
-    def __init__(self, context: "DocumentContext | None" = None) -> None:  # noqa: F821 - defined in engine
+    def __init__(self, context: "DocumentContext | None" = None) -> None:  # noqa: F821 - defined in gemlint.engine
         # Cooperative, so one rule class can check Python and documents both (GEM404).
         super().__init__()
         if context is not None:
@@ -270,10 +282,5 @@ class AnalysisRule(PythonRule):
 
 @cache
 def _visitor_names(cls: type) -> tuple[str, ...]:
-    """The ``visit_*`` and ``leave_*`` methods of a visitor class that are not LibCST's empty stubs (what
-    ``BatchableCSTVisitor.get_visitors`` lists)."""
-    return tuple(
-        name
-        for name in sorted(dir(cls))
-        if name.startswith(("visit_", "leave_")) and callable(getattr(cls, name)) and not getattr(getattr(cls, name), "_is_no_op", False)
-    )
+    """The ``visit_*`` and ``leave_*`` methods of a rule class."""
+    return tuple(name for name in sorted(dir(cls)) if name.startswith(("visit_", "leave_")) and callable(getattr(cls, name)))

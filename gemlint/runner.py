@@ -10,6 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from gemlint.bad_input import input_error
 from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
@@ -18,16 +19,17 @@ from gemlint.diagnostics import Diagnostic, applicable
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
 from gemlint.frontends import triton_config
 from gemlint.languages import Language, language_of
-from gemlint.registry import all_rules, rule_entries
+from gemlint.lint_notes import collecting_notes
+from gemlint.registry import rule_class, rule_entries
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
 
 if TYPE_CHECKING:
     from gemlint.project.facts import ProjectFacts
 
-# The engine, the fixes and the project files import LibCST and, through the engine, every rule: about half a
-# second. A run whose files all come from the cache needs none of them, nor the process pools, so they are
-# imported where a file is linted or the project read (`from gemlint import engine` below), never at the top.
+# The engine, the fixes and the project files import the analyses and the project model (and LibCST where a Python
+# file is admitted). A run whose files all come from the cache needs none of them, nor the process pools, so they
+# are imported where a file is linted or the project read (`from gemlint import engine` below), never at the top.
 
 # Files are linted in a process pool from this many files, or from two files holding this many bytes: a pool
 # costs about 50 ms to start, which a few small files (pre-commit passes a handful) do not repay, while two
@@ -156,9 +158,9 @@ class CacheSettings:
 
 
 def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: CacheSettings | None = None) -> FileReport:
-    from gemlint import engine, fixes
+    from gemlint import engine
 
-    with engine.collecting_notes() as notes:
+    with collecting_notes() as notes:
         diagnostics, data, decoded = engine.lint_file(source, selection)
     report = FileReport(source.display, diagnostics, notes=notes)
     # A file with notes is linted again each run, so that --verbose and --statistics always see them.
@@ -170,6 +172,8 @@ def process_file(source: SourceFile, selection: Selection, mode: FixMode, keys: 
         return report
     if not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return report
+    from gemlint import fixes
+
     outcome = fixes.fix_source(decoded.text, source.language, lambda text: engine.lint_text(source, text, selection), diagnostics, mode.unsafe)
     report.diagnostics = outcome.diagnostics
     if outcome.refused:
@@ -320,12 +324,20 @@ def _forget_projects() -> None:
         files.forget_projects()
 
 
-def _import_before_forking(work: list[tuple[SourceFile, int]]) -> None:
-    """Import the engine, the fixes and every rule once, in the process that starts the workers, and load the C/C++
-    grammars the files need: each worker then inherits them instead of importing and compiling them again."""
-    from gemlint import engine, fixes  # noqa: F401
+def _import_before_forking(work: list[tuple[SourceFile, int]], selections: list[Selection], mode: FixMode) -> None:
+    """Import the engine and the rules of the files' languages once, in the process that starts the workers, and
+    load the C/C++ grammars the files need: each worker then inherits them instead of importing and compiling them
+    again. The Python rules, LibCST and the analyses are left to the workers whose files a rule admits: a worker
+    imports them in the time the parent would, alongside the others, and a run that admits no Python file never
+    does."""
+    from gemlint import engine  # noqa: F401
 
-    all_rules()
+    if mode.active:
+        from gemlint import fixes  # noqa: F401
+    languages = {source.language for source, _ in work}
+    for rule in {rule for index in {index for _, index in work} for rule in selections[index].rules}:
+        if not rule.reads(Language.PYTHON) and any(rule.reads(language) for language in languages):
+            rule_class(rule)
     native = [source for source, _ in work if source.language is Language.NATIVE]
     if native:
         from gemlint.frontends import native as frontend
@@ -442,7 +454,7 @@ def run(
         jobs_list = sorted(work, key=lambda job: _size(job[0]), reverse=True)
         from concurrent.futures import ProcessPoolExecutor
 
-        _import_before_forking(work)
+        _import_before_forking(work, selections, mode)
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(selections, mode, keys)) as pool:
             reports = pool.map(_process_in_worker, jobs_list, chunksize=max(1, min(8, len(jobs_list) // (jobs * 32))))
             for report in reports:
@@ -466,11 +478,9 @@ def run(
     order = {source.display: index for index, source in enumerate(files)}
     done.sort(key=lambda report: order.get(report.display, len(order)))
     # A folder that cannot be listed hides its files: say so, once per folder, and lint the rest.
-    if discovery.unreadable:
-        from gemlint import engine
     for folder in discovery.unreadable:
         message = f"cannot list the directory ({folder.reason}); the files in it were not linted"
-        done.append(FileReport(folder.display, [engine.input_error(folder.display, message)]))
+        done.append(FileReport(folder.display, [input_error(folder.display, message)]))
     result.refused_warnings = [f"{refused.display}: {refused.reason}" for refused in discovery.refused]
     result.files = done
     result.timings["lint"] = time.perf_counter() - started
@@ -615,7 +625,7 @@ def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMo
     try:
         decoded = decoder_for(language)(data)
     except SourceError as error:
-        return StdinOutcome([engine.input_error(source.display, str(error), error.line, error.column)], warnings=warnings)
+        return StdinOutcome([input_error(source.display, str(error), error.line, error.column)], warnings=warnings)
     diagnostics = engine.lint_text(source, decoded.text, selection)
     if not mode.active or not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return StdinOutcome(diagnostics, warnings=warnings)

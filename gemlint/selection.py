@@ -14,6 +14,7 @@ from gemlint.languages import Language, checks_language
 
 if TYPE_CHECKING:  # a selection holds rule classes, or entries of the rules' table that stand for them
     from gemlint.rule import Rule
+    from gemlint.text import ScannedText
 
 
 @dataclass(frozen=True)
@@ -30,9 +31,17 @@ class RuleEntry:
     cross_file: bool
     sees_project: bool
     reads_routes: bool
+    #: For each language the rule reads, its text markers as groups (:meth:`Rule.marker_groups`): the engine
+    #: rules a file out with them before it imports the rule.
+    markers: tuple[tuple[Language, tuple[tuple[str, ...], ...]], ...] = ()
 
     def reads(self, language: Language) -> bool:
         return checks_language(self.languages, self.notebooks, language)
+
+    def may_match(self, text: "str | ScannedText", language: Language) -> bool:
+        """Whether a file in ``language`` with ``text`` may hold a finding (as the rule's ``may_match`` says)."""
+        groups = next((groups for named, groups in self.markers if named is language), ())
+        return all(any(marker in text for marker in group) for group in groups)
 
 
 def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:

@@ -63,7 +63,7 @@ def test_trees_whose_calls_do_not_pair_give_no_answer():
 
 
 def test_a_call_the_index_names_is_found_without_ranging_its_statement():
-    from gemlint.project.model import _call_at
+    from gemlint.project.answers import _call_at
     from gemlint.project.summary import CallSite
     from test_models import analyse
 
@@ -107,7 +107,7 @@ def test_trees_whose_functions_do_not_pair_give_no_answer():
 
 
 def test_a_route_handler_and_a_summarised_function_are_found_without_ranging_their_statement():
-    from gemlint.project.model import _definition_at
+    from gemlint.project.answers import _definition_at
     from gemlint.project.summary import FunctionSummary
     from test_models import analyse
 
@@ -137,17 +137,17 @@ SERVED = (
 
 
 def _contexts(monkeypatch, source: str) -> list:
-    from gemlint import engine
+    from gemlint import python_lint
     from gemlint.api import lint_source
 
     made = []
-    real = engine.PythonFileContext
+    real = python_lint.PythonFileContext
 
     def capture(*args, **kwargs):
         made.append(real(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(engine, "PythonFileContext", capture)
+    monkeypatch.setattr(python_lint, "PythonFileContext", capture)
     lint_source(source, "svc/app.py")
     return made
 
@@ -162,9 +162,9 @@ def test_the_analyses_read_the_tree_the_engine_parsed(monkeypatch):
 
 
 def test_a_large_file_lets_its_tree_go_before_libcst_parses_it(monkeypatch):
-    from gemlint import engine
+    from gemlint import python_lint
 
-    monkeypatch.setattr(engine, "KEEP_AST_CHARS", len(SERVED) - 1)
+    monkeypatch.setattr(python_lint, "KEEP_AST_CHARS", len(SERVED) - 1)
     made = _contexts(monkeypatch, SERVED)
     assert made and all(context.ast_tree is None for context in made)
     (handler,) = [node for node in made[0].analysis.nodes_of(cst.FunctionDef) if node.name.value == "predict"]

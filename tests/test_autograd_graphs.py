@@ -9,7 +9,7 @@ import libcst as cst
 from gemlint.analysis.autograd_graphs import CALLER, FORWARD, OUTSIDE, AutogradGraphs, referenced_besides_calls
 from gemlint.config import default_config
 from gemlint.discovery import SourceFile
-from gemlint.engine import PythonFileContext
+from gemlint.python_lint import PythonFileContext
 from gemlint.languages import Language
 
 

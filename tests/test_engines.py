@@ -7,11 +7,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from gemlint.analysis.engines import ENGINE, engine_submission
+from gemlint.analysis.engines import engine_submission
+from gemlint.analysis.forward_families import ENGINE
 from gemlint.analysis.forward import forward_calls
 from gemlint.config import default_config
 from gemlint.discovery import SourceFile
-from gemlint.engine import PythonFileContext
+from gemlint.python_lint import PythonFileContext
 from gemlint.languages import Language
 
 

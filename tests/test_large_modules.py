@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gemlint import engine
+from gemlint import python_lint
 from gemlint.config import default_config
-from gemlint.frontends.python_module import MAX_ANALYSED_CHARS
+from gemlint.frontends.module_size import MAX_ANALYSED_CHARS
 from gemlint.runner import run
 
 SERVICE = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'
@@ -24,7 +24,7 @@ def test_a_module_over_the_limit_is_noted_not_analysed(tmp_path, monkeypatch):
     (tmp_path / "small.py").write_text(SERVICE, encoding="utf-8")
     (tmp_path / "large.py").write_text(SERVICE + padding, encoding="utf-8")
     (tmp_path / "large_broken.py").write_text(SERVICE + padding + "def broken(:\n", encoding="utf-8")
-    monkeypatch.setattr(engine, "MAX_ANALYSED_CHARS", len(SERVICE) + 100)
+    monkeypatch.setattr(python_lint, "MAX_ANALYSED_CHARS", len(SERVICE) + 100)
     result = run([tmp_path], default_config(tmp_path), jobs=1)
     found = sorted((Path(d.path).name, d.code) for d in result.diagnostics)
     assert found == [("small.py", "GEM404")]

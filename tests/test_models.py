@@ -10,7 +10,7 @@ import pytest
 from gemlint.analysis.models import Origin
 from gemlint.config import default_config
 from gemlint.discovery import SourceFile
-from gemlint.engine import PythonFileContext
+from gemlint.python_lint import PythonFileContext
 from gemlint.languages import Language
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from gemlint.api import lint_source
 from gemlint.cli import main
-from gemlint.engine import INTERNAL_ERROR_PREFIX
+from gemlint.bad_input import INTERNAL_ERROR_PREFIX
 from gemlint.frontends.notebook import CellsChanged, read_notebook
 from gemlint.languages import Language
 from gemlint.registry import all_rules, rule_by_code

@@ -56,13 +56,13 @@ def test_facts_are_served_for_the_indexed_content_only(tmp_path):
 def test_a_file_no_rule_wants_is_parsed_once_per_run(tmp_path, monkeypatch):
     config = project(tmp_path)
     gated: list[str] = []
-    gate = engine._python_gate
+    gate = engine.python_gate
 
     def counting_gate(source, text):
         gated.append(source.path.name)
         return gate(source, text)
 
-    monkeypatch.setattr(engine, "_python_gate", counting_gate)
+    monkeypatch.setattr(engine, "python_gate", counting_gate)
     result = run([tmp_path / "svc"], config, jobs=1)
     assert [(d.code, d.line) for d in result.diagnostics] == [("GEM101", 10)]
     # The helper and the empty package file are parsed by the index alone; the service is parsed again

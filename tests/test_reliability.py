@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from gemlint.api import lint_source
 from gemlint.config import default_config
-from gemlint.engine import INTERNAL_ERROR_PREFIX
+from gemlint.bad_input import INTERNAL_ERROR_PREFIX
 from gemlint.runner import run
 
 GOOD = 'import os\nos.environ["CUDA_LAUNCH_BLOCKING"] = "1"\n'

@@ -111,7 +111,8 @@ def test_the_index_leaves_out_only_fields_that_hold_whitespace_or_punctuation():
 
 
 def test_every_rule_lists_the_visitor_methods_libcst_would():
-    """``PythonRule.get_visitors`` reads its method names once per class; LibCST reads them per instance."""
+    """``PythonRule.get_visitors`` lists what LibCST's ``get_visitors`` would of the same methods (LibCST's
+    traversal takes a rule through it), reading the names once per class."""
     from gemlint.registry import all_rules
 
     rules = [rule for rule in all_rules() if issubclass(rule, PythonRule)]
@@ -121,14 +122,36 @@ def test_every_rule_lists_the_visitor_methods_libcst_would():
         assert visitor.get_visitors().keys() == cst.BatchableCSTVisitor.get_visitors(visitor).keys(), rule.code
 
 
-def test_an_empty_libcst_stub_is_not_listed_and_an_overridden_one_is():
+def test_a_rule_lists_the_visitor_methods_it_defines_and_no_others():
     class Probe(PythonRule):
         code = "GEM999"
 
         def visit_Call(self, node: cst.Call) -> None:
             pass
 
+        def leave_Module(self, original_node: cst.Module) -> None:
+            pass
+
     visitor = Probe.__new__(Probe)
-    names = set(visitor.get_visitors())
-    assert names == {"visit_Call"}
+    assert set(visitor.get_visitors()) == {"visit_Call", "leave_Module"}
     assert visitor.get_visitors()["visit_Call"].__self__ is visitor
+
+
+def test_the_rules_of_other_languages_import_no_libcst():
+    """Rule classes are plain classes: a run over deployment or native files imports its rules without LibCST,
+    the GEM3xx rules that read Python files too included."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from gemlint.registry import rule_class\n"
+        "from gemlint.languages import Language\n"
+        "from gemlint.rules.rule_table import RULES\n"
+        "for entry in RULES:\n"
+        "    if Language.PYTHON not in entry.languages or entry.code.startswith('GEM30'):\n"
+        "        rule_class(entry)\n"
+        "print(sorted(name for name in sys.modules if name == 'libcst' or name.startswith('libcst.')))\n"
+    )
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert imported.strip() == "[]"

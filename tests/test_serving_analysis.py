@@ -11,7 +11,7 @@ from astroid.manager import AstroidManager
 from click.testing import CliRunner
 
 from gemlint.project.reach import MAX_DEPTH, build_astroid
-from gemlint.analysis.routes import is_health_path, path_matches
+from gemlint.analysis.route_paths import is_health_path, path_matches
 from gemlint.cli import main
 from gemlint.config import default_config
 from gemlint.project.files import Project, module_name

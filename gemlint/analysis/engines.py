@@ -26,20 +26,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.forward_families import ENGINE
 from gemlint.analysis.module import ModuleAnalysis, is_member, literal_value
 
 _MAX_DEPTH = 8
-ENGINE = "engine"  # the family of forward passes that an engine runs for a submitted request
-
-
-def runs_phrase(family: str) -> str:
-    """What a message says code that runs a forward of ``family`` does."""
-    return "runs a model forward pass by requesting a generation" if family == ENGINE else "runs a model forward pass"
-
-
-def forward_label(family: str) -> str:
-    """What a message calls the call that runs a forward of ``family``."""
-    return "the generation request" if family == ENGINE else "the forward pass"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.engines import ENGINE, call_budget, engine_submission
+from gemlint.analysis.engines import call_budget, engine_submission
+from gemlint.analysis.forward_families import ENGINE
 from gemlint.analysis.module import ModuleAnalysis, dotted_name, positional_arg
 
 # The qualified names `_producer_family` compares a call with.

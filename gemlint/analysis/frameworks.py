@@ -7,6 +7,8 @@ import re
 # Top-level modules whose import makes `@x.get(...)`-style decorators HTTP routes.
 #: Frameworks with modules of their own (``mlx.nn.Module``, ``flax.linen.Module``, ``keras.Model``): their
 #: models have no torch autograd tape and no torch train/eval mode.
+#: Terminal names of calls that may be training steps (checked precisely later).
+TRAINING_CANDIDATES = frozenset({"backward", "zero_grad", "step", "grad", "GradScaler"})
 OTHER_FRAMEWORKS = (
     "mlx.", "flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "keras.", "tf_keras.", "paddle.", "mindspore.", "oneflow.",
     "megengine.", "jittor.", "nvtripy.", "MNN.",

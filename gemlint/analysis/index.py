@@ -17,8 +17,6 @@ from gemlint.analysis.triage import add_module
 
 # Scopes and loops the index remembers around each interesting call.
 _OWNER_TYPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While})
-# Terminal names of calls that may be training steps (checked precisely later).
-TRAINING_CANDIDATES = frozenset({"backward", "zero_grad", "step", "grad", "GradScaler"})
 
 
 @dataclass

@@ -22,7 +22,8 @@ from gemlint.analysis.ast_starts import starts
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.positions import StatementPositions
 from gemlint.analysis.scopes import scopes_of
-from gemlint.analysis.index import TRAINING_CANDIDATES, ModuleIndex, build_index
+from gemlint.analysis.frameworks import TRAINING_CANDIDATES
+from gemlint.analysis.index import ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
 from gemlint.analysis.parity import compares_two_implementations
 from gemlint.analysis.printing_blocks import only_prints

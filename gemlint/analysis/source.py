@@ -11,6 +11,7 @@ import libcst as cst
 from gemlint.analysis.module import ModuleAnalysis
 from gemlint.config import Config
 from gemlint.discovery import OnSourceFile, SourceFile
+from gemlint.frontends.python_module import parse_module
 
 if TYPE_CHECKING:  # pragma: no cover
     import ast
@@ -47,3 +48,10 @@ class PythonSource(OnSourceFile):
     def analysis(self):
         """The shared semantic facts of this module, computed once for all analyses and rules that ask."""
         return ModuleAnalysis(self)
+
+
+def analyse_text(source: SourceFile, text: str, config: Config, outside: "OutsideFacts | None" = None) -> ModuleAnalysis:
+    """The analysis of ``text`` (the file ``source``) parsed with LibCST; raises what the parse raises."""
+    module = parse_module(text)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    return PythonSource(source, text, module, wrapper, config, outside=outside).analysis

@@ -26,12 +26,6 @@ import libcst as cst
 
 from gemlint.frontends.counted_swap import CountedSwap
 
-#: Characters above which a module is syntax-checked (with ``ast``) but not parsed by LibCST: the parse takes about
-#: 220 bytes of memory per character at its peak (300 MiB for a 1.3 MB module), and the analyses more on top. Such
-#: modules are rare (three in the ecosystem set, all over 1 MB) and are named in the run's notes; Semgrep skips
-#: targets over 1 MB by default for the same reason.
-MAX_ANALYSED_CHARS = 1_000_000
-
 #: Characters from which a parse is followed by a trim: below it the parser frees too little to matter
 #: (about 20 MiB at 64 K characters, against a trim of about 3 ms).
 LARGE_MODULE = 64 * 1024

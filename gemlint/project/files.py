@@ -22,23 +22,25 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Hashable
+from typing import TYPE_CHECKING, Hashable
 
-import libcst as cst
-
-from gemlint.analysis.module import ModuleAnalysis
-from gemlint.analysis.routes import Ref, compose, path_matches
-from gemlint.analysis.source import PythonSource
+from gemlint.analysis.route_paths import compose, path_matches
 from gemlint.analysis.triage import collect, is_test_module, is_test_path, project_relative
 from gemlint.config import Config
 from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.frontends.python_module import MAX_ANALYSED_CHARS, parse_module
+from gemlint.frontends.module_size import MAX_ANALYSED_CHARS
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
 from gemlint.project.model import ProjectModel
 from gemlint.project.summary import forget_packages, module_name
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from gemlint.analysis.module import ModuleAnalysis
+    from gemlint.analysis.routes import Ref
 
 _MARKER = b"optimized_model_filepath"
 _MAX_FILES = 20_000
@@ -119,14 +121,16 @@ class ParsedFile:
     def analysis(self):
         """The file's :class:`~gemlint.analysis.module.ModuleAnalysis`, or None when it does not parse."""
         if self._analysis is None and not self.failed:
+            from gemlint.analysis.source import analyse_text
+            from gemlint.project.answers import ProjectAnswers
+
+            source = SourceFile(self.path, Language.PYTHON, self.display, self.relative)
             try:
-                module = parse_module(self.text)
-            except Exception:
+                outside = ProjectAnswers(self.outside) if self.outside is not None else None
+                self._analysis = analyse_text(source, self.text, self.config, outside)
+            except Exception:  # what LibCST's parse raises on odd input
                 self.failed = True
                 return None
-            wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-            source = SourceFile(self.path, Language.PYTHON, self.display, self.relative)
-            self._analysis = PythonSource(source, self.text, module, wrapper, self.config, outside=self.outside).analysis
         return self._analysis
 
     def adopt(self, analysis) -> None:
@@ -188,17 +192,6 @@ class ProjectRoute:
             if not (method == "HEAD" and "GET" in self.methods):
                 return False
         return path_matches(self.style, self.path, path)
-
-
-def _handler_at(file: ParsedFile, analysis, node: cst.FunctionDef | cst.ClassDef) -> tuple[ParsedFile, int, str] | None:
-    """(file, ``def`` line, name) of the handler ``node`` of ``analysis``; for a class-based view (Tornado, Django,
-    Flask, aiohttp ``get``, Falcon ``on_get``), of its GET method; None for a class without one."""
-    if isinstance(node, cst.ClassDef):
-        method = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value in ("get", "on_get", "head")), None)
-        if method is None:
-            return None
-        return file, analysis.def_line(method), f"{node.name.value}.{method.name.value}"
-    return file, analysis.def_line(node), node.name.value
 
 
 class Project:
@@ -355,6 +348,10 @@ class Project:
 
     @cached_property
     def routes(self) -> list[ProjectRoute]:
+        if not self._route_modules:
+            return []
+        from gemlint.analysis.routes import handler_location
+
         declared = []
         # Where each handler defined beside its route is, read while that file's tree is in hand: the routes keep
         # lines, not nodes, so a worker never holds every route module's tree at once (a FastAPI back end
@@ -371,7 +368,8 @@ class Project:
                 continue
             for decl in module.routes:
                 if decl.handler is not None and decl.handler.local is not None:
-                    located[id(decl)] = _handler_at(parsed, analysis, decl.handler.local)
+                    where = handler_location(analysis, decl.handler.local)
+                    located[id(decl)] = (parsed, *where) if where is not None else None
             declared.append((parsed, module))
 
         def key(parsed: ParsedFile, ref: Ref | None) -> Hashable:
@@ -449,11 +447,11 @@ class Project:
         analysis = target_file.analysis if target_file is not None else None
         if analysis is None:
             return None
-        node = next(
-            (n for n in analysis.module.body if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name.split(".")[0]),
-            None,
-        )
-        return _handler_at(target_file, analysis, node) if node is not None else None
+        from gemlint.analysis.routes import handler_location, top_level_definition
+
+        node = top_level_definition(analysis, name.split(".")[0])
+        where = handler_location(analysis, node) if node is not None else None
+        return (target_file, *where) if where is not None else None
 
     def handlers_for(self, path: str, method: str, near: Path, among: list[ProjectRoute] | None = None) -> list[ProjectRoute]:
         """Routes serving ``method path`` (of ``among``, else of the whole project); when several services

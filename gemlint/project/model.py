@@ -1,5 +1,7 @@
-"""The project model: one index of every Python module under the project root, and the cross-module
-answers the per-file analyses ask of it (:class:`gemlint.analysis.outside.OutsideFacts`).
+"""The project model: one index of every Python module under the project root, and what it says of the modules'
+classes, functions and callers. The questions a file's analysis asks of it, about the LibCST nodes it holds, are
+answered in :mod:`gemlint.project.answers`, from this model: the model itself reads summaries only, and needs
+neither LibCST nor the analyses.
 
 Each module is summarised once (:mod:`gemlint.project.summary`); summaries are cached on disk keyed on the
 file's content and module name, so a run over an unchanged project reads them back instead of parsing.
@@ -20,15 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Protocol
 
-import libcst as cst
-
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
-from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import per_request_reason
-from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
-from gemlint.analysis.syntax import parameter_position, passed_argument
-from gemlint.analysis.index import TRAINING_CANDIDATES
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
 from gemlint.collector import collector_paused
 from gemlint.project.buffers import buffer, read_bytes
@@ -63,8 +57,6 @@ LEDGER_EDITS_IN_PROCESS = 16
 #: changed since (a pre-commit run over the file being edited pays no rewrite of a large project's ledger).
 LEDGER_REWRITE_AFTER = 8
 _MAX_RESOLVE = 12
-#: Other files that may mention a function before its callers are taken as unknowable.
-_MAX_MENTIONS = 16
 #: How many namespace-package folders above a module give it another importable name.
 _MAX_ALIAS_DEPTH = 3
 #: Calls that give a module a parameter, a buffer (its use may depend on the mode) or a submodule by name.
@@ -99,7 +91,7 @@ class Target(NamedTuple):
         return f"{self.module}.{self.qualname}" if self.qualname else self.module
 
 
-class _Entry:
+class ModuleEntry:
     """A project module: its file, and its summary, decoded from the index when first asked for."""
 
     __slots__ = ("path", "name", "digest", "_summary", "_index")
@@ -115,8 +107,8 @@ class _Entry:
 
     @property
     def summary(self) -> ModuleSummary:
-        if _Entry.reads is not None:
-            _Entry.reads.append(self.path)
+        if ModuleEntry.reads is not None:
+            ModuleEntry.reads.append(self.path)
         if self._summary is None:
             summary = self._index.summary((self.name, self.digest))
             if summary is None:  # dropped from the index as corrupt: summarise the file again
@@ -140,12 +132,12 @@ class _Entry:
 _READS_OF = {part: f"{part}_reads" for part in ("points", "loading", "holder")}
 
 
-def _contribution_of(derived: dict[str, tuple], previous: Ledger | None, kind: int) -> Callable[[_Entry], list]:
+def _contribution_of(derived: dict[str, tuple], previous: Ledger | None, kind: int) -> Callable[[ModuleEntry], list]:
     """Each module's subclass-index rows (``kind`` 0) or called names (1) in a derivation: derived again, or
     kept by ``previous`` (read from its file on the first ask)."""
     found = dict(derived)  # the derivation lets go of its own map before the facts are asked for parts
 
-    def contribution(entry: _Entry) -> list:
+    def contribution(entry: ModuleEntry) -> list:
         value = found[entry.path][0]
         if value is None:
             assert previous is not None
@@ -155,7 +147,7 @@ def _contribution_of(derived: dict[str, tuple], previous: Ledger | None, kind: i
     return contribution
 
 
-def _class_keys(chain: list[tuple[_Entry, ClassSummary]]) -> set[tuple[str, str]]:
+def _class_keys(chain: list[tuple[ModuleEntry, ClassSummary]]) -> set[tuple[str, str]]:
     """The classes of a lineage as (module, class) pairs."""
     return {(entry.summary.name, cls.name) for entry, cls in chain}
 
@@ -196,20 +188,20 @@ class ProjectModel:
         self._cache_dir = cache_dir
         self._digests = digests
         self._index: IndexCache | None = None
-        self._entries: dict[str, list[_Entry]] | None = None
-        self._by_path: dict[str, _Entry] = {}
-        self._callers: dict[str, list[tuple[_Entry, FunctionSummary | None, CallSite]]] = {}
+        self._entries: dict[str, list[ModuleEntry]] | None = None
+        self.by_path: dict[str, ModuleEntry] = {}
+        self._callers: dict[str, list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]] = {}
         self._hops = 0
-        self._memo: dict[tuple, object] = {}
+        self.memo: dict[tuple, object] = {}
         self._facts: ProjectFacts | None = None
         #: The ledger read to decide where the facts are derived, for the derivation to use.
         self._previous_ledger: Ledger | None = None
         #: While the facts are derived from a ledger that keeps some modules' subclass-index rows and called
         #: names in its file: each module's (``_compute_subclasses``, ``_compute_callers``).
-        self._rows_now: Callable[[_Entry], list] | None = None
-        self._called_now: Callable[[_Entry], list] | None = None
+        self._rows_now: Callable[[ModuleEntry], list] | None = None
+        self._called_now: Callable[[ModuleEntry], list] | None = None
         #: :meth:`_module_shapes`, with the modules it was made from.
-        self._shapes: tuple[dict[str, list[_Entry]], dict[str, tuple[str, str]]] | None = None
+        self._shapes: tuple[dict[str, list[ModuleEntry]], dict[str, tuple[str, str]]] | None = None
         #: The index keys of the modules built, until the index is stored.
         self._unsaved: set[tuple[str, str]] | None = None
 
@@ -258,13 +250,13 @@ class ProjectModel:
             files[number] = (path, name, (name, digest))  # what was parsed, should the file have changed since
             if summary is not None:
                 index.add((name, digest), summary, shape)
-        entries: dict[str, list[_Entry]] = {}
+        entries: dict[str, list[ModuleEntry]] = {}
         for path, name, key in files:
             if key not in index.entries:
                 continue  # unreadable or not Python: the engine reports it
-            entry = _Entry(path, name, key[1], index)
+            entry = ModuleEntry(path, name, key[1], index)
             entries.setdefault(name, []).append(entry)
-            self._by_path[path] = entry
+            self.by_path[path] = entry
         self._entries = entries
 
     def _digest(self, path: str) -> str:
@@ -275,13 +267,13 @@ class ProjectModel:
         return file_digest(read_bytes(path))
 
     @property
-    def modules(self) -> dict[str, list[_Entry]]:
+    def modules(self) -> dict[str, list[ModuleEntry]]:
         if self._entries is None:
             self.build()
         assert self._entries is not None
         return self._entries
 
-    def entry(self, module: str, near: str | None = None) -> _Entry | None:
+    def entry(self, module: str, near: str | None = None) -> ModuleEntry | None:
         found = self.modules.get(module)
         if found and near is not None and "." not in module:
             found = [e for e in found if self._importable_from(e, near)]
@@ -294,7 +286,7 @@ class ProjectModel:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
 
-    def _importable_from(self, entry: _Entry, near: str) -> bool:
+    def _importable_from(self, entry: ModuleEntry, near: str) -> bool:
         """A lone module file (no package) in a subfolder is importable as a top-level name only by the
         scripts of its own folder (``sys.path[0]``): another example's ``pipeline_utils.py`` is not the one
         this script imports (that one is missing from the tree). Packages and modules of the root are found
@@ -317,14 +309,14 @@ class ProjectModel:
         return os.path.abspath(self.project.root)
 
     @cached_property
-    def _aliases(self) -> dict[str, list[_Entry]]:
+    def _aliases(self) -> dict[str, list[ModuleEntry]]:
         """Other names Python imports modules under from a script's folder (``sys.path[0]``), where folders
         without an ``__init__.py`` are namespace packages: ``hifigan/models.py`` of a monorepo's recipe is
         ``hifigan.models`` to the recipe's scripts, though the index knows it as ``models``. Kept apart from
         :attr:`modules` so that walks over the project see each module once."""
         root = os.path.abspath(self.project.root)
-        aliases: dict[str, list[_Entry]] = {}
-        for path, entry in self._by_path.items():
+        aliases: dict[str, list[ModuleEntry]] = {}
+        for path, entry in self.by_path.items():
             name = entry.name
             # Up to the folder that holds the module's top package (the paths are absolute and normal).
             folder = path.rsplit(os.sep, 1 + name.count(".") + path.endswith("__init__.py"))[0]
@@ -346,17 +338,17 @@ class ProjectModel:
         engine then needs no ``ast`` parse of its own unless a rule wants the file."""
         if self._entries is None:
             return None
-        entry = self._by_path.get(os.path.abspath(path))
+        entry = self.by_path.get(os.path.abspath(path))
         if entry is None or entry.digest != file_digest(data):
             return None
         return entry.syntax_facts()
 
-    def entry_of_path(self, path: str) -> _Entry | None:
+    def entry_of_path(self, path: str) -> ModuleEntry | None:
         self.modules  # noqa: B018 -- builds the index
-        return self._by_path.get(os.path.abspath(path))
+        return self.by_path.get(os.path.abspath(path))
 
     # -- resolution ------------------------------------------------------------------------------
-    def resolve(self, entry: _Entry, spelled: str, _depth: int = 0) -> Target | None:
+    def resolve(self, entry: ModuleEntry, spelled: str, _depth: int = 0) -> Target | None:
         """What the dotted ``spelled`` names in the module of ``entry``: a project class, function or module,
         or an external dotted name. Calls in the chain (``make().run``) are not followed."""
         if "()" in spelled or _depth > _MAX_RESOLVE:
@@ -436,19 +428,19 @@ class ProjectModel:
         return Target("external", dotted)
 
     # -- classes --------------------------------------------------------------------------------
-    def class_summary(self, target: Target, near: str | None = None) -> tuple[_Entry, ClassSummary] | None:
+    def class_summary(self, target: Target, near: str | None = None) -> tuple[ModuleEntry, ClassSummary] | None:
         entry = self.entry(target.module, near)
         if entry is None or target.qualname not in entry.summary.classes:
             return None
         return entry, entry.summary.classes[target.qualname]
 
-    def lineage(self, target: Target, near: str | None = None) -> tuple[list[tuple[_Entry, ClassSummary]], set[str]]:
+    def lineage(self, target: Target, near: str | None = None) -> tuple[list[tuple[ModuleEntry, ClassSummary]], set[str]]:
         """The project classes of ``target``'s MRO (itself first) and the external bases they name."""
         key = ("lineage", target, near)
-        cached = self._memo.get(key)
+        cached = self.memo.get(key)
         if cached is not None:
             return cached  # type: ignore[return-value]
-        chain: list[tuple[_Entry, ClassSummary]] = []
+        chain: list[tuple[ModuleEntry, ClassSummary]] = []
         external: set[str] = set()
         todo, seen = [target], set()
         while todo and len(chain) < _MAX_RESOLVE:
@@ -468,31 +460,31 @@ class ProjectModel:
                 elif resolved.kind == "external":
                     external.add(resolved.module)
         result = (chain, external)
-        self._memo[key] = result
+        self.memo[key] = result
         return result
 
-    def _resolved_bases(self, entry: _Entry, cls: ClassSummary) -> tuple[Target | None, ...]:
+    def _resolved_bases(self, entry: ModuleEntry, cls: ClassSummary) -> tuple[Target | None, ...]:
         """What each base of ``cls`` names, from its own module: once per class, not once per lineage that
         passes through it (every model class of a large project walks up the same few bases)."""
         key = ("bases", entry.path, cls.name)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        found = self._memo[key] = tuple(self.resolve(entry, base) for base in cls.bases)
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        found = self.memo[key] = tuple(self.resolve(entry, base) for base in cls.bases)
         return found
 
     def _subclass_index(self) -> dict[Target, list[Target]]:
         """Each project class -> the project classes that name it as a direct base."""
         subclasses = self._facts_part("subclasses")
         key = ("subclasses",)
-        if key not in self._memo:
-            self._memo[key] = {Target("class", *base): [Target("class", *sub) for sub in subs] for base, subs in subclasses.items()}
-        return self._memo[key]  # type: ignore[return-value]
+        if key not in self.memo:
+            self.memo[key] = {Target("class", *base): [Target("class", *sub) for sub in subs] for base, subs in subclasses.items()}
+        return self.memo[key]  # type: ignore[return-value]
 
     def _compute_subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         rows = self._rows_now or self._kept_contribution(0, self._subclass_rows)
         return subclass_index((entry.name, rows(entry)) for entries in self.modules.values() for entry in entries)
 
-    def _kept_contribution(self, kind: int, derive: Callable[[_Entry], list]) -> Callable[[_Entry], list]:
+    def _kept_contribution(self, kind: int, derive: Callable[[ModuleEntry], list]) -> Callable[[ModuleEntry], list]:
         """Each module's subclass-index rows (``kind`` 0) or called names (1): from the last derivation's ledger
         where nothing they read changed since, else derived from its summary."""
         ledger = self._load_previous_ledger()
@@ -501,7 +493,7 @@ class ProjectModel:
             return derive
         changed |= ledger.numbers(changed)
 
-        def contribution(entry: _Entry) -> list:
+        def contribution(entry: ModuleEntry) -> list:
             piece = ledger.pieces[entry.path]
             if (entry.path not in changed) if kind else untouched(piece.subclass_reads, changed):
                 try:
@@ -518,25 +510,25 @@ class ProjectModel:
         owner, _, name = method.qualname.rpartition(".")
         if not owner or name.startswith("__"):
             return []
-        subclasses = self._subclasses(Target("class", method.module, owner))
+        subclasses = self.subclasses(Target("class", method.module, owner))
         return [Target("function", sub.module, f"{sub.qualname}.{name}") for sub, located in subclasses if located is not None and name in located[1].methods]
 
-    def _subclasses(self, cls: Target) -> Iterator[tuple[Target, tuple[_Entry, ClassSummary] | None]]:
+    def subclasses(self, cls: Target) -> Iterator[tuple[Target, tuple[ModuleEntry, ClassSummary] | None]]:
         """Each project subclass of ``cls`` (any depth; about ``MAX_SUBCLASSES`` at most), with its summary where
         the index has it."""
         index = self._subclass_index()
         todo, seen = [cls], set()
         while todo and len(seen) < MAX_SUBCLASSES:
             base = todo.pop()
-            if _Entry.reads is not None:
-                _Entry.reads.append((base.module, base.qualname))
+            if ModuleEntry.reads is not None:
+                ModuleEntry.reads.append((base.module, base.qualname))
             for sub in index.get(base, ()):
                 if sub not in seen:
                     seen.add(sub)
                     todo.append(sub)
                     yield sub, self.class_summary(sub)
 
-    def method_summary(self, cls: Target, name: str, near: str | None = None) -> tuple[_Entry, FunctionSummary] | None:
+    def method_summary(self, cls: Target, name: str, near: str | None = None) -> tuple[ModuleEntry, FunctionSummary] | None:
         """The method ``name`` of ``cls`` (or the nearest project base class that defines it), with its module's
         entry: read from the entries the class's lineage found, since a module indexed under two names
         (an alias) would not be found again by the name its summary gives."""
@@ -554,9 +546,9 @@ class ProjectModel:
     def hooks(self, target: Target, near: str | None = None) -> frozenset[str] | None:
         """Per-request hooks of a project class through its bases (any module), decorators or protocol."""
         key = ("hooks", target, near)
-        if key not in self._memo:
-            self._memo[key] = self._hooks(target, near)
-        return self._memo[key]  # type: ignore[return-value]
+        if key not in self.memo:
+            self.memo[key] = self._hooks(target, near)
+        return self.memo[key]  # type: ignore[return-value]
 
     def _hooks(self, target: Target, near: str | None) -> frozenset[str] | None:
         chain, external = self.lineage(target, near)
@@ -581,12 +573,12 @@ class ProjectModel:
             return fw.TORCHSERVE_SERVICE_HOOKS
         return None
 
-    def _deployed_by_decorator(self, entry: _Entry, cls: ClassSummary) -> bool:
+    def _deployed_by_decorator(self, entry: ModuleEntry, cls: ClassSummary) -> bool:
         """A decorator of ``cls`` deploys it (``@serve.deployment``): once per class, not once per subclass."""
         key = ("deployed", entry.path, cls.name)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        found = self._memo[key] = any(
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        found = self.memo[key] = any(
             (resolved := self.resolve(entry, decorator)) is not None and resolved.kind == "external" and resolved.module in fw.DEPLOYMENT_DECORATORS
             for decorator in cls.decorators
         )
@@ -596,7 +588,7 @@ class ProjectModel:
         chain, external = self.lineage(target, near)
         return bool(chain) and any(_is_module_base(name) for name in external) and not self._engine_wrapper(chain)
 
-    def _engine_wrapper(self, chain: list[tuple[_Entry, ClassSummary]]) -> bool:
+    def _engine_wrapper(self, chain: list[tuple[ModuleEntry, ClassSummary]]) -> bool:
         """An nn.Module subclass that wraps an engine outside torch (its module imports TensorRT, ONNX Runtime,
         ...) and puts no torch module in its attributes: running it records no autograd graph, and it has no
         dropout or batch norm for ``.eval()`` to switch."""
@@ -604,9 +596,9 @@ class ProjectModel:
         if not any(name.partition(".")[0] in fw.OUTSIDE_TORCH_ENGINES for name in entry.summary.imports.values()):
             return False
         key = ("engine wrapper", entry.path, chain[0][1].name)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        self._memo[key] = False  # recursion: a class that holds itself is not known to be a wrapper
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        self.memo[key] = False  # recursion: a class that holds itself is not known to be a wrapper
         holds_module = False
         for owner, cls in chain:
             for callees in cls.attributes.values():
@@ -618,7 +610,7 @@ class ProjectModel:
                         holds_module = True
                     elif target.kind == "class" and self.is_model_class(target, owner.path):
                         holds_module = True
-        self._memo[key] = not holds_module
+        self.memo[key] = not holds_module
         return not holds_module
 
     # -- factories ----------------------------------------------------------------------------------
@@ -628,9 +620,9 @@ class ProjectModel:
         entry = self.entry(target.module, near)
         # Keyed on the file: in a monorepo two examples' `pipeline_loader` modules share a dotted name.
         key = ("factory", entry.path if entry is not None else None, target)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        self._memo[key] = None  # recursion
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        self.memo[key] = None  # recursion
         result = None
         function = entry.summary.functions.get(target.qualname) if entry is not None else None
         if function is not None and _depth < 4:
@@ -646,10 +638,10 @@ class ProjectModel:
                         result = "evaluated"
                     else:
                         result = result or "constructed"
-        self._memo[key] = result
+        self.memo[key] = result
         return result
 
-    def _produces_model(self, entry: _Entry, callee: str, near: str | None, depth: int) -> str | None:
+    def _produces_model(self, entry: ModuleEntry, callee: str, near: str | None, depth: int) -> str | None:
         target = self.resolve(entry, callee)
         if target is None:
             return None
@@ -670,14 +662,14 @@ class ProjectModel:
         return None
 
     # -- calls ---------------------------------------------------------------------------------------
-    def _calls_named(self, name: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
+    def calls_named(self, name: str) -> list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]:
         """The project's calls whose spelling ends in ``name``, with the function that makes each (None at
         module level): only the modules that :attr:`facts` says call the name are decoded."""
         found = self._callers.get(name)
         if found is None:
             found = []
             for path in self._facts_part("callers").get(name, ()):
-                entry = self._by_path.get(path)
+                entry = self.by_path.get(path)
                 if entry is None:
                     continue
                 for function in entry.summary.callables():
@@ -690,7 +682,7 @@ class ProjectModel:
         called = self._called_now or self._kept_contribution(1, self._called_names)
         return callers_index((entry.path, called(entry)) for entries in self.modules.values() for entry in entries)
 
-    def resolve_call(self, entry: _Entry, function: FunctionSummary | None, callee: str) -> Target | None:
+    def resolve_call(self, entry: ModuleEntry, function: FunctionSummary | None, callee: str) -> Target | None:
         """The project function or class a call spelled ``callee`` reaches from ``function``."""
         parts = callee.split(".")
         if len(parts) >= 2 and parts[0] in ("self", "cls") and function is not None and "." in function.qualname:
@@ -700,7 +692,7 @@ class ProjectModel:
             if len(parts) == 2:
                 return self.find_method(owner, parts[1])
             if len(parts) == 3:
-                for held in self._attribute_producers(owner, parts[1]):
+                for held in self.attribute_producers(owner, parts[1]):
                     cls = self.resolve(held[0], held[1])
                     if cls is not None and cls.kind == "class":
                         return self.find_method(cls, parts[2])
@@ -722,12 +714,12 @@ class ProjectModel:
             return self.find_method(target, "__init__")
         return target
 
-    def _attribute_producers(self, owner: Target, attribute: str) -> Iterator[tuple[_Entry, str]]:
+    def attribute_producers(self, owner: Target, attribute: str) -> Iterator[tuple[ModuleEntry, str]]:
         for entry, cls in self.lineage(owner)[0]:
             for callee in cls.attributes.get(attribute, ()):
                 yield entry, callee
 
-    def callers(self, entry: _Entry, qualname: str) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
+    def callers(self, entry: ModuleEntry, qualname: str) -> list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]:
         """Calls of the project function ``qualname`` of ``entry``'s module made in other files."""
         # Keyed on the file: a module is also found under the names its scripts import it by (`library.utils`
         # for `library/utils.py` without an `__init__.py`), and a call spelled so names the same function.
@@ -743,7 +735,7 @@ class ProjectModel:
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
         found = []
-        for caller in self._calls_named(spelled):
+        for caller in self.calls_named(spelled):
             caller_entry, function, site = caller
             if caller_entry.path == entry.path and _same_file_call(site.callee):
                 continue  # `helper(...)`, `self.helper(...)`: the per-file analysis's own business
@@ -767,14 +759,14 @@ class ProjectModel:
         return found
 
     # -- where inference code may be --------------------------------------------------------------------
-    def _function(self, target: Target) -> tuple[_Entry, FunctionSummary] | None:
+    def function_of(self, target: Target) -> tuple[ModuleEntry, FunctionSummary] | None:
         entry = self.entry(target.module)
         if entry is None:
             return None
         function = _located(entry, target.qualname)
         return (entry, function) if function is not None else None
 
-    def _is_entry(self, entry: _Entry, function: FunctionSummary, names: bool = True) -> bool:
+    def _is_entry(self, entry: ModuleEntry, function: FunctionSummary, names: bool = True) -> bool:
         """An inference entry point by what the summary shows: a decorator, a serving hook, evaluation code, and
         with ``names`` a name (``predict*``, a method of a class named for inference)."""
         owner, _, name = function.qualname.rpartition(".")
@@ -955,8 +947,8 @@ class ProjectModel:
             previous = None
         facts = ProjectFacts(key)
         reads = Reads()
-        saved, self._memo, self._facts = self._memo, TracedMemo(reads) if traced else {}, facts  # the pieces ask nothing of the facts they derive
-        _Entry.reads = reads.log if traced else None
+        saved, self.memo, self._facts = self.memo, TracedMemo(reads) if traced else {}, facts  # the pieces ask nothing of the facts they derive
+        ModuleEntry.reads = reads.log if traced else None
         try:
             kept = {entry.path: previous.pieces[entry.path] for entry in order if entry.path in previous.pieces} if previous is not None else {}
             # The changed modules (by path, and by number for reads kept from a file), then also the subclass-index
@@ -965,7 +957,7 @@ class ProjectModel:
             if previous is not None:
                 stale.update(previous.numbers(stale))
 
-            def piece(entry: _Entry, part: str, derive: Callable[[_Entry], object]) -> tuple[object, frozenset]:
+            def piece(entry: ModuleEntry, part: str, derive: Callable[[ModuleEntry], object]) -> tuple[object, frozenset]:
                 old = kept.get(entry.path)
                 if old is not None:
                     old_reads = getattr(old, _READS_OF[part])
@@ -976,7 +968,7 @@ class ProjectModel:
                 return found, reads.with_module(reads.since(start), entry.path)
 
             rows: dict[str, tuple[list | None, str, frozenset]] = {}
-            rederived: list[_Entry] = []
+            rederived: list[ModuleEntry] = []
             for entry in order:  # each module's rows: kept as a digest, or derived again
                 old = kept.get(entry.path)
                 if old is not None and untouched(old.subclass_reads, stale):
@@ -1052,7 +1044,7 @@ class ProjectModel:
                 return ledger.callees[function][0]
 
             facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach(order, ledger, callees)
-            self._memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
+            self.memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
             loading: set[str] = set()
             holders: list[str] = []
             for entry in order:
@@ -1065,13 +1057,13 @@ class ProjectModel:
                     holders.append(entry.path)
             facts.loading, facts.holders = frozenset(loading), frozenset(holders)
         finally:
-            _Entry.reads = None
-            self._memo, self._facts = saved, None
-            self._memo.clear()
+            ModuleEntry.reads = None
+            self.memo, self._facts = saved, None
+            self.memo.clear()
             self._rows_now = self._called_now = None
         return facts, ledger
 
-    def _subclass_rows(self, entry: _Entry) -> list[tuple[str, str, str]]:
+    def _subclass_rows(self, entry: ModuleEntry) -> list[tuple[str, str, str]]:
         found = []
         for qual, cls in entry.summary.classes.items():
             for base in cls.bases:
@@ -1081,12 +1073,12 @@ class ProjectModel:
         return found
 
     @staticmethod
-    def _called_names(entry: _Entry) -> list[str]:
+    def _called_names(entry: ModuleEntry) -> list[str]:
         names = {site.callee.rsplit(".", 1)[-1] for function in entry.summary.callables() for site in function.calls}
         names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
         return sorted(names)
 
-    def _entry_points(self, entry: _Entry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
+    def _entry_points(self, entry: ModuleEntry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
         """The module's entry points (qualname, evidenced, puts its file in context by itself), and the project
         functions its module-level code runs when it is a script that runs what it builds."""
         points = []
@@ -1103,17 +1095,17 @@ class ProjectModel:
             alone = _evaluates(function) or (owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None)
             points.append((function.qualname, evidenced, alone))
         scripts = []
-        if self._is_script(entry):
+        if self.is_script(entry):
             for site in entry.summary.module_calls:
                 target = self.resolve_call(entry, None, site.callee)
-                located = self._function(target) if target is not None and target.kind == "function" else None
+                located = self.function_of(target) if target is not None and target.kind == "function" else None
                 if located is not None:
                     scripts.append((located[0].path, located[1].qualname))
         return points, scripts
 
     def _callees(self, path: str, qualname: str) -> list[tuple[str, str]]:
         """The project functions the calls of one function reach (overrides of a called method included)."""
-        entry = self._by_path[path]
+        entry = self.by_path[path]
         function = _located(entry, qualname)
         if function is None:
             return []
@@ -1122,21 +1114,21 @@ class ProjectModel:
             for site in function.calls
             if (target := self.resolve_call(entry, function, site.callee)) is not None and target.kind == "function"
             for reached in (target, *self.overrides(target))
-            if (located := self._function(reached)) is not None
+            if (located := self.function_of(reached)) is not None
         ]
 
-    def _loading_names(self, entry: _Entry) -> list[str]:
+    def _loading_names(self, entry: ModuleEntry) -> list[str]:
         found = []
         for qualname, cls in entry.summary.classes.items():
-            if self._initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
+            if self.initialiser_loads(Target("class", entry.summary.name, qualname), entry.path):
                 found.append(cls.name.rsplit(".", 1)[-1])
         for name, function in entry.summary.functions.items():
-            if self._helper_loader(entry, function):
+            if self.helper_loader(entry, function):
                 found.append(name)
         return found
 
     def _reach(
-        self, order: list[_Entry], ledger: Ledger, callees: Callable[[tuple[str, str]], list[tuple[str, str]]]
+        self, order: list[ModuleEntry], ledger: Ledger, callees: Callable[[tuple[str, str]], list[tuple[str, str]]]
     ) -> tuple[frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]:
         """Walk the calls from the entry points once for both questions: each function is visited as reached
         from an entry point that is more than a name (evidenced) and as reached at all, at most once each."""
@@ -1169,7 +1161,7 @@ class ProjectModel:
                     visit(reached, evidenced, function[0])
         return frozenset(found[True]), frozenset(seen[True]), frozenset(found[True] | found[False]), frozenset(seen[True] | seen[False])
 
-    def _is_script(self, entry: _Entry) -> bool:
+    def is_script(self, entry: ModuleEntry) -> bool:
         return _runs_as_script(entry, os.path.relpath(entry.path, self.project.root).replace(os.sep, "/"))
 
     def on_inference_path(self, path: str, qualname: str) -> bool:
@@ -1186,7 +1178,7 @@ class ProjectModel:
         with the facts."""
         return os.path.abspath(path) in self.facts.holders
 
-    def _imports_project_models(self, entry: _Entry) -> bool:
+    def _imports_project_models(self, entry: ModuleEntry) -> bool:
         for imported in entry.summary.imports.values():
             target = self.resolve_absolute(imported, entry.path)
             if target is None or target.module == entry.summary.name:
@@ -1228,157 +1220,22 @@ class ProjectModel:
         """Forget decoded summaries and the answers built from them (decoded again when asked): worker
         processes about to fork then inherit an open index, not every summary, and each decodes the few its
         files' questions need."""
-        for entry in self._by_path.values():
+        for entry in self.by_path.values():
             entry.release()
         if self._index is not None:
             self._index.release()
-        self._memo.clear()
+        self.memo.clear()
         self._callers = {}
 
-    def gives_context(self, analysis: ModuleAnalysis) -> bool:
-        return self.in_context(str(analysis.context.source.path))
-
-    # -- OutsideFacts ------------------------------------------------------------------------------------
-    def _entry_for(self, analysis: ModuleAnalysis) -> _Entry | None:
-        return self.entry_of_path(str(analysis.context.source.path))
-
-    def class_hooks(self, analysis: ModuleAnalysis, cls: cst.ClassDef) -> frozenset[str] | None:
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return None
-        qual = _class_qualname(analysis, cls)
-        return self.hooks(Target("class", entry.summary.name, qual), entry.path) if qual else None
-
-    def _function_target(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple[_Entry, str] | None:
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return None
-        if analysis.enclosing_function(function) is not None:
-            return None  # nested functions are not called by name from elsewhere
-        owner = analysis.enclosing_class(function)
-        if owner is None:
-            return entry, function.name.value
-        qual = _class_qualname(analysis, owner)
-        return (entry, f"{qual}.{function.name.value}") if qual else None
-
     @contextmanager
-    def _hop(self) -> Iterator[bool]:
+    def hop(self) -> Iterator[bool]:
         self._hops += 1
         try:
             yield self._hops <= MAX_HOPS
         finally:
             self._hops -= 1
 
-    def _located_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[_Entry, FunctionSummary | None, CallSite]]:
-        """Calls of ``function`` from other modules that lie on a path from an inference entry point: only
-        those decide its context and its guards."""
-        located = self._function_target(analysis, function)
-        if located is None or not self.on_inference_path(located[0].path, located[1]):
-            return []
-        found = []
-        for caller_entry, caller, site in self.callers(*located):
-            if caller is None:
-                if not self._is_script(caller_entry):
-                    continue  # module-level code that is not a script's run: an import-time call
-            elif not self.on_inference_path(caller_entry.path, caller.qualname):
-                continue  # a test or unreached code calling it is not a path from a request
-            found.append((caller_entry, caller, site))
-        return found
-
-    def _parses_callers(self, analysis: ModuleAnalysis, callers: list[tuple[_Entry, FunctionSummary | None, CallSite]]) -> bool:
-        """Few enough caller files to parse them; a helper called from all over a large project is judged
-        from the index instead (parsing every caller cost most of a cold run on transformers)."""
-        own = self._entry_for(analysis)
-        here = own.path if own is not None else None
-        return len({entry.path for entry, _, _ in callers if entry.path != here}) <= MAX_PARSED_CALLER_FILES
-
-    def _caller_calls(self, analysis: ModuleAnalysis, callers: list[tuple[_Entry, FunctionSummary | None, CallSite]]) -> list[tuple[ModuleAnalysis, cst.Call]]:
-        return [found for caller_entry, _, site in callers if (found := self._located_call(caller_entry, site, analysis)) is not None]
-
-    def _located_call(self, entry: _Entry, site: CallSite, current: ModuleAnalysis | None = None) -> tuple[ModuleAnalysis, cst.Call] | None:
-        """The call ``site`` of ``entry``'s module, in that module's tree: ``current`` when it is that module
-        (an instance call in the file being linted: `runner.predict(x)`, `runner = Runner()`), else the
-        project's parse of the file."""
-        own = self._entry_for(current) if current is not None else None
-        if own is not None and own.path == entry.path:
-            analysis = current
-        else:
-            parsed = self.project.parsed(Path(entry.path))
-            analysis = parsed.analysis if parsed is not None else None
-        call = _call_at(analysis, site) if analysis is not None else None
-        return (analysis, call) if call is not None else None
-
-    def _index_verdict(self, entry: _Entry, caller: FunctionSummary | None) -> Verdict:
-        """A caller's context from its summary alone (see :meth:`_parses_callers`)."""
-        if caller is None:
-            return Verdict(Context.INFERENCE, f"module-level code of the script `{entry.summary.name}`")
-        if _summary_trains(caller):
-            return Verdict(Context.TRAINING, f"`{caller.qualname}` in `{entry.summary.name}` runs a training step")
-        # A path that starts only at functions named for inference (`predict*`) rests on those names.
-        name_only = not self.on_evidenced_path(entry.path, caller.qualname)
-        return Verdict(Context.INFERENCE, f"`{caller.qualname}` in `{entry.summary.name}`, on a path from an inference entry point", name_only)
-
-    def caller_verdicts(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[Verdict]:
-        with self._hop() as allowed:
-            if not allowed:
-                return []
-            callers = self._located_callers(analysis, function)
-            if not self._parses_callers(analysis, callers):
-                return [self._index_verdict(entry, caller) for entry, caller, _ in callers]
-            return [caller.context_of(call) for caller, call in self._caller_calls(analysis, callers)]
-
-    def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
-        located = self._function_target(analysis, function)
-        if located is None:
-            return []
-        key = ("per-request", located[0].path, located[1])
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        with self._hop() as allowed:
-            if not allowed:
-                return []
-            self._memo[key] = result = self._per_request_callers(located)
-            return result
-
-    def _per_request_callers(self, located: tuple[_Entry, str]) -> list[str | None]:
-        callers = []
-        for caller_entry, caller, site in self.callers(*located):
-            relative = os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/")
-            if is_test_path(relative):
-                continue  # a test calling the helper is not a way it is deployed
-            if caller is None or not self.on_inference_path(caller_entry.path, caller.qualname):
-                # Called at import time, or from code no request reaches: not only per request. Decided from
-                # the index alone, before any caller's file is parsed.
-                return [None]
-            callers.append((caller_entry, site))
-        reasons: list[str | None] = []
-        for caller_entry, site in callers:
-            located = self._located_call(caller_entry, site)
-            enclosing = located[0].enclosing_function(located[1]) if located is not None else None
-            if enclosing is None:
-                return [None]
-            reason = per_request_reason(located[0], enclosing)
-            if reason is None:
-                return [None]
-            reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
-        return reasons
-
-    def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
-        located = self._function_target(analysis, function)
-        if located is None:
-            return []
-        key = ("passed", located[0].path, located[1], param.name.value)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        if not self._on_inference_path_or_class(*located):
-            return []  # what callers pass matters to inference rules only where inference code runs
-        self._memo[key] = []  # recursion
-        with self._hop() as allowed:
-            result = self._models_passed(analysis, function, param, located) if allowed else []
-        self._memo[key] = result
-        return result
-
-    def _on_inference_path_or_class(self, entry: _Entry, qualname: str) -> bool:
+    def on_inference_path_or_class(self, entry: ModuleEntry, qualname: str) -> bool:
         """The function is on an inference path; for ``__init__``, some method of its class is."""
         owner, _, name = qualname.rpartition(".")
         if name != "__init__" or not owner:
@@ -1386,135 +1243,8 @@ class ProjectModel:
         cls = entry.summary.classes.get(owner)
         return cls is not None and any(self.on_inference_path(entry.path, f"{owner}.{method}") for method in cls.methods)
 
-    def _models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param, located: tuple[_Entry, str]) -> list[str | None]:
-        callers = [
-            (caller_entry, site)
-            for caller_entry, _, site in self.callers(*located)
-            if not is_test_path(os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/"))
-        ]
-        if not callers or len(callers) > MAX_PASSING_CALLERS:
-            return []
-        # Called on an instance, or constructed: `self` is bound.
-        index = parameter_position(function, param, bound=analysis.enclosing_class(function) is not None)
-        described: list[str | None] = []
-        for caller_entry, site in callers:
-            call = self._located_call(caller_entry, site, analysis)
-            passed = passed_argument(call[1], index, param.name.value) if call is not None else None
-            origins = call[0].models.origins(passed) if passed is not None else ()
-            described.append(f"{origins[0].description}, in `{caller_entry.summary.name}`" if origins else None)
-        return described
-
-    def callers_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int) -> list[bool]:
-        with self._hop() as allowed:
-            if not allowed:
-                return []
-            callers = self._located_callers(analysis, function)
-            if not self._parses_callers(analysis, callers):
-                # From the index: a guard written at the call or on its function (none further up is seen).
-                return [
-                    site.guarded or (caller is not None and self._decorated_grad_free(entry, caller))
-                    for entry, caller, site in callers
-                    if caller is None or not _summary_trains(caller)
-                ]
-            results = []
-            for caller, call in self._caller_calls(analysis, callers):
-                verdict = caller.context_of(call)
-                if verdict.context is Context.TRAINING:
-                    continue
-                results.append(caller.grad_free_guard(call, depth + 1) is not None)
-            return results
-
-    def _resolved(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[_Entry, Target] | None:
-        """The analysed module's index entry and what ``expression`` (a dotted name) names from it."""
-        entry = self._entry_for(analysis)
-        spelled = _spelled(expression)
-        target = self.resolve(entry, spelled) if entry is not None and spelled is not None else None
-        return (entry, target) if target is not None else None
-
-    def model_producer(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> tuple[str, str] | None:
-        if isinstance(func, cst.Subscript):
-            return self._registry_producer(analysis, func)
-        entry = self._entry_for(analysis)
-        spelled = _spelled(func)
-        if entry is None or spelled is None:
-            return None
-        target = self.resolve(entry, spelled)
-        if target is None or target.module == entry.summary.name:
-            return None  # same-file classes and functions are the per-file tracker's
-        if target.kind == "class" and self.is_model_class(target, entry.path):
-            if self._holds_no_seen_layer(target, entry.path, 0):
-                return None  # nothing in it is known to hold parameters or a mode: no model to judge
-            return "constructed", f"`{spelled}(...)`, an nn.Module subclass defined in `{target.module}`"
-        if target.kind == "function":
-            kind = self.factory(target, entry.path)
-            if kind == "evaluated":
-                return kind, f"`{spelled}(...)`, a model built by the factory `{target.dotted}`, which puts it in eval mode"
-            if kind in ("constructed", "loaded"):
-                return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
-        return None
-
-    def _registry_producer(self, analysis: ModuleAnalysis, func: cst.Subscript) -> tuple[str, str] | None:
-        """``registry[key](...)`` where ``registry`` is a project dict of builder functions: what every builder
-        returns (``evaluated`` only when each one puts its model in eval mode)."""
-        found = self._resolved(analysis, func.value)
-        if found is None or found[1].kind != "registry":
-            return None
-        entry, target = found
-        owner = self.entry(target.module, entry.path)
-        builders = owner.summary.registries.get(target.qualname, []) if owner is not None else []
-        kinds = set()
-        for builder in builders:
-            resolved = self.resolve(owner, builder)
-            kind = self.factory(resolved, owner.path) if resolved is not None and resolved.kind == "function" else None
-            if kind is None:
-                return None  # one value that is not a model factory: the registry is not (only) of models
-            kinds.add(kind)
-        if not kinds:
-            return None
-        shown = f"`{_spelled(func.value)}[...](...)`"
-        if kinds == {"evaluated"}:
-            return "evaluated", f"{shown}, a model built by the factories of `{target.dotted}`, which all put it in eval mode"
-        return "constructed", f"{shown}, a model built by the factories of `{target.dotted}`"
-
-    def _class_elsewhere(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[_Entry, Target] | None:
-        """The project class of another module that ``expression`` names (same-file classes are the per-file
-        analysis's), with the analysed module's entry."""
-        resolved = self._resolved(analysis, expression)
-        if resolved is None or resolved[1].kind != "class" or resolved[1].module == resolved[0].summary.name:
-            return None
-        return resolved
-
-    def mode_free_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """The project class (of this module or another) that ``expression`` names has no train/eval
-        behaviour: its classes derive from ``torch.nn.Module`` itself and bind only torch modules without a
-        mode (``nn.Linear``, ``nn.Embedding``, activations), buffers and project classes of the same kind;
-        nothing in them calls dropout or batch norm or reads ``training``."""
-        resolved = self._resolved(analysis, expression)
-        return resolved is not None and resolved[1].kind == "class" and self._mode_free(resolved[1], resolved[0].path, 0)
-
-    def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """The project class that ``expression`` names puts what it builds in eval mode itself: its
-        ``__init__`` calls ``.eval()`` (``self.eval()``, ``self.decoder.to(device).eval()``), or, for a wrapper
-        with no ``forward``, its methods do and none calls ``.train()``. Such a wrapper runs its parts in eval
-        mode whatever its own flag says."""
-        resolved = self._resolved(analysis, expression)
-        if resolved is None or resolved[1].kind != "class":
-            return False
-        chain, _ = self.lineage(resolved[1], resolved[0].path)
-        for _, cls in chain:
-            init = cls.methods.get("__init__")
-            if init is not None and any(site.callee.rsplit(".", 1)[-1] == "eval" for site in init.calls):
-                return True
-        # A wrapper run through its own methods (no `forward` in its chain): the methods that run its parts put
-        # them in eval mode (`self.model.eval()` in `generate`), and none puts anything back in training mode.
-        methods = [function for _, cls in chain for name, function in cls.methods.items() if name != "__init__"]
-        if any(name == "forward" for _, cls in chain for name in cls.methods):
-            return False
-        switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
-        return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
-
-    def _mode_free(self, target: Target, near: str, depth: int) -> bool:
-        return self._guarded(("mode-free", target, near), lambda: self._mode_free_in(target, near, depth))
+    def class_mode_free(self, target: Target, near: str, depth: int) -> bool:
+        return self.guarded(("mode-free", target, near), lambda: self._mode_free_in(target, near, depth))
 
     def _mode_free_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
@@ -1548,13 +1278,13 @@ class ProjectModel:
                         # `block = Fast if convert else Plain`, then `self.layer = block(...)`: either class
                         for alternative in chosen:
                             picked = self.resolve(entry, alternative)
-                            if picked is None or picked.kind != "class" or not self._mode_free(picked, entry.path, depth + 1):
+                            if picked is None or picked.kind != "class" or not self.class_mode_free(picked, entry.path, depth + 1):
                                 result = False
                         continue
                     if produced is None:
                         result = False  # an attribute bound to something unknown may be a module with a mode
                     elif produced.kind == "class":
-                        result = result and self._mode_free(produced, entry.path, depth + 1)
+                        result = result and self.class_mode_free(produced, entry.path, depth + 1)
                     elif produced.kind == "external":
                         last = produced.module.rsplit(".", 1)[-1]
                         # A function's value (`torch.hann_window(...)`, `librosa.filters.mel(...)`) is data; of
@@ -1577,7 +1307,7 @@ class ProjectModel:
                         result = False
         return result
 
-    def _returns_data(self, entry: _Entry, chain: list[tuple[_Entry, ClassSummary]], callee: str) -> bool:
+    def _returns_data(self, entry: ModuleEntry, chain: list[tuple[ModuleEntry, ClassSummary]], callee: str) -> bool:
         """``self.<method>`` of the class returns only what functions of packages compute (``torch.sqrt(...)``) or
         builtins make: data, no module."""
         owner, _, name = callee.partition(".")
@@ -1596,37 +1326,8 @@ class ProjectModel:
                     return False
         return True
 
-    def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
-        binds no layer that the analysis can see: only data, torch parts without parameters, instances of
-        project classes that are not modules (or are modules of the same kind), and objects of packages outside
-        torch and the model libraries (``kaldifeat.Fbank``, a clustering backend), whose insides are not read. Whether
-        such a module records a graph or has a mode is unknown, so it is not judged as a model."""
-        resolved = self._resolved(analysis, expression)
-        return resolved is not None and resolved[1].kind == "class" and self._holds_no_seen_layer(resolved[1], resolved[0].path, 0)
-
-    def holds_no_parameter(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
-        can hold no parameter: none of its methods makes or registers one (``nn.Parameter``,
-        ``register_parameter``, ``add_module``, ``setattr``) or builds a layer that has them, its attributes hold
-        data, buffers and modules of the same kind, and an attribute whose value is not known is never called as
-        a module. Its forward records no autograd graph (a quantised kernel whose packed weights are buffers)."""
-        resolved = self._resolved(analysis, expression)
-        return resolved is not None and resolved[1].kind == "class" and self._holds_no_parameter(resolved[1], resolved[0].path, 0)
-
-    def instances_hold_no_parameter(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """:meth:`holds_no_parameter` for the class ``expression`` names and every project subclass of it (any
-        depth): ``self`` in the class's methods may be an instance of any of them."""
-        resolved = self._resolved(analysis, expression)
-        if resolved is None or resolved[1].kind != "class" or not self._holds_no_parameter(resolved[1], resolved[0].path, 0):
-            return False
-        for count, (sub, located) in enumerate(self._subclasses(resolved[1]), 1):
-            if count >= MAX_SUBCLASSES or located is None or not self._holds_no_parameter(sub, located[0].path, 0):
-                return False  # one that may hold a parameter, or too many to tell
-        return True
-
-    def _holds_no_parameter(self, target: Target, near: str, depth: int) -> bool:
-        return self._guarded(("no parameter", target, near), lambda: self._no_parameter_in(target, near, depth))
+    def class_holds_no_parameter(self, target: Target, near: str, depth: int) -> bool:
+        return self.guarded(("no parameter", target, near), lambda: self._no_parameter_in(target, near, depth))
 
     def _no_parameter_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
@@ -1658,28 +1359,28 @@ class ProjectModel:
                 return False  # called as a module: it may be one, with parameters
         return True
 
-    def _parameter_free_part(self, entry: _Entry, spelled: str, depth: int) -> bool:
+    def _parameter_free_part(self, entry: ModuleEntry, spelled: str, depth: int) -> bool:
         """What ``spelled`` builds holds no parameter: a project class that is not a module or is one of the same
         kind, or a package's object that is no layer the analysis knows to hold parameters."""
         produced = self.resolve(entry, spelled)
         if produced is None:
             return True  # a name the index cannot resolve is not a layer it knows
         if produced.kind == "class":
-            return not self.is_model_class(produced, entry.path) or self._holds_no_parameter(produced, entry.path, depth + 1)
+            return not self.is_model_class(produced, entry.path) or self.class_holds_no_parameter(produced, entry.path, depth + 1)
         if produced.kind == "external":
             return not _seen_layer(produced.module)
         return True
 
-    def _holds_no_seen_layer(self, target: Target, near: str, depth: int) -> bool:
-        return self._guarded(("no seen layer", target, near), lambda: self._no_seen_layer_in(target, near, depth))
+    def class_holds_no_seen_layer(self, target: Target, near: str, depth: int) -> bool:
+        return self.guarded(("no seen layer", target, near), lambda: self._no_seen_layer_in(target, near, depth))
 
-    def _guarded(self, key: tuple, compute: Callable[[], bool]) -> bool:
+    def guarded(self, key: tuple, compute: Callable[[], bool]) -> bool:
         """``compute()``, memoised under ``key``; a question met again while it is being answered (a cycle of
         classes) is answered False."""
-        if key not in self._memo:
-            self._memo[key] = False
-            self._memo[key] = compute()
-        return self._memo[key]  # type: ignore[return-value]
+        if key not in self.memo:
+            self.memo[key] = False
+            self.memo[key] = compute()
+        return self.memo[key]  # type: ignore[return-value]
 
     def _no_seen_layer_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
@@ -1708,70 +1409,19 @@ class ProjectModel:
                         result = result and spelled in _BUILTIN_VALUES
                     elif produced.kind == "class":
                         if self.is_model_class(produced, entry.path):
-                            result = result and self._holds_no_seen_layer(produced, entry.path, depth + 1)
+                            result = result and self.class_holds_no_seen_layer(produced, entry.path, depth + 1)
                     elif produced.kind == "external":
                         result = result and not _seen_layer(produced.module)
                     else:
                         result = False
         return result
 
-    def _module_container(self, entry: _Entry, spelled: str) -> bool:
+    def _module_container(self, entry: ModuleEntry, spelled: str) -> bool:
         """``spelled`` builds a torch module container (``nn.ModuleList``, ``nn.ModuleDict``, ``nn.Sequential``)."""
         produced = self.resolve(entry, spelled) if spelled != UNKNOWN_ELEMENT else None
         return produced is not None and produced.kind == "external" and produced.module in _TORCH_CONTAINERS
 
-    def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
-        resolved = self._class_elsewhere(analysis, expression)
-        if resolved is None:
-            return None
-        entry, target = resolved
-        return target.dotted if self.is_model_class(target, entry.path) else None
-
-    def calls_by_name_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool | None:
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return None
-        sites = [
-            site
-            for caller_entry, _, site in self._calls_named(function.name.value)
-            if caller_entry.path != entry.path
-            and not is_test_path(os.path.relpath(caller_entry.path, self.project.root).replace(os.sep, "/"))
-        ]
-        # Decided from the index, without parsing a caller: a guard written at the call, or on its function.
-        return all(site.guarded for site in sites) if sites else None
-
-    def training_caller(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return None
-        for caller_entry, caller, site in self._calls_named(function.name.value):
-            if caller is not None and caller_entry.path != entry.path and _summary_trains(caller):
-                return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
-        return None
-
-    def other_framework_class(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
-        """``func`` names a project class whose bases lead to another framework's module class (``nvtripy.Module``,
-        ``mlx.nn.Module``): its instances are not torch modules."""
-        resolved = self._resolved(analysis, func)
-        if resolved is None or resolved[1].kind != "class":
-            return False
-        _, external = self.lineage(resolved[1], resolved[0].path)
-        return any(fw.other_framework_base(name) for name in external)
-
-    def used_by_other_modules(self, analysis: ModuleAnalysis) -> bool:
-        """Another file of the project calls a function or builds a class that this module defines: the
-        module is a library of the project's code, not only a script."""
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return False
-        key = ("used-elsewhere", entry.path)
-        if key not in self._memo:
-            summary = entry.summary
-            qualnames = [*summary.functions, *(f"{name}.__init__" for name in summary.classes)]
-            self._memo[key] = any(self.callers(entry, qualname) for qualname in qualnames) or self._imported_by_its_package(entry)
-        return self._memo[key]  # type: ignore[return-value]
-
-    def _imported_by_its_package(self, entry: _Entry) -> bool:
+    def imported_by_its_package(self, entry: ModuleEntry) -> bool:
         """The ``__init__`` of a package that holds the module imports it or a name from it, in any branch
         (``from .kernel import fused`` under a version check): importing the package imports the module, which is
         the package's code even where no call the index resolves names it."""
@@ -1788,21 +1438,7 @@ class ProjectModel:
                     return True
             folder = os.path.dirname(folder)
 
-    def script_trains(self, analysis: ModuleAnalysis) -> str | None:
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return None
-        key = ("script-trains", entry.path)
-        if key not in self._memo:
-            summary = entry.summary
-            scopes = [(summary.module_calls, summary.bindings), *((f.calls, {**summary.bindings, **f.locals}) for f in summary.functions.values())]
-            self._memo[key] = next(
-                (reason for calls, local in scopes for site in calls if (reason := self._call_trains(entry, site.callee, local, 0))),
-                None,
-            )
-        return self._memo[key]  # type: ignore[return-value]
-
-    def _call_trains(self, entry: _Entry, callee: str, local: dict[str, list[str]], depth: int) -> str | None:
+    def call_trains(self, entry: ModuleEntry, callee: str, local: dict[str, list[str]], depth: int) -> str | None:
         """The call spelled ``callee`` in ``entry`` runs a project function that trains, or a method that does of
         a project class (``TrainLoop(...).run()``, ``loop.run()`` with ``loop = TrainLoop(...)``), directly or
         through the ``self`` methods and project functions it calls, a few calls deep."""
@@ -1826,72 +1462,39 @@ class ProjectModel:
         if target is None or target.kind != "function" or "." in target.qualname:
             return None
         key = ("trains", target)
-        if key not in self._memo:
-            self._memo[key] = None  # a cycle decides nothing
-            located = self._function(target)
-            self._memo[key] = self._body_trains(located[0], located[1], None, "", depth) if located is not None else None
-        return self._memo[key]  # type: ignore[return-value]
+        if key not in self.memo:
+            self.memo[key] = None  # a cycle decides nothing
+            located = self.function_of(target)
+            self.memo[key] = self._body_trains(located[0], located[1], None, "", depth) if located is not None else None
+        return self.memo[key]  # type: ignore[return-value]
 
     def _method_trains(self, cls: Target, method: str, near: str, depth: int) -> str | None:
         key = ("trains", cls, method)
         if depth > 3:
             return None
-        if key not in self._memo:
-            self._memo[key] = None  # a cycle decides nothing
+        if key not in self.memo:
+            self.memo[key] = None  # a cycle decides nothing
             located = self.method_summary(cls, method, near)
-            self._memo[key] = self._body_trains(located[0], located[1], cls, near, depth) if located is not None else None
-        return self._memo[key]  # type: ignore[return-value]
+            self.memo[key] = self._body_trains(located[0], located[1], cls, near, depth) if located is not None else None
+        return self.memo[key]  # type: ignore[return-value]
 
-    def _body_trains(self, entry: _Entry, function: FunctionSummary, cls: Target | None, near: str, depth: int) -> str | None:
+    def _body_trains(self, entry: ModuleEntry, function: FunctionSummary, cls: Target | None, near: str, depth: int) -> str | None:
         """Why ``function`` (of ``entry``; a method of ``cls``) runs a training step, itself or through what it
         calls; results are kept per function, so a call graph is walked once."""
-        if _summary_trains(function):
+        if summary_trains(function):
             return f"`{function.qualname}` in `{entry.summary.name}` runs a training step"
         for site in function.calls:
             parts = site.callee.split(".")
             reason = (
                 self._method_trains(cls, parts[1], near, depth + 1)
                 if cls is not None and len(parts) == 2 and parts[0] == "self"
-                else self._call_trains(entry, site.callee, function.locals, depth + 1)
+                else self.call_trains(entry, site.callee, function.locals, depth + 1)
             )
             if reason:
                 return reason
         return None
 
-    def package_disables_grad(self, analysis: ModuleAnalysis) -> str | None:
-        entry = self._entry_for(analysis)
-        if entry is None:
-            return None
-        key = ("package-grad", entry.path)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        reason = None
-        parts = entry.summary.name.split(".")[:-1]
-        for size in range(len(parts), 0, -1):
-            package = ".".join(parts[:size])
-            owner = self.entry(package, entry.path)
-            if owner is None or owner.path == entry.path:
-                continue
-            if owner.summary.syntax is not None and "set_grad_enabled" not in owner.summary.syntax.calls:
-                continue  # decided from the index, without parsing the package
-            parsed = self.project.parsed(Path(owner.path))
-            if parsed is not None and parsed.analysis is not None and parsed.analysis.module_disables_grad:
-                reason = f"`torch.set_grad_enabled(False)` runs when the package `{package}` is imported"
-                break
-        self._memo[key] = reason
-        return reason
-
-    def constructor_disables_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression, depth: int = 0) -> bool:
-        """The project class ``func`` names (of another module) turns autograd off for the thread when it is
-        built: its ``__init__`` runs ``torch.set_grad_enabled(False)``, or builds a class that does. Files are
-        parsed only where the index shows such a call in a constructor of the class."""
-        resolved = self._resolved(analysis, func)
-        if resolved is None or resolved[1].kind != "class" or depth > 2:
-            return False
-        target = resolved[1]
-        return self._guarded(("constructor-grad", target), lambda: self._constructor_disables_grad(target, resolved[0].path, depth))
-
-    def _constructor_disables_grad(self, target: Target, near: str, depth: int) -> bool:
+    def class_constructor_disables_grad(self, target: Target, near: str, depth: int) -> bool:
         summary = self.class_summary(target, near)
         init = summary[1].methods.get("__init__") if summary is not None else None
         if init is None or not init.calls:
@@ -1900,16 +1503,7 @@ class ProjectModel:
         cls = parsed.analysis.local_classes.get(target.qualname) if parsed is not None and parsed.analysis is not None else None
         return cls is not None and parsed.analysis.constructor_disables_grad(cls, depth + 1)
 
-    def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
-        resolved = self._resolved(analysis, func)
-        if resolved is None:
-            return False
-        entry, target = resolved
-        if target.kind != "class" or self.find_method(target, name) is not None:
-            return False
-        return any(self._holds_model(owner_entry, callee, entry.path) for owner_entry, callee in self._attribute_producers(target, name))
-
-    def _holds_model(self, entry: _Entry, spelled: str, near: str) -> bool:
+    def holds_model(self, entry: ModuleEntry, spelled: str, near: str) -> bool:
         """An attribute bound to ``spelled`` (a callee, or a parameter's annotation) holds a model."""
         produced = self.resolve(entry, spelled)
         if produced is not None and produced.kind == "external":
@@ -1919,82 +1513,47 @@ class ProjectModel:
                 return True
         return self._produces_model(entry, spelled, near, 0) is not None
 
-    def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        resolved = self._resolved(analysis, func)
-        if resolved is None:
-            return None
-        entry, target = resolved
-        if target.kind == "class":
-            return self._class_forward_without_grad(target, entry.path)
-        owner = self.entry(target.module, entry.path) if target.kind == "function" else None
-        if owner is None:
-            return None
-        # A factory: which class it returns may depend on its arguments (a wrapper that guards itself on one
-        # branch, the bare network on another); when any of them guards itself, the caller may be guarded.
-        for cls in self._returned_classes(owner, target, 0):
-            reason = self._class_forward_without_grad(cls, owner.path)
-            if reason is not None:
-                return f"`{target.qualname}` returns instances of `{cls.qualname}`, and {reason}"
-        return None
-
     def project_package(self, name: str) -> bool:
         return name in self._top_level_names()
 
     def external_name(self, dotted: str) -> str | None:
         key = ("external name", dotted)
-        if key not in self._memo:
+        if key not in self.memo:
             found = None
             if dotted.partition(".")[0] in self._top_level_names():
                 target = self.resolve_absolute(dotted)
                 if target is not None and target.kind == "external" and target.module != dotted:
                     found = target.module
-            self._memo[key] = found
-        return self._memo[key]  # type: ignore[return-value]
+            self.memo[key] = found
+        return self.memo[key]  # type: ignore[return-value]
 
     def _top_level_names(self) -> frozenset[str]:
         key = ("top-level names",)
-        if key not in self._memo:
-            self._memo[key] = frozenset(name.partition(".")[0] for name in self.modules)
-        return self._memo[key]  # type: ignore[return-value]
+        if key not in self.memo:
+            self.memo[key] = frozenset(name.partition(".")[0] for name in self.modules)
+        return self.memo[key]  # type: ignore[return-value]
 
-    def grad_free_decorator(self, analysis: ModuleAnalysis, decorator: cst.BaseExpression) -> bool:
-        resolved = self._resolved(analysis, decorator.func if isinstance(decorator, cst.Call) else decorator)
-        return resolved is not None and self._guard_factory(resolved[1])
-
-    def _guard_factory(self, target: Target) -> bool:
+    def guard_factory(self, target: Target) -> bool:
         """``target`` is a project function whose body names a grad-free guard (``smart_inference_mode``)."""
-        located = self._function(target) if target.kind == "function" else None
+        located = self.function_of(target) if target.kind == "function" else None
         return located is not None and located[1].names_grad_guard
 
-    def _decorated_grad_free(self, entry: _Entry, function: FunctionSummary) -> bool:
+    def decorated_grad_free(self, entry: ModuleEntry, function: FunctionSummary) -> bool:
         """A decorator of ``function`` wraps it in a grad-free guard: torch's, or a project factory of one."""
         for decorator in function.decorators:
             target = self.resolve(entry, decorator)
             if target is None:
                 continue
-            if target.kind == "external" and target.module in fw.NO_GRAD_GUARDS or self._guard_factory(target):
+            if target.kind == "external" and target.module in fw.NO_GRAD_GUARDS or self.guard_factory(target):
                 return True
         return False
 
-    def unseen_project_name(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
-        entry = self._entry_for(analysis)
-        spelled = _spelled(func)
-        if entry is None or spelled is None or "()" in spelled:
-            return False
-        return spelled.partition(".")[0] in entry.summary.imports and self.resolve(entry, spelled) is None
-
-    def method_runs_forward(self, analysis: ModuleAnalysis, func: cst.BaseExpression, method: str) -> bool | None:
-        resolved = self._resolved(analysis, func)
-        if resolved is None or resolved[1].kind != "class":
-            return None
-        return self._method_runs_forward(resolved[1], method, resolved[0].path, 0)
-
-    def _method_runs_forward(self, cls: Target, method: str, near: str, depth: int) -> bool | None:
+    def class_method_runs_forward(self, cls: Target, method: str, near: str, depth: int) -> bool | None:
         located = self.method_summary(cls, method, near)
         if located is None:
             return None
         owner_entry, function = located
-        if self._decorated_grad_free(owner_entry, function):
+        if self.decorated_grad_free(owner_entry, function):
             return False
         attributes = {name for _, summary in self.lineage(cls, near)[0] for name in summary.attributes}
         for site in function.calls:
@@ -2005,7 +1564,7 @@ class ProjectModel:
                 return True
             if len(parts) == 2 and self.method_summary(cls, parts[1], near) is not None:
                 # `self._encode(x)`: another method, which may guard itself in turn
-                if depth < 3 and self._method_runs_forward(cls, parts[1], near, depth + 1) is not False:
+                if depth < 3 and self.class_method_runs_forward(cls, parts[1], near, depth + 1) is not False:
                     return True
                 continue
             if parts[1] in attributes and (len(parts) == 2 or parts[-1] in fw.LIBRARY_FORWARD_METHODS or parts[-1] == "forward"):
@@ -2018,11 +1577,11 @@ class ProjectModel:
         hub = next((e for e in self.modules.get("hubconf", ()) if os.path.dirname(e.path) == self._root), None)
         if hub is None or entry_name not in hub.summary.functions:
             return None
-        classes = self._returned_classes(hub, Target("function", hub.summary.name, entry_name), 0)
-        reasons = [self._class_forward_without_grad(cls) for cls in classes]
+        classes = self.returned_classes(hub, Target("function", hub.summary.name, entry_name), 0)
+        reasons = [self.class_forward_without_grad(cls) for cls in classes]
         return reasons[0] if reasons and all(reasons) else None
 
-    def _returned_classes(self, entry: _Entry, target: Target, depth: int) -> list[Target]:
+    def returned_classes(self, entry: ModuleEntry, target: Target, depth: int) -> list[Target]:
         """The project classes the function ``target`` returns instances of, through the functions it returns
         the results of; empty when any return is something else."""
         function = entry.summary.functions.get(target.qualname)
@@ -2036,13 +1595,13 @@ class ProjectModel:
                     found.append(resolved)
                     continue
                 owner = self.entry(resolved.module, entry.path) if resolved is not None and resolved.kind == "function" else None
-                inner = self._returned_classes(owner, resolved, depth + 1) if owner is not None else []
+                inner = self.returned_classes(owner, resolved, depth + 1) if owner is not None else []
                 if not inner:
                     return []
                 found.extend(inner)
         return found
 
-    def _class_forward_without_grad(self, cls: Target, near: str | None = None) -> str | None:
+    def class_forward_without_grad(self, cls: Target, near: str | None = None) -> str | None:
         frozen = self._freezes_itself(cls, near)
         if frozen is not None:
             return frozen
@@ -2050,7 +1609,7 @@ class ProjectModel:
         if located is None:
             return None
         owner_entry, function = located
-        if self._decorated_grad_free(owner_entry, function):
+        if self.decorated_grad_free(owner_entry, function):
             return f"`{function.qualname}` (in `{owner_entry.summary.name}`) is decorated with a grad-free guard"
         own = [site for site in function.calls if site.callee == "self" or site.callee.startswith("self.")]
         if own and all(site.guarded for site in own):
@@ -2086,7 +1645,7 @@ class ProjectModel:
             return f"`{owner}.__init__` freezes every submodule it holds"
         return None
 
-    def _holds_frozen(self, entry: _Entry, callees: list[str], depth: int) -> bool:
+    def _holds_frozen(self, entry: ModuleEntry, callees: list[str], depth: int) -> bool:
         """Every class an attribute may be built from is a project class that freezes itself."""
         for spelled in callees:
             target = self.resolve(entry, spelled)
@@ -2094,27 +1653,7 @@ class ProjectModel:
                 return False
         return bool(callees)
 
-    def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        resolved = self._class_elsewhere(analysis, func)
-        if resolved is None:
-            return None
-        entry, target = resolved
-        key = ("loads", entry.path, target)
-        if key not in self._memo:
-            self._memo[key] = self._initialiser_loads(target, entry.path)
-        return self._memo[key]  # type: ignore[return-value]
-
-    def helper_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        resolved = self._resolved(analysis, func)
-        if resolved is None or resolved[1].kind != "function" or resolved[1].module == resolved[0].summary.name:
-            return None
-        located = self._function(resolved[1])
-        if located is None:
-            return None
-        loader = self._helper_loader(*located)
-        return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`" if loader is not None else None
-
-    def _helper_loader(self, entry: _Entry, function: FunctionSummary) -> str | None:
+    def helper_loader(self, entry: ModuleEntry, function: FunctionSummary) -> str | None:
         """What a project function calls to load a model it returns: a model loader or pretrained constructor,
         with weights put into a model (``load_state_dict``) where the loader is ``torch.load`` (which reads any
         tensors, not only models)."""
@@ -2128,7 +1667,7 @@ class ProjectModel:
             return None
         return loader
 
-    def _initialiser_loads(self, target: Target, near: str) -> str | None:
+    def initialiser_loads(self, target: Target, near: str) -> str | None:
         """Follow ``__init__`` up the project bases while it defers to ``super().__init__``."""
         chain = self.lineage(target, near)[0]
         target_cls = chain[0][1] if chain else None
@@ -2145,16 +1684,16 @@ class ProjectModel:
                 return None
         return None
 
-    def _init_loader(self, entry: _Entry, owner: ClassSummary, init: FunctionSummary) -> str | None:
+    def _init_loader(self, entry: ModuleEntry, owner: ClassSummary, init: FunctionSummary) -> str | None:
         """:meth:`_loading_call` of a class's ``__init__``, once per class: every subclass's walk up its bases
         asks it again (a large project's model classes share a few bases)."""
         key = ("init-loader", entry.path, owner.name)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        found = self._memo[key] = self._loading_call(entry, owner, init, 0)
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        found = self.memo[key] = self._loading_call(entry, owner, init, 0)
         return found
 
-    def _loading_call(self, entry: _Entry, owner: ClassSummary | None, function: FunctionSummary, depth: int) -> str | None:
+    def _loading_call(self, entry: ModuleEntry, owner: ClassSummary | None, function: FunctionSummary, depth: int) -> str | None:
         for site in function.calls:
             if site.callee.startswith("self.") and site.callee.count(".") == 1 and depth < 2 and owner is not None:
                 helper = owner.methods.get(site.callee[5:])
@@ -2172,113 +1711,13 @@ class ProjectModel:
                 return site.callee
         return None
 
-    # -- autograd graphs across modules ------------------------------------------------------------------
-    def graph_summary(self, analysis: ModuleAnalysis, call: cst.Call) -> GraphSummary | None:
-        located = self._graph_callee(analysis, call)
-        if located is None:
-            return None
-        key = ("graph-summary", located[0].path, located[1].qualname)
-        if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
-        with self._hop() as allowed:
-            if not allowed:
-                return None  # not memoised: a shallower question may still answer it
-            parsed = self.project.parsed(Path(located[0].path))
-            callee = parsed.analysis if parsed is not None else None
-            definition = _definition_at(callee, located[1]) if callee is not None else None
-            summary = callee.autograd_graphs.summary(definition) if definition is not None else None
-        self._memo[key] = summary
-        return summary
-
-    def _graph_callee(self, analysis: ModuleAnalysis, call: cst.Call) -> tuple[_Entry, FunctionSummary] | None:
-        """The project function of another module that ``call`` runs (not a class: its construction)."""
-        entry = self._entry_for(analysis)
-        spelled = _spelled(call.func)
-        if entry is None or spelled is None:
-            return None
-        enclosing = analysis.enclosing_function(call)
-        caller = None
-        if enclosing is not None:
-            located = self._function_target(analysis, enclosing)
-            found = self._function(Target("function", located[0].summary.name, located[1])) if located is not None else None
-            caller = found[1] if found is not None else None
-        target = self.resolve_call(entry, caller, spelled)
-        if target is None or target.kind != "function" or target.qualname.endswith(".__init__"):
-            return None
-        located = self._function(target)
-        if located is None or located[0].path == entry.path:
-            return None
-        return located
-
-    def graph_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
-        located = self._function_target(analysis, function)
-        if located is None:
-            return None
-        entry, qualname = located
-        key = ("graph-callers", entry.path, qualname)
-        if key not in self._memo:
-            self.project.adopt(analysis)  # the callers' questions about this file then reach the same tree
-            self._memo[key] = self._graph_callers(entry, qualname)
-        return self._memo[key]  # type: ignore[return-value]
-
-    def _graph_callers(self, entry: _Entry, qualname: str) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
-        owner, _, name = qualname.rpartition(".")
-        if owner:
-            chain, external = self.lineage(Target("class", entry.summary.name, owner), entry.path)
-            if external or any(name in cls.methods for _, cls in chain[1:]):
-                return None  # a framework base, or a project base calling the method it overrides, may call it
-        wanted = Target("function", entry.summary.name, qualname)
-        sites: list[tuple[_Entry, CallSite]] = []
-        for caller_entry, caller, site in self._calls_named(name):
-            if caller_entry.path == entry.path:
-                continue  # same-file calls are the file's own analysis's business
-            target = self.resolve_call(caller_entry, caller, site.callee)
-            if target is None:
-                return None  # ``agent.update(...)`` on something the index cannot follow: it may be this one
-            if target == wanted:
-                sites.append((caller_entry, site))
-        # A use of the name that is not a call (a callback, an alias, a registry) may call it unseen.
-        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
-        mentions = []
-        for path in self._by_path:
-            if path == entry.path:
-                continue
-            try:
-                if pattern.search(read_bytes(path)):
-                    mentions.append(path)
-            except OSError:
-                return None
-        if len(mentions) > _MAX_MENTIONS:
-            return None
-        found = []
-        for path in mentions:
-            parsed = self.project.parsed(Path(path))
-            analysis = parsed.analysis if parsed is not None else None
-            if analysis is None or referenced_besides_calls(analysis, name):
-                return None
-        for caller_entry, site in sites:
-            call = self._located_call(caller_entry, site)
-            if call is None:
-                return None
-            found.append(call)
-        return found
-
-    def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:
-        entry = self._entry_for(analysis)
-        qual = _class_qualname(analysis, cls) if entry is not None else None
-        if entry is None or qual is None:
-            return None
-        chain, _ = self.lineage(Target("class", entry.summary.name, qual), entry.path)
-        for owner_entry, owner in chain[1:]:
-            if owner_entry.path == entry.path:
-                continue
-            for callee in owner.attributes.get(name, ()):
-                if self._holds_model(owner_entry, callee, entry.path):
-                    return f"`self.{name}`, a model that the base class `{owner.name}` of `{owner_entry.summary.name}` binds"
-        return None
 
 
-def _summary_trains(function: FunctionSummary) -> bool:
+
+
+
+
+def summary_trains(function: FunctionSummary) -> bool:
     """The function runs a training step, by its summary (as :meth:`ModuleAnalysis.is_training_call` decides
     from the tree): a backward, ``zero_grad``, ``autograd.grad``, or an optimizer's ``step``."""
     for site in function.calls:
@@ -2296,17 +1735,17 @@ def _evaluates(function: FunctionSummary) -> bool:
     """Evaluation code by its summary: something put in eval mode is then called, and nothing trains."""
     if function.qualname.endswith("__init__") or not function.evaluated:
         return False
-    if any(site.callee.rsplit(".", 1)[-1] in TRAINING_CANDIDATES for site in function.calls):
+    if any(site.callee.rsplit(".", 1)[-1] in fw.TRAINING_CANDIDATES for site in function.calls):
         return False
     return bool({site.callee for site in function.calls} & function.evaluated)
 
 
-def _runs_as_script(entry: _Entry, relative: str) -> bool:
+def _runs_as_script(entry: ModuleEntry, relative: str) -> bool:
     """A script by its summary: module-level code runs what it built, does not train, and is not a test."""
     syntax = entry.summary.syntax
     if syntax is None or not syntax.script_runs or is_test_path(relative):
         return False
-    return not any(site.callee.rsplit(".", 1)[-1] in TRAINING_CANDIDATES for site in entry.summary.module_calls)
+    return not any(site.callee.rsplit(".", 1)[-1] in fw.TRAINING_CANDIDATES for site in entry.summary.module_calls)
 
 
 def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:
@@ -2324,39 +1763,20 @@ def _is_module_base(name: str) -> bool:
     return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
 
 
-def _spelled(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        inner = _spelled(node.value)
-        return f"{inner}.{node.attr.value}" if inner else None
-    return None
 
 
-def _class_qualname(analysis: ModuleAnalysis, cls: cst.ClassDef) -> str | None:
-    names = [cls.name.value]
-    for ancestor in analysis.ancestors(cls):
-        if isinstance(ancestor, cst.ClassDef):
-            names.append(ancestor.name.value)
-        elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-            return None
-    return ".".join(reversed(names))
 
 
-def _imported_spelling(entry: _Entry, spelled: str) -> str:
+def _imported_spelling(entry: ModuleEntry, spelled: str) -> str:
     """``pb.Servicer`` with ``from pkg import pb`` -> ``pkg.pb.Servicer``, resolved or not."""
     first, _, rest = spelled.partition(".")
     head = entry.summary.imports.get(first, first)
     return f"{head}.{rest}" if rest else head
 
 
-def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.FunctionDef | None:
-    """The LibCST definition that ``ast`` summarised as ``function`` (its name, on the line of its ``def``)."""
-    name = function.qualname.rsplit(".", 1)[-1]
-    return next((node for node in analysis.functions_on(function.line) if node.name.value == name), None)
 
 
-def _located(entry: _Entry, qualname: str) -> FunctionSummary | None:
+def _located(entry: ModuleEntry, qualname: str) -> FunctionSummary | None:
     """The function or method ``qualname`` of the entry's module."""
     owner, _, name = qualname.rpartition(".")
     if not owner:
@@ -2371,21 +1791,6 @@ def _same_file_call(callee: str) -> bool:
     return not rest or (head in ("self", "cls") and "." not in rest)
 
 
-def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
-    """The LibCST call that ``ast`` saw at ``site`` (same line, same callee, same order on the line)."""
-    terminal = site.callee.rsplit(".", 1)[-1]
-    starts = analysis.call_starts
-    if starts is not None:  # where `ast` saw each call, as the index did
-        on_line = [s.call for s in analysis.index.sites(terminal) if starts[s.call][0] == site.line]
-        on_line.sort(key=lambda call: starts[call][1])
-    else:
-        positions = analysis.positions
-        on_line = [
-            s.call for s in analysis.index.sites(terminal)
-            if positions.may_stand_on(s.call, site.line) and positions[s.call].start.line == site.line
-        ]
-        on_line.sort(key=lambda call: positions[call].start.column)
-    return on_line[site.ordinal] if site.ordinal < len(on_line) else None
 
 
 def _seen_layer(dotted: str) -> bool:
@@ -2405,7 +1810,3 @@ def _seen_layer(dotted: str) -> bool:
     return not parameter_free
 
 
-def _switch(callee: str) -> str:
-    """``"eval"`` for ``self.eval`` and ``self.model.eval``, ``"train"`` likewise; else ``""``."""
-    head, _, last = callee.rpartition(".")
-    return last if last in ("eval", "train") and head.count(".") <= 1 else ""

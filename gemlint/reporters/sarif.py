@@ -38,7 +38,7 @@ import sarif_om as om
 from gemlint.version import __version__
 from gemlint.diagnostics import CellSpan, Diagnostic, Edit, Fix, Severity, Span
 from gemlint.docs import project_url, rule_markdown, rule_text, rule_url
-from gemlint.engine import INTERNAL_ERROR_PREFIX
+from gemlint.bad_input import INTERNAL_ERROR_PREFIX
 from gemlint.fingerprints import FINGERPRINT_KEY
 from gemlint.registry import PARSE_ERROR_CODE
 from gemlint.repository import repository_path

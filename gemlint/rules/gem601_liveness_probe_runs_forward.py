@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from gemlint.analysis.engines import forward_label, runs_phrase
+from gemlint.analysis.forward_families import forward_label, runs_phrase
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.languages import Language
 from gemlint.rule import DocumentRule

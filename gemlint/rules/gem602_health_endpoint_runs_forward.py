@@ -5,8 +5,9 @@ import os
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.engines import forward_label, runs_phrase
-from gemlint.analysis.routes import is_health_path, module_routes
+from gemlint.analysis.forward_families import forward_label, runs_phrase
+from gemlint.analysis.route_paths import is_health_path
+from gemlint.analysis.routes import module_routes
 from gemlint.analysis.triage import Imports, NotTest
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule

@@ -4,19 +4,19 @@ the rules of the family; a rule reports the findings that carry its code."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from gemlint.languages import Language
-from gemlint.text import ScannedText
 from gemlint.native.resources import NOT_ANALYSED, PYTHON_BINDING_MARKERS, markers_for
 from gemlint.rule import AnalysisRule, DocumentRule
 from gemlint.rules.gem000_parse_error import ParseError
 
+if TYPE_CHECKING:
+    import libcst as cst
+
 
 class CrossLanguageRule(AnalysisRule, DocumentRule):
-    """A rule that is a LibCST visitor for Python files and a :class:`DocumentRule` for native documents.
+    """A rule that is a :class:`~gemlint.rule.PythonRule` for Python files and a :class:`DocumentRule` for native documents.
 
     The engine hands Python files to :class:`~gemlint.rule.PythonRule` subclasses and other files to
     :class:`~gemlint.rule.DocumentRule` subclasses; this class is both, and ``languages`` says which files
@@ -24,20 +24,11 @@ class CrossLanguageRule(AnalysisRule, DocumentRule):
     """
 
     languages = frozenset({Language.NATIVE, Language.PYTHON})
-    #: Text markers per language, as groups: a file may match only if it contains a marker of every group.
-    #: (``prefilter`` is their union, for callers that do not say which language the text is in.)
-    markers: ClassVar[dict[Language, tuple[tuple[str, ...], ...]]] = {}
+    # ``markers`` says each language's text markers (``prefilter`` is their union, for callers that do not say
+    # which language the text is in).
 
     def __init__(self, context) -> None:
         self.context = context
-        cst.BatchableCSTVisitor.__init__(self)
-
-    @classmethod
-    def may_match(cls, text: str | ScannedText, language: Language | None = None) -> bool:
-        groups = cls.markers.get(language) if language is not None else None
-        if groups is None:
-            return super().may_match(text, language)
-        return all(any(marker in text for marker in group) for group in groups)
 
 
 class PairingRule(CrossLanguageRule):

@@ -25,7 +25,8 @@ from gemlint.config import Config, ConfigError, validate_codes
 from gemlint.config_tree import ConfigTree, project_root_for
 from gemlint.diagnostics import Diagnostic, applicable
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.engine import INTERNAL_ERROR_PREFIX, lint_text
+from gemlint.bad_input import INTERNAL_ERROR_PREFIX
+from gemlint.engine import lint_text
 from gemlint.fixes import fix_source
 from gemlint.frontends.native_includes import BUILD_FILES, forget_lookups
 from gemlint.languages import Language, language_of
