@@ -1,6 +1,8 @@
 """What a run imports when it has nothing to lint: the command line and a run whose files all come from the cache
 select the rules from their generated table, and import neither LibCST nor any rule (about half a second, most
-of a run over a cached project). Each check runs in a fresh interpreter, where nothing else has imported them."""
+of a run over a cached project). A run whose files no Python rule admits (manifests, CUDA, Python that no rule
+looks at) imports the rules it needs but neither LibCST, the analyses nor astroid. Each check runs in a fresh
+interpreter, where nothing else has imported them."""
 
 from __future__ import annotations
 
@@ -90,3 +92,60 @@ def test_a_run_with_nothing_to_lint_imports_no_rule(tmp_path):
     (tmp_path / "README.md").write_text("nothing gemlint reads\n")
     findings, heavy = _run(tmp_path, "--no-cache")
     assert findings == [] and heavy == []
+
+
+KERNEL = """\
+#include <cuda_runtime.h>
+
+void launch(float *buffer, int n);
+
+void scratch(int n) {
+    float *buffer;
+    cudaMalloc(&buffer, n * sizeof(float));
+    launch(buffer, n);
+}
+"""
+TWO_GPUS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:latest
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+"""
+# Which of LibCST, astroid and gemlint's Python path a run imported.
+PYTHON_PATH_PROBE = PROBE.replace(
+    'heavy = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
+    'heavy = sorted(m for m in sys.modules if m in ("libcst", "astroid", "gemlint.python_lint", "gemlint.project.answers"))',
+)
+
+
+def _native_and_deployment(tmp_path: Path, copies: int) -> Path:
+    tmp_path.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[tool.gemlint]\n")
+    (tmp_path / "stats.py").write_text("def mean(values):\n    return sum(values) / len(values)\n")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "server.yaml").write_text(TWO_GPUS)
+    for number in range(copies):
+        (tmp_path / f"kernel_{number}.cu").write_text(KERNEL)
+    return tmp_path
+
+
+def test_a_run_that_admits_no_python_file_imports_no_libcst_nor_astroid(tmp_path):
+    # One kernel: linted in this process. Forty: linted by a pool of workers, which the parent prepares.
+    for copies, jobs in ((1, "1"), (40, "2")):
+        folder = _native_and_deployment(tmp_path / str(copies), copies)
+        completed = subprocess.run(
+            [sys.executable, "-c", PYTHON_PATH_PROBE, "check", "--format", "json", "--no-cache", "--exit-zero", "--jobs", jobs, "."],
+            cwd=folder, capture_output=True, text=True, timeout=120,
+        )
+        findings = json.loads(completed.stdout)
+        assert sorted({(f["path"].split("_")[0], f["code"]) for f in findings}) == [("deploy/server.yaml", "GEM605"), ("kernel", "GEM301")]
+        assert json.loads(completed.stderr.strip().splitlines()[-1]) == [], completed.stderr
