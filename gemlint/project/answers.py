@@ -55,15 +55,17 @@ class ProjectAnswers:
     # -- asked about a file's nodes ------------------------------------------------------------
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
         return self.model.in_context(str(analysis.context.source.path))
-    # -- OutsideFacts ------------------------------------------------------------------------------------
+
     def _entry_for(self, analysis: ModuleAnalysis) -> ModuleEntry | None:
         return self.model.entry_of_path(str(analysis.context.source.path))
+
     def class_hooks(self, analysis: ModuleAnalysis, cls: cst.ClassDef) -> frozenset[str] | None:
         entry = self._entry_for(analysis)
         if entry is None:
             return None
         qual = _class_qualname(analysis, cls)
         return self.model.hooks(Target("class", entry.summary.name, qual), entry.path) if qual else None
+
     def _function_target(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple[ModuleEntry, str] | None:
         entry = self._entry_for(analysis)
         if entry is None:
@@ -75,6 +77,7 @@ class ProjectAnswers:
             return entry, function.name.value
         qual = _class_qualname(analysis, owner)
         return (entry, f"{qual}.{function.name.value}") if qual else None
+
     def _located_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]:
         """Calls of ``function`` from other modules that lie on a path from an inference entry point: only
         those decide its context and its guards."""
@@ -90,14 +93,17 @@ class ProjectAnswers:
                 continue  # a test or unreached code calling it is not a path from a request
             found.append((caller_entry, caller, site))
         return found
+
     def _parses_callers(self, analysis: ModuleAnalysis, callers: list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]) -> bool:
         """Few enough caller files to parse them; a helper called from all over a large project is judged
         from the index instead (parsing every caller cost most of a cold run on transformers)."""
         own = self._entry_for(analysis)
         here = own.path if own is not None else None
         return len({entry.path for entry, _, _ in callers if entry.path != here}) <= MAX_PARSED_CALLER_FILES
+
     def _caller_calls(self, analysis: ModuleAnalysis, callers: list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]) -> list[tuple[ModuleAnalysis, cst.Call]]:
         return [found for caller_entry, _, site in callers if (found := self._located_call(caller_entry, site, analysis)) is not None]
+
     def _located_call(self, entry: ModuleEntry, site: CallSite, current: ModuleAnalysis | None = None) -> tuple[ModuleAnalysis, cst.Call] | None:
         """The call ``site`` of ``entry``'s module, in that module's tree: ``current`` when it is that module
         (an instance call in the file being linted: `runner.predict(x)`, `runner = Runner()`), else the
@@ -110,6 +116,7 @@ class ProjectAnswers:
             analysis = parsed.analysis if parsed is not None else None
         call = _call_at(analysis, site) if analysis is not None else None
         return (analysis, call) if call is not None else None
+
     def _index_verdict(self, entry: ModuleEntry, caller: FunctionSummary | None) -> Verdict:
         """A caller's context from its summary alone (see :meth:`_parses_callers`)."""
         if caller is None:
@@ -119,6 +126,7 @@ class ProjectAnswers:
         # A path that starts only at functions named for inference (`predict*`) rests on those names.
         name_only = not self.model.on_evidenced_path(entry.path, caller.qualname)
         return Verdict(Context.INFERENCE, f"`{caller.qualname}` in `{entry.summary.name}`, on a path from an inference entry point", name_only)
+
     def caller_verdicts(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[Verdict]:
         with self.model.hop() as allowed:
             if not allowed:
@@ -127,6 +135,7 @@ class ProjectAnswers:
             if not self._parses_callers(analysis, callers):
                 return [self._index_verdict(entry, caller) for entry, caller, _ in callers]
             return [caller.context_of(call) for caller, call in self._caller_calls(analysis, callers)]
+
     def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
         located = self._function_target(analysis, function)
         if located is None:
@@ -139,6 +148,7 @@ class ProjectAnswers:
                 return []
             self.model.memo[key] = result = self._per_request_callers(located)
             return result
+
     def _per_request_callers(self, located: tuple[ModuleEntry, str]) -> list[str | None]:
         callers = []
         for caller_entry, caller, site in self.model.callers(*located):
@@ -161,6 +171,7 @@ class ProjectAnswers:
                 return [None]
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
         return reasons
+
     def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         located = self._function_target(analysis, function)
         if located is None:
@@ -175,6 +186,7 @@ class ProjectAnswers:
             result = self._models_passed(analysis, function, param, located) if allowed else []
         self.model.memo[key] = result
         return result
+
     def _models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param, located: tuple[ModuleEntry, str]) -> list[str | None]:
         callers = [
             (caller_entry, site)
@@ -192,6 +204,7 @@ class ProjectAnswers:
             origins = call[0].models.origins(passed) if passed is not None else ()
             described.append(f"{origins[0].description}, in `{caller_entry.summary.name}`" if origins else None)
         return described
+
     def callers_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int) -> list[bool]:
         with self.model.hop() as allowed:
             if not allowed:
@@ -211,12 +224,14 @@ class ProjectAnswers:
                     continue
                 results.append(caller.grad_free_guard(call, depth + 1) is not None)
             return results
+
     def _resolved(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[ModuleEntry, Target] | None:
         """The analysed module's index entry and what ``expression`` (a dotted name) names from it."""
         entry = self._entry_for(analysis)
         spelled = _spelled(expression)
         target = self.model.resolve(entry, spelled) if entry is not None and spelled is not None else None
         return (entry, target) if target is not None else None
+
     def model_producer(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> tuple[str, str] | None:
         if isinstance(func, cst.Subscript):
             return self._registry_producer(analysis, func)
@@ -238,6 +253,7 @@ class ProjectAnswers:
             if kind in ("constructed", "loaded"):
                 return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
         return None
+
     def _registry_producer(self, analysis: ModuleAnalysis, func: cst.Subscript) -> tuple[str, str] | None:
         """``registry[key](...)`` where ``registry`` is a project dict of builder functions: what every builder
         returns (``evaluated`` only when each one puts its model in eval mode)."""
@@ -260,6 +276,7 @@ class ProjectAnswers:
         if kinds == {"evaluated"}:
             return "evaluated", f"{shown}, a model built by the factories of `{target.dotted}`, which all put it in eval mode"
         return "constructed", f"{shown}, a model built by the factories of `{target.dotted}`"
+
     def _class_elsewhere(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[ModuleEntry, Target] | None:
         """The project class of another module that ``expression`` names (same-file classes are the per-file
         analysis's), with the analysed module's entry."""
@@ -267,6 +284,7 @@ class ProjectAnswers:
         if resolved is None or resolved[1].kind != "class" or resolved[1].module == resolved[0].summary.name:
             return None
         return resolved
+
     def mode_free_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class (of this module or another) that ``expression`` names has no train/eval
         behaviour: its classes derive from ``torch.nn.Module`` itself and bind only torch modules without a
@@ -274,6 +292,7 @@ class ProjectAnswers:
         nothing in them calls dropout or batch norm or reads ``training``."""
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.class_mode_free(resolved[1], resolved[0].path, 0)
+
     def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class that ``expression`` names puts what it builds in eval mode itself: its
         ``__init__`` calls ``.eval()`` (``self.eval()``, ``self.decoder.to(device).eval()``), or, for a wrapper
@@ -294,6 +313,7 @@ class ProjectAnswers:
             return False
         switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
         return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
+
     def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
         binds no layer that the analysis can see: only data, torch parts without parameters, instances of
@@ -302,6 +322,7 @@ class ProjectAnswers:
         such a module records a graph or has a mode is unknown, so it is not judged as a model."""
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.class_holds_no_seen_layer(resolved[1], resolved[0].path, 0)
+
     def holds_no_parameter(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
         can hold no parameter: none of its methods makes or registers one (``nn.Parameter``,
@@ -310,6 +331,7 @@ class ProjectAnswers:
         a module. Its forward records no autograd graph (a quantised kernel whose packed weights are buffers)."""
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.class_holds_no_parameter(resolved[1], resolved[0].path, 0)
+
     def instances_hold_no_parameter(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """:meth:`holds_no_parameter` for the class ``expression`` names and every project subclass of it (any
         depth): ``self`` in the class's methods may be an instance of any of them."""
@@ -320,12 +342,14 @@ class ProjectAnswers:
             if count >= MAX_SUBCLASSES or located is None or not self.model.class_holds_no_parameter(sub, located[0].path, 0):
                 return False  # one that may hold a parameter, or too many to tell
         return True
+
     def model_class(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
         resolved = self._class_elsewhere(analysis, expression)
         if resolved is None:
             return None
         entry, target = resolved
         return target.dotted if self.model.is_model_class(target, entry.path) else None
+
     def calls_by_name_guarded(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool | None:
         entry = self._entry_for(analysis)
         if entry is None:
@@ -338,6 +362,7 @@ class ProjectAnswers:
         ]
         # Decided from the index, without parsing a caller: a guard written at the call, or on its function.
         return all(site.guarded for site in sites) if sites else None
+
     def training_caller(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
         entry = self._entry_for(analysis)
         if entry is None:
@@ -346,6 +371,7 @@ class ProjectAnswers:
             if caller is not None and caller_entry.path != entry.path and summary_trains(caller):
                 return f"`{caller.qualname}` in `{caller_entry.summary.name}`"
         return None
+
     def other_framework_class(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
         """``func`` names a project class whose bases lead to another framework's module class (``nvtripy.Module``,
         ``mlx.nn.Module``): its instances are not torch modules."""
@@ -354,6 +380,7 @@ class ProjectAnswers:
             return False
         _, external = self.model.lineage(resolved[1], resolved[0].path)
         return any(fw.other_framework_base(name) for name in external)
+
     def used_by_other_modules(self, analysis: ModuleAnalysis) -> bool:
         """Another file of the project calls a function or builds a class that this module defines: the
         module is a library of the project's code, not only a script."""
@@ -366,6 +393,7 @@ class ProjectAnswers:
             qualnames = [*summary.functions, *(f"{name}.__init__" for name in summary.classes)]
             self.model.memo[key] = any(self.model.callers(entry, qualname) for qualname in qualnames) or self.model.imported_by_its_package(entry)
         return self.model.memo[key]  # type: ignore[return-value]
+
     def script_trains(self, analysis: ModuleAnalysis) -> str | None:
         entry = self._entry_for(analysis)
         if entry is None:
@@ -379,6 +407,7 @@ class ProjectAnswers:
                 None,
             )
         return self.model.memo[key]  # type: ignore[return-value]
+
     def package_disables_grad(self, analysis: ModuleAnalysis) -> str | None:
         entry = self._entry_for(analysis)
         if entry is None:
@@ -401,6 +430,7 @@ class ProjectAnswers:
                 break
         self.model.memo[key] = reason
         return reason
+
     def constructor_disables_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression, depth: int = 0) -> bool:
         """The project class ``func`` names (of another module) turns autograd off for the thread when it is
         built: its ``__init__`` runs ``torch.set_grad_enabled(False)``, or builds a class that does. Files are
@@ -410,6 +440,7 @@ class ProjectAnswers:
             return False
         target = resolved[1]
         return self.model.guarded(("constructor-grad", target), lambda: self.model.class_constructor_disables_grad(target, resolved[0].path, depth))
+
     def holds_submodule(self, analysis: ModuleAnalysis, func: cst.BaseExpression, name: str) -> bool:
         resolved = self._resolved(analysis, func)
         if resolved is None:
@@ -418,6 +449,7 @@ class ProjectAnswers:
         if target.kind != "class" or self.model.find_method(target, name) is not None:
             return False
         return any(self.model.holds_model(owner_entry, callee, entry.path) for owner_entry, callee in self.model.attribute_producers(target, name))
+
     def forward_without_grad(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
         if resolved is None:
@@ -435,20 +467,24 @@ class ProjectAnswers:
             if reason is not None:
                 return f"`{target.qualname}` returns instances of `{cls.qualname}`, and {reason}"
         return None
+
     def grad_free_decorator(self, analysis: ModuleAnalysis, decorator: cst.BaseExpression) -> bool:
         resolved = self._resolved(analysis, decorator.func if isinstance(decorator, cst.Call) else decorator)
         return resolved is not None and self.model.guard_factory(resolved[1])
+
     def unseen_project_name(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
         entry = self._entry_for(analysis)
         spelled = _spelled(func)
         if entry is None or spelled is None or "()" in spelled:
             return False
         return spelled.partition(".")[0] in entry.summary.imports and self.model.resolve(entry, spelled) is None
+
     def method_runs_forward(self, analysis: ModuleAnalysis, func: cst.BaseExpression, method: str) -> bool | None:
         resolved = self._resolved(analysis, func)
         if resolved is None or resolved[1].kind != "class":
             return None
         return self.model.class_method_runs_forward(resolved[1], method, resolved[0].path, 0)
+
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._class_elsewhere(analysis, func)
         if resolved is None:
@@ -458,6 +494,7 @@ class ProjectAnswers:
         if key not in self.model.memo:
             self.model.memo[key] = self.model.initialiser_loads(target, entry.path)
         return self.model.memo[key]  # type: ignore[return-value]
+
     def helper_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
         if resolved is None or resolved[1].kind != "function" or resolved[1].module == resolved[0].summary.name:
@@ -467,6 +504,7 @@ class ProjectAnswers:
             return None
         loader = self.model.helper_loader(*located)
         return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`" if loader is not None else None
+
     # -- autograd graphs across modules ------------------------------------------------------------------
     def graph_summary(self, analysis: ModuleAnalysis, call: cst.Call) -> GraphSummary | None:
         located = self._graph_callee(analysis, call)
@@ -484,6 +522,7 @@ class ProjectAnswers:
             summary = callee.autograd_graphs.summary(definition) if definition is not None else None
         self.model.memo[key] = summary
         return summary
+
     def _graph_callee(self, analysis: ModuleAnalysis, call: cst.Call) -> tuple[ModuleEntry, FunctionSummary] | None:
         """The project function of another module that ``call`` runs (not a class: its construction)."""
         entry = self._entry_for(analysis)
@@ -503,6 +542,7 @@ class ProjectAnswers:
         if located is None or located[0].path == entry.path:
             return None
         return located
+
     def graph_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
         located = self._function_target(analysis, function)
         if located is None:
@@ -513,6 +553,7 @@ class ProjectAnswers:
             self.model.project.adopt(analysis)  # the callers' questions about this file then reach the same tree
             self.model.memo[key] = self._graph_callers(entry, qualname)
         return self.model.memo[key]  # type: ignore[return-value]
+
     def _graph_callers(self, entry: ModuleEntry, qualname: str) -> list[tuple[ModuleAnalysis, cst.Call]] | None:
         owner, _, name = qualname.rpartition(".")
         if owner:
@@ -554,6 +595,7 @@ class ProjectAnswers:
                 return None
             found.append(call)
         return found
+
     def inherited_attribute(self, analysis: ModuleAnalysis, cls: cst.ClassDef, name: str) -> str | None:
         entry = self._entry_for(analysis)
         qual = _class_qualname(analysis, cls) if entry is not None else None
@@ -577,6 +619,7 @@ def _spelled(node: cst.BaseExpression) -> str | None:
         return f"{inner}.{node.attr.value}" if inner else None
     return None
 
+
 def _class_qualname(analysis: ModuleAnalysis, cls: cst.ClassDef) -> str | None:
     names = [cls.name.value]
     for ancestor in analysis.ancestors(cls):
@@ -586,10 +629,12 @@ def _class_qualname(analysis: ModuleAnalysis, cls: cst.ClassDef) -> str | None:
             return None
     return ".".join(reversed(names))
 
+
 def _definition_at(analysis: ModuleAnalysis, function: FunctionSummary) -> cst.FunctionDef | None:
     """The LibCST definition that ``ast`` summarised as ``function`` (its name, on the line of its ``def``)."""
     name = function.qualname.rsplit(".", 1)[-1]
     return next((node for node in analysis.functions_on(function.line) if node.name.value == name), None)
+
 
 def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
     """The LibCST call that ``ast`` saw at ``site`` (same line, same callee, same order on the line)."""
@@ -606,6 +651,7 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
         ]
         on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
+
 
 def _switch(callee: str) -> str:
     """``"eval"`` for ``self.eval`` and ``self.model.eval``, ``"train"`` likewise; else ``""``."""

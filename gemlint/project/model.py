@@ -1712,11 +1712,6 @@ class ProjectModel:
         return None
 
 
-
-
-
-
-
 def summary_trains(function: FunctionSummary) -> bool:
     """The function runs a training step, by its summary (as :meth:`ModuleAnalysis.is_training_call` decides
     from the tree): a backward, ``zero_grad``, ``autograd.grad``, or an optimizer's ``step``."""
@@ -1763,17 +1758,11 @@ def _is_module_base(name: str) -> bool:
     return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
 
 
-
-
-
-
 def _imported_spelling(entry: ModuleEntry, spelled: str) -> str:
     """``pb.Servicer`` with ``from pkg import pb`` -> ``pkg.pb.Servicer``, resolved or not."""
     first, _, rest = spelled.partition(".")
     head = entry.summary.imports.get(first, first)
     return f"{head}.{rest}" if rest else head
-
-
 
 
 def _located(entry: ModuleEntry, qualname: str) -> FunctionSummary | None:
@@ -1789,8 +1778,6 @@ def _same_file_call(callee: str) -> bool:
     """Calls the per-file analysis follows itself: a plain name, or a method of ``self``/``cls``."""
     head, _, rest = callee.partition(".")
     return not rest or (head in ("self", "cls") and "." not in rest)
-
-
 
 
 def _seen_layer(dotted: str) -> bool:
