@@ -613,7 +613,7 @@ class StdinOutcome:
 def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMode = FixMode()) -> StdinOutcome:
     """Lint ``data`` as if it were the file ``path`` (an editor's unsaved buffer): the same config,
     per-file ignores and project context as a run over that file; nothing is written."""
-    from gemlint import engine, fixes
+    from gemlint import engine
 
     _forget_projects()
     tree = tree_for(config)
@@ -629,6 +629,8 @@ def lint_stdin(data: bytes, path: Path, config: Config | ConfigTree, mode: FixMo
     diagnostics = engine.lint_text(source, decoded.text, selection)
     if not mode.active or not any(applicable(d.fix, mode.unsafe) for d in diagnostics):
         return StdinOutcome(diagnostics, warnings=warnings)
+    from gemlint import fixes  # LibCST checks that a fixed Python file still parses
+
     outcome = fixes.fix_source(decoded.text, language, lambda text: engine.lint_text(source, text, selection), diagnostics, mode.unsafe)
     if outcome.refused:
         warnings.append(f"{source.display}: fixes not applied: {outcome.refused}")
