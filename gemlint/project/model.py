@@ -1301,8 +1301,16 @@ class ProjectModel:
                             or produced.module == "torch.nn.Module"
                             # a TorchScript custom class (`torch.classes.ns.Op(...)`): a C++ object, no module
                             or produced.module.startswith("torch.classes.")
+                            # a class of a package outside torch and the model libraries (`julius`'s filters,
+                            # `kaldifeat`): its insides are not read, and it is no evidence of a mode
+                            or produced.module.partition(".")[0] not in fw.LAYER_PACKAGES
                         )
                         result = result and plain and not _MODE_DEPENDENT.search(last)
+                    elif produced.kind == "function":
+                        # `self.net = build_net()`: the project classes the factory returns decide
+                        owner = self.entry(produced.module, entry.path)
+                        returned = self.returned_classes(owner, produced, 0) if owner is not None else []
+                        result = result and bool(returned) and all(self.class_mode_free(cls, owner.path, depth + 1) for cls in returned)
                     else:
                         result = False
         return result

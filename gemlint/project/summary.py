@@ -549,6 +549,8 @@ class _Summariser:
                                 held = function.locals.get(argument.id, [UNKNOWN_ELEMENT])
                             else:  # a call builds it; a constant or an attribute is data (`self.widths.append(self.width)`)
                                 held = [callee for callee in [_produced_by(argument)] if callee]
+                                if held and held[0].rsplit(".", 1)[-1] in MODULE_CONTAINERS and isinstance(argument, ast.Call):
+                                    held.extend(_contents(argument, self._lists[-1]))  # `self.blocks.append(nn.Sequential(*layers))`
                             self.classes[-1].attributes.setdefault(receiver[5:], []).extend(held)
                     if receiver and node.func.attr == "append" and len(node.args) == 1 and _evaluated_value(node.args[0]):
                         # `ensemble.append(ckpt.eval())`: a container of models put in eval mode
