@@ -102,11 +102,15 @@ def main() -> int:
     args = parser.parse_args()
     compile_gemlint()
     corpus = args.corpus or [DEFAULT_CORPUS / "transformers", DEFAULT_CORPUS / "diffusers"]
-    big_file = DEFAULT_CORPUS / "transformers" / "transformers" / "modeling_utils.py"
+    # The large single file is transformers' modeling_utils.py, in the corpus measured (else the default corpus).
+    candidates = [folder / "transformers" / "modeling_utils.py" for folder in corpus] + [DEFAULT_CORPUS / "transformers" / "transformers" / "modeling_utils.py"]
+    big_file = next((path for path in candidates if path.is_file()), candidates[-1])
     cache_dir = Path(tempfile.mkdtemp(prefix="gemlint-bench-cache-"))
     selected = tools(corpus, big_file, cache_dir)
     if args.only:
         selected = {k: v for k, v in selected.items() if k in args.only.split(",")}
+    if any(name.endswith("-bigfile") for name in selected) and not big_file.is_file():
+        parser.error(f"{big_file} is missing: the -bigfile tools need transformers' modeling_utils.py in the corpus")
     files = count_files(corpus)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in selected}
     # Tools run where a user would run them: in the corpus's folder, which is then the project root.
