@@ -202,7 +202,9 @@ class Uses:
                     address = True
                     node = parent
                     continue
-                return Use.ESCAPE if _passed_by_reference_to_owner(parent) else Use.USE
+                if _passed_by_reference_to_owner(parent) or self._kept_by_callee(parent, depth):
+                    return Use.ESCAPE
+                return Use.USE
             if kind == "field_expression" and _hands_itself_over(parent, node):
                 return Use.ESCAPE  # `worker->Queue()`, `thread->deleteLater()`: the framework deletes it later
             if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
@@ -263,6 +265,35 @@ class Uses:
             if kind in _STATEMENT_TYPES:
                 return Use.USE
             node = parent
+
+    def _kept_by_callee(self, dereference: Node, depth: int) -> bool:
+        """``start(*pipeline)`` where ``start``, defined in this file, takes the object by reference and keeps its
+        address (``owner.reset(&pipeline)``, ``std::unique_ptr<T>(&pipeline)``): the callee took it over."""
+        child, parent = dereference, dereference.parent
+        while parent is not None and syn.is_transparent_parent(parent, child):
+            child, parent = parent, parent.parent
+        if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call_expression":
+            return False
+        call = parent.parent
+        if syn.is_method_call(call) or depth > 2:
+            return False
+        units = self._functions_by_name().get(syn.last_component(syn.callee_name(call)))
+        if not units:
+            return False
+        arguments = [c for c in parent.named_children if c.type != "comment"]
+        index = arguments.index(child)
+        for callee in [unit for unit in units if _takes(unit.node, len(arguments))] or units:
+            declared = parameters(callee.node)
+            if index >= len(declared) or not declared[index][0] or not declared[index][1]:
+                continue
+            names = self.aliases(callee, declared[index][0])
+            for facts in callee.facts.values():
+                for name in names:
+                    for occurrence, in_lambda in facts.names.get(name, ()):
+                        taken = occurrence.parent is not None and occurrence.parent.type == "pointer_expression" and syn.operator(occurrence.parent) == "&"
+                        if taken and (in_lambda or self.classify(callee, occurrence, depth + 1) is Use.ESCAPE):
+                            return True
+        return False
 
     def _into_dying_container(self, unit: Unit, call: Node, depth: int) -> bool:
         """``call`` puts a pointer into a container of raw pointers (``std::vector<T*> items;``) declared in the
