@@ -276,7 +276,7 @@ class PyFileAnalysis:
         )
 
     # -- what an occurrence of a variable does ----------------------------------------------------
-    def classify(self, name: cst.Name, root: cst.CSTNode) -> Use:
+    def classify(self, name: cst.Name, root: cst.CSTNode, depth: int = 0) -> Use:
         node: cst.CSTNode = name
         while node is not root:
             node = self.analysis.parent(node)
@@ -310,7 +310,10 @@ class PyFileAnalysis:
             if isinstance(parent, cst.Arg):
                 call = self.analysis.parent(parent)
                 if isinstance(call, cst.Call):
-                    return self._argument_use(call)
+                    use = self._argument_use(call)
+                    if use is Use.USE and depth < 2 and self._result_kept(call, root, depth):
+                        return Use.ESCAPE  # `view = ctypes.cast(ptr, T)`, then `self.data = as_array(view)`: kept
+                    return use
                 return Use.USE
             if isinstance(parent, cst.Assign):
                 if parent.value is not node:
@@ -325,6 +328,35 @@ class PyFileAnalysis:
                 return Use.USE
             node = parent
         return Use.USE
+
+    def _result_kept(self, call: cst.Call, root: cst.CSTNode, depth: int) -> bool:
+        """What ``call`` computed from the handle outlives the statement: it is returned, stored in an attribute, an
+        element or a shared name, or bound to a local that is (a view of the memory keeps it reachable)."""
+        if self.release_of(call) is not None or self.acquire_of(call) is not None or self.is_binding_api(call.func):
+            return False  # the binding's own calls return status codes and new handles
+        parent = self.analysis.parent(call)
+        if isinstance(parent, (cst.Return, cst.Yield)):
+            return True
+        if isinstance(parent, cst.AnnAssign) and parent.value is call:
+            targets = [parent.target]
+        elif isinstance(parent, cst.Assign) and parent.value is call:
+            targets = [target.target for target in parent.targets]
+        else:
+            return False
+        function = self.analysis.enclosing_function(call)
+        for target in targets:
+            if not isinstance(target, cst.Name) or function is None or not self._unit_local(target.value, root):
+                return True
+            for occurrence in _names(function.body, frozenset({target.value})):
+                statement = self._statement_of(occurrence)
+                if statement is not None and self.classify(occurrence, statement, depth + 1) is Use.ESCAPE:
+                    return True
+        return False
+
+    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        while node is not None and not isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            node = self.analysis.parent(node)
+        return node
 
     def _is_assign_target(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parent(node)
