@@ -13,7 +13,7 @@ from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import condition_parts, loop_bound
 from gemlint.native.c_units import Acquisition, StepFacts, Target, Unit
 from gemlint.native.c_uses import MacroRelease, Use, Uses, delete_operand, is_array_delete, released_argument
-from gemlint.native.paths import Effect, Outcome, Step
+from gemlint.native.paths import Effect, Outcome, Step, StepKind
 from gemlint.native.resources import CHECK_WRAPPERS, MEMORY_KINDS, NULL_VALUES, SUCCESS_VALUES, Acquire, Kind, Release, releases_by_name
 
 if TYPE_CHECKING:
@@ -64,7 +64,10 @@ class CTracker:
         # A capture begun over an array in a loop (`begin(streams[i])` for i < n) is ended by a sibling loop
         # over the same bound: when that loop runs no iteration, neither did this one.
         self.loop_bound = _enclosing_loop_bound(acquisition.call) if acquisition.kind is Kind.CAPTURE else ""
-        self.relevant = self.unit.graph.relevant_tests([acquisition.step, *self.release_steps])
+        # The tests enclosing an exit count too: a return under a test that repeats one the path already took
+        # the other way (`if (a == b) ... else if (a == b) return;`) is not reached.
+        exits = [step for step in self.unit.graph.steps if step.kind is StepKind.EXIT]
+        self.relevant = self.unit.graph.relevant_tests([acquisition.step, *self.release_steps, *exits])
         self._searches: dict[tuple[int, int], bool] = {}
 
     def _release_guards(self) -> dict[tuple[int, int], bool]:
