@@ -16,9 +16,12 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
+from gemlint.analysis.syntax import iter_subtree
 from gemlint.native.paths import Graph, Step, StepKind
 
 _NESTED = (cst.FunctionDef, cst.ClassDef)
+#: A mapping's views: iterating one iterates the mapping.
+_VIEWS = frozenset({"values", "items", "keys"})
 
 
 class PyCfgBuilder:
@@ -32,8 +35,18 @@ class PyCfgBuilder:
         #: Enclosing ``finally`` blocks, innermost last: a return or raise runs them on the way out.
         self._finally: list[Sequence[cst.BaseStatement]] = []
         self._end: Step | None = None
+        #: The function's parameters and the code of the tests its body makes (see :meth:`_runs_once`).
+        self._parameters: frozenset[str] = frozenset()
+        self._tested: tuple[str, ...] = ()
 
     def build_function(self, function: cst.FunctionDef) -> Graph:
+        params = function.params
+        self._parameters = frozenset(
+            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        ) | {"self", "cls"}
+        self._tested = tuple(
+            cst.Module([]).code_for_node(node.test) for node in iter_subtree(function.body) if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert))
+        )
         end_line = self.line_of(function, end=True)
         self._end = self.graph.add(StepKind.EXIT, exit=f"reaches its end at line {end_line}", line=end_line)
         self.graph.entry = self.block(function.body, self._end)
@@ -153,7 +166,28 @@ class PyCfgBuilder:
         choice = self.graph.add(StepKind.BRANCH, line=self.line_of(node))
         choice.in_loop = True
         head.then(choice.then(bind).then(exit_entry))
-        return self.graph.add(StepKind.EFFECT, (node.iter,), line=self.line_of(node)).then(head)
+        # The first test apart from the later ones, as for a C++ range `for`: skipping the loop altogether is a path
+        # only when the iterable may be empty as far as the function shows.
+        first = self.graph.add(StepKind.BRANCH, line=self.line_of(node))
+        first.in_loop = True
+        first.runs_once = self._runs_once(node.iter)
+        first.then(bind, True).then(exit_entry, False)
+        return self.graph.add(StepKind.EFFECT, (node.iter,), line=self.line_of(node)).then(first)
+
+    def _runs_once(self, iterable: cst.BaseExpression) -> bool:
+        """``iterable`` is a collection the function was handed (``backbone.engines.values()``, ``self.layers``,
+        ``streams``: a parameter's or ``self``'s, not a local it computed) and never tests for emptiness."""
+        if isinstance(iterable, cst.Call):
+            if iterable.args or not (isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in _VIEWS):
+                return False
+            iterable = iterable.func.value
+        root = iterable
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or root.value not in self._parameters:
+            return False
+        code = cst.Module([]).code_for_node(iterable)
+        return not any(code in test for test in self._tested)
 
     def _build_Try(self, node: cst.Try, after: Step) -> Step:
         finalbody = node.finalbody.body.body if node.finalbody is not None else None
