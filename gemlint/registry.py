@@ -87,7 +87,8 @@ def rule_class(rule: type[Rule] | RuleEntry) -> type[Rule]:
 def _entry_source(rule: type[Rule]) -> str:
     ordered = sorted(rule.languages, key=lambda language: language.value)
     languages = ", ".join(f"Language.{language.name}" for language in ordered)
-    markers = "".join(f"(Language.{language.name}, {_groups(rule, language)!r}), " for language in ordered if _groups(rule, language))
+    groups = {language: _groups(rule, language) for language in ordered}
+    markers = "".join(f"(Language.{language.name}, {groups[language]!r}), " for language in ordered if groups[language])
     return (
         f"    RuleEntry({rule.code!r}, {rule.name!r}, {rule.preview!r}, frozenset({{{languages}}}), "
         f"{rule.notebooks!r}, {rule.cross_file!r}, {rule.sees_project!r}, {rule.reads_routes!r}, ({markers.rstrip()})),"

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterable, Sequence
 from gemlint.analysis.triage import ALWAYS, Gate
 from gemlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, RelatedLocation, Severity
 from gemlint.languages import Language, checks_language
-from gemlint.text import ScannedText, line_offsets
+from gemlint.text import ScannedText, contains_marker_groups, line_offsets
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -148,7 +148,7 @@ class Rule:
         """Whether ``text`` (a file in ``language``; None: any of the rule's) may hold a finding."""
         if language is None:
             return not cls.prefilter or any(marker in text for marker in cls.prefilter)
-        return all(any(marker in text for marker in group) for group in cls.marker_groups(language))
+        return contains_marker_groups(text, cls.marker_groups(language))
 
 
 class PythonRule(Rule):

@@ -11,6 +11,7 @@ import pathspec
 from gemlint.config import Config
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language, checks_language
+from gemlint.text import contains_marker_groups
 
 if TYPE_CHECKING:  # a selection holds rule classes, or entries of the rules' table that stand for them
     from gemlint.rule import Rule
@@ -41,7 +42,7 @@ class RuleEntry:
     def may_match(self, text: "str | ScannedText", language: Language) -> bool:
         """Whether a file in ``language`` with ``text`` may hold a finding (as the rule's ``may_match`` says)."""
         groups = next((groups for named, groups in self.markers if named is language), ())
-        return all(any(marker in text for marker in group) for group in groups)
+        return contains_marker_groups(text, groups)
 
 
 def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:

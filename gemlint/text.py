@@ -10,6 +10,7 @@ import re
 import stat
 import tokenize
 from dataclasses import dataclass
+from typing import Iterable
 
 from gemlint.diagnostics import Position
 from gemlint.languages import Language
@@ -38,6 +39,11 @@ class ScannedText:
         if found is None:
             found = self._found[marker] = marker in self.text
         return found
+
+
+def contains_marker_groups(text: "str | ScannedText", groups: Iterable[Iterable[str]]) -> bool:
+    """Whether ``text`` contains a marker of every group (no groups: any text), as a rule's markers ask."""
+    return all(any(marker in text for marker in group) for group in groups)
 
 
 class SourceError(Exception):

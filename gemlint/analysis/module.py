@@ -166,6 +166,10 @@ class ModuleAnalysis:
             yield current
             current = self._parents.get(current)
 
+    def enclosing_statement(self, node: cst.CSTNode) -> cst.BaseSmallStatement | cst.BaseCompoundStatement | None:
+        """The innermost statement ``node`` is part of (an ``If`` for a name in its test)."""
+        return next((a for a in self.ancestors(node) if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement))), None)
+
     def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         return next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, walk
 from gemlint.globs import compile_globs
+from gemlint.text import contains_marker_groups
 
 if TYPE_CHECKING:
     from gemlint.config import Config
@@ -532,4 +533,4 @@ class RuleTriage:
     gate: Gate
 
     def may_match(self, text: "str | ScannedText") -> bool:
-        return all(any(marker in text for marker in group) for group in self.markers)
+        return contains_marker_groups(text, self.markers)

@@ -130,10 +130,9 @@ class Uses:
     def _summary(self, name: str, index: int, address: bool, depth: int, arity: int) -> tuple[Use, Kind | None] | None:
         """What a function defined in this file does with its parameter ``index``: releases, keeps, or uses it.
         Of overloads, only those that take ``arity`` arguments are asked (all of them when none does)."""
-        units = self._functions_by_name().get(name)
+        units = self._defined(name, arity)
         if not units or depth > 2:
             return None
-        units = [unit for unit in units if _takes(unit.node, arity)] or units
         results = []
         for unit in units:
             key = (unit.node.start_byte, index * 2 + int(address))
@@ -146,6 +145,12 @@ class Uses:
                 if use is wanted:
                     return use, kind
         return Use.USE, None
+
+    def _defined(self, name: str, arity: int) -> list[Unit]:
+        """The functions of this file named ``name``: of overloads, those that take ``arity`` arguments (all of them
+        when none does)."""
+        units = self._functions_by_name().get(name) or []
+        return [unit for unit in units if _takes(unit.node, arity)] or units
 
     def _summarize(self, unit: Unit, index: int, address: bool, depth: int) -> tuple[Use, Kind | None]:
         declared = parameters(unit.node)
@@ -269,20 +274,11 @@ class Uses:
     def _kept_by_callee(self, dereference: Node, depth: int) -> bool:
         """``start(*pipeline)`` where ``start``, defined in this file, takes the object by reference and keeps its
         address (``owner.reset(&pipeline)``, ``std::unique_ptr<T>(&pipeline)``): the callee took it over."""
-        child, parent = dereference, dereference.parent
-        while parent is not None and syn.is_transparent_parent(parent, child):
-            child, parent = parent, parent.parent
-        if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call_expression":
+        passed = _passed_to(dereference)
+        if passed is None or syn.is_method_call(passed[0]) or depth > 2:
             return False
-        call = parent.parent
-        if syn.is_method_call(call) or depth > 2:
-            return False
-        units = self._functions_by_name().get(syn.last_component(syn.callee_name(call)))
-        if not units:
-            return False
-        arguments = [c for c in parent.named_children if c.type != "comment"]
-        index = arguments.index(child)
-        for callee in [unit for unit in units if _takes(unit.node, len(arguments))] or units:
+        call, arguments, index = passed
+        for callee in self._defined(syn.last_component(syn.callee_name(call)), len(arguments)):
             declared = parameters(callee.node)
             if index >= len(declared) or not declared[index][0] or not declared[index][1]:
                 continue
@@ -562,14 +558,23 @@ def _calls_an_object(call: Node, unit: Unit | None) -> bool:
     return function.type == "identifier" and unit is not None and syn.text(function) in unit.variables
 
 
-def _passed_by_reference_to_owner(dereference: Node) -> bool:
-    """``owner.add(*p)``, ``registry_attach(*p)``: the callee takes the object by reference and keeps it."""
-    child, parent = dereference, dereference.parent
+def _passed_to(node: Node) -> tuple[Node, list[Node], int] | None:
+    """The call ``node`` is an argument of (through parentheses and casts), its arguments, and ``node``'s index."""
+    child, parent = node, node.parent
     while parent is not None and syn.is_transparent_parent(parent, child):
         child, parent = parent, parent.parent
     if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call_expression":
+        return None
+    arguments = [c for c in parent.named_children if c.type != "comment"]
+    return parent.parent, arguments, arguments.index(child)
+
+
+def _passed_by_reference_to_owner(dereference: Node) -> bool:
+    """``owner.add(*p)``, ``registry_attach(*p)``: the callee takes the object by reference and keeps it."""
+    passed = _passed_to(dereference)
+    if passed is None:
         return False
-    last = syn.last_component(syn.callee_name(parent.parent))
+    last = syn.last_component(syn.callee_name(passed[0]))
     if not last or last in _COPYING_METHODS or _API_PREFIX.match(last):
         return False
     return any(word.lower().startswith(_OWNER_WORDS) for word in _WORDS.findall(last))

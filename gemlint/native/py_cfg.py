@@ -35,18 +35,18 @@ class PyCfgBuilder:
         #: Enclosing ``finally`` blocks, innermost last: a return or raise runs them on the way out.
         self._finally: list[Sequence[cst.BaseStatement]] = []
         self._end: Step | None = None
-        #: The function's parameters and the code of the tests its body makes (see :meth:`_runs_once`).
+        #: The function being built, and its parameters (see :meth:`_runs_once`).
+        self._function: cst.FunctionDef | None = None
         self._parameters: frozenset[str] = frozenset()
-        self._tested: tuple[str, ...] = ()
+        #: The code of the tests the function makes, read when a loop first asks (see :meth:`_runs_once`).
+        self._tested: tuple[str, ...] | None = None
 
     def build_function(self, function: cst.FunctionDef) -> Graph:
         params = function.params
+        self._function = function
         self._parameters = frozenset(
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
         ) | {"self", "cls"}
-        self._tested = tuple(
-            cst.Module([]).code_for_node(node.test) for node in iter_subtree(function.body) if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert))
-        )
         end_line = self.line_of(function, end=True)
         self._end = self.graph.add(StepKind.EXIT, exit=f"reaches its end at line {end_line}", line=end_line)
         self.graph.entry = self.block(function.body, self._end)
@@ -186,6 +186,10 @@ class PyCfgBuilder:
             root = root.value
         if not isinstance(root, cst.Name) or root.value not in self._parameters:
             return False
+        if self._tested is None:
+            tests = (cst.If, cst.While, cst.IfExp, cst.Assert)
+            nodes = iter_subtree(self._function.body) if self._function is not None else ()
+            self._tested = tuple(cst.Module([]).code_for_node(node.test) for node in nodes if isinstance(node, tests))
         code = cst.Module([]).code_for_node(iterable)
         return not any(code in test for test in self._tested)
 

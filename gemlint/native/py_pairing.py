@@ -348,15 +348,10 @@ class PyFileAnalysis:
             if not isinstance(target, cst.Name) or function is None or not self._unit_local(target.value, root):
                 return True
             for occurrence in _names(function.body, frozenset({target.value})):
-                statement = self._statement_of(occurrence)
+                statement = self.analysis.enclosing_statement(occurrence)
                 if statement is not None and self.classify(occurrence, statement, depth + 1) is Use.ESCAPE:
                     return True
         return False
-
-    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        while node is not None and not isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            node = self.analysis.parent(node)
-        return node
 
     def _is_assign_target(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parent(node)

@@ -194,6 +194,14 @@ class ProjectRoute:
         return path_matches(self.style, self.path, path)
 
 
+def _handler_at(file: ParsedFile, analysis: ModuleAnalysis, node: cst.FunctionDef | cst.ClassDef) -> tuple[ParsedFile, int, str] | None:
+    """(file, ``def`` line, name) of the handler ``node`` of ``analysis`` (:func:`~gemlint.analysis.routes.handler_location`)."""
+    from gemlint.analysis.routes import handler_location  # the file is parsed: LibCST is imported already
+
+    where = handler_location(analysis, node)
+    return (file, *where) if where is not None else None
+
+
 class Project:
     """The Python side of a project root, built lazily and cached for the whole process."""
 
@@ -350,8 +358,6 @@ class Project:
     def routes(self) -> list[ProjectRoute]:
         if not self._route_modules:
             return []
-        from gemlint.analysis.routes import handler_location
-
         declared = []
         # Where each handler defined beside its route is, read while that file's tree is in hand: the routes keep
         # lines, not nodes, so a worker never holds every route module's tree at once (a FastAPI back end
@@ -368,8 +374,7 @@ class Project:
                 continue
             for decl in module.routes:
                 if decl.handler is not None and decl.handler.local is not None:
-                    where = handler_location(analysis, decl.handler.local)
-                    located[id(decl)] = (parsed, *where) if where is not None else None
+                    located[id(decl)] = _handler_at(parsed, analysis, decl.handler.local)
             declared.append((parsed, module))
 
         def key(parsed: ParsedFile, ref: Ref | None) -> Hashable:
@@ -447,11 +452,10 @@ class Project:
         analysis = target_file.analysis if target_file is not None else None
         if analysis is None:
             return None
-        from gemlint.analysis.routes import handler_location, top_level_definition
+        from gemlint.analysis.routes import top_level_definition
 
         node = top_level_definition(analysis, name.split(".")[0])
-        where = handler_location(analysis, node) if node is not None else None
-        return (target_file, *where) if where is not None else None
+        return _handler_at(target_file, analysis, node) if node is not None else None
 
     def handlers_for(self, path: str, method: str, near: Path, among: list[ProjectRoute] | None = None) -> list[ProjectRoute]:
         """Routes serving ``method path`` (of ``among``, else of the whole project); when several services

@@ -428,8 +428,7 @@ class _Summariser:
                 elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and self.classes:
                     held = self.classes[-1].attributes.setdefault(target.attr, [])
                     held.append(callee)
-                    if callee.rsplit(".", 1)[-1] in MODULE_CONTAINERS and isinstance(value, ast.Call):
-                        held.extend(_contents(value, self._lists[-1]))  # what the container holds decides its modes
+                    held.extend(_container_contents(callee, value, self._lists[-1]))  # what it holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
 
@@ -466,7 +465,7 @@ class _Summariser:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in _FILLING_METHODS and node.args:
             lists = self._lists[-1] if self._lists else {}
             argument = node.args[-1] if func.attr != "extend" else node.args[0]
-            self._add_to_list(func.value.id, _elements(argument, lists) if func.attr == "extend" else [_element(argument, lists, self.functions[-1] if self.functions else None)])
+            self._add_to_list(func.value.id, _elements(argument, lists) if func.attr == "extend" else [_element(argument, self.functions[-1] if self.functions else None)])
         if callee.rsplit(".", 1)[-1] in MODULE_CONTAINERS or callee in _READS_A_LIST:
             return
         for value in [*node.args, *(keyword.value for keyword in node.keywords)]:
@@ -548,9 +547,9 @@ class _Summariser:
                             elif isinstance(argument, ast.Name):  # a local built before, or a parameter
                                 held = function.locals.get(argument.id, [UNKNOWN_ELEMENT])
                             else:  # a call builds it; a constant or an attribute is data (`self.widths.append(self.width)`)
-                                held = [callee for callee in [_produced_by(argument)] if callee]
-                                if held and held[0].rsplit(".", 1)[-1] in MODULE_CONTAINERS and isinstance(argument, ast.Call):
-                                    held.extend(_contents(argument, self._lists[-1]))  # `self.blocks.append(nn.Sequential(*layers))`
+                                built = _produced_by(argument)
+                                # `self.blocks.append(nn.Sequential(*layers))`: the container and what it holds
+                                held = [built, *_container_contents(built, argument, self._lists[-1])] if built else []
                             self.classes[-1].attributes.setdefault(receiver[5:], []).extend(held)
                     if receiver and node.func.attr == "append" and len(node.args) == 1 and _evaluated_value(node.args[0]):
                         # `ensemble.append(ckpt.eval())`: a container of models put in eval mode
@@ -616,6 +615,13 @@ _READS_A_LIST = frozenset({"len", "enumerate", "zip", "print", "isinstance", "re
 UNKNOWN_ELEMENT = "?"
 
 
+def _container_contents(callee: str, value: ast.AST, lists: dict[str, list[str] | None]) -> list[str]:
+    """What ``value``, a call of ``callee``, holds when it builds a torch container (nothing for anything else)."""
+    if callee.rsplit(".", 1)[-1] in MODULE_CONTAINERS and isinstance(value, ast.Call):
+        return _contents(value, lists)
+    return []
+
+
 def _contents(call: ast.Call, lists: dict[str, list[str] | None]) -> list[str]:
     """What ``nn.Sequential(a, b)``, ``nn.ModuleList([...])`` or ``nn.ModuleDict({...})`` holds, as the callees
     that build it (``?`` for what is not a call, nor a local list whose elements are known: ``lists``)."""
@@ -630,7 +636,7 @@ def _contents(call: ast.Call, lists: dict[str, list[str] | None]) -> list[str]:
     return found
 
 
-def _element(value: ast.AST, lists: dict[str, list[str] | None], function: FunctionSummary | None) -> str:
+def _element(value: ast.AST, function: FunctionSummary | None) -> str:
     """The callee building one element put into a list: a call's, or what the local it names was bound to (``?``
     when not one call)."""
     produced = _produced_by(value)

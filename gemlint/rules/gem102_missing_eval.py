@@ -205,18 +205,12 @@ def classify(features: list[float]):
         what = f"`{name}` ({origin.description})" if name else origin.description[0].upper() + origin.description[1:]
         call = f"`{name}.eval()`" if name else "`.eval()`"
         self.report(
-            binding if binding is not None else self._statement_of(origin.node),
+            binding if binding is not None else (self.analysis.enclosing_statement(origin.node) or origin.node),
             f"{what} is never put in eval mode but serves predictions ({reason}): dropout and batch norm keep "
             f"their training behaviour; call {call} after building it",
             fix=self._fix(binding, name) if binding is not None and name else None,
             precision=evidence_precision(verdict),
         )
-
-    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
-        for ancestor in self.analysis.ancestors(node):
-            if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-                return ancestor
-        return node
 
     def _fix(self, binding: cst.BaseSmallStatement, name: str) -> Fix | None:
         line = self.analysis.parent(binding)
