@@ -13,9 +13,7 @@ def replacing(target: Path, *, prefix: str = ".", suffix: str = ".tmp", mode: in
     """A temporary file beside ``target`` that replaces it once the block ends without error, and is removed
     otherwise: a concurrent reader sees the old content or the new, never a torn one, and the rename replaces a
     link itself, never writes through it. ``mode`` is given to the new file; ``durable`` syncs it to disk first."""
-    import tempfile  # imported by a run that writes (a warm run over an unchanged project writes nothing)
-
-    handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
+    handle, temporary = _create_beside(target, prefix, suffix)
     try:
         with os.fdopen(handle, "wb") as stream:
             yield stream
@@ -31,6 +29,24 @@ def replacing(target: Path, *, prefix: str = ".", suffix: str = ".tmp", mode: in
         except OSError:
             pass
         raise
+
+
+#: How :func:`tempfile.mkstemp` opens its file: created here or not at all, readable by the owner only, never
+#: through a link, not inherited by child processes.
+_CREATE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _create_beside(target: Path, prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file with a random name in ``target``'s folder, opened as ``tempfile.mkstemp`` opens one. Not
+    ``tempfile`` itself: importing it (and ``shutil``, ``bz2``, ``lzma`` and ``random`` with it) cost a
+    pre-commit run over one edited file 3 ms of its 0.2 s."""
+    for _ in range(100):
+        temporary = os.path.join(target.parent, f"{prefix}{os.urandom(8).hex()}{suffix}")
+        try:
+            return os.open(temporary, _CREATE_FLAGS, 0o600), temporary
+        except FileExistsError:
+            continue  # 64 random bits taken already: try another name, as mkstemp does
+    raise FileExistsError(f"no free temporary name in {target.parent}")
 
 
 def write_whole(target: Path, data: bytes, prefix: str = ".") -> None:

@@ -95,7 +95,7 @@ class Cache:
             gitignore = self.directory / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text("# Created by gemlint.\n*\n", encoding="utf-8")
-            _write_json(self._path(key), entry)
+            write_json(self._path(key), entry)
         except OSError as error:
             self._disabled = True
             self._warn(f"cache disabled: cannot write to {self.directory} ({error.strerror or error})")
@@ -122,9 +122,14 @@ class Cache:
         if self._record_path is None or self._disabled or (self._recorded is not None and self._recorded.keys() == self._used.keys()):
             return
         try:
-            _write_json(self._record_path, self._used)
+            write_json(self._record_path, self._used)
         except OSError as error:
             self._warn(f"cannot record this run's findings in {self.directory} ({error.strerror or error})")
+
+    def root_file(self, kind: str, root: Path | str) -> Path:
+        """The file of this cache that keeps ``kind`` (digests, walks) for the project ``root``."""
+        name = hashlib.sha256(os.path.abspath(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self.directory / f"v{FORMAT}" / kind / f"{name}.json"
 
     @property
     def writable(self) -> bool:
@@ -136,7 +141,7 @@ class Cache:
             self.warnings.append(message)
 
 
-def _write_json(path: Path, value: object) -> None:
+def write_json(path: Path, value: object) -> None:
     """Write ``value`` as JSON to ``path`` atomically (a temporary file in the same folder, then a rename), so that
     a concurrent run reads the old content or the new, never a torn one. Raises OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -260,8 +265,7 @@ class FileDigests:
 
     def __init__(self, cache: Cache, root: str) -> None:
         self._cache = cache
-        name = hashlib.sha256(os.path.abspath(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        self._path = cache.directory / f"v{FORMAT}" / "digests" / f"{name}.json"
+        self._path = cache.root_file("digests", root)
         self._records: dict[str, list] = {}
         self._this_run: dict[str, str] = {}
         self._changed = False
@@ -297,7 +301,7 @@ class FileDigests:
         if not self._changed or not self._cache.writable:
             return
         try:
-            _write_json(self._path, self._records)
+            write_json(self._path, self._records)
         except OSError as error:
             self._cache._warn(f"cannot record file digests in {self._cache.directory} ({error.strerror or error})")
         self._changed = False

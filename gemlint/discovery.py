@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, AbstractSet, Iterator
+from typing import TYPE_CHECKING, AbstractSet, Iterator, Protocol
 
 from gemlint.config import Config
 from gemlint.confinement import is_inside, is_special, refusal
@@ -84,6 +84,11 @@ def forget_listings() -> None:
     _LISTED_PACKAGES.clear()
 
 
+def remember_listing(folder: str, package: bool) -> None:
+    """What a kept walk (:mod:`gemlint.walk_record`) knows of ``folder``: whether it holds an ``__init__.py``."""
+    _LISTED_PACKAGES[folder] = package
+
+
 def display_path(path: Path, cwd: Path) -> str:
     absolute = Path(os.path.abspath(path))
     try:
@@ -99,6 +104,21 @@ def root_relative(path: Path, root: Path) -> str:
         return absolute.relative_to(root).as_posix()
     except ValueError:
         return absolute.as_posix().lstrip("/")
+
+
+class WalkWatch(Protocol):
+    """What a walk tells of the folders it lists (see :attr:`Discovery.watch`)."""
+
+    def entering(self, folder: str) -> None:
+        """``folder`` (absolute) is about to be listed."""
+
+    def listed(self, folder: str, shown: str, prefix: str, names: AbstractSet[str], links: bool, package: bool) -> None:
+        """``folder`` was listed and entered: its files show as ``shown + name`` and their globs see
+        ``prefix + name``; ``names`` are its entries other than subfolders, ``links`` whether any is a link,
+        ``package`` whether it holds an ``__init__.py``."""
+
+    def spoil(self) -> None:
+        """The walk refused a path or could not list a folder: what it found is not to be kept."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +168,8 @@ class Discovery:
         self._specs: dict[tuple[Config, tuple[str, ...]], pathspec.PathSpec] = {}
         self.gitignores = GitIgnores(self.tree.root)
         self._submodules = tuple(os.path.join(self.tree.root, path) for path in submodule_paths(self.tree.root))
+        #: Told of each folder a walk lists (:mod:`gemlint.walk_record` keeps a root's walk with it).
+        self.watch: WalkWatch | None = None
 
     def _excluded_in(
         self, folder: str, named: tuple[str, ...] = (), names: AbstractSet[str] | None = None
@@ -208,6 +230,8 @@ class Discovery:
 
     def _refuse(self, path: Path | str, reason: str) -> None:
         self.refused.append(RefusedPath(display_path(Path(path), self.cwd), reason))
+        if self.watch is not None:
+            self.watch.spoil()
 
     def files(self, paths: list[Path]) -> Iterator[SourceFile]:
         seen: set[str] = set()
@@ -269,8 +293,11 @@ class Discovery:
         # folder's from its parent's: making each one relative again would cost more than the walk.
         root = os.path.abspath(top)
         pending: list[_Folder] = [_Folder(root, None, display_path(Path(root), self.cwd), None, False)]
+        watch = self.watch
         while pending:
             folder = pending.pop()
+            if watch is not None:
+                watch.entering(folder.path)  # before the listing: a change made while it is listed shows next time
             listing = self._listing(folder.path)
             if listing is None:
                 continue
@@ -292,6 +319,8 @@ class Discovery:
             ignored = ignores.ignored if gitignore and config.respect_gitignore and ignores.has_rules(folder.path) else None
             # Joined as strings: the folder's path is absolute and normal already (os.path.join costs five times more).
             inside = folder.path if folder.path.endswith(os.sep) else folder.path + os.sep
+            if watch is not None:
+                watch.listed(folder.path, shown, prefix, files, bool(links), _LISTED_PACKAGES[folder.path])
             for name in sorted(files):
                 language = language_of_name(name)
                 if language is None or excluded(prefix + name):
@@ -379,6 +408,8 @@ class Discovery:
             return
         reason = error.strerror or type(error).__name__
         self.unreadable.append(UnreadableDirectory(display_path(path, self.cwd), reason))
+        if self.watch is not None:
+            self.watch.spoil()
 
     def _emit(
         self,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from gemlint.bad_input import input_error
 from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
+from gemlint.walk_record import WalkRecord, keep_walks
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.confinement import is_inside
@@ -264,15 +265,16 @@ def _in_a_forked_child(function: Callable, *args, meanwhile: Callable[[], None] 
         return result.result()
 
 
-def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectFacts] | None:
+def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectFacts | None]:
     """Compute the project's facts in a forked process: it decodes every summary, and the memory that takes
     is not given back to the system once freed (the allocator keeps its arenas), so the process that forks
-    the workers must never hold it. The function returned runs ``meanwhile`` here while the child derives. None
-    where processes do not fork."""
-    if not _forks():
-        return None
+    the workers must never hold it. The function returned runs ``meanwhile`` here while the child derives; it
+    returns None where processes do not fork (asked only then: a run that derives a few edited modules here
+    never imports ``multiprocessing``)."""
 
-    def isolate(meanwhile: Callable[[], None]) -> ProjectFacts:
+    def isolate(meanwhile: Callable[[], None]) -> ProjectFacts | None:
+        if not _forks():
+            return None
         from concurrent.futures.process import BrokenProcessPool
 
         try:
@@ -409,6 +411,7 @@ def run(
     jobs = jobs or os.cpu_count() or 1
     # Fixing rewrites files, so it always lints afresh.
     digests = FileDigests(cache, config.root) if cache and not mode.active else None
+    keep_walks(config.root, _walk_record(cache, config) if digests is not None else None)
     if digests is not None and paths and all(os.path.isdir(path) for path in paths):
         cache.use_run_record([str(path) for path in paths])
     keys = _cache_settings(tree, paths, root_files or files, digests, whole=root_files is not None) if digests is not None else None
@@ -586,6 +589,11 @@ def _depends_on_itself_only(source: SourceFile) -> bool:
     if source.language in (Language.NATIVE, Language.TRITON):
         return False
     return source.language is not Language.PYTHON or triton_config.config_path(source.absolute_path()) is None
+
+
+def _walk_record(cache: Cache, config: Config) -> WalkRecord:
+    """Where the project root's walk is kept: beside the digests of its files, under gemlint's version."""
+    return WalkRecord(cache.root_file("walks", config.root), cache.directory, config.root, settings_fingerprint())
 
 
 def _cached(cache: Cache | None, keys: CacheSettings | None, source: SourceFile, selection: Selection) -> FileReport | None:

@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.repository",
             "gemlint.gitignore",
             "gemlint.discovery",
+            "gemlint.walk_record",
             "gemlint.suppression",
             "gemlint.frontends",
         ),

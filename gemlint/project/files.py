@@ -30,6 +30,7 @@ from gemlint.config import Config
 from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
+from gemlint.walk_record import root_files
 from gemlint.frontends.module_size import MAX_ANALYSED_CHARS
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
@@ -218,7 +219,7 @@ class Project:
     def sources(self) -> list[SourceFile]:
         """Every file of the project root that a run over the root would lint (one walk per run: the runner
         shares it, :meth:`adopt_sources`)."""
-        return list(Discovery(self.config, cwd=Path.cwd()).files([self.root]))
+        return root_files(Discovery(self.config, cwd=Path.cwd()), self.root)
 
     def adopt_sources(self, sources: list[SourceFile]) -> None:
         """Take ``sources`` (a walk of the root with the project's excludes) as :attr:`sources`."""

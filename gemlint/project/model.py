@@ -804,7 +804,7 @@ class ProjectModel:
         assert self._facts is not None
         return self._facts
 
-    def _settle_facts(self, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None" = None, edits_here: bool = True) -> None:
+    def _settle_facts(self, isolate: "Callable[[Callable[[], None]], ProjectFacts | None] | None" = None, edits_here: bool = True) -> None:
         """Read the facts kept for the modules as they are now; failing that, derive them (with ``isolate``, in a
         process of its own, which stores them, unless ``edits_here`` and a few edited modules only need
         deriving again) and keep them."""
@@ -812,19 +812,22 @@ class ProjectModel:
         with collector_paused():  # the ledger and the facts are many objects that live on (see gemlint.collector)
             self._settle_facts_now(isolate, edits_here)
 
-    def _settle_facts_now(self, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None", edits_here: bool) -> None:
+    def _settle_facts_now(self, isolate: "Callable[[Callable[[], None]], ProjectFacts | None] | None", edits_here: bool) -> None:
         assert self._index is not None
         where = self._facts_folder
         key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()], stored=where is not None)
         stored = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
-        elif isolate is not None and not (edits_here and self._ledger_keeps_most()):
-            facts = isolate(self.save_index)  # the index is stored here while that process derives (2 cores)
-            self._previous_ledger = None  # the process that derived the facts inherited it; this one forks workers
-            self.adopt_facts(facts)
         else:
-            self.adopt_facts(self._compute_facts(key), store=True)
+            # The index is stored here while that process derives (2 cores); ``isolate`` gives None where it
+            # cannot start one (processes that do not fork).
+            facts = isolate(self.save_index) if isolate is not None and not (edits_here and self._ledger_keeps_most()) else None
+            if facts is not None:
+                self._previous_ledger = None  # the process that derived the facts inherited it; this one forks workers
+                self.adopt_facts(facts)
+            else:
+                self.adopt_facts(self._compute_facts(key), store=True)
 
     def _ledger_keeps_most(self) -> bool:
         """Whether the last derivation's ledger holds for all but a few modules: deriving again what read them
@@ -1205,7 +1208,7 @@ class ProjectModel:
         that load a model and return it (for the rules' triage)."""
         return self.facts.loading
 
-    def prepare(self, mapper=map, isolate: "Callable[[Callable[[], None]], ProjectFacts] | None" = None, forks: bool = False) -> None:
+    def prepare(self, mapper=map, isolate: "Callable[[Callable[[], None]], ProjectFacts | None] | None" = None, forks: bool = False) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork). ``isolate`` computes
         the facts in a process of its own that inherits this model (it decodes every summary, which this
         process, about to fork workers, should not hold); without ``forks``, a few edited modules are derived

@@ -16,6 +16,7 @@ import sys
 import types
 import typing
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Callable
 
 from gemlint.project.summary import EMPTY, SUMMARY_CLASSES, ModuleSummary
@@ -266,13 +267,28 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
 
 
 def _dataclass_decoder(kind: type) -> Callable[[Any], Any]:
-    decoders = [_decoder(declared) for declared in _field_types(kind).values()]
-    count = len(decoders)
+    declared = list(_field_types(kind).values())
+    count = len(declared)
+    problem = f"{kind.__name__}: expected an array of its {count} fields"
+    # The scalar fields are checked together, by their types' tuple (a bool is no int there), and the strings
+    # interned; only the other fields take a decoder each. Call sites, a summary's most numerous values, hold
+    # scalars only: checking each field with a function of its own was half of decoding a summary.
+    scalars = [number for number, field_type in enumerate(declared) if field_type in _SCALARS]
+    scalar_types = tuple(declared[number] for number in scalars)
+    pick = itemgetter(*scalars) if len(scalars) > 1 else (lambda data: (data[scalars[0]],)) if scalars else (lambda data: ())
+    strings = [number for number in scalars if declared[number] is str]
+    others = [(number, _decoder(field_type)) for number, field_type in enumerate(declared) if field_type not in _SCALARS]
 
     def dataclass_value(data: Any) -> Any:
         if type(data) is not list or len(data) != count:
-            raise CorruptIndex(f"{kind.__name__}: expected an array of its {count} fields")
-        return kind(*[decode(item) for decode, item in zip(decoders, data)])
+            raise CorruptIndex(problem)
+        if tuple(map(type, pick(data))) != scalar_types:
+            raise CorruptIndex(f"{kind.__name__}: a field of the wrong type")
+        for number in strings:  # the list is the JSON decoder's own: filled in place
+            data[number] = _intern(data[number])
+        for number, decode in others:
+            data[number] = decode(data[number])
+        return kind(*data)
 
     return dataclass_value
 
