@@ -133,10 +133,13 @@ def indexed_with_a_child(root: Path, cache: Path | None):
     return config, child
 
 
+@pytest.mark.parametrize("kept_in", ["memory", "files"])
 @pytest.mark.parametrize("edit", EDITS)
-def test_facts_from_the_ledger_are_the_facts_derived_afresh(tmp_path, monkeypatch, edit):
+def test_facts_from_the_ledger_are_the_facts_derived_afresh(tmp_path, monkeypatch, edit, kept_in):
     write(tmp_path, MODULES)
-    index = IndexCache(None)  # kept in memory across runs, with its ledger, as the language server keeps it
+    # Kept in memory across runs, with its ledger, as the language server keeps it; or in a cache folder, whose
+    # ledger file keeps each piece's reads as module numbers.
+    index = IndexCache(None) if kept_in == "memory" else tmp_path / ".cache"
     before = facts_of(tmp_path, index)
     path, old, new = EDITS[edit]
     text = (tmp_path / path).read_text()
