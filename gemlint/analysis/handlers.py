@@ -148,12 +148,36 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
         if isinstance(ancestor, cst.FunctionDef):
             break
         if isinstance(ancestor, cst.If):
-            mentioned = _mentioned(analysis, ancestor.test)
-            if mentioned & keys or is_name(ancestor.test) and dotted_name(ancestor.test) in keys:
+            if _tests_kept(analysis, ancestor, keys):
                 return True
             if function is not None and _keyed_by_kept_state(analysis, ancestor, function):
                 return True
-    return False
+    return function is not None and _called_only_while_empty(analysis, function, keys)
+
+
+def _tests_kept(analysis: ModuleAnalysis, branch: cst.If, keys: set[str]) -> bool:
+    """``branch``'s test reads one of the globals or attributes ``keys`` the load is kept in."""
+    return bool(_mentioned(analysis, branch.test) & keys) or is_name(branch.test) and dotted_name(branch.test) in keys
+
+
+def _called_only_while_empty(analysis: ModuleAnalysis, function: cst.FunctionDef, keys: set[str]) -> bool:
+    """The lazy load split over two functions: ``function`` keeps what it loads in ``keys`` (a global, an
+    attribute), and each of its calls, all in this file, runs under a test of what it keeps (``if MODEL is None:
+    load_model()``, with ``load_model`` assigning the global ``MODEL``)."""
+    calls = analysis.callers_of(function)
+    if not calls or (analysis.outside is not None and analysis.outside.per_request_callers(analysis, function)):
+        return False
+    for call in calls:
+        guarded = False
+        for ancestor in analysis.ancestors(call):
+            if isinstance(ancestor, cst.FunctionDef):
+                break
+            if isinstance(ancestor, cst.If) and _tests_kept(analysis, ancestor, keys):
+                guarded = True
+                break
+        if not guarded:
+            return False
+    return True
 
 
 def _mentioned(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> set[str | None]:
