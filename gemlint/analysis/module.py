@@ -712,7 +712,7 @@ class ModuleAnalysis:
         if not in_definition and self.script_runs and not self.is_test_file:
             if self.module_trains:
                 return Verdict(Context.TRAINING, "the script trains")
-            if self.is_smoke_test:
+            if self.is_smoke_test or self._module_level_parity_check:
                 return UNKNOWN
             return Verdict(Context.INFERENCE, "module-level code of a script that runs what it builds, without training")
         if self.is_inference_file:
@@ -847,6 +847,12 @@ class ModuleAnalysis:
         if name in fw.WEIGHT_LOADING_CALLS or (name == "load" and self.resolves_to(call.func, fw.MODEL_LOADERS)):
             return True
         return any(arg.keyword is not None and arg.keyword.value in fw.WEIGHT_KEYWORDS and _names_weights(arg.value) for arg in call.args)
+
+    @cached_property
+    def _module_level_parity_check(self) -> bool:
+        """The script's module-level code runs one input through two implementations and compares their outputs:
+        a conversion's check written without a ``__main__`` block, as :meth:`_checking_block` finds one in it."""
+        return compares_two_implementations(self.subtree(self.module))
 
     def _checking_block(self, block: cst.If) -> bool:
         """A ``__main__`` block that checks rather than predicts: a shape check (:meth:`_smoke_test_block`) or a

@@ -38,13 +38,14 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
     nodes = list(nodes)
     results: dict[str, cst.Call] = {}
     for node in nodes:
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call):
+        call = _returned_by(node.value) if isinstance(node, cst.Assign) and len(node.targets) == 1 else None
+        if call is not None:
             target = node.targets[0].target
             # `out = f(x)`, or `out, pooled = f(x)`: each name holds (part of) what the call returned
             for name in target.elements if isinstance(target, cst.Tuple) else (target,):
                 name = name.value if isinstance(name, cst.Element) else name
                 if isinstance(name, cst.Name):
-                    results[name.value] = node.value
+                    results[name.value] = call
     for node in nodes:
         if isinstance(node, cst.Call):
             for first, second in _compared(node):
@@ -52,6 +53,13 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
                 if left is not None and right is not None and left is not right and _shared_input(left, right):
                     return True
     return False
+
+
+def _returned_by(value: cst.BaseExpression) -> cst.Call | None:
+    """The call whose result ``value`` is, or a part of it: ``f(x)``, ``f(x).sample``, ``f(x)[0]``."""
+    while isinstance(value, (cst.Attribute, cst.Subscript)) and not isinstance(value, cst.Call):
+        value = value.value
+    return value if isinstance(value, cst.Call) else None
 
 
 def _compared(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
@@ -70,6 +78,11 @@ def _compared(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpressi
         inner = call.func.value
         if terminal_name(inner.func) == "abs" and isinstance(inner.func, cst.Attribute):
             operand = inner.func.value
+    elif name == "all" and isinstance(call.func, cst.Attribute) and not call.args:
+        # `(a == b).all()`: every element the same
+        equal = call.func.value
+        if isinstance(equal, cst.Comparison) and len(equal.comparisons) == 1 and isinstance(equal.comparisons[0].operator, cst.Equal):
+            return [(equal.left, equal.comparisons[0].comparator)]
     if _is_difference(operand):
         return [(operand.left, operand.right)]  # type: ignore[union-attr]
     return []
@@ -98,5 +111,16 @@ def _shared_input(first: cst.Call, second: cst.Call) -> bool:
 
 
 def _positional_values(call: cst.Call) -> set[str]:
-    spelled = (dotted_name(arg.value) for arg in call.args if arg.keyword is None and not arg.star)
+    spelled = (dotted_name(_unscaled(arg.value)) for arg in call.args if arg.keyword is None and not arg.star)
     return {value for value in spelled if value is not None}
+
+
+def _unscaled(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``x`` of ``0.18215 * x`` or ``x / 2``: a value scaled by a number is the same input, in the units the
+    other implementation expects (a latent scaled for a VAE)."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Multiply, cst.Divide)):
+        if isinstance(value.left, (cst.Integer, cst.Float)) and isinstance(value.operator, cst.Multiply):
+            return value.right
+        if isinstance(value.right, (cst.Integer, cst.Float)):
+            return value.left
+    return value
