@@ -180,10 +180,10 @@ def test_a_record_that_is_not_what_gemlint_writes_is_no_record(tmp_path, listing
     assert listings
 
 
-def test_a_cached_run_over_one_file_takes_the_kept_walk_and_sees_a_new_module(tmp_path, listings):
+def test_a_cached_run_over_one_file_takes_the_kept_walk_and_sees_a_new_module(tmp_path, listings, monkeypatch):
     root, cache = _project(tmp_path / "repo"), Cache(tmp_path / "cache")
     config = default_config(root)
-    os.chdir(root)
+    monkeypatch.chdir(root)
     run([root / "svc" / "app.py"], config, cache=cache, jobs=1)
     listings.clear()
     run([root / "svc" / "app.py"], config, cache=cache, jobs=1)

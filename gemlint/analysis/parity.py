@@ -57,7 +57,7 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
 
 def _returned_by(value: cst.BaseExpression) -> cst.Call | None:
     """The call whose result ``value`` is, or a part of it: ``f(x)``, ``f(x).sample``, ``f(x)[0]``."""
-    while isinstance(value, (cst.Attribute, cst.Subscript)) and not isinstance(value, cst.Call):
+    while isinstance(value, (cst.Attribute, cst.Subscript)):
         value = value.value
     return value if isinstance(value, cst.Call) else None
 
