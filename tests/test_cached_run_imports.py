@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gemlint.runner import FACTS_PROCESS_THRESHOLD
+
 SERVICE = """\
 import torch
 from fastapi import FastAPI
@@ -149,3 +151,30 @@ def test_a_run_that_admits_no_python_file_imports_no_libcst_nor_astroid(tmp_path
         findings = json.loads(completed.stdout)
         assert sorted({(f["path"].split("_")[0], f["code"]) for f in findings}) == [("deploy/server.yaml", "GEM605"), ("kernel", "GEM301")]
         assert json.loads(completed.stderr.strip().splitlines()[-1]) == [], completed.stderr
+
+
+# Which of the modules a run imports only to start processes or to make temporary files it imported.
+PROCESS_PROBE = PROBE.replace(
+    'heavy = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
+    'heavy = sorted(m for m in sys.modules if m in ("multiprocessing", "tempfile"))',
+)
+
+
+def test_an_edit_derived_where_it_is_asked_imports_neither_multiprocessing_nor_tempfile(tmp_path):
+    # A project large enough that its facts are derived in a process of their own: a run over one edited module
+    # derives again, in its own process, the pieces that read it (the ledger holds for every other module), and
+    # writes its cache entries; neither needs a process started or `tempfile`.
+    (tmp_path / "pyproject.toml").write_text("[tool.gemlint]\n")
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "__init__.py").write_text("")
+    for number in range(FACTS_PROCESS_THRESHOLD):
+        (tmp_path / "svc" / f"step_{number}.py").write_text(f"def step_{number}(x):\n    return x + {number}\n")
+    (tmp_path / "svc" / "serve.py").write_text(SERVICE)
+    _run(tmp_path)
+    (tmp_path / "svc" / "step_0.py").write_text("from svc.step_1 import step_1\n\n\ndef step_0(x):\n    return step_1(x)\n")
+    completed = subprocess.run(
+        [sys.executable, "-c", PROCESS_PROBE, "check", "--format", "json", "--exit-zero", "svc/step_0.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert json.loads(completed.stdout) == []
+    assert json.loads(completed.stderr.strip().splitlines()[-1]) == []
