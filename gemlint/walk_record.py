@@ -25,7 +25,7 @@ from typing import AbstractSet
 
 from gemlint.atomic import write_whole
 from gemlint.config import CONFIG_FILENAMES
-from gemlint.confinement import read_confined
+from gemlint.confinement import is_inside, read_confined
 from gemlint.discovery import Discovery, SourceFile, remember_listing
 from gemlint.languages import Language
 
@@ -152,6 +152,9 @@ class WalkRecord:
                     return None
             shown: list[tuple[str, str, str]] = []
             for path, status, display, prefix, package in folders:
+                # Only the project's own folders, normal and absolute: a record names no file outside the root.
+                if not (isinstance(path, str) and path == os.path.normpath(path) and is_inside(path, self.root)):
+                    return None
                 if status is None or _status(path) != status:
                     return None
                 if display is not None and not (isinstance(display, str) and isinstance(prefix, str) and type(package) is bool):

@@ -159,6 +159,11 @@ def test_a_walk_just_modified_is_not_kept(tmp_path, monkeypatch):
     assert not (cache / "walk.json").exists()
 
 
+def _moved(folder: list, path: str) -> list:
+    """A record's folder said to be at ``path``, with the status that ``path`` has."""
+    return [path, walk_record._status(path), *folder[2:]]
+
+
 @pytest.mark.parametrize(
     "corrupt",
     [
@@ -166,6 +171,9 @@ def test_a_walk_just_modified_is_not_kept(tmp_path, monkeypatch):
         pytest.param(lambda data: {**data, "files": [[0, "../../etc/passwd", "python", True]]}, id="name-with-a-separator"),
         pytest.param(lambda data: {**data, "files": [[0, "x.py", "cobol", True]]}, id="unknown-language"),
         pytest.param(lambda data: {**data, "key": "another"}, id="another-configuration"),
+        # The folder above the root, with its status as it is: only where it lies gives it away.
+        pytest.param(lambda data: {**data, "folders": [_moved(data["folders"][0], os.path.dirname(data["folders"][0][0])), *data["folders"][1:]]}, id="a-folder-outside-the-root"),
+        pytest.param(lambda data: {**data, "folders": [_moved(data["folders"][0], data["folders"][0][0] + "/svc/.."), *data["folders"][1:]]}, id="a-folder-not-normal"),
         pytest.param(lambda data: [data], id="not-an-object"),
     ],
 )
