@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,3 +54,10 @@ def write_whole(target: Path, data: bytes, prefix: str = ".") -> None:
     """Write ``data`` to ``target`` through :func:`replacing`."""
     with replacing(target, prefix=prefix) as stream:
         stream.write(data)
+
+
+def write_json(path: Path, value: object) -> None:
+    """Write ``value`` as JSON to ``path`` atomically (a temporary file in the same folder, then a rename), so that
+    a concurrent run reads the old content or the new, never a torn one. Raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(path, json.dumps(value).encode("utf-8"), prefix="tmp")

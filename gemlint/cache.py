@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from gemlint.atomic import write_whole
+from gemlint.atomic import write_json
 from gemlint.confinement import read_confined
 from gemlint.text import file_digest
 from gemlint.version import code_digest
@@ -139,13 +139,6 @@ class Cache:
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
-
-
-def write_json(path: Path, value: object) -> None:
-    """Write ``value`` as JSON to ``path`` atomically (a temporary file in the same folder, then a rename), so that
-    a concurrent run reads the old content or the new, never a torn one. Raises OSError."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(path, json.dumps(value).encode("utf-8"), prefix="tmp")
 
 
 def diagnostic_to_json(d: Diagnostic) -> dict:

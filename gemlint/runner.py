@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from gemlint.bad_input import input_error
 from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
-from gemlint.walk_record import WalkRecord, keep_walks
 from gemlint.config import Config
 from gemlint.config_tree import ConfigTree, tree_for
 from gemlint.confinement import is_inside
@@ -24,6 +23,7 @@ from gemlint.lint_notes import collecting_notes
 from gemlint.registry import rule_class, rule_entries
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
+from gemlint.walk_record import WalkRecord, keep_walks
 
 if TYPE_CHECKING:
     from gemlint.project.facts import ProjectFacts

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import AbstractSet
 
-from gemlint.atomic import write_whole
+from gemlint.atomic import write_json
 from gemlint.config import CONFIG_FILENAMES
 from gemlint.confinement import is_inside, read_confined
 from gemlint.discovery import Discovery, SourceFile, remember_listing
@@ -123,11 +123,11 @@ class WalkRecord:
         files = []
         for source in found:
             folder, _, name = source.absolute_path().rpartition(os.sep)
-            index = number.get(folder or os.sep)
-            record = watch.folders.get(folder or os.sep)
-            if index is None or record is None or record[1] is None or source.display != record[1] + name or source.relative != record[2] + name:
+            folder = folder or os.sep
+            record = watch.folders.get(folder)
+            if record is None or record[1] is None or source.display != record[1] + name or source.relative != record[2] + name:
                 return  # a file the walk did not find in a listed folder as the record rebuilds it: not kept
-            files.append([index, name, source.language.value, source.regular])
+            files.append([number[folder], name, source.language.value, source.regular])
         value = {
             "key": key,
             "folders": [[folder, *watch.folders[folder]] for folder in folders],
@@ -135,8 +135,7 @@ class WalkRecord:
             "files": files,
         }
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            write_whole(self._path, json.dumps(value, separators=(",", ":")).encode())
+            write_json(self._path, value)
         except OSError:
             pass  # an unwritable cache costs speed only
 

@@ -165,19 +165,19 @@ def _called_only_while_empty(analysis: ModuleAnalysis, function: cst.FunctionDef
     attribute), and each of its calls, all in this file, runs under a test of what it keeps (``if MODEL is None:
     load_model()``, with ``load_model`` assigning the global ``MODEL``)."""
     calls = analysis.callers_of(function)
-    if not calls or (analysis.outside is not None and analysis.outside.per_request_callers(analysis, function)):
+    if not calls or not all(_under_test_of_kept(analysis, call, keys) for call in calls):
         return False
-    for call in calls:
-        guarded = False
-        for ancestor in analysis.ancestors(call):
-            if isinstance(ancestor, cst.FunctionDef):
-                break
-            if isinstance(ancestor, cst.If) and _tests_kept(analysis, ancestor, keys):
-                guarded = True
-                break
-        if not guarded:
+    return analysis.outside is None or not analysis.outside.per_request_callers(analysis, function)
+
+
+def _under_test_of_kept(analysis: ModuleAnalysis, node: cst.CSTNode, keys: set[str]) -> bool:
+    """``node`` runs under a test, in its own function, of what ``keys`` keep."""
+    for ancestor in analysis.ancestors(node):
+        if isinstance(ancestor, cst.FunctionDef):
             return False
-    return True
+        if isinstance(ancestor, cst.If) and _tests_kept(analysis, ancestor, keys):
+            return True
+    return False
 
 
 def _mentioned(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> set[str | None]:

@@ -30,12 +30,12 @@ from gemlint.config import Config
 from gemlint.confinement import read_confined
 from gemlint.discovery import SKIP_DIRS as _SKIP_DIRS
 from gemlint.discovery import Discovery, SourceFile, display_path, root_relative
-from gemlint.walk_record import root_files
 from gemlint.frontends.module_size import MAX_ANALYSED_CHARS
 from gemlint.languages import Language
 from gemlint.project.buffers import buffer
 from gemlint.project.model import ProjectModel
 from gemlint.project.summary import forget_packages, module_name
+from gemlint.walk_record import root_files
 
 if TYPE_CHECKING:
     import libcst as cst

@@ -820,9 +820,10 @@ class ProjectModel:
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
         else:
-            # The index is stored here while that process derives (2 cores); ``isolate`` gives None where it
-            # cannot start one (processes that do not fork).
-            facts = isolate(self.save_index) if isolate is not None and not (edits_here and self._ledger_keeps_most()) else None
+            facts = None
+            if isolate is not None and not (edits_here and self._ledger_keeps_most()):
+                # The index is stored here while that process derives (2 cores); None where processes do not fork.
+                facts = isolate(self.save_index)
             if facts is not None:
                 self._previous_ledger = None  # the process that derived the facts inherited it; this one forks workers
                 self.adopt_facts(facts)
