@@ -40,15 +40,17 @@ spec:
           value: "1"
 """
 
-# Runs gemlint's command line in this interpreter, then says which of the heavy modules it imported.
+# Runs gemlint's command line in this interpreter, then says which of the heavy modules it imported. What the
+# interpreter had imported before it is not the run's: a site's .pth file may import at start-up what it likes.
 PROBE = """\
 import json, sys
+before = set(sys.modules)
 from gemlint.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-heavy = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))
+heavy = sorted(m for m in set(sys.modules) - before if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))
 print(json.dumps(heavy), file=sys.stderr)
 """
 
@@ -124,8 +126,8 @@ spec:
 """
 # Which of LibCST, astroid and gemlint's Python path a run imported.
 PYTHON_PATH_PROBE = PROBE.replace(
-    'heavy = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
-    'heavy = sorted(m for m in sys.modules if m in ("libcst", "astroid", "gemlint.python_lint", "gemlint.project.answers"))',
+    'heavy = sorted(m for m in set(sys.modules) - before if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
+    'heavy = sorted(m for m in set(sys.modules) - before if m in ("libcst", "astroid", "gemlint.python_lint", "gemlint.project.answers"))',
 )
 
 
@@ -155,8 +157,8 @@ def test_a_run_that_admits_no_python_file_imports_no_libcst_nor_astroid(tmp_path
 
 # Which of the modules a run imports only to start processes or to make temporary files it imported.
 PROCESS_PROBE = PROBE.replace(
-    'heavy = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
-    'heavy = sorted(m for m in sys.modules if m in ("multiprocessing", "tempfile"))',
+    'heavy = sorted(m for m in set(sys.modules) - before if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
+    'heavy = sorted(m for m in set(sys.modules) - before if m in ("multiprocessing", "tempfile"))',
 )
 
 
