@@ -48,23 +48,35 @@ _PARTIAL = frozenset({"functools.partial"})
 
 
 def gradio_callbacks(analysis: "ModuleAnalysis") -> frozenset[str]:
-    """How the functions this module hands to Gradio are spelled there (``predict``, ``self.respond``)."""
+    """How the functions this module hands to Gradio are spelled in this module (``predict``, ``self.respond``)."""
+    return frozenset(spelled for _, spelled in _handed_to_gradio(analysis))
+
+
+def gradio_page_loads(analysis: "ModuleAnalysis") -> frozenset[str]:
+    """How the functions this module hands to an app's ``load`` event are spelled: Gradio runs them each time a
+    visitor opens the page (``demo.load(fn=load_model, outputs=state)``)."""
+    return frozenset(spelled for listener, spelled in _handed_to_gradio(analysis) if listener == "load")
+
+
+def _handed_to_gradio(analysis: "ModuleAnalysis") -> list[tuple[str, str]]:
+    """(the event listener, or "" for an app that takes the function, and the function's spelling) for each
+    function this module hands to Gradio."""
     if not analysis.imports_any(("gradio",)):
-        return frozenset()
-    found: set[str] = set()
+        return []
+    found: list[tuple[str, str]] = []
     for call in analysis.nodes_of(cst.Call):
         func = call.func
         if analysis.resolves_to(func, GRADIO_APPS):
-            pass
+            listener = ""
         elif isinstance(func, cst.Attribute) and func.attr.value in GRADIO_EVENTS and _is_gradio_object(analysis, func.value, 0):
-            pass
+            listener = func.attr.value
         else:
             continue
         handed = keyword_arg(call, "fn") or positional_arg(call, 0)
         spelled = dotted_name(_called_function(analysis, handed.value)) if handed is not None else None
         if spelled:
-            found.add(spelled)
-    return frozenset(found)
+            found.append((listener, spelled))
+    return found
 
 
 def _called_function(analysis: "ModuleAnalysis", handed: cst.BaseExpression) -> cst.BaseExpression:
@@ -115,4 +127,4 @@ def runs_once(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool:
     )
 
 
-__all__ = ["GRADIO_APPS", "GRADIO_EVENTS", "STREAMLIT_RUN_ONCE", "gradio_callbacks", "is_streamlit_app", "runs_once"]
+__all__ = ["GRADIO_APPS", "GRADIO_EVENTS", "STREAMLIT_RUN_ONCE", "gradio_callbacks", "gradio_page_loads", "is_streamlit_app", "runs_once"]

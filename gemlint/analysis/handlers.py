@@ -86,8 +86,14 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
 
 def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _depth: int = 0) -> str | None:
     """Why ``function`` runs on every request, or None."""
-    if function.name.value in SETUP_HOOKS or is_cached(analysis, function):
+    if is_cached(analysis, function):
         return None
+    name = function.name.value
+    if name in SETUP_HOOKS:
+        # Named as a setup hook (`load`, `setup`, `load_model`), it runs once: unless the code hands it to an
+        # app's page-load event, which runs it for every visitor. (A "Load" button's click runs it because the
+        # user asked for it.)
+        return f"`{name}` is {GRADIO_EVENT}, run on every page load" if analysis.is_gradio_callback(function, page_load=True) else None
     reason = _own_reason(analysis, function)
     if reason is not None or _depth >= _MAX_CALLER_DEPTH:
         return reason

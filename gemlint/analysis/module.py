@@ -814,6 +814,11 @@ class ModuleAnalysis:
         """How the functions handed to Gradio are spelled in this module (:mod:`gemlint.analysis.apps`)."""
         return apps.gradio_callbacks(self)
 
+    @cached_property
+    def gradio_page_loads(self) -> frozenset[str]:
+        """How the functions Gradio runs each time a visitor opens the page are spelled in this module."""
+        return apps.gradio_page_loads(self) if self.gradio_callbacks else frozenset()
+
     def reported_context(self, node: cst.CSTNode, verdict: Verdict | None = None) -> Verdict:
         """:meth:`context_of` (or ``verdict``, already asked) as the rules report on it: inference context that
         rests on a name alone (no entry point reaches the function through its callers) counts only with
@@ -1249,9 +1254,10 @@ class ModuleAnalysis:
             return name in self.registered_handlers
         return not self.registered_handlers.isdisjoint((f"self.{name}", f"cls.{name}", f"{owner.name.value}.{name}"))
 
-    def is_gradio_callback(self, function: cst.FunctionDef) -> bool:
-        """``function`` is handed to Gradio in this file, which calls it on every event."""
-        callbacks = self.gradio_callbacks
+    def is_gradio_callback(self, function: cst.FunctionDef, page_load: bool = False) -> bool:
+        """``function`` is handed to Gradio in this file, which calls it on every event (with ``page_load``: to
+        an app's ``load`` event, run each time a visitor opens the page)."""
+        callbacks = self.gradio_page_loads if page_load else self.gradio_callbacks
         if not callbacks:
             return False
         name = function.name.value
