@@ -134,9 +134,27 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     if analysis.trains(function):
         return None  # a request that starts training (a web UI's "train" button) loads what it trains
     reason = per_request_reason(analysis, function)
-    if reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason):
+    if reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason) or _default_for_a_missing_argument(analysis, node, function):
         return None
     return reason
+
+
+def _default_for_a_missing_argument(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """``node`` is assigned to a parameter of ``function`` under a test of that parameter (``if model is None:
+    model = load()``): a default for a caller that passes none. How often it runs depends on the callers, which
+    pass one when they have it (a Gradio app's session state, filled when the page loads)."""
+    parameters = {param.name.value for param in (*function.params.params, *function.params.posonly_params, *function.params.kwonly_params)}
+    assigned: set[str] = set()
+    for ancestor in analysis.ancestors(node):
+        if isinstance(ancestor, cst.FunctionDef):
+            return False
+        if isinstance(ancestor, cst.Assign) and not assigned:
+            assigned = {target.target.value for target in ancestor.targets if isinstance(target.target, cst.Name)} & parameters
+            if not assigned:
+                return False
+        elif isinstance(ancestor, cst.If) and assigned and _mentioned(analysis, ancestor.test) & assigned:
+            return True
+    return False
 
 
 def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:

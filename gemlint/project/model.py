@@ -1671,13 +1671,9 @@ class ProjectModel:
         tensors, not only models)."""
         if not function.returns:
             return None
-        loader = self._loading_call(entry, None, function, 0)
-        if loader is None:
-            return None
-        resolved = self.resolve(entry, loader)
-        if resolved is not None and resolved.module == "torch.load" and not function.loads_state:
-            return None
-        return loader
+        # A method's helpers (`cls.from_local(...)` in a `from_pretrained` classmethod) are followed.
+        owner = entry.summary.classes.get(function.qualname.rpartition(".")[0])
+        return self._loading_call(entry, owner, function, 0, tensors_need_state=True)
 
     def initialiser_loads(self, target: Target, near: str) -> str | None:
         """Follow ``__init__`` up the project bases while it defers to ``super().__init__``."""
@@ -1705,11 +1701,16 @@ class ProjectModel:
         found = self.memo[key] = self._loading_call(entry, owner, init, 0)
         return found
 
-    def _loading_call(self, entry: ModuleEntry, owner: ClassSummary | None, function: FunctionSummary, depth: int) -> str | None:
+    def _loading_call(
+        self, entry: ModuleEntry, owner: ClassSummary | None, function: FunctionSummary, depth: int, tensors_need_state: bool = False
+    ) -> str | None:
+        """The call of ``function`` (or of the helpers of ``owner`` it calls) that loads a model. With
+        ``tensors_need_state``, a call that reads tensors counts only in a function that puts them into a model
+        (:data:`~gemlint.analysis.frameworks.TENSOR_READERS`); safetensors' readers count only so in any case."""
         for site in function.calls:
-            if site.callee.startswith("self.") and site.callee.count(".") == 1 and depth < 2 and owner is not None:
-                helper = owner.methods.get(site.callee[5:])
-                found = self._loading_call(entry, owner, helper, depth + 1) if helper is not None else None
+            if site.callee.startswith(("self.", "cls.")) and site.callee.count(".") == 1 and depth < 2 and owner is not None:
+                helper = owner.methods.get(site.callee.partition(".")[2])
+                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state) if helper is not None else None
                 if found is not None:
                     return found
                 continue
@@ -1717,6 +1718,10 @@ class ProjectModel:
             if resolved is None or resolved.kind != "external":
                 continue
             name = resolved.module
+            if name in fw.TENSOR_READERS and (tensors_need_state or name not in fw.MODEL_LOADERS):
+                if function.loads_state:
+                    return site.callee
+                continue
             if name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS:
                 return site.callee
             if name.rsplit(".", 1)[-1] in ("from_pretrained", "from_single_file") and name.startswith(fw.FROM_PRETRAINED_LIBRARIES):

@@ -34,9 +34,15 @@ class ModelLoadedPerRequest(AnalysisRule):
         "a flag only such branches raise).",
         "Functions that are not request handlers, hooks, or helpers called only from them.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
-        "functions of other modules that load no model they return (`torch.load` alone may read data: a helper "
+        "functions of other modules (a class's own `from_pretrained` among them, with the class's helpers it calls) "
+        "that load no model they return (`torch.load` or safetensors' `load_file` alone may read data: a helper "
         "counts as a load when it also puts the weights into a model with `load_state_dict`, or calls a model "
         "loader).",
+        "A load that is a default for a caller that passes no model (`if model is None: model = load()`, on a "
+        "parameter): how often it runs depends on the callers, which pass one when they have it.",
+        "A function named as a setup hook (`load`, `setup`, `load_model`), unless it is handed to a Gradio app's "
+        "`load` event, which runs it each time a visitor opens the page (a \"Load\" button's click loads because "
+        "the user asked).",
     )
     bad = """\
 from fastapi import FastAPI
@@ -91,6 +97,11 @@ def classify(text: str):
         how = ""
         if name in LOADER_NAMES:
             what = load_kind(self.analysis, node)
+            if what is None and self.analysis.outside is not None and name in ("from_pretrained", "from_single_file"):
+                # A project class's own `from_pretrained` (in another module): a load where it reads weights into
+                # a model, itself or through the class's helpers.
+                loads = self.analysis.outside.helper_loads(self.analysis, node.func)
+                what, how = ("a model", f": {loads}") if loads is not None else (None, "")
         elif self.analysis.outside is not None and name is not None and name[:1].isupper():
             loads = self.analysis.outside.construction_loads(self.analysis, node.func)
             what, how = ("a model", f": {loads}") if loads is not None else (None, "")
