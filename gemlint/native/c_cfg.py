@@ -225,7 +225,7 @@ class CfgBuilder:
                 continue
             walked = tuple(self._walk.under(root) for root in step.nodes if root is not None)
             step.changes = step.changes | _changed_names_in(walked)
-            keys = (self._test_key(target) for target in _plain_new_targets_in(walked))
+            keys = (self._test_key(target) for target in _never_null_targets_in(walked))
             step.sets = tuple((key, True) for key in keys if key is not None)
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
@@ -879,10 +879,10 @@ def _compared_with_null(node: Node) -> tuple[Node, bool] | None:
     return None
 
 
-def _plain_new_targets_in(walked: Iterable[list[Node]]) -> list[Node]:
+def _never_null_targets_in(walked: Iterable[list[Node]]) -> list[Node]:
     """The variables and members a step sets from a plain ``new`` (``p = new T``, ``T* p = new T``, ``s->m = new
-    T``), given the nodes of each of its roots: it throws rather than return null, so they are not null afterwards.
-    ``new (std::nothrow)`` may be."""
+    T``) or from ``std::make_shared``/``std::make_unique``, given the nodes of each of its roots: each throws rather
+    than return null, so they are not null afterwards. ``new (std::nothrow)`` may be."""
     targets = []
     for nodes in walked:
         for node in nodes:
@@ -892,11 +892,21 @@ def _plain_new_targets_in(walked: Iterable[list[Node]]) -> list[Node]:
                 target, value = syn.declared_identifier(node.child_by_field_name("declarator")), node.child_by_field_name("value")
             else:
                 continue
-            value = syn.strip(value)
-            plain_new = value is not None and value.type == "new_expression" and value.child_by_field_name("placement") is None
-            if plain_new and target is not None and target.type in ("identifier", "field_expression"):
+            if _never_null(syn.strip(value)) and target is not None and target.type in ("identifier", "field_expression"):
                 targets.append(target)
     return targets
+
+
+#: Factories that return a new object or throw: never null.
+_NEVER_NULL_FACTORIES = frozenset({"make_shared", "make_unique", "std::make_shared", "std::make_unique"})
+
+
+def _never_null(value: Node | None) -> bool:
+    if value is None:
+        return False
+    if value.type == "new_expression":
+        return value.child_by_field_name("placement") is None
+    return value.type == "call_expression" and syn.callee_name(value) in _NEVER_NULL_FACTORIES
 
 
 _CHANGED_NAMES = frozenset({"identifier", "field_identifier"})
