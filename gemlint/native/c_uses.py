@@ -385,7 +385,9 @@ class Uses:
         return False
 
     def aliases(self, unit: Unit, variable: str) -> frozenset[str]:
-        """``variable`` and the locals copied from it anywhere in the function (``float* q = p;``, ``q = (T*)p;``)."""
+        """``variable`` and the locals copied from it anywhere in the function (``float* q = p;``, ``q = (T*)p;``),
+        and the pointers declared into it (``Header* h = (Header*)(p + offset);``): whoever holds one reaches the
+        block."""
         key = (unit.node.start_byte, variable)
         cached = self._alias_cache.get(key)
         if cached is not None:
@@ -398,7 +400,8 @@ class Uses:
                 for declarator in facts.declarators:
                     value = syn.strip(declarator.child_by_field_name("value"))
                     identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
-                    if value is not None and value.type == "identifier" and syn.text(value) in names and identifier is not None:
+                    copied = value is not None and value.type == "identifier" and syn.text(value) in names
+                    if (copied or _points_into(value, names, declarator)) and identifier is not None:
                         name = syn.text(identifier)
                         if unit.is_local(name) and name not in names:
                             names.add(name)
@@ -421,6 +424,18 @@ class Uses:
         result = frozenset(names)
         self._alias_cache[key] = result
         return result
+
+
+def _points_into(value: Node | None, names: set[str], declarator: Node) -> bool:
+    """A pointer declared as one of ``names`` moved by an offset (``p + n``, ``p - n``; not the distance of two of
+    them)."""
+    if value is None or value.type != "binary_expression" or syn.operator(value) not in ("+", "-"):
+        return False
+    if declarator.child_by_field_name("declarator") is None or declarator.child_by_field_name("declarator").type != "pointer_declarator":
+        return False
+    left, right = syn.strip(value.child_by_field_name("left")), syn.strip(value.child_by_field_name("right"))
+    held = [side is not None and side.type == "identifier" and syn.text(side) in names for side in (left, right)]
+    return held[0] != held[1] and (held[0] or syn.operator(value) == "+")
 
 
 def _macro_releases_in(unit: Unit, facts: StepFacts) -> list[MacroRelease]:
