@@ -50,8 +50,12 @@ class HostMemoryLeak(PairingRule):
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
         "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
         "case as the allocation, on a value not changed in between.",
-        "Paths that need a plain `new` to have returned null (`s->model = new Model; if (s->model == nullptr) "
-        "return NULL;`): it throws instead. `new (std::nothrow)` may return null, and its test is followed.",
+        "Paths that need a plain `new`, `std::make_shared` or `std::make_unique` to have returned null (`s->model = "
+        "new Model; if (s->model == nullptr) return NULL;`): they throw instead. `new (std::nothrow)` and a project's "
+        "own factories may return null, and their tests are followed.",
+        "An allocation handed on through a pointer declared into it (`Header* h = (Header*)(block + offset);` then "
+        "`*out = h`): whoever holds the pointer reaches the block. The distance between two such pointers is a "
+        "number, not a pointer.",
         "A local of the same name declared in a nested block (`float loss = ...;` inside a loop, after `float* loss "
         "= malloc(...)` outside it): it is another variable, neither a new value of the pointer nor its release. "
         "Declarations in the arms of one `#if`/`#ifdef` chain (`#ifdef UWP char *buf = malloc(64); #else char *buf = "
