@@ -121,6 +121,24 @@ SUMMARY_CLASSES = (ModuleSummary, ClassSummary, FunctionSummary, CallSite, Synta
 _DATA_VALUES = (ast.Constant, ast.JoinedStr, ast.Dict, ast.List, ast.Tuple, ast.Set)
 
 
+def _valued_parameters(args: ast.arguments) -> frozenset[str]:
+    """The parameters whose default is a literal value other than None: a number, string or flag, or a list or
+    tuple of them."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    return frozenset(parameter.arg for parameter, default in pairs if default is not None and _literal_value(default))
+
+
+def _literal_value(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value is not None and not isinstance(node.value, type(...))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _literal_value(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_literal_value(element) for element in node.elts)
+    return False
+
+
 def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a chain of names and attributes (a call in the chain keeps its callee: ``a().b`` ->
     ``a().b``), else None."""
@@ -164,6 +182,8 @@ class _Summariser:
         self.functions: list[FunctionSummary] = []
         #: Per open function: its parameters' annotations, spelled (``sam_model: Sam`` -> {"sam_model": "Sam"}).
         self._annotations: list[dict[str, str]] = []
+        #: Per open function: its parameters whose default is a literal value (``use_gpu=True``, ``ids=[0]``).
+        self._valued: list[frozenset[str]] = []
         #: How many grad-free ``with`` blocks and decorated functions enclose the current node.
         self._guards = 0
         self._seen: dict[tuple[int, str], int] = {}
@@ -305,6 +325,7 @@ class _Summariser:
         self._annotations.append(
             {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         )
+        self._valued.append(_valued_parameters(args))
         for decorator in node.decorator_list:
             self.visit(decorator)
         # A grad-free decorator guards the body; an async def's only covers making the coroutine.
@@ -315,6 +336,7 @@ class _Summariser:
             self.visit(statement)
         self._guards = saved
         self._annotations.pop()
+        self._valued.pop()
         self._bound_at.pop()
         self._lists.pop()
         self.functions.pop()
@@ -411,7 +433,10 @@ class _Summariser:
             callee = _produced_by(value)
         if callee is None:
             self._rebind_unknown(targets)
-            if not isinstance(value, _DATA_VALUES):
+            # A parameter whose default is a literal value holds a value of its kind (a flag, a size, device ids):
+            # the constructor is handed no module through it.
+            given_a_value = isinstance(value, ast.Name) and bool(self._valued) and value.id in self._valued[-1]
+            if not isinstance(value, _DATA_VALUES) and not given_a_value:
                 self._note_opaque(targets)
             return
         for target in targets:
