@@ -52,8 +52,9 @@ class MissingEval(AnalysisRule):
         "project index does not reach (re-exported through star imports): what layers it holds, and so whether "
         "`.eval()` changes anything, is unknown.",
         "A project nn.Module whose parts are only data, plain project objects and objects of packages other than "
-        "torch and the model libraries (a feature extractor's `Fbank`, a clustering back end): none of its layers is "
-        "seen, so it is not judged as a model (nor by GEM101).",
+        "torch and the model libraries (a feature extractor's `Fbank`, a clustering back end), and the options its "
+        "constructor was given where their defaults are literal values (`use_gpu=True`, `gpu_ids=[0]`): none of its "
+        "layers is seen, so it is not judged as a model (nor by GEM101).",
     )
     bad = """\
 import torch
