@@ -47,20 +47,10 @@ STREAMLIT_RUN_ONCE = frozenset(
 _PARTIAL = frozenset({"functools.partial"})
 
 
-def gradio_callbacks(analysis: "ModuleAnalysis") -> frozenset[str]:
-    """How the functions this module hands to Gradio are spelled in this module (``predict``, ``self.respond``)."""
-    return frozenset(spelled for _, spelled in _handed_to_gradio(analysis))
-
-
-def gradio_page_loads(analysis: "ModuleAnalysis") -> frozenset[str]:
-    """How the functions this module hands to an app's ``load`` event are spelled: Gradio runs them each time a
-    visitor opens the page (``demo.load(fn=load_model, outputs=state)``)."""
-    return frozenset(spelled for listener, spelled in _handed_to_gradio(analysis) if listener == "load")
-
-
-def _handed_to_gradio(analysis: "ModuleAnalysis") -> list[tuple[str, str]]:
-    """(the event listener, or "" for an app that takes the function, and the function's spelling) for each
-    function this module hands to Gradio."""
+def handed_to_gradio(analysis: "ModuleAnalysis") -> list[tuple[str, str]]:
+    """(the event listener, or "" for an app that takes the function, and the function's spelling as this module
+    writes it: ``predict``, ``self.respond``) for each function this module hands to Gradio. An app's ``load``
+    listener runs its function each time a visitor opens the page (``demo.load(fn=load_model, outputs=state)``)."""
     if not analysis.imports_any(("gradio",)):
         return []
     found: list[tuple[str, str]] = []
@@ -127,4 +117,4 @@ def runs_once(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool:
     )
 
 
-__all__ = ["GRADIO_APPS", "GRADIO_EVENTS", "STREAMLIT_RUN_ONCE", "gradio_callbacks", "gradio_page_loads", "is_streamlit_app", "runs_once"]
+__all__ = ["GRADIO_APPS", "GRADIO_EVENTS", "STREAMLIT_RUN_ONCE", "handed_to_gradio", "is_streamlit_app", "runs_once"]

@@ -52,7 +52,7 @@ def _producer_family(analysis: ModuleAnalysis, call: cst.Call) -> str | None:
     name = analysis.first_name_among(func, _PRODUCED)
     if name is not None:
         return fw.MODEL_PRODUCERS.get(name, "engine")
-    if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
+    if isinstance(func, cst.Attribute) and func.attr.value in fw.PRETRAINED_METHODS:
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
         if label.endswith("Pipeline") and analysis.resolves_with_prefix(func.value, ("diffusers.",)):
             return "pipeline"

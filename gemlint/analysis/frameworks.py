@@ -272,6 +272,8 @@ MADE_UP_TENSORS = frozenset({"rand", "randn", "randint", "rand_like", "randn_lik
 #: Keyword arguments that hand a constructor its weights (``resnet50(weights="DEFAULT")``, ``pretrained=True``).
 WEIGHT_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "checkpoint_path", "ckpt_path", "ckpt", "weights_path", "model_path"})
 MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.package.PackageImporter.load_pickle"})
+#: The class methods that load pretrained weights (``AutoModel.from_pretrained``, a pipeline's ``from_single_file``).
+PRETRAINED_METHODS = frozenset({"from_pretrained", "from_single_file"})
 #: Calls that read tensors, weights or not: a project function that calls one loads a model only where it also
 #: puts what it read into a model (``load_state_dict``).
 TENSOR_READERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})

@@ -18,7 +18,7 @@ from gemlint.analysis import apps
 from gemlint.analysis.frameworks import SETUP_HOOKS
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
-from gemlint.analysis.syntax import is_name
+from gemlint.analysis.syntax import is_name, named_parameters
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
 GRADIO_EVENT = "a Gradio event handler"
@@ -143,7 +143,7 @@ def _default_for_a_missing_argument(analysis: ModuleAnalysis, node: cst.CSTNode,
     """``node`` is assigned to a parameter of ``function`` under a test of that parameter (``if model is None:
     model = load()``): a default for a caller that passes none. How often it runs depends on the callers, which
     pass one when they have it (a Gradio app's session state, filled when the page loads)."""
-    parameters = {param.name.value for param in (*function.params.params, *function.params.posonly_params, *function.params.kwonly_params)}
+    parameters = {param.name.value for param in named_parameters(function)}
     assigned: set[str] = set()
     for ancestor in analysis.ancestors(node):
         if isinstance(ancestor, cst.FunctionDef):

@@ -10,7 +10,7 @@ from gemlint.analysis.module import ModuleAnalysis, dotted_name
 
 # The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
 LOADER_NAMES = frozenset(
-    {"from_pretrained", "from_single_file"}
+    fw.PRETRAINED_METHODS
     | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
     | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
 )
@@ -27,7 +27,7 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
     if names & fw.TOKENIZER_LOADERS:
         return "a tokenizer"
     func = node.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("from_pretrained", "from_single_file"):
+    if isinstance(func, cst.Attribute) and func.attr.value in fw.PRETRAINED_METHODS:
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
         if analysis.resolves_with_prefix(func.value, fw.FROM_PRETRAINED_LIBRARIES):
             return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"

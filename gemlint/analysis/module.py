@@ -810,14 +810,18 @@ class ModuleAnalysis:
         return apps.is_streamlit_app(self)
 
     @cached_property
+    def _handed_to_gradio(self) -> list[tuple[str, str]]:
+        return apps.handed_to_gradio(self)
+
+    @cached_property
     def gradio_callbacks(self) -> frozenset[str]:
         """How the functions handed to Gradio are spelled in this module (:mod:`gemlint.analysis.apps`)."""
-        return apps.gradio_callbacks(self)
+        return frozenset(spelled for _, spelled in self._handed_to_gradio)
 
     @cached_property
     def gradio_page_loads(self) -> frozenset[str]:
         """How the functions Gradio runs each time a visitor opens the page are spelled in this module."""
-        return apps.gradio_page_loads(self) if self.gradio_callbacks else frozenset()
+        return frozenset(spelled for listener, spelled in self._handed_to_gradio if listener == "load")
 
     def reported_context(self, node: cst.CSTNode, verdict: Verdict | None = None) -> Verdict:
         """:meth:`context_of` (or ``verdict``, already asked) as the rules report on it: inference context that

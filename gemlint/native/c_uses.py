@@ -431,7 +431,8 @@ def _points_into(value: Node | None, names: set[str], declarator: Node) -> bool:
     them)."""
     if value is None or value.type != "binary_expression" or syn.operator(value) not in ("+", "-"):
         return False
-    if declarator.child_by_field_name("declarator") is None or declarator.child_by_field_name("declarator").type != "pointer_declarator":
+    declared = declarator.child_by_field_name("declarator")
+    if declared is None or declared.type != "pointer_declarator":
         return False
     left, right = syn.strip(value.child_by_field_name("left")), syn.strip(value.child_by_field_name("right"))
     held = [side is not None and side.type == "identifier" and syn.text(side) in names for side in (left, right)]

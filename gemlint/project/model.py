@@ -1724,7 +1724,7 @@ class ProjectModel:
                 continue
             if name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS:
                 return site.callee
-            if name.rsplit(".", 1)[-1] in ("from_pretrained", "from_single_file") and name.startswith(fw.FROM_PRETRAINED_LIBRARIES):
+            if name.rsplit(".", 1)[-1] in fw.PRETRAINED_METHODS and name.startswith(fw.FROM_PRETRAINED_LIBRARIES):
                 return site.callee
         return None
 

@@ -94,20 +94,18 @@ def classify(text: str):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
+        outside = self.analysis.outside
         how = ""
         if name in LOADER_NAMES:
             what = load_kind(self.analysis, node)
-            if what is None and self.analysis.outside is not None and name in ("from_pretrained", "from_single_file"):
-                # A project class's own `from_pretrained` (in another module): a load where it reads weights into
-                # a model, itself or through the class's helpers.
-                loads = self.analysis.outside.helper_loads(self.analysis, node.func)
-                what, how = ("a model", f": {loads}") if loads is not None else (None, "")
-        elif self.analysis.outside is not None and name is not None and name[:1].isupper():
-            loads = self.analysis.outside.construction_loads(self.analysis, node.func)
-            what, how = ("a model", f": {loads}") if loads is not None else (None, "")
-        elif self.analysis.outside is not None and name is not None and name in self._project_loaders:
-            loads = self.analysis.outside.helper_loads(self.analysis, node.func)
-            what, how = ("a model", f": {loads}") if loads is not None else (None, "")
+            if what is None and outside is not None and name in fw.PRETRAINED_METHODS:
+                # A project class's own `from_pretrained`: a load where it reads weights into a model, itself or
+                # through the class's helpers.
+                what, how = _project_load(outside.helper_loads(self.analysis, node.func))
+        elif outside is not None and name is not None and name[:1].isupper():
+            what, how = _project_load(outside.construction_loads(self.analysis, node.func))
+        elif outside is not None and name is not None and name in self._project_loaders:
+            what, how = _project_load(outside.helper_loads(self.analysis, node.func))
         else:
             return  # cheap syntactic gate before resolving names
         if what is None:
@@ -122,3 +120,9 @@ def classify(text: str):
         else:
             fix = "load it once at startup (module level, `__init__`, a setup hook or a cached helper) and reuse it"
         self.report(node, f"`{text}(...)` loads {what} on every request ({reason}){how}; {fix}")
+
+
+def _project_load(loads: str | None) -> tuple[str | None, str]:
+    """What a call of a project class or function of another module loads, and how (from what the project says
+    of it: None when it loads no model)."""
+    return ("a model", f": {loads}") if loads is not None else (None, "")
