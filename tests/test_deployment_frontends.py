@@ -54,6 +54,16 @@ def test_a_yaml_bomb_is_a_parse_error_not_a_hang():
     assert time.perf_counter() - started < 10
 
 
+def test_a_catalogue_that_merges_one_anchor_into_each_entry_is_read():
+    # A gallery of 1,500 entries, each merging the same defaults: aliases repeat far more nodes than the bomb
+    # budget alone allows, but not many times more than the file holds itself.
+    defaults = "defaults: &defaults\n" + "".join(f"  option_{index}: value_{index}\n" for index in range(12))
+    entries = "".join(f"  - <<: *defaults\n    name: model-{index}\n    url: https://example.org/{index}\n" for index in range(1500))
+    document = compose_documents(defaults + "entries:\n" + entries)[0]
+    last = document.sequence("entries")[-1]
+    assert last.text("name") == "model-1499" and last.text("option_11") == "value_11"
+
+
 def test_yaml_bomb_through_the_engine_is_gem000():
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for index, name in enumerate("bcdefghi"):

@@ -83,6 +83,7 @@ NEEDS_THE_PROJECT = {
             ("unpacked_attribute.py", 37, 16, "GEM101"),  # a method called on a module-level instance from a route
             ("constructor_turns_grad_off.py", 39, 16, "GEM101"),  # likewise
             ("policy_rollouts.py", 45, 17, "GEM101"),  # evaluation code under no inference name: the project index says so
+            ("held_by_a_plain_object.py", 55, 1, "GEM102"),  # the script's module-level run, read from the project index
             # a class imported from another module: without its definition, whether its mode matters is unknown
             ("fastapi_service.py", 18, 1, "GEM102"),
             ("torchserve_handler.py", 10, 9, "GEM102"),
@@ -106,6 +107,7 @@ NEEDS_THE_PROJECT = {
             ("heads/pooling.py", 22, 12, "GEM101"),  # reached from a route in heads/serve_blend.py
             ("zoo/segment.py", 11, 5, "GEM102"),  # the factories are in zoo/hub.py
             ("similarity/compare.py", 9, 1, "GEM102"),  # NoisyDistance, in similarity/metric.py, holds a dropout layer
+            ("namesake/encoding.py", 9, 12, "GEM101"),  # reached from a Cog predictor in namesake/predict.py
             ("zoo/segment.py", 14, 11, "GEM101"),
             ("serving/helpers.py", 3, 12, "GEM101"),  # evaluation code, found in the project index
             ("serving/app.py", 12, 1, "GEM102"),  # the model comes from a factory in models/
@@ -190,6 +192,9 @@ NEEDS_THE_PROJECT = {
             ("upscaler/choose.py", 10, 12, "GEM502"),  # called from a Cog runner in cog_runner.py
             ("cog_helpers.py", 15, 19, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights
             ("voice/ui.py", 10, 12, "GEM502"),  # the class's own from_pretrained, in voice/speech.py, loads the weights
+            # a gRPC servicer's methods are per-request hooks by the project's reading of its base
+            ("rpc_backend.py", 33, 18, "GEM502"),
+            ("rpc_backend.py", 43, 18, "GEM502"),
         },
         set(),
     ),

@@ -149,6 +149,33 @@ INFERENCE_CLASS_NAME = re.compile(r"(?:Inference|Inferencer|Predictor)(?![a-z])"
 SETUP_HOOKS = frozenset(
     {"__init__", "__post_init__", "__new__", "initialize", "load", "setup", "load_model", "reconfigure", "startup", "on_startup", "lifespan", "__enter__", "__aenter__"}
 )
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def is_setup_hook(name: str) -> bool:
+    """``name`` is a setup hook's (:data:`SETUP_HOOKS`), spelled in snake case or, as RPC methods are (a gRPC
+    servicer's ``LoadModel``, ``Initialize``), in camel case."""
+    return name in SETUP_HOOKS or (not name.islower() and _WORD_START.sub("_", name).lower() in SETUP_HOOKS)
+
+
+# A handler named for what it does to a model (``export_model``, a gRPC ``UnloadModel``, ``switch_checkpoint``) loads
+# one because that is what its caller asks of it, not to serve a prediction.
+_MANAGING_VERBS = frozenset(
+    {"load", "reload", "unload", "export", "save", "convert", "merge", "fuse", "download", "switch", "swap", "change", "select", "set", "update", "import", "register"}
+)
+_MANAGED_OBJECTS = frozenset({"model", "models", "checkpoint", "checkpoints", "weights", "adapter", "adapters", "lora", "loras", "pipeline", "pipelines"})
+
+
+def manages_models(name: str) -> bool:
+    """``name`` says its function acts on a model: a managing verb first, then a model, checkpoint, adapter or
+    pipeline (``export_model``, ``LoadLora``, ``switch_base_model``), and no inference word."""
+    words = _WORD_START.sub("_", name).lower().strip("_").split("_")
+    return (
+        len(words) > 1 and words[0] in _MANAGING_VERBS and any(word in _MANAGED_OBJECTS for word in words[1:])
+        and not any(word.startswith(INFERENCE_NAME_PREFIXES) for word in words)
+    )
+
+
 INFERENCE_CLASS_SETUP_PREFIXES = ("__init__", "setup", "load", "initialize", "init_", "build", "from_", "to", "_")
 INFERENCE_NAME_PREFIXES = ("predict", "infer", "inference", "serve", "generate", "evaluate")
 

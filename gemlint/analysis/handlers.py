@@ -15,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import apps
-from gemlint.analysis.frameworks import SETUP_HOOKS
+from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
 from gemlint.analysis.syntax import is_name, named_parameters
@@ -63,6 +63,8 @@ def is_cached(analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
 
 def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
     name = function.name.value
+    if manages_models(name):
+        return None  # a route or RPC that exports, switches or loads a model does so because it is asked to
     for decorator in function.decorators:
         target = _decorator_target(decorator)
         if is_route_decorator(analysis, decorator.decorator):
@@ -77,7 +79,7 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
     if analysis.is_gradio_callback(function):
         return f"`{name}` is {GRADIO_EVENT}, run on every event"
     owner = analysis.enclosing_class(function)
-    if owner is not None and name not in SETUP_HOOKS:
+    if owner is not None and not is_setup_hook(name):
         hooks = analysis.class_hooks(owner)
         if hooks is not None and (name in hooks or (not hooks and (not name.startswith("_") or name == "__call__"))):
             return f"`{owner.name.value}.{name}` is called by the serving framework for every request"
@@ -89,7 +91,7 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     if is_cached(analysis, function):
         return None
     name = function.name.value
-    if name in SETUP_HOOKS:
+    if is_setup_hook(name):
         # Named as a setup hook (`load`, `setup`, `load_model`), it runs once: unless the code hands it to an
         # app's page-load event, which runs it for every visitor. (A "Load" button's click runs it because the
         # user asked for it.)
@@ -253,13 +255,42 @@ def _stored_beyond_the_call(analysis: ModuleAnalysis, node: cst.CSTNode) -> tupl
         if isinstance(n, (cst.Global, cst.Nonlocal))
         for name in n.names
     }
+    keys = _lasting_names(analysis, targets, declared_global)
+    if keys:
+        return statement, keys
+    return _kept_through_a_local(analysis, statement, targets, declared_global)
+
+
+def _lasting_names(analysis: ModuleAnalysis, targets: list[cst.BaseExpression], declared_global: set[str]) -> set[str]:
+    """The names of ``targets`` whose storage outlives the call: attributes, globals, module-level containers."""
     keys = set()
     for target in targets:
         base = target.value if isinstance(target, cst.Subscript) else target
         text = dotted_name(base)
         if text and (isinstance(base, cst.Attribute) or text in declared_global or (target is not base and text in _module_names(analysis))):
             keys.add(text)
-    return (statement, keys) if keys else None
+    return keys
+
+
+def _kept_through_a_local(
+    analysis: ModuleAnalysis, statement: cst.CSTNode, targets: list[cst.BaseExpression], declared_global: set[str]
+) -> tuple[cst.CSTNode, set[str]] | None:
+    """The load bound to a local that a later statement of the same block stores for good (``value = load(p)``
+    then ``self.cache[p] = value``): that store, and the names it stores under."""
+    local = {target.value for target in targets if isinstance(target, cst.Name)}
+    ancestors = iter(analysis.ancestors(statement))
+    line = next((a for a in ancestors if isinstance(a, cst.SimpleStatementLine)), None)
+    block = next(ancestors, None)
+    if not local or line is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return None
+    body = list(block.body)
+    for later in body[body.index(line) + 1:] if line in body else ():
+        for small in later.body if isinstance(later, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value in local:
+                keys = _lasting_names(analysis, [t.target for t in small.targets], declared_global)
+                if keys:
+                    return small, keys
+    return None
 
 
 def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> bool:
@@ -297,7 +328,7 @@ def startup_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str |
     ``__init__``), a startup event handler, or a lifespan function."""
     name = function.name.value
     owner = analysis.enclosing_class(function)
-    if owner is not None and name in SETUP_HOOKS and analysis.class_hooks(owner) is not None:
+    if owner is not None and is_setup_hook(name) and analysis.class_hooks(owner) is not None:
         return f"`{owner.name.value}.{name}`, the serving framework's start-up hook"
     for decorator in function.decorators:
         expression = decorator.decorator

@@ -741,7 +741,7 @@ class ModelTracker:
         if isinstance(expression, cst.Attribute):
             if self._is_member_access(expression):
                 return self._member_origins(expression, depth)
-            return self._submodule_origins(expression, depth)
+            return self._submodule_origins(expression, depth) or self._held_origins(expression, depth)
         return []
 
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
@@ -824,6 +824,38 @@ class ModelTracker:
         if unknown and self._member_used_as_module(owner, name):
             return [ModelOrigin(Origin.EVIDENT, owner, f"`self.{name}`, used as an nn.Module")]
         return []
+
+    def _held_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
+        """``holder.model`` where ``holder = Holder(..., net)`` builds a plain class of this file (no nn.Module) that
+        keeps a model as ``self.model``: what that attribute holds (``load_weights(holder.model)`` reaches the
+        model built before)."""
+        holder = attribute.value
+        if not isinstance(holder, cst.Name) or holder.value in ("self", "cls"):
+            return []
+        scope = self.analysis.scope_of(holder)
+        assignments = [a for a in scope[holder.value] if isinstance(a, Assignment)] if scope is not None else []
+        found: list[ModelOrigin] = []
+        for assignment in assignments:
+            value = assignment_value(self.analysis, assignment.node) if not isinstance(assignment.node, (cst.Param, cst.ClassDef, cst.FunctionDef)) else None
+            cls = self._local_class(value.func) if isinstance(value, cst.Call) else None
+            if cls is None or self.is_model_class(cls):
+                return []  # bound to something else somewhere: what the attribute holds is not known
+            initialiser = self._method_of(cls, "__init__")
+            for current in self._class_chain(cls):
+                for kept in self.analysis.attribute_values(current, attribute.attr.value):
+                    passed = self._passed_for(value, initialiser, kept)
+                    found.extend(self._resolve(passed if passed is not None else kept, follow_names=True, depth=depth + 1))
+        return found
+
+    def _passed_for(self, construction: cst.Call, initialiser: cst.FunctionDef | None, kept: cst.BaseExpression) -> cst.BaseExpression | None:
+        """What ``construction`` passes for the parameter of ``__init__`` that ``kept`` names (``self.model =
+        model``): that holder's model, not every holder's."""
+        if initialiser is None or not isinstance(kept, cst.Name) or self.analysis.enclosing_function(kept) is not initialiser:
+            return None
+        param = next((p for p in named_parameters(initialiser) if p.name.value == kept.value), None)
+        if param is None:
+            return None
+        return passed_argument(construction, parameter_position(initialiser, param, bound=True), kept.value)
 
     def _submodule_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
         """``model.encoder`` / ``self.model.encoder``: a submodule of a model object is part of that model (its

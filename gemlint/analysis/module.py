@@ -1116,7 +1116,7 @@ class ModuleAnalysis:
             # A start-up hook that runs the model it loads (calibration, a warm-up) runs it once, not per request;
             # a module's own forward (a frozen text encoder run in eval mode inside a conditioner) runs wherever
             # the module runs, in training as in inference: its callers decide.
-            evaluates = name not in fw.SETUP_HOOKS and self._evaluates(function) and not self.models.inside_module_forward(function.body)
+            evaluates = not fw.is_setup_hook(name) and self._evaluates(function) and not self.models.inside_module_forward(function.body)
             known[function] = f"`{name}` puts a model in eval mode and runs it without training (evaluation code)" if evaluates else None
         return known[function]
 
@@ -1289,7 +1289,10 @@ class ModuleAnalysis:
         for site in self.index.sites(function.name.value):
             func = site.call.func
             if isinstance(func, cst.Name):
-                calls.append(site.call)
+                # A bare name in a function never names a method (a class body is no enclosing scope): in a method
+                # of its own, ``prepare(...)`` calls the module's ``prepare``, not the method.
+                if owner is None or (self.enclosing_function(site.call) is None and self.enclosing_class(site.call) is owner):
+                    calls.append(site.call)
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
                 caller = self.enclosing_function(site.call)
                 caller_class = self.enclosing_class(caller) if caller is not None else None

@@ -21,8 +21,11 @@ from gemlint.text import SourceError
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 MAX_NODES = 1_000_000
-#: Nodes converted again because an alias refers to them (a legitimate file reuses a few anchors).
+#: Nodes converted again because an alias refers to them, past which a file is a bomb when they also outnumber its
+#: own nodes :data:`ALIAS_GROWTH` times: a bomb's few lines grow a thousandfold, while a catalogue that merges an
+#: anchor into each of its 1,000 entries reuses about as many nodes as it holds (all under :data:`MAX_NODES`).
 MAX_ALIAS_NODES = 20_000
+ALIAS_GROWTH = 10
 MAX_DEPTH = 200
 
 
@@ -131,10 +134,11 @@ class _Converter:
             self.repeated += 1
         else:
             self.seen.add(id(node))
-        if self.repeated > MAX_ALIAS_NODES or self.count > MAX_NODES:
+        bomb = self.repeated > MAX_ALIAS_NODES and self.repeated > ALIAS_GROWTH * len(self.seen)
+        if bomb or self.count > MAX_NODES:
             raise SourceError(
-                f"the YAML expands to more than {MAX_ALIAS_NODES} nodes through aliases; not read (a YAML bomb?)"
-                if self.repeated > MAX_ALIAS_NODES
+                f"the YAML expands to more than {ALIAS_GROWTH} times its own {len(self.seen)} nodes through aliases; not read (a YAML bomb?)"
+                if bomb
                 else f"the YAML has more than {MAX_NODES} nodes; not read",
                 node.start_mark.line + 1 + self.line_offset,
             )

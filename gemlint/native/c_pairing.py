@@ -40,6 +40,7 @@ from gemlint.native.resources import (
     MEMORY_KINDS,
     MISMATCH_CODE,
     NOT_ANALYSED,
+    NULL_VALUES,
     RELEASES,
     Acquire,
     Kind,
@@ -430,6 +431,8 @@ class FileAnalysis:
                 labels[key] = acquisition.row
         if not kinds:
             return
+        for key in self._members_assigned_otherwise(kinds, {acquisition.call for acquisition in escaped}):
+            del kinds[key]  # `buf_ = ptr` from another allocation (or a parameter): what it holds is not known
         for unit in self.units:
             if not _spells_one(self._release_markers, unit.body):
                 continue
@@ -450,6 +453,20 @@ class FileAnalysis:
                         (kind,) = held
                         if kind is not row.kind:
                             self.report_mismatch(node, row, labels[key], syn.text(argument))
+
+    def _members_assigned_otherwise(self, members: dict[tuple[str, str], set[Kind]], calls: set[Node]) -> set[tuple[str, str]]:
+        """The ``members`` that an assignment also sets to something other than null or one of ``calls``."""
+        found = set()
+        for unit in self.units:
+            for facts in unit.facts.values():
+                for assignment in facts.assignments:
+                    key = self._member_key(unit, assignment.child_by_field_name("left"))
+                    if key not in members:
+                        continue
+                    right = syn.strip(assignment.child_by_field_name("right"))
+                    if right is not None and right not in calls and syn.text(right) not in NULL_VALUES:
+                        found.add(key)
+        return found
 
     def _member_key(self, unit: Unit, expression: Node | None) -> tuple[str, str] | None:
         """(class, member) for ``member_`` / ``this->member_`` inside a method, ("", name) for a global."""
@@ -563,7 +580,8 @@ def _status_variables(call: Node) -> frozenset[str]:
     or through an error-check wrapper, ``status = check_cuda_status(cudaMalloc(...))``."""
     child, parent = call, call.parent
     while parent is not None:
-        if syn.is_transparent_parent(parent, child):
+        if syn.is_transparent_parent(parent, child) or (parent.type == "conditional_expression" and child != parent.child_by_field_name("condition")):
+            # `e = use_flags ? cudaMalloc(&p, n) : allocWithFlags(&p, n, f)`: the status of whichever ran
             child, parent = parent, parent.parent
             continue
         wrapper = parent.parent if parent.type == "argument_list" else None

@@ -35,6 +35,9 @@ _SUCCESS = re.compile(r"(?i)success|^k?ok$")
 #: ``SUCCEEDED(hr)``, ``IS_OK(status)``): the C convention COM's HRESULT macros set.
 _FAILURE_PREDICATE = re.compile(r"(?i)fail|error|^err_?|_err$")
 _SUCCESS_PREDICATE = re.compile(r"(?i)succe|(?:^|_)ok$|^is_?ok")
+_STRING_LENGTHS = frozenset({"strlen", "wcslen"})
+#: A check of a status named for checking (``checkCudaErrorReturn``, ``check_status``), negated: it did not pass.
+_CHECK_PREDICATE = re.compile(r"(?i)^check(?!.*fail)")
 _LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 
 
@@ -299,6 +302,9 @@ class CTracker:
                     loop = _enclosing_loop(acquisition.call)
                     where = f" of the loop at line {syn.line_of(loop)}" if loop is not None else ""
                     return f"the next iteration{where} acquires into `{variable}` again at line {line}, once per iteration,"
+                loop = _enclosing_loop(acquisition.call)
+                if loop is not None and syn.encloses(loop, self.acquisition.call) and _conditional_in_loop(acquisition.call):
+                    return ""  # another branch of the same loop (`lora_dir` set for the "lora_dir" option): maybe in no later iteration
                 return f"`{variable}` receives {acquisition.kind.description} again at line {line}"
         for assignment in facts.assignments:
             left = syn.strip(assignment.child_by_field_name("left"))
@@ -392,6 +398,8 @@ class CTracker:
         if kind == "binary_expression":
             op = syn.operator(node)
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op in (">", "!=") and self._length_of_handle(left) and syn.text(syn.strip(right)) == "0":
+                return False  # `strlen(p) > 0`: a string that holds something (an empty one is as good as none)
             if op in ("==", "!="):
                 for this, other in ((left, right), (right, left)):
                     subject = self._subject(syn.strip(this), status_valid)
@@ -413,14 +421,20 @@ class CTracker:
                 values.discard(None)
                 return values.pop() if len(values) == 1 else None
             return None
+        if kind == "call_expression" and self._length_of_handle(node):
+            return False  # `if (strlen(p))`
         if kind == "call_expression":
-            # `if (CUDA_FAILED(cudaMalloc(&p, n))) return false;`: a predicate on the status that says its outcome
+            # `if (CUDA_FAILED(cudaMalloc(&p, n))) return false;`: a predicate on the status that says its outcome;
+            # `if (!checkCudaError(err, "what failed"))`: a check, true when it passes (a message may follow)
             arguments = syn.arguments(node)
-            if len(arguments) == 1 and self._subject(syn.strip(arguments[0]), status_valid) == "status":
+            if arguments and self._subject(syn.strip(arguments[0]), status_valid) == "status":
                 name = syn.last_component(syn.callee_name(node))
-                if _FAILURE_PREDICATE.search(name):
+                negated = node.parent is not None and node.parent.type == "unary_expression" and syn.operator(node.parent) in ("!", "not")
+                if negated and _CHECK_PREDICATE.search(name):
+                    return False  # `!check...(err)`: the check did not pass (`check...(err)` alone says nothing of its sense)
+                if len(arguments) == 1 and _FAILURE_PREDICATE.search(name):
                     return True
-                if _SUCCESS_PREDICATE.search(name):
+                if len(arguments) == 1 and _SUCCESS_PREDICATE.search(name):
                     return False
             return None
         if kind in ("declaration", "init_declarator"):
@@ -431,6 +445,14 @@ class CTracker:
             if identifier is not None and syn.text(identifier) in self.names:
                 return False
         return None
+
+    def _length_of_handle(self, node: Node | None) -> bool:
+        """``strlen(p)`` of the handle: a test of it keeps a string only when it is not empty."""
+        node = syn.strip(node)
+        if node is None or node.type != "call_expression" or syn.last_component(syn.callee_name(node)) not in _STRING_LENGTHS:
+            return False
+        arguments = syn.arguments(node)
+        return len(arguments) == 1 and self._subject(syn.strip(arguments[0]), False) == "handle"
 
     def _subject(self, node: Node | None, status_valid: bool) -> str | None:
         """Whether ``node`` is the acquisition's status ("status") or its handle ("handle")."""

@@ -59,6 +59,11 @@ _ESCAPING_PARENTS = frozenset(
 )
 
 
+#: What tells a leak checker that an object is leaked on purpose: LeakSanitizer's ``__lsan_ignore_object`` (and a
+#: project's macro around it), Chromium's and Abseil's ``ANNOTATE_LEAKING_OBJECT_PTR`` / ``IgnoreLeak``.
+_DELIBERATE_LEAK = re.compile(r"(?i)lsan_ignore|leaking_object|ignore_?leak")
+
+
 class Use(enum.Enum):
     USE = "use"
     ESCAPE = "escape"
@@ -234,6 +239,10 @@ class Uses:
                         return Use.ESCAPE  # `connect(t, &T::finished, t, &QObject::deleteLater)`: deleted when done
                     if _deleter_given_with(owner):
                         return Use.ESCAPE  # `make_tensor_ptr(sizes, p, [](void* q) { delete[] (float*)q; })`
+                    if _DELIBERATE_LEAK.search(syn.callee_name(owner)):
+                        return Use.ESCAPE  # `__lsan_ignore_object(p)`: leaked on purpose, and said so to the leak checker
+                    if not address and self._user_data_of_a_callback(parent, index):
+                        return Use.ESCAPE  # `cudaLaunchHostFunc(stream, on_done, ctx)`: the callback receives it
                     if not address and self._into_dying_container(unit, owner, depth):
                         return Use.USE  # `items.push_back(p)` into a local vector of pointers that dies here
                     if index == 0 and not address and syn.last_component(syn.callee_name(owner)) in _RETURNS_FIRST_ARGUMENT:
@@ -270,6 +279,20 @@ class Uses:
             if kind in _STATEMENT_TYPES:
                 return Use.USE
             node = parent
+
+    def _user_data_of_a_callback(self, arguments: Node, index: int) -> bool:
+        """The argument ``index`` follows a callback in the same call (a function of this file, its address, or a
+        lambda): C passes a callback its user data so (``pthread_create(&t, 0, run, job)``,
+        ``cudaStreamAddCallback(s, done, ctx, 0)``), and the callback is what releases it, later. Data passed
+        before a callback (``qsort(items, n, size, compare)``) is only read by the call."""
+        functions = self._functions_by_name()
+        for argument in [c for c in arguments.named_children if c.type != "comment"][:index]:
+            argument = syn.strip(argument)
+            if argument is not None and argument.type == "pointer_expression" and syn.operator(argument) == "&":
+                argument = syn.strip(argument.child_by_field_name("argument"))
+            if argument is not None and (argument.type == "lambda_expression" or (argument.type == "identifier" and syn.text(argument) in functions)):
+                return True
+        return False
 
     def _kept_by_callee(self, dereference: Node, depth: int) -> bool:
         """``start(*pipeline)`` where ``start``, defined in this file, takes the object by reference and keeps its

@@ -31,7 +31,9 @@ class MissingEval(AnalysisRule):
         "the stand-ins a check builds.",
         "Whole modules loaded with `torch.load` / `torch.jit.load` / `torch.hub.load`, whose saved mode is unknown.",
         "Models put in eval mode anywhere reachable in the file: `.eval()` or `.train(False)` on any name, "
-        "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model, or in "
+        "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model (the "
+        "attribute of a plain object built with it included: `load_weights(extractor.model)` with `extractor = "
+        "Extractor(root, model)` keeping it as `self.model`), or in "
         "the model class's own `__init__` or in one of its methods called on it, or a wrapper without `forward` "
         "whose methods put what they run in eval mode (and none puts it back in training mode).",
         "Submodules: modules built inside an nn.Module subclass or passed to a container (`nn.Sequential(...)`), "

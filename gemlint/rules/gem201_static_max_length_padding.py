@@ -34,6 +34,8 @@ _EXPORT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _EXPORTS)
 _TOKENIZER_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "prepare_for_model"})
 _TEXT_ENCODER_CALLS = frozenset({"encode_text", "get_text_features"})
 _CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast"})
+#: CLIP's text encoder reads 77 positions: its tokenizer's ``model_max_length``, spelled as a number.
+_CLIP_POSITIONS = 77
 _DIFFUSION_PACKAGES = ("diffusers",)
 _TRITON_MODEL = "TritonPythonModel"
 _TRITON_TENSOR = frozenset({"triton_python_backend_utils.Tensor"})
@@ -75,8 +77,10 @@ class StaticMaxLengthPadding(AnalysisRule):
         "tokens are sent to a model whose input signature the server fixes, not run here.",
         "Text encoders that need the fixed length by design (CLIP-style tokenizers of diffusion pipelines): the "
         "call pads to the tokenizer's own `model_max_length` (`max_length=tokenizer.model_max_length`, or no "
-        "`max_length`) and the code feeds a text encoder: the same function (or, in a method, its class) calls a "
-        "`text_encoder*` model, `encode_text` or `get_text_features`, or the tokenizer is a `CLIPTokenizer`. In a "
+        "`max_length`), to the model configuration's caption length (`self.config.model_max_length`, with prompt "
+        "tokens added or not) or to CLIP's 77 positions (a number, or a parameter's default), and the code feeds a "
+        "text encoder: the same function (or, in a method, its class) calls a model named `*text_encoder*`, "
+        "`encode_text` or `get_text_features`, or the tokenizer is a `CLIPTokenizer`. In a "
         "module that imports `diffusers` (a diffusion model's code), any length: its text encoders condition a model "
         "trained on prompts of one length (learned padding, pooled positions, 77-token chunks).",
         "Example inputs for an export: the tokenized output flows (through assignments) into `torch.jit.trace`, "
@@ -194,10 +198,8 @@ def embed(text: str):
             value = max_length.value
             if self._encoder_positions(value) or (isinstance(value, cst.Name) and any(self._encoder_positions(v) for v in self.analysis.assigned_values(value))):
                 return True  # the encoder's own number of positions (a fixed-length input), read from its config
-            if not (isinstance(value, cst.Attribute) and value.attr.value == "model_max_length"):
+            if not any(self._encoder_length(length, tokenizer) for length in self._length_values(value)):
                 return False
-            if self.context.module.code_for_node(value.value) != self.context.module.code_for_node(tokenizer):
-                return False  # another tokenizer's length
         if self._is_clip_tokenizer(tokenizer):
             return True
         function = self.analysis.enclosing_function(node)
@@ -205,9 +207,31 @@ def embed(text: str):
         scope = owner or function or self.context.module
         return any(
             isinstance(child, cst.Call)
-            and ((terminal_name(child.func) or "").startswith("text_encoder") or terminal_name(child.func) in _TEXT_ENCODER_CALLS)
+            and ("text_encoder" in (terminal_name(child.func) or "") or terminal_name(child.func) in _TEXT_ENCODER_CALLS)
             for child in self.analysis.subtree(scope, into_scopes=owner is not None)
         )
+
+    def _length_values(self, value: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """``value``, and for a name what it is assigned (a parameter's default included)."""
+        if not isinstance(value, cst.Name):
+            return [value]
+        scope = self.analysis.scope_of(value)
+        parameters = [getattr(a, "node", None) for a in (scope[value.value] if scope is not None else ())]
+        defaults = [node.default for node in parameters if isinstance(node, cst.Param) and node.default is not None]
+        return [value, *self.analysis.assigned_values(value), *defaults]
+
+    def _encoder_length(self, value: cst.BaseExpression, tokenizer: cst.BaseExpression) -> bool:
+        """A text encoder's own length: the tokenizer's ``model_max_length``, the model configuration's
+        (``self.config.model_max_length``, with prompt tokens added or not), or CLIP's 77 positions."""
+        if literal_value(value) == _CLIP_POSITIONS:
+            return True
+        code = self.context.module.code_for_node
+        for part in self.analysis.subtree(value) if isinstance(value, cst.BinaryOperation) else [value]:
+            if isinstance(part, cst.Attribute) and part.attr.value == "model_max_length":
+                owner = part.value
+                if code(owner) == code(tokenizer) or (isinstance(owner, cst.Attribute) and owner.attr.value == "config"):
+                    return True  # the tokenizer's own length, or the model's configured one (not another tokenizer's)
+        return False
 
     @staticmethod
     def _encoder_positions(value: cst.BaseExpression) -> bool:

@@ -46,8 +46,10 @@ class DeviceMemoryLeak(PairingRule):
         "slices_.push_back(p + i * size)`): the path that skips the loop is not taken to leak, unless the function "
         "itself tests the bound for zero. An early exit on zero above the loop (`if (n == 0) return false;`) is no such "
         "test: past it, the loop runs.",
-        "Paths on which the allocation failed: its status (`err != cudaSuccess`, `CUDA_CHECK(...)` returning, a "
-        "predicate named for the outcome such as `CUDA_FAILED(...)` or `SUCCEEDED(hr)`; in "
+        "Paths on which the allocation failed: its status (`err != cudaSuccess`, also where `err` holds whichever of "
+        "two allocators ran, `err = pooled ? pool_malloc(&p, n) : cudaMalloc(&p, n)`; `CUDA_CHECK(...)` returning; a "
+        "predicate named for the outcome such as `CUDA_FAILED(...)` or `SUCCEEDED(hr)`; a check that did not pass, "
+        "`!check_cuda(err, \"what\")`; in "
         "Python also the status enum's number, `assert status.value == 0`) or a null test of the pointer says "
         "nothing was allocated.",
         "Members allocated in a constructor and freed in the destructor.",

@@ -25,7 +25,9 @@ class HostMemoryLeak(PairingRule):
         "container, handed to a smart pointer or another owner (`std::unique_ptr<T>(new T)`, `p.reset(q)`, "
         "`std::locale(loc, facet)`), passed to a call whose result is returned, stored or kept in a local that "
         "escapes (`return make_buffer(iface, ctx, n)`, `Matcher<T> m = MakeMatcher(p); return m;`), given to a "
-        "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), or captured by a lambda. "
+        "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), given as a callback's user "
+        "data after the callback (`cudaLaunchHostFunc(stream, on_done, job)`, `pthread_create(&t, 0, run, job)`; "
+        "data before a callback, `qsort(p, n, size, compare)`, is only read), or captured by a lambda. "
         "Where the receiver's code is not in the file (a constructor or a method of another object, "
         "`writer->PutRaw(p, n)`), gemlint cannot tell whether it keeps the pointer or copies what it points to, and "
         "takes it to keep it: such leaks are missed rather than guessed. A local container of raw pointers "
@@ -47,6 +49,13 @@ class HostMemoryLeak(PairingRule):
         "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, `new T(args)` "
         "statements whose constructor registers the object with its arguments, and `new T[n]` statements that drop "
         "the array at once (`new int[huge];`, written for the `std::bad_alloc` it raises).",
+        "Objects leaked on purpose and said so to the leak checker (`__lsan_ignore_object(p)`, a macro around it, "
+        "`ANNOTATE_LEAKING_OBJECT_PTR(p)`).",
+        "A string kept only when it is not empty (`if (strlen(dir) > 0) settings.dir = dir;`): an empty copy is "
+        "as good as none.",
+        "Another allocation into the same variable in another branch of the same loop (`lora_dir = strdup(...)` "
+        "for the \"lora_dir\" option, in either arm): it runs again only if the option is repeated. An allocation "
+        "before the loop that a branch in it replaces is reported.",
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
         "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
         "case as the allocation, on a value not changed in between.",

@@ -22,7 +22,8 @@ class MismatchedRelease(PairingRule):
     )
     not_flagged = (
         "`cudaFreeAsync` on memory from `cudaMalloc` (allowed by CUDA), `realloc` of `malloc` memory.",
-        "Members acquired with more than one kind of allocator in the file (the release cannot be matched).",
+        "Members acquired with more than one kind of allocator in the file, or also assigned something else (`buf_ "
+        "= ptr` after `posix_memalign(&ptr, ...)`, or a parameter): the release cannot be matched.",
         "Releases through a macro (`FREE_BUF(p)`): a macro may be defined once per build configuration "
         "(`cudaFree` in one, `free` in another), so it counts as the release without being matched.",
         "Allocations and releases chosen by the same test of a value not changed in between (`if (pageable) p = "

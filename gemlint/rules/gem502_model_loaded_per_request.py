@@ -28,7 +28,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
         "LitServe `setup`, Triton `initialize`) and in startup events (`on_event(\"startup\")`, lifespan, `before_serving`).",
         "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru) or cached by Streamlit "
-        "(`st.cache_resource`, `st.cache_data`), and lazy loading into a global or attribute guarded by `if ... is None:`.",
+        "(`st.cache_resource`, `st.cache_data`), and lazy loading into a global or attribute guarded by `if ... is None:` "
+        "or `if key not in self.cache:` (the load bound to a local that the next statements store there counts too).",
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
         "a flag only such branches raise).",
@@ -40,9 +41,11 @@ class ModelLoadedPerRequest(AnalysisRule):
         "loader).",
         "A load that is a default for a caller that passes no model (`if model is None: model = load()`, on a "
         "parameter): how often it runs depends on the callers, which pass one when they have it.",
-        "A function named as a setup hook (`load`, `setup`, `load_model`), unless it is handed to a Gradio app's "
-        "`load` event, which runs it each time a visitor opens the page (a \"Load\" button's click loads because "
-        "the user asked).",
+        "A function named as a setup hook (`load`, `setup`, `load_model`, or in an RPC's camel case `LoadModel`), "
+        "unless it is handed to a Gradio app's `load` event, which runs it each time a visitor opens the page (a "
+        "\"Load\" button's click loads because the user asked).",
+        "A route or RPC named for what it does to a model (`export_model`, `UnloadModel`, `switch_checkpoint`, "
+        "`merge_lora`): it loads because that is what its caller asks of it, not to serve a prediction.",
     )
     bad = """\
 from fastapi import FastAPI
