@@ -281,16 +281,21 @@ class Uses:
             node = parent
 
     def _user_data_of_a_callback(self, arguments: Node, index: int) -> bool:
-        """The argument ``index`` follows a callback in the same call (a function of this file, its address, or a
-        lambda): C passes a callback its user data so (``pthread_create(&t, 0, run, job)``,
-        ``cudaStreamAddCallback(s, done, ctx, 0)``), and the callback is what releases it, later. Data passed
-        before a callback (``qsort(items, n, size, compare)``) is only read by the call."""
+        """The argument ``index`` follows a callback in the same call (a function of this file that takes a
+        ``void*``, its address, or a lambda): C passes a callback its user data so (``pthread_create(&t, 0, run,
+        job)``, ``cudaStreamAddCallback(s, done, ctx, 0)``), and the callback is what releases it, later. Data
+        passed before a callback (``qsort(items, n, size, compare)``) is only read by the call, and a kernel given
+        to a launch (``cudaLaunchKernel(kernel, grid, block, args, 0, stream)``) is no callback."""
         functions = self._functions_by_name()
         for argument in [c for c in arguments.named_children if c.type != "comment"][:index]:
             argument = syn.strip(argument)
             if argument is not None and argument.type == "pointer_expression" and syn.operator(argument) == "&":
                 argument = syn.strip(argument.child_by_field_name("argument"))
-            if argument is not None and (argument.type == "lambda_expression" or (argument.type == "identifier" and syn.text(argument) in functions)):
+            if argument is None:
+                continue
+            if argument.type == "lambda_expression":
+                return True
+            if argument.type == "identifier" and any(_takes_user_data(unit.node) for unit in functions.get(syn.text(argument), ())):
                 return True
         return False
 
@@ -646,6 +651,14 @@ def _names_delete_later(argument: Node) -> bool:
         return False
     target = argument.child_by_field_name("argument")
     return target is not None and syn.last_component(syn.text(target)) == "deleteLater"
+
+
+def _takes_user_data(function: Node) -> bool:
+    """A host function with a ``void*`` parameter: the shape of a callback that is handed its user data."""
+    declarator = function.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None and declarator.type == "function_declarator" else None
+    head = (function.text or b"")[: (declarator.start_byte - function.start_byte) if declarator is not None else 0]
+    return parameters is not None and b"__global__" not in head and b"void*" in (parameters.text or b"").replace(b" ", b"")
 
 
 def _deleter_given_with(call: Node) -> bool:
