@@ -6,7 +6,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import STREAMLIT_RERUN, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
-from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Spelled
+from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, NotTest, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -33,7 +33,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
         "a flag only such branches raise).",
-        "Functions that are not request handlers, hooks, or helpers called only from them.",
+        "Functions that are not request handlers, hooks, or helpers called only from them; test modules (`tests/`, "
+        "`test_*.py`, `conftest.py`), whose apps and routes are built for the test and serve no request.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
         "functions of other modules (a class's own `from_pretrained` among them, with the class's helpers it calls) "
         "that load no model they return (`torch.load` or safetensors' `load_file` alone may read data: a helper "
@@ -87,7 +88,8 @@ def classify(text: str):
     # project function that loads and returns a model makes its call one.
     sees_project = True
 
-    syntax_gate = DefinesFunctions() & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
+    # A test module serves no request: what it loads, it loads for the test.
+    syntax_gate = NotTest() & DefinesFunctions() & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
 
     @property
     def _project_loaders(self) -> frozenset[str]:
@@ -96,6 +98,8 @@ def classify(text: str):
         return triage.project_loaders if triage is not None else frozenset()
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.analysis.is_test_file:
+            return  # what a test loads, it loads for the test (the triage's `NotTest()` says the same, sooner)
         name = terminal_name(node.func)
         outside = self.analysis.outside
         how = ""
