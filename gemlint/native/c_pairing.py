@@ -51,6 +51,7 @@ from gemlint.native.resources import (
 )
 
 _CHECKING = re.compile(r"check|error|status|verify", re.IGNORECASE)
+_ASSIGNMENTS = frozenset({"assignment_expression"})
 _END_CAPTURE = frozenset({"cudaStreamEndCapture", "cuStreamEndCapture"})
 _CALLS = frozenset({"call_expression"})
 _CAPTURE_TO_GRAPH = re.compile(rb"\b(?:cudaStreamBeginCaptureToGraph|cuStreamBeginCaptureToGraph)\b")
@@ -457,15 +458,17 @@ class FileAnalysis:
     def _members_assigned_otherwise(self, members: dict[tuple[str, str], set[Kind]], calls: set[Node]) -> set[tuple[str, str]]:
         """The ``members`` that an assignment also sets to something other than null or one of ``calls``."""
         found = set()
+        names = {member.encode() for _, member in members}
         for unit in self.units:
-            for facts in unit.facts.values():
-                for assignment in facts.assignments:
-                    key = self._member_key(unit, assignment.child_by_field_name("left"))
-                    if key not in members:
-                        continue
-                    right = syn.strip(assignment.child_by_field_name("right"))
-                    if right is not None and right not in calls and syn.text(right) not in NULL_VALUES:
-                        found.add(key)
+            if not any(name in unit.source for name in names):
+                continue  # read from the body's text first: most bodies name none of them
+            for assignment in unit.walk.of_type(_ASSIGNMENTS):
+                key = self._member_key(unit, assignment.child_by_field_name("left"))
+                if key not in members:
+                    continue
+                right = syn.strip(assignment.child_by_field_name("right"))
+                if right is not None and right not in calls and syn.text(right) not in NULL_VALUES:
+                    found.add(key)
         return found
 
     def _member_key(self, unit: Unit, expression: Node | None) -> tuple[str, str] | None:
