@@ -5,7 +5,7 @@ import libcst as cst
 from gemlint.analysis.handlers import runs_per_request
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.triage import DefinesFunctions, Spelled
+from gemlint.analysis.triage import DefinesFunctions, NotTest, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -43,7 +43,8 @@ class CompilePerRequest(AnalysisRule):
         "`load`, LitServe and Cog `setup`, Triton `initialize`) and in startup events.",
         "Helpers memoised with `functools.cache`/`lru_cache`, and results kept in an attribute or global filled only "
         "while empty (`if self._compiled is None:`).",
-        "Export and build scripts: functions that are not request handlers, hooks, or helpers called only from them.",
+        "Export and build scripts: functions that are not request handlers, hooks, or helpers called only from them; "
+        "test modules (`tests/`, `test_*.py`, `conftest.py`), whose apps and routes are built for the test.",
     )
     bad = """\
 import torch
@@ -85,9 +86,12 @@ def predict(features: list[float]):
     # Only code that serves requests compiles per request: a web or serving framework must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
 
-    syntax_gate = DefinesFunctions() & Spelled("calls", _CALL_NAMES)
+    # A test module serves no request, as for GEM502.
+    syntax_gate = NotTest() & DefinesFunctions() & Spelled("calls", _CALL_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.analysis.is_test_file:
+            return  # what a test compiles, it compiles for the test (the triage's `NotTest()` says the same, sooner)
         name = terminal_name(node.func)
         if name not in _CALL_NAMES and not isinstance(node.func, cst.Name):
             return  # cheap syntactic gate before resolving names (a bare name may be an alias: `trace as jit_trace`)
