@@ -88,7 +88,7 @@ def classify(text: str):
     # project function that loads and returns a model makes its call one.
     sees_project = True
 
-    # A test module serves no request: what it loads, it loads for the test.
+    # A test module serves no request (see runs_per_request).
     syntax_gate = NotTest() & DefinesFunctions() & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
 
     @property
@@ -98,8 +98,6 @@ def classify(text: str):
         return triage.project_loaders if triage is not None else frozenset()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.analysis.is_test_file:
-            return  # what a test loads, it loads for the test (the triage's `NotTest()` says the same, sooner)
         name = terminal_name(node.func)
         outside = self.analysis.outside
         how = ""
