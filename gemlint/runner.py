@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from gemlint.bad_input import input_error
 from gemlint.cache import Cache, FileDigests, content_digest, entry_key, settings_fingerprint
@@ -234,15 +234,17 @@ _WORKER_SETUP: tuple[list[Selection], FixMode, CacheSettings | None] | None = No
 
 
 def _index_mapper(jobs: int) -> Callable:
-    """``map`` for summarising modules: over processes when there are many to summarise."""
+    """``map`` for summarising modules: over processes when there are many to summarise. The results come as
+    they are ready, so that the caller can work on the first while the processes make the rest."""
 
-    def mapper(function: Callable, *columns: list) -> list:
+    def mapper(function: Callable, *columns: list) -> Iterator:
         if jobs > 1 and len(columns[0]) >= PARALLEL_THRESHOLD:
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                return list(pool.map(function, *columns, chunksize=16))
-        return list(map(function, *columns))
+                yield from pool.map(function, *columns, chunksize=16)
+        else:
+            yield from map(function, *columns)
 
     return mapper
 
@@ -442,7 +444,9 @@ def run(
         # project's, which costs less than another process to derive the facts in.
         forks = parallel and len(work) >= PARALLEL_THRESHOLD
         isolate = forks or len(project.python_sources) >= FACTS_PROCESS_THRESHOLD
-        model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if isolate else None, forks)
+        # Without a pool for the files, this process may hold the decoded summaries: it decodes each while the
+        # pool summarises the rest, instead of the process that derives the facts decoding them all after.
+        model.prepare(_index_mapper(jobs), _facts_in_a_child(config) if isolate else None, forks, decode=not parallel)
         if parallel:
             model.release()
         if forks and _reads_routes(work, selections):

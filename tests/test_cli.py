@@ -193,8 +193,9 @@ def test_the_command_collects_cycles_less_often_and_the_library_leaves_the_colle
     import gc
 
     import gemlint.cli
-    from gemlint import program
+    from gemlint import collector, program
 
+    monkeypatch.setattr(collector, "_RUN_ENDS_THE_PROCESS", False)  # back as it was after the test
     before = gc.get_threshold()
     seen: list[tuple[int, int, int]] = []
     monkeypatch.setattr(gemlint.cli, "entry", lambda: seen.append(gc.get_threshold()))
@@ -204,3 +205,15 @@ def test_the_command_collects_cycles_less_often_and_the_library_leaves_the_colle
     finally:
         gc.set_threshold(*before)
     assert seen == [(200_000, 30, 30)]
+    assert collector._RUN_ENDS_THE_PROCESS
+
+
+def test_only_the_command_takes_what_a_run_keeps_out_of_the_collectors_walks():
+    # gc.freeze is for good in the process that calls it: checked in processes of their own.
+    import subprocess
+    import sys
+
+    ask = "import gc; from gemlint import collector; {} collector.kept_for_the_run(); print(gc.get_freeze_count() > 0)"
+    library = subprocess.run([sys.executable, "-c", ask.format("")], capture_output=True, text=True, check=True)
+    command = subprocess.run([sys.executable, "-c", ask.format("collector.run_ends_the_process();")], capture_output=True, text=True, check=True)
+    assert (library.stdout.strip(), command.stdout.strip()) == ("False", "True")

@@ -19,6 +19,7 @@ from gemlint.project.ledger import (
 )
 import gemlint.project.model as model_module
 from gemlint.project.model import ProjectModel
+from gemlint.project.summary import ModuleSummary
 from gemlint.runner import _facts_in_a_child
 
 MODULES = {
@@ -519,3 +520,32 @@ def test_a_child_hands_over_the_facts_without_the_parts_their_files_hold(tmp_pat
     model = project_for(config).model
     model.prepare(isolate=child)
     assert (model.facts.subclasses, model.facts.callers) == parts
+
+
+def test_summaries_decoded_as_they_come_give_the_facts_of_summaries_decoded_later(tmp_path, monkeypatch):
+    # Without a pool for the files, the run decodes each summary while the pool makes the next: the process
+    # that derives the facts, forked after, inherits them decoded instead of decoding them all itself.
+    write(tmp_path, MODULES)
+    events: list[str] = []
+    share = model_module.share_values
+    monkeypatch.setattr(model_module, "share_values", lambda summary: events.append("decoded") or share(summary))
+
+    def mapper(function, paths, names):
+        for path, name in zip(paths, names):
+            events.append("made")
+            yield function(path, name)
+
+    config, child = indexed_with_a_child(tmp_path, tmp_path / "cache")
+    model = project_for(config).model
+    model.prepare(mapper, isolate=child, decode=True)
+    assert events == ["made", "decoded"] * len(MODULES)
+    assert all(isinstance(found, ModuleSummary) for found in model._index.entries.values())
+    facts = model.facts
+    assert (facts.context, facts.evidenced, facts.reached, facts.reached_evidenced, facts.loading, facts.holders) == facts_of(tmp_path, None)[:6]
+    # A run that forks workers after leaves them packed: the workers must not inherit every summary decoded.
+    events.clear()
+    config, child = indexed_with_a_child(tmp_path, tmp_path / "other")
+    model = project_for(config).model
+    model.prepare(mapper, isolate=child, forks=True, decode=True)
+    assert events == ["made"] * len(MODULES)
+    assert not any(isinstance(found, ModuleSummary) for found in model._index.entries.values())

@@ -31,6 +31,12 @@ def child_fields(kind: type, skipped: frozenset[str]) -> tuple[str, ...]:
     return fields
 
 
+def fields_table(skipped: frozenset[str]) -> dict[type, tuple[str, ...]]:
+    """The node types met so far -> their fields a walk goes into (:func:`child_fields` fills it): a walk that
+    reads it directly spares a call per node."""
+    return _CHILD_FIELDS.setdefault(skipped, {})
+
+
 def walk(tree: ast.AST, skipped: frozenset[str]) -> Iterator[ast.AST]:
     """Every node of ``tree`` that ``ast.walk`` yields, but those only the fields named in ``skipped`` hold."""
     fields_of = _CHILD_FIELDS.setdefault(skipped, {})

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Protocol
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
-from gemlint.collector import collector_paused
+from gemlint.collector import collector_paused, kept_for_the_run
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, save_facts, save_part
 from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, callers_index, changed_bases, contribution_digest, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
-from gemlint.project.summary_codec import shape_digest
+from gemlint.project.summary_codec import shape_digest, share_values
 from gemlint.text import file_digest
 from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
@@ -161,6 +161,12 @@ def summarise_packed(path: str, module: str) -> tuple[str, Packed | None, str]:
     return digest, Packed(pickle.dumps(summary, pickle.HIGHEST_PROTOCOL)) if summary is not None else None, shape
 
 
+def _unpacked(made: tuple[str, Packed | None, str]) -> tuple[str, ModuleSummary | None, str]:
+    """A result of :func:`summarise_packed` with its summary decoded, as :meth:`IndexCache.summary` decodes one."""
+    digest, packed, shape = made
+    return digest, share_values(pickle.loads(packed.data)) if packed is not None else None, shape
+
+
 def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, str]:
     """The digest of the bytes read, their summary and its shape; the summary is None when the file cannot
     be read or parsed (the engine reports that)."""
@@ -206,9 +212,10 @@ class ProjectModel:
         self._unsaved: set[tuple[str, str]] | None = None
 
     # -- building ----------------------------------------------------------------------------
-    def build(self, mapper=map, save: bool = True) -> None:
+    def build(self, mapper=map, save: bool = True, decode: bool = False) -> None:
         """Know every project module; ``mapper`` (a process pool's ``map``) summarises the modules the index
-        does not hold. Summaries the index holds are decoded only when asked for. Without ``save``, the index is
+        does not hold. Summaries the index holds are decoded only when asked for; with ``decode``, those made
+        now are decoded as they come (while the pool makes the rest) and kept. Without ``save``, the index is
         stored by :meth:`save_index` (:meth:`prepare` stores it while another process derives the facts)."""
         if self._entries is not None:
             return
@@ -217,7 +224,10 @@ class ProjectModel:
             index = self._index = self._cache_dir if isinstance(self._cache_dir, IndexCache) else IndexCache(self._cache_dir)
             files = self._files()
             missing = [number for number, (_, _, key) in enumerate(files) if key not in index.entries]
-        summaries = list(mapper(summarise_packed, [files[i][0] for i in missing], [files[i][1] for i in missing]))
+            made = mapper(summarise_packed, [files[i][0] for i in missing], [files[i][1] for i in missing])
+            summaries = list(map(_unpacked, made) if decode else made)
+        if decode:
+            kept_for_the_run()  # every decoded summary lives until the run ends
         with collector_paused():
             self._enter(index, files, missing, summaries)
         self._unsaved = {key for _, _, key in files}
@@ -1209,13 +1219,16 @@ class ProjectModel:
         that load a model and return it (for the rules' triage)."""
         return self.facts.loading
 
-    def prepare(self, mapper=map, isolate: "Callable[[Callable[[], None]], ProjectFacts | None] | None" = None, forks: bool = False) -> None:
+    def prepare(
+        self, mapper=map, isolate: "Callable[[Callable[[], None]], ProjectFacts | None] | None" = None, forks: bool = False, decode: bool = False
+    ) -> None:
         """Compute what every file's analysis may ask first (before worker processes fork). ``isolate`` computes
         the facts in a process of its own that inherits this model (it decodes every summary, which this
         process, about to fork workers, should not hold); without ``forks``, a few edited modules are derived
         again here instead (:meth:`_ledger_keeps_most`). With ``forks`` they are not: an edit that many
-        modules' pieces read would leave their summaries' memory to every worker."""
-        self.build(mapper, save=isolate is None)
+        modules' pieces read would leave their summaries' memory to every worker. ``decode``: this process
+        forks no worker, and decodes the summaries it makes as they come (see :meth:`build`)."""
+        self.build(mapper, save=isolate is None, decode=decode and not forks)
         if self._facts is None:
             self._settle_facts(isolate, edits_here=not forks)
         self.save_index()
