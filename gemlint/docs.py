@@ -194,7 +194,11 @@ _EVIDENCE_TIERS = [
     "run of the model it builds, and a parity check that runs one input through two implementations and compares "
     "their outputs (`torch.allclose(model(x), ported(x))`, `(out - reference).norm()`). Evaluation code by its body "
     "alone is not inference code where a caller in the file hands what it returns to a function that runs a "
-    "training step (a policy-gradient rollout's log-probabilities passed to the update that computes the loss).",
+    "training step (a policy-gradient rollout's log-probabilities passed to the update that computes the loss). "
+    "Nor is a script's function that nothing names: defined at the top of a module with a `__main__` block and "
+    "outside any package (a package's functions are its API, called from outside the project), undecorated, its name spelled nowhere else in the file, no other module of the project calling anything so "
+    "named, and no dispatch by name (`globals()`, `fire.Fire()`): left over from an earlier version of the script, it "
+    "never runs (decided with the project only: the flake8 plugin, which sees one file, cannot know it).",
 ]
 
 _NOTEBOOKS = [

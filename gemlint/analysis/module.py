@@ -104,6 +104,7 @@ class ModuleAnalysis:
         self.module: cst.Module = context.module
         self._wrapper: cst.MetadataWrapper = context.wrapper
         self._function_verdicts: dict[cst.FunctionDef, Verdict] = {}
+        self._never_runs: dict[cst.FunctionDef, bool] = {}
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
@@ -689,10 +690,12 @@ class ModuleAnalysis:
                     or self.measures_or_traces(ancestor)
                     or self.builds_model(ancestor)
                     or self.checks_parity(ancestor)
+                    or self.never_runs(ancestor)
                 ):
                     # A test runs the code it checks; a cached Streamlit function runs once; a FLOP or
                     # parameter counter runs a model to measure it, an export to trace it; a factory runs
-                    # the model it builds once, to initialise it; a parity check compares two implementations.
+                    # the model it builds once, to initialise it; a parity check compares two implementations;
+                    # a script's function that nothing names does not run at all.
                     return UNKNOWN
                 verdict = self.function_verdict(ancestor)
                 if verdict.context is Context.TRAINING:
@@ -718,6 +721,26 @@ class ModuleAnalysis:
         if self.is_inference_file:
             return Verdict(Context.INFERENCE, "the file matches inference-paths")
         return UNKNOWN
+
+    def never_runs(self, function: cst.FunctionDef) -> bool:
+        """``function`` is a script's function that nothing names: defined at the top of a module with a
+        ``__main__`` block and outside any package, undecorated, its name spelled nowhere else in the file (not
+        called, not handed over, not in a string), no other module of the project calling anything so named,
+        and no dispatch by name (``globals()``, ``fire.Fire()``). Left over from an earlier version of the
+        script, it never runs. Never decided without the project (the flake8 plugin): another module may call it."""
+        if self.outside is None or function.decorators or self.parent(function) is not self.module:
+            return False
+        cached = self._never_runs.get(function)
+        if cached is None:
+            text = self.context.text
+            name = function.name.value
+            cached = self._never_runs[function] = (
+                any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)
+                and len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text)) == 1
+                and _DISPATCH_BY_NAME.search(text) is None
+                and not self.outside.may_be_called_elsewhere(self, function)
+            )
+        return cached
 
     def measures_or_traces(self, function: cst.FunctionDef) -> bool:
         """``function`` counts FLOPs, MACs or parameters, or exports a model: it is named so (``*flops*``,
@@ -1738,6 +1761,9 @@ def _names_bound_to(statement: cst.CSTNode | None, value: cst.CSTNode) -> tuple[
 
 
 #: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
+#: A module that calls its functions by name: ``globals()[command]()``, ``getattr(sys.modules[__name__], ...)``,
+#: ``fire.Fire()`` without a target (every function of the module is a command).
+_DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[\s*__name__\s*\]|\bFire\(\s*\)")
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
 
 

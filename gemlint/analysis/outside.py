@@ -27,6 +27,10 @@ class OutsideFacts(Protocol):
     def caller_verdicts(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> list["Verdict"]:
         """The contexts of the calls of ``function`` made in other modules of the project."""
 
+    def may_be_called_elsewhere(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool:
+        """Whether code outside the file may call ``function``: the module is part of a package (its functions are
+        the package's to offer), or another module of the project calls something so named (resolved or not)."""
+
     def callers_guarded(self, analysis: "ModuleAnalysis", function: cst.FunctionDef, depth: int) -> list[bool]:
         """For each call of ``function`` from inference code in another module, whether it is grad-free."""
 

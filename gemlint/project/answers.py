@@ -136,6 +136,12 @@ class ProjectAnswers:
                 return [self._index_verdict(entry, caller) for entry, caller, _ in callers]
             return [caller.context_of(call) for caller, call in self._caller_calls(analysis, callers)]
 
+    def may_be_called_elsewhere(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
+        entry = self._entry_for(analysis)
+        if entry is None or "." in entry.name:
+            return True  # a file the index does not hold, or a package's module: its callers are not all known
+        return any(caller.path != entry.path for caller, _, _ in self.model.calls_named(function.name.value))
+
     def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
         located = self._function_target(analysis, function)
         if located is None:
