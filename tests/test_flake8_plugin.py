@@ -105,10 +105,12 @@ NEEDS_THE_PROJECT = {
             ("handlers/text.py", 8, 16, "GEM101"),  # the TorchServe base is reached through handlers/base.py
             ("serving/encoders.py", 8, 12, "GEM101"),  # called from a route in serving/app.py
             ("heads/pooling.py", 22, 12, "GEM101"),  # reached from a route in heads/serve_blend.py
-            ("zoo/segment.py", 11, 5, "GEM102"),  # the factories are in zoo/hub.py
             ("similarity/compare.py", 9, 1, "GEM102"),  # NoisyDistance, in similarity/metric.py, holds a dropout layer
             ("namesake/encoding.py", 9, 12, "GEM101"),  # reached from a Cog predictor in namesake/predict.py
-            ("zoo/segment.py", 14, 11, "GEM101"),
+            ("zoo/segment.py", 15, 11, "GEM101"),  # the factories are in zoo/hub.py
+            # the scorers and their factories are in metrics/scorers.py
+            ("metrics/score_folder.py", 11, 5, "GEM102"),
+            ("metrics/score_folder.py", 15, 15, "GEM101"),
             ("serving/helpers.py", 3, 12, "GEM101"),  # evaluation code, found in the project index
             ("serving/app.py", 12, 1, "GEM102"),  # the model comes from a factory in models/
             ("speech/tts_noisy/synthesize.py", 8, 1, "GEM102"),  # the class is in the recipe's namespace package

@@ -300,25 +300,8 @@ class ProjectAnswers:
         return resolved is not None and resolved[1].kind == "class" and self.model.class_mode_free(resolved[1], resolved[0].path, 0)
 
     def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
-        """The project class that ``expression`` names puts what it builds in eval mode itself: its
-        ``__init__`` calls ``.eval()`` (``self.eval()``, ``self.decoder.to(device).eval()``), or, for a wrapper
-        with no ``forward``, its methods do and none calls ``.train()``. Such a wrapper runs its parts in eval
-        mode whatever its own flag says."""
         resolved = self._resolved(analysis, expression)
-        if resolved is None or resolved[1].kind != "class":
-            return False
-        chain, _ = self.model.lineage(resolved[1], resolved[0].path)
-        for _, cls in chain:
-            init = cls.methods.get("__init__")
-            if init is not None and any(site.callee.rsplit(".", 1)[-1] == "eval" for site in init.calls):
-                return True
-        # A wrapper run through its own methods (no `forward` in its chain): the methods that run its parts put
-        # them in eval mode (`self.model.eval()` in `generate`), and none puts anything back in training mode.
-        methods = [function for _, cls in chain for name, function in cls.methods.items() if name != "__init__"]
-        if any(name == "forward" for _, cls in chain for name in cls.methods):
-            return False
-        switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
-        return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
+        return resolved is not None and resolved[1].kind == "class" and self.model.class_sets_own_eval_mode(resolved[1], resolved[0].path)
 
     def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
@@ -657,9 +640,3 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
         ]
         on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
-
-
-def _switch(callee: str) -> str:
-    """``"eval"`` for ``self.eval`` and ``self.model.eval``, ``"train"`` likewise; else ``""``."""
-    head, _, last = callee.rpartition(".")
-    return last if last in ("eval", "train") and head.count(".") <= 1 else ""

@@ -656,7 +656,8 @@ class ProjectModel:
         if target is None:
             return None
         if target.kind == "class" and self.is_model_class(target, near):
-            return "constructed"
+            # `InferenceModel(...)`, whose `__init__` calls `self.net.eval()`: the factory returns it in eval mode
+            return "evaluated" if self.class_sets_own_eval_mode(target, near) else "constructed"
         if target.kind == "function":
             return self.factory(target, near, depth + 1)
         if target.kind == "external":
@@ -670,6 +671,23 @@ class ProjectModel:
                 loaded = name.rsplit(".", 2)[-2]
                 return None if loaded.endswith(fw.NON_MODEL_PRETRAINED) or "Pipeline" in loaded else "evaluated"
         return None
+
+    def class_sets_own_eval_mode(self, cls: Target, near: str | None = None) -> bool:
+        """The project class ``cls`` puts what it builds in eval mode itself: its ``__init__`` calls ``.eval()``
+        (``self.eval()``, ``self.decoder.to(device).eval()``), or, for a wrapper with no ``forward``, its methods
+        do and none calls ``.train()``. Such a wrapper runs its parts in eval mode whatever its own flag says."""
+        chain, _ = self.lineage(cls, near)
+        for _, summary in chain:
+            init = summary.methods.get("__init__")
+            if init is not None and any(site.callee.rsplit(".", 1)[-1] == "eval" for site in init.calls):
+                return True
+        # A wrapper run through its own methods (no `forward` in its chain): the methods that run its parts put
+        # them in eval mode (`self.model.eval()` in `generate`), and none puts anything back in training mode.
+        if any(name == "forward" for _, summary in chain for name in summary.methods):
+            return False
+        methods = [function for _, summary in chain for name, function in summary.methods.items() if name != "__init__"]
+        switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
+        return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
 
     # -- calls ---------------------------------------------------------------------------------------
     def calls_named(self, name: str) -> list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]:
@@ -1754,6 +1772,12 @@ def summary_trains(function: FunctionSummary) -> bool:
         if method == "step" and receiver and fw.steps_an_optimizer(receiver.rsplit(".", 1)[-1]):
             return True
     return False
+
+
+def _switch(callee: str) -> str:
+    """``"eval"`` for ``self.eval`` and ``self.model.eval``, ``"train"`` likewise; else ``""``."""
+    head, _, last = callee.rpartition(".")
+    return last if last in ("eval", "train") and head.count(".") <= 1 else ""
 
 
 def _evaluates(function: FunctionSummary) -> bool:

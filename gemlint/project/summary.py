@@ -627,13 +627,16 @@ def _common_branch(first: tuple, second: tuple) -> tuple:
 
 
 def _grad_free(expression: ast.AST) -> bool:
-    """``torch.no_grad()``, ``inference_mode()``, ``torch.set_grad_enabled(False)``, ``@torch.no_grad``, by spelling."""
+    """``torch.no_grad()``, ``inference_mode()``, ``@torch.no_grad``, ``torch.set_grad_enabled(False)``, by spelling;
+    also ``set_grad_enabled(flag)``, a grad mode set on purpose at run time (``set_grad_enabled(self.as_loss)``), as
+    the per-file analysis reads an enclosing ``with`` that sets it."""
     call = expression if isinstance(expression, ast.Call) else None
     name = (dotted(call.func if call is not None else expression) or "").rsplit(".", 1)[-1]
     if name in ("no_grad", "inference_mode"):
         return call is None or not call.args or not (isinstance(call.args[0], ast.Constant) and call.args[0].value is False)
-    if name == "set_grad_enabled" and call is not None and call.args:
-        return isinstance(call.args[0], ast.Constant) and call.args[0].value is False
+    if name == "set_grad_enabled" and call is not None:
+        mode = call.args[0] if call.args else next((keyword.value for keyword in call.keywords if keyword.arg == "mode"), None)
+        return mode is not None and not (isinstance(mode, ast.Constant) and mode.value is True)
     return False
 
 

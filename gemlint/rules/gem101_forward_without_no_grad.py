@@ -40,7 +40,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`torch.set_grad_enabled(False)` earlier in the block or at module level, or as a statement of the "
         "constructor of the class whose method runs the forward, or of a project class that constructor builds (it "
         "turns autograd off for the thread before any method runs; static and class methods aside), and a guard at "
-        "every caller in the same file.",
+        "every caller in the same file. Models whose own `forward` runs every part it calls under such a guard or "
+        "switch, or is decorated with one (a project class of any module: `with torch.set_grad_enabled(self.as_loss):` "
+        "around the network's call).",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
         "`model.parameters()` setting `requires_grad = False`), and project modules that can hold no parameter: "
         "their classes make and register none, build no layer that has one, keep data and buffers (a quantised "

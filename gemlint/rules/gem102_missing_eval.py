@@ -35,7 +35,9 @@ class MissingEval(AnalysisRule):
         "attribute of a plain object built with it included: `load_weights(extractor.model)` with `extractor = "
         "Extractor(root, model)` keeping it as `self.model`), or in "
         "the model class's own `__init__` or in one of its methods called on it, or a wrapper without `forward` "
-        "whose methods put what they run in eval mode (and none puts it back in training mode).",
+        "whose methods put what they run in eval mode (and none puts it back in training mode); likewise what a "
+        "project factory returns when it builds such a class (`create_metric(...)` returning `InferenceModel(...)`, "
+        "whose `__init__` calls `self.net.eval()`).",
         "Submodules: modules built inside an nn.Module subclass or passed to a container (`nn.Sequential(...)`), "
         "whose mode follows their parent's.",
         "Wrappers built around a model already in eval mode (a pretrained model, or one a project factory or "
