@@ -184,6 +184,8 @@ class _Summariser:
         self._annotations: list[dict[str, str]] = []
         #: Per open function: its parameters whose default is a literal value (``use_gpu=True``, ``ids=[0]``).
         self._valued: list[frozenset[str]] = []
+        #: Per open function: its parameters whose default is ``False`` (``requires_grad=False``).
+        self._false_by_default: list[frozenset[str]] = []
         #: How many grad-free ``with`` blocks and decorated functions enclose the current node.
         self._guards = 0
         self._seen: dict[tuple[int, str], int] = {}
@@ -335,6 +337,7 @@ class _Summariser:
             {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         )
         self._valued.append(_valued_parameters(args))
+        self._false_by_default.append(_false_by_default(args))
         for decorator in node.decorator_list:
             self.visit(decorator)
         # A grad-free decorator guards the body; an async def's only covers making the coroutine.
@@ -346,6 +349,7 @@ class _Summariser:
         self._guards = saved
         self._annotations.pop()
         self._valued.pop()
+        self._false_by_default.pop()
         self._bound_at.pop()
         self._lists.pop()
         self.functions.pop()
@@ -378,7 +382,7 @@ class _Summariser:
             self.visit(node.target)
             self.visit(node.iter)
             arms = [node.body, node.orelse]
-            owner = _frozen_by_loop(node)
+            owner = _frozen_by_loop(node, self._false_by_default[-1] if self._false_by_default else frozenset())
             if owner and self.functions:
                 self.functions[-1].frozen.add(owner)
         else:  # try
@@ -717,21 +721,25 @@ def _false_argument(node: ast.Call, keyword: str) -> bool:
     return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
 
 
-def _frozen_by_loop(node: ast.For | ast.AsyncFor) -> str | None:
-    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``) -> "m"."""
-    iterated = node.iter
-    if not (isinstance(node.target, ast.Name) and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute)):
+def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[str] = frozenset()) -> str | None:
+    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``, or ``for _, p in
+    m.named_parameters()``) -> "m". The value may be a parameter of the function whose default is ``False``
+    (pytorch-fid's ``param.requires_grad = requires_grad``): frozen as built by default."""
+    iterated, target = node.iter, node.target
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute)) or iterated.args:
         return None
-    if iterated.func.attr != "parameters" or iterated.args:
+    if iterated.func.attr == "named_parameters" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]
+    elif iterated.func.attr != "parameters":
         return None
-    name = node.target.id
+    if not isinstance(target, ast.Name):
+        return None
+    name = target.id
     for statement in node.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
-            if (
-                isinstance(target, ast.Attribute) and target.attr == "requires_grad" and isinstance(target.value, ast.Name)
-                and target.value.id == name and isinstance(statement.value, ast.Constant) and statement.value.value is False
-            ):
+            assigned, value = statement.targets[0], statement.value
+            false = (isinstance(value, ast.Constant) and value.value is False) or (isinstance(value, ast.Name) and value.id in false_by_default)
+            if isinstance(assigned, ast.Attribute) and assigned.attr == "requires_grad" and isinstance(assigned.value, ast.Name) and assigned.value.id == name and false:
                 return dotted(_module_itself(iterated.func.value))
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             call = statement.value
@@ -741,6 +749,13 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor) -> str | None:
             ):
                 return dotted(_module_itself(iterated.func.value))
     return None
+
+
+def _false_by_default(args: ast.arguments) -> frozenset[str]:
+    """The parameters whose default is the literal ``False``."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    return frozenset(arg.arg for arg, default in pairs if isinstance(default, ast.Constant) and default.value is False)
 
 
 def _train_false(node: ast.Call) -> bool:

@@ -44,7 +44,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "switch, or is decorated with one (a project class of any module: `with torch.set_grad_enabled(self.as_loss):` "
         "around the network's call).",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
-        "`model.parameters()` setting `requires_grad = False`), and project modules that can hold no parameter: "
+        "`model.parameters()` or `model.named_parameters()` setting `requires_grad = False`, or, in a constructor, "
+        "to a parameter whose default is `False`, as pytorch-fid's InceptionV3 does), and project modules that can hold no parameter: "
         "their classes make and register none, build no layer that has one, keep data and buffers (a quantised "
         "kernel's packed weights, a spectrogram's filter bank), and call no part whose value is unknown as a module; "
         "held in a name or in an attribute of the class that builds them (`self.mel = MelFrontEnd(...)`).",
