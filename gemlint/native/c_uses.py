@@ -217,6 +217,8 @@ class Uses:
                 return Use.USE
             if kind == "field_expression" and _hands_itself_over(parent, node):
                 return Use.ESCAPE  # `worker->Queue()`, `thread->deleteLater()`: the framework deletes it later
+            if kind == "subscript_argument_list" and not address and _keyed_into_a_kept_container(unit, parent.parent):
+                return Use.ESCAPE  # `initial_hash_[p] = elem`: a key of a container that outlives the call
             if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
                         "update_expression", "alignof_expression", "delete_expression", "subscript_argument_list"):
                 return Use.USE
@@ -582,6 +584,22 @@ def is_array_delete(delete: Node) -> bool:
 
 
 #: Container methods that copy the value they are given (a dereferenced pointer passed to them is not kept).
+def _keyed_into_a_kept_container(unit: Unit, subscript: Node | None) -> bool:
+    """``subscript`` (``table[p]``) is assigned to, and ``table`` is no local of ``unit``: a member (``table_``,
+    ``this->table``), a global or a parameter's container, which keeps its keys after the function returns."""
+    if subscript is None or subscript.type != "subscript_expression":
+        return False
+    assignment = subscript.parent
+    if assignment is None or assignment.type != "assignment_expression" or assignment.child_by_field_name("left") != subscript:
+        return False
+    container = syn.strip(subscript.child_by_field_name("argument"))
+    if container is None:
+        return False
+    if container.type == "field_expression":
+        return True
+    return container.type == "identifier" and not unit.is_local(syn.text(container))
+
+
 _COPYING_METHODS = frozenset({"push_back", "emplace_back", "push_front", "emplace_front", "insert", "push", "emplace", "append", "assign"})
 #: A standard container of raw pointers (``std::vector<Item*>``), which frees none of them when it dies.
 _POINTER_CONTAINER = re.compile(r"(?:std::)?(?:vector|deque|list|forward_list|set|unordered_set|queue|stack)<[\w:]+\*+>")

@@ -22,7 +22,7 @@ class HostMemoryLeak(PairingRule):
         "A search for its place: a loop that hands the pointer over and leaves at once (`nodes.insert(at, node); break;`) is assumed to find one; the path on which it finds none is not taken to leak. A loop that hands it over at every match without leaving, or makes one in each iteration, is no such search.",
         "A fallback for a caller that passes no buffer: an allocation into a parameter in the branch taken when it is null (`if (out == NULL) out = malloc(n);`). Whether any caller passes null is not known here.",
         "Memory that escapes: returned, stored into a member, field, global, static or out-parameter, put into a "
-        "container, handed to a smart pointer or another owner (`std::unique_ptr<T>(new T)`, `p.reset(q)`, "
+        "container (as a value, or as the key of a member or global one: `cache_[p] = state`), handed to a smart pointer or another owner (`std::unique_ptr<T>(new T)`, `p.reset(q)`, "
         "`std::locale(loc, facet)`), passed to a call whose result is returned, stored or kept in a local that "
         "escapes (`return make_buffer(iface, ctx, n)`, `Matcher<T> m = MakeMatcher(p); return m;`), given to a "
         "callable object (`(*layer)(p)`) or by reference to an owner (`owner.add(*p)`), given as a callback's user "
