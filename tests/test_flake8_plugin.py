@@ -111,6 +111,7 @@ NEEDS_THE_PROJECT = {
             # the scorers and their factories are in metrics/scorers.py
             ("metrics/score_folder.py", 11, 5, "GEM102"),
             ("metrics/score_folder.py", 15, 15, "GEM101"),
+            ("denoise/clean_files.py", 12, 5, "GEM102"),  # the factory and its LSTM with dropout are in denoise/network.py
             ("serving/helpers.py", 3, 12, "GEM101"),  # evaluation code, found in the project index
             ("serving/app.py", 12, 1, "GEM102"),  # the model comes from a factory in models/
             ("speech/tts_noisy/synthesize.py", 8, 1, "GEM102"),  # the class is in the recipe's namespace package

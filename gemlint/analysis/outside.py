@@ -108,7 +108,8 @@ class OutsideFacts(Protocol):
 
     def mode_free_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
         """Whether the project class (of any module) that ``expression`` names behaves the same in train and
-        eval mode: only buffers, torch modules without a mode and project classes of the same kind."""
+        eval mode: only buffers, torch modules without a mode and project classes of the same kind (for a project
+        factory: every class it returns)."""
 
     def holds_no_seen_layer(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
         """Whether the project class that ``expression`` names derives from ``torch.nn.Module`` alone and binds no

@@ -295,9 +295,17 @@ class ProjectAnswers:
         """The project class (of this module or another) that ``expression`` names has no train/eval
         behaviour: its classes derive from ``torch.nn.Module`` itself and bind only torch modules without a
         mode (``nn.Linear``, ``nn.Embedding``, activations), buffers and project classes of the same kind;
-        nothing in them calls dropout or batch norm or reads ``training``."""
+        nothing in them calls dropout or batch norm or reads ``training``. For a project factory, every class it
+        returns instances of is so."""
         resolved = self._resolved(analysis, expression)
-        return resolved is not None and resolved[1].kind == "class" and self.model.class_mode_free(resolved[1], resolved[0].path, 0)
+        if resolved is None:
+            return False
+        entry, target = resolved
+        if target.kind == "class":
+            return self.model.class_mode_free(target, entry.path, 0)
+        owner = self.model.entry(target.module, entry.path) if target.kind == "function" else None
+        returned = self.model.returned_classes(owner, target, 0) if owner is not None else []
+        return bool(returned) and all(self.model.class_mode_free(cls, owner.path, 0) for cls in returned)
 
     def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         resolved = self._resolved(analysis, expression)

@@ -31,7 +31,7 @@ from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, Tra
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest, share_values
 from gemlint.text import file_digest
-from gemlint.project.summary import MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
+from gemlint.project.summary import DROPOUT_POSITION, MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
@@ -1288,7 +1288,7 @@ class ProjectModel:
             for function in cls.methods.values():
                 if any(_MODE_DEPENDENT.search(site.callee) for site in function.calls):
                     result = False
-            for spellings in cls.attributes.values():
+            for attribute, spellings in cls.attributes.items():
                 container = any(self._module_container(entry, spelled) for spelled in spellings)
                 for spelled in spellings:
                     if spelled == UNKNOWN_ELEMENT and not container:
@@ -1313,6 +1313,8 @@ class ProjectModel:
                         # `block = Fast if convert else Plain`, then `self.layer = block(...)`: either class
                         for alternative in chosen:
                             picked = self.resolve(entry, alternative)
+                            if picked is not None and picked.kind == "external" and self._dropout_free_layer(picked, cls, attribute):
+                                continue  # `klass = nn.LSTM`, then `self.lstm = klass(...)` without dropout
                             if picked is None or picked.kind != "class" or not self.class_mode_free(picked, entry.path, depth + 1):
                                 result = False
                         continue
@@ -1329,6 +1331,8 @@ class ProjectModel:
                             or produced.module.startswith(fw.MODE_FREE_TRANSFORMS)
                             or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
                             or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
+                            # `nn.LSTM(...)` without dropout (its default, 0): the same in train and eval mode
+                            or self._dropout_free_layer(produced, cls, attribute)
                             or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
                             # a container, or a bare `nn.Module()` used as one: what it holds is among the
                             # attribute's spellings (`add_module`), or buffers
@@ -1349,6 +1353,13 @@ class ProjectModel:
                     else:
                         result = False
         return result
+
+    @staticmethod
+    def _dropout_free_layer(produced: Target, cls: ClassSummary, attribute: str) -> bool:
+        """``produced`` is torch's LSTM, GRU, RNN or multi-head attention, and every one bound to the attribute
+        leaves its dropout at 0 (:data:`~gemlint.project.summary.DROPOUT_POSITION`)."""
+        last = produced.module.rsplit(".", 1)[-1]
+        return produced.module.startswith("torch.nn.") and last in DROPOUT_POSITION and cls.dropout_free.get(attribute, False)
 
     def _returns_data(self, entry: ModuleEntry, chain: list[tuple[ModuleEntry, ClassSummary]], callee: str) -> bool:
         """``self.<method>`` of the class returns only what functions of packages compute (``torch.sqrt(...)``) or

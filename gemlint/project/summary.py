@@ -77,6 +77,9 @@ class ClassSummary:
     opaque_attributes: list[str] = field(default_factory=list)
     #: A method reads ``self.training``: the class behaves differently in training and in eval mode.
     reads_training: bool = False
+    #: Attribute -> whether every recurrent or attention layer bound to it (``self.lstm = nn.LSTM(...)``) leaves its
+    #: dropout at 0, its default: such a layer is the same in train and eval mode.
+    dropout_free: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -411,7 +414,7 @@ class _Summariser:
     def _aug_assign(self, node: ast.AugAssign) -> None:
         self.syntax.assign(node)
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
-            self._add_to_list(node.target.id, _elements(node.value, self._lists[-1] if self._lists else {}))
+            self._add_to_list(node.target.id, _elements(node.value, self._lists[-1] if self._lists else {}, self.functions[-1] if self.functions else None))
         else:
             self._track_lists([node.target], node.value)
         self.children(node)
@@ -464,8 +467,12 @@ class _Summariser:
                 if isinstance(target, ast.Name):
                     self._bind_local(function, target.id, callee)
                 elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and self.classes:
-                    held = self.classes[-1].attributes.setdefault(target.attr, [])
+                    owner = self.classes[-1]
+                    held = owner.attributes.setdefault(target.attr, [])
                     held.append(callee)
+                    free = _dropout_free(value, function.choices)
+                    if free is not None:
+                        owner.dropout_free[target.attr] = owner.dropout_free.get(target.attr, True) and free
                     held.extend(_container_contents(callee, value, self._lists[-1]))  # what it holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
@@ -478,7 +485,7 @@ class _Summariser:
         lists = self._lists[-1]
         for target in targets:
             if isinstance(target, ast.Name):
-                lists[target.id] = _elements(value, lists) if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) else None
+                lists[target.id] = _elements(value, lists, self.functions[-1] if self.functions else None) if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) else None
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 self._add_to_list(target.value.id, None)
             elif isinstance(target, (ast.Tuple, ast.List)):
@@ -689,20 +696,35 @@ def _element(value: ast.AST, function: FunctionSummary | None) -> str:
     return produced or UNKNOWN_ELEMENT
 
 
-def _elements(value: ast.AST, lists: dict[str, list[str] | None]) -> list[str]:
+def _elements(value: ast.AST, lists: dict[str, list[str] | None], function: FunctionSummary | None = None) -> list[str]:
     """The callees building the elements of a list, tuple, dict or comprehension, or of a local list whose
-    elements are known (``?`` for anything else)."""
+    elements are known (``?`` for anything else). An element named by a local of ``function`` bound to one call,
+    or to a call on each arm of a conditional (``act = nn.GLU(1) if glu else nn.ReLU()``), is built by those."""
     if isinstance(value, ast.Name):
         known = lists.get(value.id)
         return list(known) if known is not None else [UNKNOWN_ELEMENT]
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return [_produced_by(element) or UNKNOWN_ELEMENT for element in value.elts]
+        return [callee for element in value.elts for callee in _element_callees(element, function)]
     if isinstance(value, ast.Dict):
         return [_produced_by(element) or UNKNOWN_ELEMENT for element in value.values]
     if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
         return [_produced_by(value.elt) or UNKNOWN_ELEMENT]
     if isinstance(value, ast.DictComp):
         return [_produced_by(value.value) or UNKNOWN_ELEMENT]
+    return [UNKNOWN_ELEMENT]
+
+
+def _element_callees(value: ast.AST, function: FunctionSummary | None) -> list[str]:
+    """What builds one element of a list display (see :func:`_elements`)."""
+    produced = _produced_by(value)
+    if produced is not None or not isinstance(value, ast.Name) or function is None:
+        return [produced or UNKNOWN_ELEMENT]
+    bound = function.locals.get(value.id, [])
+    if len(bound) == 1 and bound[0] != UNKNOWN_ELEMENT:
+        return bound
+    chosen = function.choices.get(value.id, [])
+    if len(chosen) > 1 and all(choice.endswith("()") and "()" not in choice[:-2] for choice in chosen):
+        return [choice[:-2] for choice in chosen]
     return [UNKNOWN_ELEMENT]
 
 
@@ -749,6 +771,29 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[st
             ):
                 return dotted(_module_itself(iterated.func.value))
     return None
+
+
+#: torch.nn layers whose only difference between train and eval mode is a dropout that defaults to 0, with the
+#: position of ``dropout`` among their positional parameters.
+DROPOUT_POSITION = {"LSTM": 5, "GRU": 5, "RNN": 6, "MultiheadAttention": 2}
+
+
+def _dropout_free(value: ast.AST, choices: dict[str, list[str]]) -> bool | None:
+    """For a call building one of :data:`DROPOUT_POSITION`'s layers (also through a local bound to the class:
+    ``klass = nn.LSTM``, ``choices``): whether it leaves dropout at 0 (not passed, or a literal 0); None for any
+    other value."""
+    if not isinstance(value, ast.Call):
+        return None
+    spelled = dotted(value.func) or ""
+    names = choices.get(spelled, [spelled]) if isinstance(value.func, ast.Name) else [spelled]
+    positions = {DROPOUT_POSITION.get(name.rsplit(".", 1)[-1]) for name in names}
+    if None in positions or len(positions) != 1:
+        return None if not positions - {None} else False
+    (position,) = positions
+    if any(isinstance(argument, ast.Starred) for argument in value.args) or any(keyword.arg is None for keyword in value.keywords):
+        return False  # `nn.LSTM(*sizes)`, `nn.LSTM(**config)`: what it is given is not known
+    given = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dropout"), None)
+    return given is None or (isinstance(given, ast.Constant) and type(given.value) in (int, float) and given.value == 0)
 
 
 def _false_by_default(args: ast.arguments) -> frozenset[str]:

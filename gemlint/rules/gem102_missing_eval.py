@@ -46,7 +46,10 @@ class MissingEval(AnalysisRule):
         "in the printing "
         "`__main__` block of a module other modules use (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
-        "(`nn.Linear`, `nn.Conv2d`, ...), nor project classes built only of such layers, numbers, buffers (where no "
+        "(`nn.Linear`, `nn.Conv2d`, ..., and `nn.LSTM`, `nn.GRU`, `nn.RNN` and `nn.MultiheadAttention` left at their "
+        "default dropout of 0, also through a local bound to the class: `klass = nn.LSTM`), nor project classes "
+        "built only of such layers (a conditional activation, `nn.GLU(1) if gated else nn.ReLU()`, being either), "
+        "nor what a project factory returns when every class it builds is such a class, numbers, buffers (where no "
         "method reads `self.training`), tensors their own methods compute with torch functions "
         "(`self.magnitude = self.transform(x)`) and TorchScript custom classes "
         "(`self.op = torch.classes.ns.Decoder(...)`, a kernel with no train or eval mode).",
