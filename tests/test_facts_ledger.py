@@ -12,7 +12,7 @@ import pytest
 
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
-from gemlint.project.index_store import IndexCache
+from gemlint.project.index_store import IndexCache, Packed
 import gemlint.project.ledger as ledger_module
 from gemlint.project.ledger import (
     Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, pack_sets, rows_file, save_ledger, unpack_sets,
@@ -527,8 +527,9 @@ def test_summaries_decoded_as_they_come_give_the_facts_of_summaries_decoded_late
     # that derives the facts, forked after, inherits them decoded instead of decoding them all itself.
     write(tmp_path, MODULES)
     events: list[str] = []
-    share = model_module.share_values
-    monkeypatch.setattr(model_module, "share_values", lambda summary: events.append("decoded") or share(summary))
+    unpack = Packed.unpack
+    # Counted when shared for keeping (storing the index unpacks a summary only to write it)
+    monkeypatch.setattr(Packed, "unpack", lambda packed, shared=True: (shared and events.append("decoded")) or unpack(packed, shared))
 
     def mapper(function, paths, names):
         for path, name in zip(paths, names):

@@ -735,7 +735,7 @@ class ModuleAnalysis:
             text = self.context.text
             name = function.name.value
             cached = self._never_runs[function] = (
-                any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)
+                self.has_main_block
                 and len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text)) == 1
                 and _DISPATCH_BY_NAME.search(text) is None
                 and not self.outside.may_be_called_elsewhere(self, function)
@@ -1050,7 +1050,7 @@ class ModuleAnalysis:
             return True
         # A script's module-level code and `__main__` block serve predictions only where the script does not
         # train (context_of): a training script is left to its functions' own reasons.
-        script = self.script_runs or any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)
+        script = self.script_runs or self.has_main_block
         if script and not self.module_trains:
             return True
         if self.gradio_callbacks or self.is_streamlit_app:
@@ -1371,6 +1371,11 @@ class ModuleAnalysis:
         if inference is not None:
             return Verdict(Context.INFERENCE, f"`{shown}` is called from {_caller_phrase(inference.reason)}", inference.name_only)
         return UNKNOWN
+
+    @cached_property
+    def has_main_block(self) -> bool:
+        """The module has an ``if __name__ == "__main__":`` block at its top level."""
+        return any(isinstance(node, cst.If) and self.is_main_block(node) for node in self.module.body)
 
     def is_main_block(self, node: cst.If) -> bool:
         return self.parent(node) is self.module and is_main_test(node.test)
@@ -1760,10 +1765,10 @@ def _names_bound_to(statement: cst.CSTNode | None, value: cst.CSTNode) -> tuple[
     return tuple(names)
 
 
-#: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
 #: A module that calls its functions by name: ``globals()[command]()``, ``getattr(sys.modules[__name__], ...)``,
 #: ``fire.Fire()`` without a target (every function of the module is a command).
 _DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[\s*__name__\s*\]|\bFire\(\s*\)")
+#: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
 
 

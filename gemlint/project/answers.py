@@ -303,8 +303,7 @@ class ProjectAnswers:
         entry, target = resolved
         if target.kind == "class":
             return self.model.class_mode_free(target, entry.path, 0)
-        owner = self.model.entry(target.module, entry.path) if target.kind == "function" else None
-        returned = self.model.returned_classes(owner, target, 0) if owner is not None else []
+        owner, returned = self._factory_classes(entry, target)
         return bool(returned) and all(self.model.class_mode_free(cls, owner.path, 0) for cls in returned)
 
     def sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
@@ -454,16 +453,20 @@ class ProjectAnswers:
         entry, target = resolved
         if target.kind == "class":
             return self.model.class_forward_without_grad(target, entry.path)
-        owner = self.model.entry(target.module, entry.path) if target.kind == "function" else None
-        if owner is None:
-            return None
+        owner, returned = self._factory_classes(entry, target)
         # A factory: which class it returns may depend on its arguments (a wrapper that guards itself on one
         # branch, the bare network on another); when any of them guards itself, the caller may be guarded.
-        for cls in self.model.returned_classes(owner, target, 0):
+        for cls in returned:
             reason = self.model.class_forward_without_grad(cls, owner.path)
             if reason is not None:
                 return f"`{target.qualname}` returns instances of `{cls.qualname}`, and {reason}"
         return None
+
+    def _factory_classes(self, entry: ModuleEntry, target: Target) -> tuple[ModuleEntry | None, list[Target]]:
+        """For a project function ``target`` (named from ``entry``'s module): its module's entry and the project
+        classes it returns instances of; ``(None, [])`` for anything else."""
+        owner = self.model.entry(target.module, entry.path) if target.kind == "function" else None
+        return owner, self.model.returned_classes(owner, target, 0) if owner is not None else []
 
     def grad_free_decorator(self, analysis: ModuleAnalysis, decorator: cst.BaseExpression) -> bool:
         resolved = self._resolved(analysis, decorator.func if isinstance(decorator, cst.Call) else decorator)

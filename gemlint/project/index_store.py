@@ -65,6 +65,11 @@ class Packed:
 
     data: bytes
 
+    def unpack(self, shared: bool = True) -> ModuleSummary:
+        """The summary; with ``shared``, with one copy of each value across the project (for a summary that stays)."""
+        summary = pickle.loads(self.data)
+        return share_values(summary) if shared else summary
+
 
 class IndexCache:
     """Summaries keyed on (module name, content digest), with their shapes: one header and one data file
@@ -139,9 +144,9 @@ class IndexCache:
         fails its check."""
         found = self.entries.get(key)
         if isinstance(found, Packed):
-            summary = pickle.loads(found.data)
-            if keep:  # one copy of each value across the project, for the summaries that stay
-                self.entries[key] = summary = share_values(summary)
+            summary = found.unpack(shared=keep)
+            if keep:
+                self.entries[key] = summary
             return summary
         if not isinstance(found, Stored):
             return found
@@ -214,7 +219,7 @@ class IndexCache:
     def _text(self, key: tuple[str, str]) -> bytes | None:
         found = self.entries[key]
         if isinstance(found, Packed):
-            found = pickle.loads(found.data)
+            found = found.unpack(shared=False)
         if isinstance(found, Stored):
             if self._descriptor is None:
                 return None

@@ -29,7 +29,7 @@ from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, save_facts, save_part
 from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, callers_index, changed_bases, contribution_digest, ledger_file, load_ledger, save_ledger, subclass_index, untouched
 from gemlint.project.index_store import IndexCache, Packed
-from gemlint.project.summary_codec import shape_digest, share_values
+from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
 from gemlint.project.summary import DROPOUT_POSITION, MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
@@ -164,7 +164,7 @@ def summarise_packed(path: str, module: str) -> tuple[str, Packed | None, str]:
 def _unpacked(made: tuple[str, Packed | None, str]) -> tuple[str, ModuleSummary | None, str]:
     """A result of :func:`summarise_packed` with its summary decoded, as :meth:`IndexCache.summary` decodes one."""
     digest, packed, shape = made
-    return digest, share_values(pickle.loads(packed.data)) if packed is not None else None, shape
+    return digest, packed.unpack() if packed is not None else None, shape
 
 
 def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, str]:

@@ -716,12 +716,9 @@ def _elements(value: ast.AST, lists: dict[str, list[str] | None], function: Func
 
 def _element_callees(value: ast.AST, function: FunctionSummary | None) -> list[str]:
     """What builds one element of a list display (see :func:`_elements`)."""
-    produced = _produced_by(value)
-    if produced is not None or not isinstance(value, ast.Name) or function is None:
-        return [produced or UNKNOWN_ELEMENT]
-    bound = function.locals.get(value.id, [])
-    if len(bound) == 1 and bound[0] != UNKNOWN_ELEMENT:
-        return bound
+    element = _element(value, function)
+    if element != UNKNOWN_ELEMENT or not isinstance(value, ast.Name) or function is None:
+        return [element]
     chosen = function.choices.get(value.id, [])
     if len(chosen) > 1 and all(choice.endswith("()") and "()" not in choice[:-2] for choice in chosen):
         return [choice[:-2] for choice in chosen]
@@ -787,8 +784,10 @@ def _dropout_free(value: ast.AST, choices: dict[str, list[str]]) -> bool | None:
     spelled = dotted(value.func) or ""
     names = choices.get(spelled, [spelled]) if isinstance(value.func, ast.Name) else [spelled]
     positions = {DROPOUT_POSITION.get(name.rsplit(".", 1)[-1]) for name in names}
-    if None in positions or len(positions) != 1:
-        return None if not positions - {None} else False
+    if positions == {None}:
+        return None  # no such layer
+    if len(positions) != 1:
+        return False  # one of several classes, not all of them such layers alike: not known
     (position,) = positions
     if any(isinstance(argument, ast.Starred) for argument in value.args) or any(keyword.arg is None for keyword in value.keywords):
         return False  # `nn.LSTM(*sizes)`, `nn.LSTM(**config)`: what it is given is not known
