@@ -36,7 +36,8 @@ COUNTING_CALLS = ("torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops."
 #: Exporters: a function that calls one runs the model to trace or export it, not to serve.
 EXPORT_CALLS = frozenset({
     "torch.jit.trace", "torch.jit.script", "torch.jit.trace_module", "torch.onnx.export", "torch.onnx._export", "torch.onnx.dynamo_export",
-    "torch.export.export", "torch_tensorrt.compile", "coremltools.convert",
+    "torch.export.export", "torch.export.export_for_training", "torch._export.capture_pre_autograd_graph", "torch_tensorrt.compile",
+    "coremltools.convert", "torch2trt.torch2trt", "executorch.exir.to_edge", "executorch.exir.to_edge_transform_and_lower",
 })
 #: The packages those counters come from (a module that imports none calls none).
 COUNTING_PACKAGES = ("torch.utils.flop_counter", "fvcore", "thop", "ptflops", "calflops", "deepspeed.profiling", "torchinfo", "torchprofile")
@@ -44,13 +45,15 @@ COUNTING_PACKAGES = ("torch.utils.flop_counter", "fvcore", "thop", "ptflops", "c
 #: are resolved (a bare ``trace`` imported from ``torch.jit`` is not looked at).
 EXPORT_SPELLINGS = (
     "jit.trace", "jit.script", "jit.trace_module", "onnx.export", "onnx._export", "onnx.dynamo_export", "export.export",
-    "torch_tensorrt.compile", "coremltools.convert", "ct.convert",
+    "torch_tensorrt.compile", "coremltools.convert", "ct.convert", "export_for_training", "capture_pre_autograd_graph", "torch2trt",
+    "to_edge", "to_edge_transform_and_lower",
 )
 #: The terminal names of those calls (``FlopCounterMode``, ``trace``): what a call must be spelled as to be one.
 COUNTING_AND_EXPORT_NAMES = frozenset({
     "FlopCounterMode", "FlopCountAnalysis", "flop_count", "parameter_count", "parameter_count_table", "profile",
     "clever_format", "get_model_complexity_info", "calculate_flops", "get_model_profile", "summary", "profile_macs",
-    "trace", "script", "trace_module", "export", "_export", "dynamo_export", "compile", "convert",
+    "trace", "script", "trace_module", "export", "_export", "dynamo_export", "compile", "convert", "export_for_training",
+    "capture_pre_autograd_graph", "torch2trt", "to_edge", "to_edge_transform_and_lower",
 })
 #: Inference engines that run compiled graphs outside torch: an nn.Module that only wraps one (a TensorRT or
 #: ONNX Runtime session behind ``forward``) has no parameters for autograd to record.

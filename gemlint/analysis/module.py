@@ -111,6 +111,8 @@ class ModuleAnalysis:
         self._factories: dict[cst.FunctionDef, bool] = {}
         self._parity_checks: dict[cst.FunctionDef, bool] = {}
         self._checking_blocks: dict[cst.If, bool] = {}
+        self._export_input_names: dict[cst.CSTNode, frozenset[str]] = {}
+        self._aliases_in: dict[cst.CSTNode, dict[str, set[str]]] = {}
         self._evaluation_reasons: dict[cst.FunctionDef, str | None] = {}
         self._qualified: dict[cst.CSTNode, frozenset[str]] = {}
         #: ``(class, attribute)`` bound by tuple unpacking in a method (see :meth:`unpacked_attribute`).
@@ -705,7 +707,7 @@ class ModuleAnalysis:
             if isinstance(ancestor, cst.If) and self.is_main_block(ancestor) and inference is None and not self.is_test_file:
                 if self.module_trains:
                     return Verdict(Context.TRAINING, "the script trains")
-                if self.is_smoke_test or self._checking_block(ancestor):
+                if self.is_smoke_test or self._checking_block(ancestor) or self._runs_export_inputs(node, ancestor.body):
                     return UNKNOWN
                 inference = Verdict(Context.INFERENCE, "the `__main__` block of a script that does not train")
         if inference is not None:
@@ -715,7 +717,7 @@ class ModuleAnalysis:
         if not in_definition and self.script_runs and not self.is_test_file:
             if self.module_trains:
                 return Verdict(Context.TRAINING, "the script trains")
-            if self.is_smoke_test or self._module_level_parity_check:
+            if self.is_smoke_test or self._module_level_parity_check or self._runs_export_inputs(node, self.module):
                 return UNKNOWN
             return Verdict(Context.INFERENCE, "module-level code of a script that runs what it builds, without training")
         if self.is_inference_file:
@@ -785,6 +787,14 @@ class ModuleAnalysis:
 
     @cached_property
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
+        found = {function for call in self._measuring_calls if (function := self.enclosing_function(call)) is not None}
+        return frozenset(self._callers_within_module(found)) if found else frozenset()
+
+    @cached_property
+    def _measuring_calls(self) -> frozenset[cst.Call]:
+        """The calls that count a model's FLOPs or parameters or export it: a counter or an exporter spelled as
+        one (``torch.onnx.export``), or, with the project, a function of another module that exports (itself or
+        through its helpers: ``build_binary(model, inputs)`` calling ``torch.export.export``)."""
         found = set()
         # Names are resolved only for calls spelled like a counter or an exporter, and counters only where the
         # module imports a counting package: resolving a name costs the file's scope analysis.
@@ -794,19 +804,18 @@ class ModuleAnalysis:
             if name is not None and _COUNTER_NAME.search(name):
                 # a counter of the project's own (a vendored ptflops: `add_flops_counting_methods(model)`,
                 # `model.start_activation_count()`): the function runs the model to measure it
-                function = self.enclosing_function(call)
-                if function is not None:
-                    found.add(function)
+                found.add(call)
                 continue
-            if name not in fw.COUNTING_AND_EXPORT_NAMES:
-                continue
-            spelled = dotted_name(call.func) or ""
-            exporting = spelled.endswith(fw.EXPORT_SPELLINGS) and self.resolves_to(call.func, fw.EXPORT_CALLS)
-            if exporting or (counters and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)):
-                function = self.enclosing_function(call)
-                if function is not None:
-                    found.add(function)
-        return frozenset(self._callers_within_module(found)) if found else frozenset()
+            if name in fw.COUNTING_AND_EXPORT_NAMES:
+                spelled = dotted_name(call.func) or ""
+                exporting = spelled.endswith(fw.EXPORT_SPELLINGS) and self.resolves_to(call.func, fw.EXPORT_CALLS)
+                if exporting or (counters and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)):
+                    found.add(call)
+                    continue
+            if self.outside is not None and name is not None and not _same_module_call(call, self.module_functions):
+                if self.outside.helper_exports(self, call.func) is not None:
+                    found.add(call)
+        return frozenset(found)
 
     def _callers_within_module(self, functions: set[cst.FunctionDef]) -> set[cst.FunctionDef]:
         """``functions`` and the functions of this module that call one of them (``_save_model(...)``, or
@@ -885,6 +894,52 @@ class ModuleAnalysis:
         """The script's module-level code runs one input through two implementations and compares their outputs:
         a conversion's check written without a ``__main__`` block, as :meth:`_checking_block` finds one in it."""
         return compares_two_implementations(self.subtree(self.module))
+
+    def _runs_export_inputs(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
+        """``node`` is a call that runs the inputs an export in ``scope`` (a script's module-level code or its
+        ``__main__`` block) is given: a dry run before the export, or the reference outputs saved beside it
+        (``golden = model(*example_inputs)`` with ``torch.export.export(model, example_inputs)``). What the script
+        runs on other inputs is a prediction all the same."""
+        if not isinstance(node, cst.Call) or not node.args:
+            return False
+        exported = self._export_inputs(scope)
+        return bool(exported) and not exported.isdisjoint(self._input_roots(node.args[0].value, scope))
+
+    def _export_inputs(self, scope: cst.CSTNode) -> frozenset[str]:
+        """The names the example inputs of the exports in ``scope`` are read from (the exporter's second positional
+        argument, or its ``args``/``example_inputs``/``inputs`` keyword), through one assignment of ``scope``."""
+        known = self._export_input_names
+        if scope not in known:
+            counting = self._counting_functions
+            names: set[str] = set()
+            for call in self.subtree(scope):
+                if not isinstance(call, cst.Call):
+                    continue
+                if call not in self._measuring_calls and not (isinstance(call.func, cst.Name) and self.module_functions.get(call.func.value) in counting):
+                    continue
+                positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+                example = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _EXAMPLE_INPUT_KEYWORDS]
+                for value in [*positional[1:2], *example]:
+                    names.update(self._input_roots(value, scope))
+            known[scope] = frozenset(names)
+        return known[scope]
+
+    def _input_roots(self, value: cst.BaseExpression, scope: cst.CSTNode) -> set[str]:
+        """The names ``value`` is read from (``inputs`` for ``inputs[0]``, ``*example_inputs``, ``(x, mask)``), with
+        those of the value a name was assigned in ``scope`` (``test_in = inputs[0]``)."""
+        roots = _root_names(value)
+        aliases = self._scope_aliases(scope)
+        return roots.union(*(aliases.get(name, ()) for name in roots))
+
+    def _scope_aliases(self, scope: cst.CSTNode) -> dict[str, set[str]]:
+        known = self._aliases_in
+        if scope not in known:
+            aliases: dict[str, set[str]] = {}
+            for node in self.subtree(scope):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                    aliases.setdefault(node.targets[0].target.value, set()).update(_root_names(node.value))
+            known[scope] = aliases
+        return known[scope]
 
     def _checking_block(self, block: cst.If) -> bool:
         """A ``__main__`` block that checks rather than predicts: a shape check (:meth:`_smoke_test_block`) or a
@@ -1887,3 +1942,30 @@ def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
         if all(isinstance(name, cst.Name) for name in names):
             return [name for name in names if name.value != "_"]  # type: ignore[union-attr]
     return []
+
+
+def _same_module_call(call: cst.Call, functions: dict[str, cst.FunctionDef]) -> bool:
+    """``call`` runs a function of this module (``helper(x)``) or a method of ``self``/``cls``: code the per-file
+    analysis reads itself, not another module's."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value in functions
+    while isinstance(func, cst.Attribute):
+        func = func.value
+    return isinstance(func, cst.Name) and func.value in ("self", "cls")
+
+
+#: Keywords exporters take their example inputs by (``torch.onnx.export(model, args=...)``, ``coremltools.convert``).
+_EXAMPLE_INPUT_KEYWORDS = frozenset({"args", "example_inputs", "inputs", "sample_inputs"})
+
+
+def _root_names(value: cst.BaseExpression) -> set[str]:
+    """The names an expression reads its value from: the base of an attribute or subscript chain (``inputs[0]``,
+    ``batch.pixel_values``), moved or cast (``x.to(device)``), each element of a tuple or list. A call makes a new
+    value (``torch.load(path)``): it reads from no name."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return {name for element in value.elements for name in _root_names(element.value)}
+    value = _unmoved(value)
+    while isinstance(value, (cst.Attribute, cst.Subscript)):
+        value = _unmoved(value.value)
+    return {value.value} if isinstance(value, cst.Name) else set()

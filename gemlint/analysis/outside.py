@@ -42,6 +42,10 @@ class OutsideFacts(Protocol):
         """Why instances of the project class ``func`` names run their ``forward`` without gradients (a
         grad-free decorator on it, in another module), or None."""
 
+    def helper_exports(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
+        """The exporter (``torch.export.export``, ``torch.onnx.export``, ...) that the project function ``func`` names
+        (in another module) calls, itself or through its own helpers; None when it calls none."""
+
     def method_runs_forward(self, analysis: "ModuleAnalysis", func: cst.BaseExpression, method: str) -> bool | None:
         """Whether ``method`` of the project class ``func`` names (in another module) runs part of a forward pass
         with autograd on: it calls ``self``'s submodules outside a grad-free guard (directly or through

@@ -505,6 +505,13 @@ class ProjectAnswers:
         loader = self.model.helper_loader(*located)
         return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`" if loader is not None else None
 
+    def helper_exports(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "function" or resolved[1].module == resolved[0].summary.name:
+            return None  # a helper of the same module is the per-file analysis's own business
+        located = self.model.function_of(resolved[1])
+        return self.model.helper_exporter(*located) if located is not None else None
+
     # -- autograd graphs across modules ------------------------------------------------------------------
     def graph_summary(self, analysis: ModuleAnalysis, call: cst.Call) -> GraphSummary | None:
         located = self._graph_callee(analysis, call)

@@ -1622,8 +1622,22 @@ class ProjectModel:
                     return True
                 continue
             if parts[1] in attributes and (len(parts) == 2 or parts[-1] in fw.LIBRARY_FORWARD_METHODS or parts[-1] == "forward"):
+                if len(parts) == 2 and self._parameter_free_attribute(cls, parts[1]):
+                    continue  # `self.transform(sample)` bound to `Compose([...])`: no parameters, no graph
                 return True  # `self.vision(x)`, `self.visual.forward_features(x)`: a submodule runs
         return False
+
+    def _parameter_free_attribute(self, cls: Target, attribute: str) -> bool:
+        """Every binding of the attribute ``attribute`` of ``cls`` is made by torch or a model library's part known to
+        hold no parameters (a torchvision or torchaudio transform, an activation): calling it records no graph."""
+        producers = list(self.attribute_producers(cls, attribute))
+        for entry, spelled in producers:
+            produced = self.resolve(entry, spelled) if spelled != UNKNOWN_ELEMENT else None
+            if produced is None or produced.kind != "external":
+                return False
+            if produced.module.partition(".")[0] not in fw.LAYER_PACKAGES or _seen_layer(produced.module):
+                return False
+        return bool(producers)
 
     def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
         """``torch.hub.load(repo, "cotracker3_online")`` where the project's own root ``hubconf.py`` defines that
@@ -1716,6 +1730,33 @@ class ProjectModel:
         # A method's helpers (`cls.from_local(...)` in a `from_pretrained` classmethod) are followed.
         owner = entry.summary.classes.get(function.qualname.rpartition(".")[0])
         return self._loading_call(entry, owner, function, 0, tensors_need_state=True)
+
+    def helper_exporter(self, entry: ModuleEntry, function: FunctionSummary, depth: int = 0) -> str | None:
+        """The exporter (:data:`~gemlint.analysis.frameworks.EXPORT_CALLS`) a project function calls, itself or
+        through the project functions it calls (``build_binary`` calling ``torch.export.export``): a function that
+        calls it runs its model once to trace or export it, not to serve."""
+        key = ("exporter", entry.path, function.qualname)
+        if key not in self.memo:
+            self.memo[key] = None  # a cycle of helpers exports nothing more
+            self.memo[key] = self._exporter_in(entry, function, depth)
+        return self.memo[key]  # type: ignore[return-value]
+
+    def _exporter_in(self, entry: ModuleEntry, function: FunctionSummary, depth: int) -> str | None:
+        helpers = []
+        for site in function.calls:
+            target = self.resolve_call(entry, function, site.callee)
+            if target is None:
+                continue
+            if target.kind == "external" and target.module in fw.EXPORT_CALLS:
+                return target.module
+            if target.kind == "function":
+                helpers.append(target)
+        for target in helpers if depth < 3 else ():
+            located = self.function_of(target)
+            found = self.helper_exporter(*located, depth + 1) if located is not None else None
+            if found is not None:
+                return found
+        return None
 
     def initialiser_loads(self, target: Target, near: str) -> str | None:
         """Follow ``__init__`` up the project bases while it defers to ``super().__init__``."""
