@@ -47,7 +47,9 @@ _TORCHSCRIPT_LOADS = frozenset({"torch.jit.load"})
 _JOINS = frozenset(
     {"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.vstack", "numpy.concatenate", "numpy.stack", "numpy.vstack"}
 )
-_JOIN_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _JOINS)
+# Making one array of rows (`torch.tensor([ids_a, ids_b])`): every row must have the same length too.
+_ROWS_TO_ARRAY = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "numpy.array", "numpy.asarray"})
+_JOIN_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _JOINS | _ROWS_TO_ARRAY)
 
 
 class StaticMaxLengthPadding(AnalysisRule):
@@ -91,8 +93,9 @@ class StaticMaxLengthPadding(AnalysisRule):
         "with fixed dims (no -1); where that tensor cannot be told, when every output of the configuration has "
         "fixed dims.",
         "Batches joined into one tensor: the token ids or attention mask of each call are appended to a list "
-        "that `torch.cat`/`torch.stack` (or NumPy's `concatenate`/`stack`) joins, which needs every batch to have "
-        "the same length.",
+        "(or are the elements of a list comprehension) that `torch.cat`/`torch.stack` (or NumPy's "
+        "`concatenate`/`stack`) joins or `torch.tensor`/`np.array` makes one array of, which needs every batch "
+        "or row to have the same length.",
         "`padding=True` and `padding=\"longest\"`.",
     )
     bad = """\
@@ -291,8 +294,11 @@ def embed(text: str):
         return triton_config.tensor_shapes(Path(self.context.source.path))
 
     def _joined_across_batches(self, node: cst.Call) -> bool:
-        """The token ids or mask of each batch are collected in a list that is then joined along a dimension
-        (``ids.append(batch.input_ids)`` then ``torch.cat(ids)``): every batch must have the same length."""
+        """The token ids or mask of each batch (or text) are collected in a list that is then joined along a
+        dimension or made one array (``ids.append(batch.input_ids)`` then ``torch.cat(ids)``;
+        ``torch.tensor([tokenizer(t, ...).input_ids for t in texts])``): every row must have the same length."""
+        if self._comprehension_joined(node):
+            return True
         scope = self.analysis.enclosing_function(node) or self.context.module
         tokens = self._direct_names(node, scope)
         if not tokens:
@@ -309,9 +315,25 @@ def embed(text: str):
         for child in self.analysis.subtree(scope):
             if isinstance(child, cst.Call) and terminal_name(child.func) in _JOIN_NAMES and child.args:
                 first = child.args[0].value
-                if isinstance(first, cst.Name) and first.value in collected and self.analysis.resolves_to(child.func, _JOINS):
+                if isinstance(first, cst.Name) and first.value in collected and self._joins(child):
                     return True
         return False
+
+    def _comprehension_joined(self, node: cst.Call) -> bool:
+        """``node`` (or its ``input_ids``) is the element of a comprehension that a join or an array constructor
+        takes whole."""
+        element: cst.CSTNode = node
+        parent = self.analysis.parent(element)
+        while isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is element:
+            element, parent = parent, self.analysis.parent(parent)
+        if not isinstance(parent, (cst.ListComp, cst.GeneratorExp)) or parent.elt is not element:
+            return False
+        argument = self.analysis.parent(parent)
+        call = self.analysis.parent(argument) if isinstance(argument, cst.Arg) else None
+        return isinstance(call, cst.Call) and call.args[0] is argument and terminal_name(call.func) in _JOIN_NAMES and self._joins(call)
+
+    def _joins(self, call: cst.Call) -> bool:
+        return self.analysis.resolves_to(call.func, _JOINS | _ROWS_TO_ARRAY)
 
     def _direct_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
         """Names bound to ``node``'s result itself, perhaps moved (``batch = tokenizer(...).to(device)``)."""
