@@ -8,11 +8,15 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 
+# TensorRT's `Runtime` method that turns a serialized engine into one: the engine holds the weights. A method of an
+# object (`runtime.deserialize_cuda_engine(data)`), told by its name in a module that imports TensorRT.
+_ENGINE_DESERIALIZER = "deserialize_cuda_engine"
 # The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
 LOADER_NAMES = frozenset(
     fw.PRETRAINED_METHODS
     | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
     | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
+    | {_ENGINE_DESERIALIZER}
 )
 # Every qualified name load_kind compares a call with.
 _LOADS = fw.TOKENIZER_LOADERS | fw.MODEL_LOADERS | frozenset(fw.MODEL_PRODUCERS) | fw.PRETRAINED_CONSTRUCTORS
@@ -22,7 +26,10 @@ _WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
 
 
 def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
-    """"a model", "a pipeline", "an ONNX Runtime session", "a tokenizer", "a processor", or None."""
+    """"a model", "a pipeline", "an ONNX Runtime session", "a TensorRT engine", "a tokenizer", "a processor", or
+    None."""
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == _ENGINE_DESERIALIZER:
+        return "a TensorRT engine" if analysis.imports_any(("tensorrt",)) else None
     names = analysis.names_among(node.func, _LOADS)
     if names & fw.TOKENIZER_LOADERS:
         return "a tokenizer"

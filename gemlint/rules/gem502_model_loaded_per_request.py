@@ -15,8 +15,8 @@ class ModelLoadedPerRequest(AnalysisRule):
     name = "model-loaded-per-request"
     severity = Severity.ERROR
     summary = (
-        "A model, pipeline, ONNX Runtime session or tokenizer is loaded inside a request handler (a Gradio callback, "
-        "a Streamlit script's module level), on every request."
+        "A model, pipeline, ONNX Runtime session, TensorRT engine or tokenizer is loaded inside a request handler (a "
+        "Gradio callback, a Streamlit script's module level), on every request."
     )
     rationale = (
         "Loading weights reads and deserialises hundreds of megabytes to gigabytes, allocates them on the "
