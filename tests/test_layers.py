@@ -158,6 +158,7 @@ DEFERRED = {
     ("gemlint.project.files", "gemlint.analysis.source"): "a project file is parsed with LibCST only when its analysis is asked for",
     ("gemlint.project.files", "gemlint.analysis.routes"): "the routes are composed from the analyses of the modules that declare them",
     ("gemlint.project.files", "gemlint.project.answers"): "the answers import LibCST and the analyses, needed only when a file is analysed",
+    ("gemlint.project.files", "gemlint.project.native_owners"): "it imports tree-sitter, needed only when a native file builds an object",
 }
 
 

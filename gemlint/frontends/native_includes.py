@@ -67,6 +67,17 @@ def included_macros(path: Path, text: str) -> dict[str, MacroDefinition]:
     return found
 
 
+def quoted_includes(text: str) -> list[str]:
+    """The names of ``text``'s quoted includes (``#include "layer.h"``), in order."""
+    return _INCLUDE.findall(text)
+
+
+def resolve_include(including: Path, name: str) -> Path | None:
+    """The header a quoted include of the file ``including`` names, searched as the compiler does (see
+    :func:`included_headers`); None when it is not found inside the work tree."""
+    return _resolve(including.resolve(), name)
+
+
 def included_headers(path: Path, text: str) -> list[Path]:
     """The project headers reached from ``path`` through quoted includes, breadth first, each once."""
     seen: set[Path] = set()

@@ -24,7 +24,7 @@ import re
 import weakref
 from bisect import bisect_left
 from functools import cached_property
-from typing import Iterator
+from typing import Callable, Iterator
 
 from gemlint.frontends.native import NativeDocument, Node, function_nodes, ownership_nodes
 from gemlint.native import c_syntax as syn
@@ -79,8 +79,11 @@ def _spells_one(starts: list[int], node: Node) -> bool:
 class FileAnalysis:
     """Every GEM3xx finding of one file, computed once and shared by the rules of the family."""
 
-    def __init__(self, document: NativeDocument) -> None:
+    def __init__(self, document: NativeDocument, registers_itself: Callable[[str], bool] | None = None) -> None:
         self.document = document
+        #: Whether objects of a class (by its last name) register themselves with an owner when built, as read
+        #: from the project's other files (None: only this file is known).
+        self._registers_itself = registers_itself
         self.macros: Macros = file_macros(document)
         self.findings: list[Finding] = []
         #: Findings left unreported because their code did not parse (said with --verbose).
@@ -379,8 +382,9 @@ class FileAnalysis:
 
     def _owned_elsewhere(self, new: Node) -> bool:
         """``new Widget(parent)`` (Qt-style parent ownership: a ``this`` or ``parent`` argument, or the raw pointer of
-        an object a smart pointer holds, ``owner.get()``), or ``new`` of a
-        class that deletes itself (``delete this`` in its methods, or a library base class that does)."""
+        an object a smart pointer holds, ``owner.get()``), ``new`` of a class that deletes itself (``delete this``
+        in its methods, or a library base class that does), or of a class whose constructor registers the object
+        with what it is given (:mod:`gemlint.project.native_owners`)."""
         for argument in syn.arguments(new):
             argument = syn.strip(argument)
             if argument is None:
@@ -390,7 +394,13 @@ class FileAnalysis:
             if _raw_pointer_of_owner(argument):
                 return True  # `new QTcpServer(m_server.get())`: a parent held by a smart pointer
         type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
-        return bool(type_name) and type_name in self.self_owning_classes
+        if not type_name:
+            return False
+        if type_name in self.self_owning_classes:
+            return True
+        # `new Conv2d(&net, ...)` of a class whose constructor (or a base's) hands `this` to the network
+        given = new.child_by_field_name("arguments") is not None  # a registering constructor is given its owner
+        return given and self._registers_itself is not None and self._registers_itself(type_name)
 
     @cached_property
     def self_owning_classes(self) -> frozenset[str]:
@@ -608,9 +618,10 @@ def _status_variables(call: Node) -> frozenset[str]:
 
 
 
-def analyse(document: NativeDocument) -> list[Finding]:
-    """The GEM3xx pairing findings of a document, computed once for all the rules that ask."""
-    return _analysis(document).findings
+def analyse(document: NativeDocument, registers_itself: Callable[[str], bool] | None = None) -> list[Finding]:
+    """The GEM3xx pairing findings of a document, computed once for all the rules that ask; ``registers_itself``
+    says whether objects of a class register themselves with an owner (read from the project's other files)."""
+    return _analysis(document, registers_itself).findings
 
 
 def unreported(document: NativeDocument) -> list[Finding]:
@@ -618,10 +629,10 @@ def unreported(document: NativeDocument) -> list[Finding]:
     return _analysis(document).unreported
 
 
-def _analysis(document: NativeDocument) -> FileAnalysis:
+def _analysis(document: NativeDocument, registers_itself: Callable[[str], bool] | None = None) -> FileAnalysis:
     key = "gem3xx-pairing"
     if key not in document.cache:
-        analysis = FileAnalysis(document)
+        analysis = FileAnalysis(document, registers_itself)
         analysis.run()
         document.cache[key] = analysis
     return document.cache[key]

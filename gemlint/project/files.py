@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from gemlint.analysis.module import ModuleAnalysis
     from gemlint.analysis.routes import Ref
+    from gemlint.project.native_owners import NativeOwners
 
 _MARKER = b"optimized_model_filepath"
 _MAX_FILES = 20_000
@@ -224,6 +225,13 @@ class Project:
     def adopt_sources(self, sources: list[SourceFile]) -> None:
         """Take ``sources`` (a walk of the root with the project's excludes) as :attr:`sources`."""
         self.__dict__.setdefault("sources", sources)
+
+    @cached_property
+    def native_owners(self) -> NativeOwners:
+        """The project's C++ classes whose objects register themselves (:mod:`gemlint.project.native_owners`)."""
+        from gemlint.project.native_owners import NativeOwners  # tree-sitter: only for a run that pairs native resources
+
+        return NativeOwners([source.absolute_path() for source in self.sources if source.language is Language.NATIVE])
 
     @cached_property
     def python_sources(self) -> list[SourceFile]:

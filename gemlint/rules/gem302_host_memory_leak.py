@@ -7,6 +7,7 @@ from gemlint.rules.native_base import PairingRule
 
 class HostMemoryLeak(PairingRule):
     code = "GEM302"
+    cross_file = True  # a class's constructor, read from another file, may register the object with an owner
     name = "host-memory-leak"
     severity = Severity.WARNING
     example_language = Language.NATIVE
@@ -42,7 +43,10 @@ class HostMemoryLeak(PairingRule):
         "gives are read.",
         "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)`, "
         "`new Widget(this)` or `new Widget(owner.get())` (owned by its parent, as in Qt); `new` of a class that "
-        "deletes itself (`delete this` in its methods, or a base such as `Napi::AsyncWorker`); an object handed to "
+        "deletes itself (`delete this` in its methods, or a base such as `Napi::AsyncWorker`); `new` with arguments "
+        "of a class whose constructor, or a base's, hands `this` to a call (`net->addLayer(this)`, "
+        "`registry.push_back(this)`), read from the file, the project headers it includes and the implementation "
+        "files named as those headers (`Layer.h`, `Layer.cpp`): the object is kept by what it registered with; an object handed to "
         "its framework to be deleted when done: `p->deleteLater()`, a signal connected to `&QObject::deleteLater` "
         "(`connect(p, &T::finished, p, &QObject::deleteLater)`), `worker->Queue()` (Node-API's self-deleting "
         "worker).",

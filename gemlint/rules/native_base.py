@@ -4,9 +4,10 @@ the rules of the family; a rule reports the findings that carry its code."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from gemlint.languages import Language
+from gemlint.project.files import project_for
 from gemlint.native.resources import NOT_ANALYSED, PYTHON_BINDING_MARKERS, markers_for
 from gemlint.rule import AnalysisRule, DocumentRule
 from gemlint.rules.gem000_parse_error import ParseError
@@ -55,7 +56,7 @@ class PairingRule(CrossLanguageRule):
         from gemlint.native import c_pairing  # loads tree-sitter: only when a native file is linted
 
         document = self.context.document
-        for finding in c_pairing.analyse(document):
+        for finding in c_pairing.analyse(document, self._registers_itself(document)):
             if finding.code == self.code:
                 start, end = document.span(finding.node)
                 self.report_at(start, end, finding.message)
@@ -65,6 +66,15 @@ class PairingRule(CrossLanguageRule):
         for finding in c_pairing.unreported(document):
             if finding.code == self.code:
                 self.context.note(f"line {document.span(finding.node)[0].line}: {finding.message}")
+
+    def _registers_itself(self, document) -> Callable[[str], bool] | None:
+        """Whether objects of a class register themselves with an owner, read from the project's files around
+        ``document`` (its headers, and their implementation files); asked only of a class it builds with ``new``."""
+        path = document.path
+        if path is None:
+            return None
+        project = project_for(self.context.config)
+        return lambda name: project.native_owners.registers_itself(path, document.text, name)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         from gemlint.native import py_pairing  # its flow analysis: only for a file that imports the raw bindings
