@@ -31,7 +31,7 @@ from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, Tra
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
-from gemlint.project.summary import DROPOUT_POSITION, MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
+from gemlint.project.summary import CONTAINER_PARTS, MODE_ARGUMENTS, MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
@@ -56,6 +56,10 @@ LEDGER_EDITS_IN_PROCESS = 16
 #: it keeps hold for the modules as they were then, and each run derives again those that read a module
 #: changed since (a pre-commit run over the file being edited pays no rewrite of a large project's ledger).
 LEDGER_REWRITE_AFTER = 8
+#: How deep submodules are followed to tell that a model has no mode, no parameter or no layer the analysis knows
+#: (a StyleGAN generator's convolutions sit five classes down). Each class is answered once (memoised), so the
+#: bound only stops a pathological nesting; an answer cut off by it is "not known", and findings stand.
+_MAX_NESTING = 12
 _MAX_RESOLVE = 12
 #: How many namespace-package folders above a module give it another importable name.
 _MAX_ALIAS_DEPTH = 3
@@ -1283,10 +1287,10 @@ class ProjectModel:
 
     def _mode_free_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
-        result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
+        result = bool(chain) and depth < _MAX_NESTING and _plain_lineage(chain, external)
         for entry, cls in chain if result else ():
-            for function in cls.methods.values():
-                if any(_MODE_DEPENDENT.search(site.callee) for site in function.calls):
+            for name, function in cls.methods.items():
+                if any(_MODE_DEPENDENT.search(site.callee) and not (name == "__init__" and self._judged_as_bound(entry, site.callee)) for site in function.calls):
                     result = False
             for attribute, spellings in cls.attributes.items():
                 container = any(self._module_container(entry, spelled) for spelled in spellings)
@@ -1313,7 +1317,7 @@ class ProjectModel:
                         # `block = Fast if convert else Plain`, then `self.layer = block(...)`: either class
                         for alternative in chosen:
                             picked = self.resolve(entry, alternative)
-                            if picked is not None and picked.kind == "external" and self._dropout_free_layer(picked, cls, attribute):
+                            if picked is not None and picked.kind == "external" and self._mode_free_layer(picked, cls, attribute):
                                 continue  # `klass = nn.LSTM`, then `self.lstm = klass(...)` without dropout
                             if picked is None or picked.kind != "class" or not self.class_mode_free(picked, entry.path, depth + 1):
                                 result = False
@@ -1332,7 +1336,7 @@ class ProjectModel:
                             or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
                             or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
                             # `nn.LSTM(...)` without dropout (its default, 0): the same in train and eval mode
-                            or self._dropout_free_layer(produced, cls, attribute)
+                            or self._mode_free_layer(produced, cls, attribute)
                             or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
                             # a container, or a bare `nn.Module()` used as one: what it holds is among the
                             # attribute's spellings (`add_module`), or buffers
@@ -1344,7 +1348,7 @@ class ProjectModel:
                             # `kaldifeat`): its insides are not read, and it is no evidence of a mode
                             or produced.module.partition(".")[0] not in fw.LAYER_PACKAGES
                         )
-                        result = result and plain and not _MODE_DEPENDENT.search(last)
+                        result = result and plain and (not _MODE_DEPENDENT.search(last) or self._mode_free_layer(produced, cls, attribute))
                     elif produced.kind == "function":
                         # `self.net = build_net()`: the project classes the factory returns decide
                         owner = self.entry(produced.module, entry.path)
@@ -1354,12 +1358,22 @@ class ProjectModel:
                         result = False
         return result
 
+    def _judged_as_bound(self, entry: ModuleEntry, callee: str) -> bool:
+        """A layer built in ``__init__`` that the attribute it is bound to answers for: one whose mode its arguments
+        decide (``nn.InstanceNorm2d(c)``), or a project class (``AdaptiveInstanceNorm(c, d)``, judged by its own
+        code whatever its name says)."""
+        if callee.rsplit(".", 1)[-1] in MODE_ARGUMENTS:
+            return True
+        target = self.resolve(entry, callee)
+        return target is not None and target.kind == "class"
+
     @staticmethod
-    def _dropout_free_layer(produced: Target, cls: ClassSummary, attribute: str) -> bool:
-        """``produced`` is torch's LSTM, GRU, RNN or multi-head attention, and every one bound to the attribute
-        leaves its dropout at 0 (:data:`~gemlint.project.summary.DROPOUT_POSITION`)."""
+    def _mode_free_layer(produced: Target, cls: ClassSummary, attribute: str) -> bool:
+        """``produced`` is torch's LSTM, GRU, RNN, multi-head attention or instance norm, and every one bound to the
+        attribute is given nothing that makes it differ between modes: no dropout, no running statistics
+        (:data:`~gemlint.project.summary.MODE_ARGUMENTS`)."""
         last = produced.module.rsplit(".", 1)[-1]
-        return produced.module.startswith("torch.nn.") and last in DROPOUT_POSITION and cls.dropout_free.get(attribute, False)
+        return produced.module.startswith("torch.nn.") and last in MODE_ARGUMENTS and cls.mode_free_layers.get(attribute, False)
 
     def _returns_data(self, entry: ModuleEntry, chain: list[tuple[ModuleEntry, ClassSummary]], callee: str) -> bool:
         """``self.<method>`` of the class returns only what functions of packages compute (``torch.sqrt(...)``) or
@@ -1385,7 +1399,7 @@ class ProjectModel:
 
     def _no_parameter_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
-        if not chain or depth >= 4 or not external <= fw.PLAIN_MODULE_BASES:
+        if not chain or depth >= _MAX_NESTING or not _plain_lineage(chain, external):
             return False
         # Calls outside a grad-free guard: a part called under one records nothing, whatever it holds.
         called = {
@@ -1438,7 +1452,7 @@ class ProjectModel:
 
     def _no_seen_layer_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
-        result = bool(chain) and depth < 4 and external <= fw.PLAIN_MODULE_BASES
+        result = bool(chain) and depth < _MAX_NESTING and _plain_lineage(chain, external)
         # A registered buffer is a constant unless a method reads the mode (running statistics kept in training).
         reads_training = any(cls.reads_training for _, cls in chain)
         for entry, cls in chain if result else ():
@@ -1854,6 +1868,15 @@ def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:
     ``handle(self, data, context)``."""
     initialize, handle = methods.get("initialize"), methods.get("handle")
     return initialize is not None and handle is not None and len(initialize.params) == 2 and len(handle.params) == 3
+
+
+def _plain_lineage(chain: list[tuple[ModuleEntry, ClassSummary]], external: set[str] | frozenset[str]) -> bool:
+    """The class's bases outside the project are ``nn.Module`` itself, or a torch container whose parts a class of
+    the chain hands to it in its ``__init__`` (:data:`~gemlint.project.summary.CONTAINER_PARTS`): everything it
+    holds is in its attributes."""
+    if external <= fw.PLAIN_MODULE_BASES:
+        return True
+    return external <= fw.PLAIN_MODULE_BASES | _TORCH_CONTAINERS and any(CONTAINER_PARTS in cls.attributes for _, cls in chain)
 
 
 def _is_module_base(name: str) -> bool:

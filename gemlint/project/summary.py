@@ -77,9 +77,9 @@ class ClassSummary:
     opaque_attributes: list[str] = field(default_factory=list)
     #: A method reads ``self.training``: the class behaves differently in training and in eval mode.
     reads_training: bool = False
-    #: Attribute -> whether every recurrent or attention layer bound to it (``self.lstm = nn.LSTM(...)``) leaves its
-    #: dropout at 0, its default: such a layer is the same in train and eval mode.
-    dropout_free: dict[str, bool] = field(default_factory=dict)
+    #: Attribute -> whether every layer of :data:`MODE_ARGUMENTS` bound to it (``self.lstm = nn.LSTM(...)``,
+    #: ``self.norm = nn.InstanceNorm2d(c)``) is given no argument that makes it differ between train and eval mode.
+    mode_free_layers: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -470,9 +470,9 @@ class _Summariser:
                     owner = self.classes[-1]
                     held = owner.attributes.setdefault(target.attr, [])
                     held.append(callee)
-                    free = _dropout_free(value, function.choices)
+                    free = _mode_free_layer(value, function.choices)
                     if free is not None:
-                        owner.dropout_free[target.attr] = owner.dropout_free.get(target.attr, True) and free
+                        owner.mode_free_layers[target.attr] = owner.mode_free_layers.get(target.attr, True) and free
                     held.extend(_container_contents(callee, value, self._lists[-1]))  # what it holds decides its modes
             elif not self.classes and isinstance(target, ast.Name):
                 self.summary.bindings.setdefault(target.id, []).append(callee)
@@ -601,11 +601,21 @@ class _Summariser:
                         function.evaluated.add(receiver)
             elif not self.classes:
                 self.summary.module_calls.append(site)
+            if callee == "super().__init__" and self.functions and self.classes and self.functions[-1].qualname == f"{self.classes[-1].name}.__init__":
+                self._container_parts(node)
             if self.functions and self._guards > 0:
                 self._guarded_callbacks(node)
             if self._lists:
                 self._list_call(node, callee)
         self.children(node)
+
+    def _container_parts(self, node: ast.Call) -> None:
+        """``super().__init__(*layers)`` in the ``__init__`` of a class derived from a torch container: its parts."""
+        owner = self.classes[-1]
+        base = next((base for base in owner.bases if base.rsplit(".", 1)[-1] in MODULE_CONTAINERS), None)
+        if base is not None:
+            parts = _built_contents(base.rsplit(".", 1)[-1], node, self._lists[-1] if self._lists else {})
+            owner.attributes.setdefault(CONTAINER_PARTS, []).extend([base, *parts])
 
     def _guarded_callbacks(self, node: ast.Call) -> None:
         """A method handed over as a callback under a grad-free guard (``self.run_stage("evaluate", self.evaluate)``
@@ -663,6 +673,10 @@ _FILLING_METHODS = frozenset({"append", "extend", "add_module", "insert"})
 _READS_A_LIST = frozenset({"len", "enumerate", "zip", "print", "isinstance", "reversed", "sorted", "tuple", "list", "iter", "range"})
 #: What a container holds when the summary cannot tell: a spelling nothing resolves.
 UNKNOWN_ELEMENT = "?"
+#: The attribute under which a subclass of a torch container (``class ConvLayer(nn.Sequential)``) records what its
+#: ``__init__`` hands to ``super().__init__(*layers)``: its base's spelling, then the callees that build its parts.
+#: Not a name an attribute can have.
+CONTAINER_PARTS = "(parts)"
 
 
 def _container_contents(callee: str, value: ast.AST, lists: dict[str, list[str] | None]) -> list[str]:
@@ -675,12 +689,17 @@ def _container_contents(callee: str, value: ast.AST, lists: dict[str, list[str] 
 def _contents(call: ast.Call, lists: dict[str, list[str] | None]) -> list[str]:
     """What ``nn.Sequential(a, b)``, ``nn.ModuleList([...])`` or ``nn.ModuleDict({...})`` holds, as the callees
     that build it (``?`` for what is not a call, nor a local list whose elements are known: ``lists``)."""
-    if (dotted(call.func) or "").rsplit(".", 1)[-1] == "Sequential":
-        found = []
+    return _built_contents((dotted(call.func) or "").rsplit(".", 1)[-1], call, lists)
+
+
+def _built_contents(container: str, call: ast.Call, lists: dict[str, list[str] | None]) -> list[str]:
+    """What the arguments of ``call`` put into a container of the class ``container`` (``Sequential``: each
+    argument a module; the others: a list or dict of them)."""
+    found = []
+    if container == "Sequential":
         for arg in call.args:
             found.extend(_elements(arg.value, lists) if isinstance(arg, ast.Starred) else [_produced_by(arg) or UNKNOWN_ELEMENT])
         return found
-    found = []
     for arg in [*call.args, *(keyword.value for keyword in call.keywords)]:
         found.extend(_elements(arg, lists))
     return found
@@ -770,29 +789,34 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[st
     return None
 
 
-#: torch.nn layers whose only difference between train and eval mode is a dropout that defaults to 0, with the
-#: position of ``dropout`` among their positional parameters.
-DROPOUT_POSITION = {"LSTM": 5, "GRU": 5, "RNN": 6, "MultiheadAttention": 2}
+#: torch.nn layers that are the same in train and eval mode unless an argument says otherwise, with that argument's
+#: position among their positional parameters and its name: recurrent and attention layers whose dropout defaults
+#: to 0, instance norms that keep no running statistics unless asked (``track_running_stats=False``).
+MODE_ARGUMENTS = {
+    "LSTM": (5, "dropout"), "GRU": (5, "dropout"), "RNN": (6, "dropout"), "MultiheadAttention": (2, "dropout"),
+    "InstanceNorm1d": (4, "track_running_stats"), "InstanceNorm2d": (4, "track_running_stats"),
+    "InstanceNorm3d": (4, "track_running_stats"),
+}
 
 
-def _dropout_free(value: ast.AST, choices: dict[str, list[str]]) -> bool | None:
-    """For a call building one of :data:`DROPOUT_POSITION`'s layers (also through a local bound to the class:
-    ``klass = nn.LSTM``, ``choices``): whether it leaves dropout at 0 (not passed, or a literal 0); None for any
-    other value."""
+def _mode_free_layer(value: ast.AST, choices: dict[str, list[str]]) -> bool | None:
+    """For a call building one of :data:`MODE_ARGUMENTS`'s layers (also through a local bound to the class:
+    ``klass = nn.LSTM``, ``choices``): whether it leaves that argument at its default or gives it a literal 0 or
+    ``False``; None for any other call."""
     if not isinstance(value, ast.Call):
         return None
     spelled = dotted(value.func) or ""
     names = choices.get(spelled, [spelled]) if isinstance(value.func, ast.Name) else [spelled]
-    positions = {DROPOUT_POSITION.get(name.rsplit(".", 1)[-1]) for name in names}
-    if positions == {None}:
+    arguments = {MODE_ARGUMENTS.get(name.rsplit(".", 1)[-1]) for name in names}
+    if arguments == {None}:
         return None  # no such layer
-    if len(positions) != 1:
+    if len(arguments) != 1:
         return False  # one of several classes, not all of them such layers alike: not known
-    (position,) = positions
-    if any(isinstance(argument, ast.Starred) for argument in value.args) or any(keyword.arg is None for keyword in value.keywords):
+    (position, keyword), = arguments
+    if any(isinstance(argument, ast.Starred) for argument in value.args) or any(k.arg is None for k in value.keywords):
         return False  # `nn.LSTM(*sizes)`, `nn.LSTM(**config)`: what it is given is not known
-    given = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dropout"), None)
-    return given is None or (isinstance(given, ast.Constant) and type(given.value) in (int, float) and given.value == 0)
+    given = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == keyword), None)
+    return given is None or (isinstance(given, ast.Constant) and type(given.value) in (int, float, bool) and not given.value)
 
 
 def _false_by_default(args: ast.arguments) -> frozenset[str]:
