@@ -627,6 +627,10 @@ class ModelTracker:
         names = self.analysis.library_names(func, _PRODUCER_LIBRARIES)
         text = shown(func)
         if names & fw.MODEL_LOADERS:
+            if "torch.jit.load" in names and self.analysis.imports_any(fw.ACCELERATOR_COMPILERS):
+                # a TorchScript file compiled for an accelerator (`torch_neuronx.trace`): the weights run inside the
+                # compiled graph, which autograd does not record and which has no mode
+                return None
             return ModelOrigin(Origin.LOADED, call, f"`{text}(...)`, a whole module loaded in its saved mode")
         if names & fw.PRETRAINED_CONSTRUCTORS:
             return ModelOrigin(Origin.PRETRAINED, call, f"`{text}(...)`, a pretrained model")

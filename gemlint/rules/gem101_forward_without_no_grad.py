@@ -53,7 +53,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), which already run without "
         "gradients.",
         "TensorRT engines behind a module's interface: torch2trt's `TRTModule` and what `torch2trt(...)` returns hold "
-        "their weights in the engine, whatever `state_dict` and `load_state_dict` suggest.",
+        "their weights in the engine, whatever `state_dict` and `load_state_dict` suggest; likewise a TorchScript "
+        "file loaded (`torch.jit.load`) in a module that imports an accelerator's compiler (`torch_neuronx`, "
+        "`torch_neuron`), whose graph runs compiled for the device.",
         "Framework hooks that run under no_grad: Lightning `predict_step`, `validation_step`, `test_step` and the "
         "evaluation/prediction hooks of LightningModules and Callbacks; transformers "
         "`prepare_inputs_for_generation`, a pipeline's `_forward`, logits processors and stopping criteria.",
