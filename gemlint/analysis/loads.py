@@ -22,6 +22,9 @@ LOADER_NAMES = frozenset(
 _LOADS = fw.TOKENIZER_LOADERS | fw.MODEL_LOADERS | frozenset(fw.MODEL_PRODUCERS) | fw.PRETRAINED_CONSTRUCTORS
 _IN_MEMORY = frozenset({"io.BytesIO", "_io.BytesIO"})
 _WIDGETS = ("streamlit.", "gradio.")
+# Parameter types of a request's uploaded files, and the calls that only spell a path another way.
+_UPLOADED_FILES = frozenset({"cog.Path", "cog.File", "cog.types.Path", "cog.types.File", "fastapi.UploadFile", "starlette.datastructures.UploadFile"})
+_AS_PATH = frozenset({"str", "builtins.str", "os.fspath", "pathlib.Path"})
 _WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
 
 
@@ -67,12 +70,17 @@ def _in_memory_bytes(analysis: ModuleAnalysis, value: cst.BaseExpression) -> boo
 
 def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
     """A file a Streamlit or Gradio widget hands over (``upload = st.file_uploader(...)``, a parameter of a Gradio
-    callback, which Gradio fills from the app's input components): the user's data."""
+    callback, which Gradio fills from the app's input components), or a parameter typed as an uploaded file (a Cog
+    ``Path`` input): the user's data."""
     if isinstance(value, cst.Attribute) and value.attr.value == "name" and isinstance(value.value, cst.Name):
         if analysis.is_parameter(value.value):
             return True  # `torch.load(upload.name)`: a file object handed in (Gradio's uploads are), not a path
     while isinstance(value, (cst.Attribute, cst.Subscript)):
         value = value.value  # `file.name`, `files[0]`: the upload's path
+    if isinstance(value, cst.Call) and len(value.args) == 1 and analysis.resolves_to(value.func, _AS_PATH):
+        value = value.args[0].value  # `str(image)`, `os.fspath(upload)`
+    if isinstance(value, cst.Name) and _uploaded_file_parameter(analysis, value):
+        return True
     if not isinstance(value, cst.Name):
         return _widget_call(analysis, value)
     if not analysis.may_name_from(_WIDGET_LIBRARIES):
@@ -83,6 +91,18 @@ def _uploaded(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
             if function is not None and analysis.is_gradio_callback(function):
                 return True
     return any(_widget_call(analysis, bound) for bound in analysis.assigned_values(value))
+
+
+def _uploaded_file_parameter(analysis: ModuleAnalysis, name: cst.Name) -> bool:
+    """``name`` is a parameter annotated as a file a request uploads (Cog's ``Path``/``File`` inputs, FastAPI's
+    ``UploadFile``): what it reads is the request's payload."""
+    if not analysis.is_parameter(name):
+        return False
+    for assignment in analysis.assignments_of(name):
+        param = assignment.node
+        if isinstance(param, cst.Param) and param.annotation is not None and analysis.resolves_to(param.annotation.annotation, _UPLOADED_FILES):
+            return True
+    return False
 
 
 def _widget_call(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:

@@ -47,6 +47,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "\"Load\" button's click loads because the user asked).",
         "A route or RPC named for what it does to a model (`export_model`, `UnloadModel`, `switch_checkpoint`, "
         "`merge_lora`): it loads because that is what its caller asks of it, not to serve a prediction.",
+        "`torch.load` of what the request sends: `io.BytesIO` of its body, a Gradio or Streamlit upload, a parameter "
+        "typed as an uploaded file (Cog's `Path` and `File` inputs, FastAPI's `UploadFile`), also as `str(image)`.",
     )
     bad = """\
 from fastapi import FastAPI
@@ -110,7 +112,8 @@ def classify(text: str):
         elif outside is not None and name is not None and name[:1].isupper():
             what, how = _project_load(outside.construction_loads(self.analysis, node.func))
         elif outside is not None and name is not None and name in self._project_loaders:
-            what, how = _project_load(outside.helper_loads(self.analysis, node.func))
+            # a loading function, or a loading class named in lower case (`pSp(opts)`)
+            what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.construction_loads(self.analysis, node.func))
         else:
             return  # cheap syntactic gate before resolving names
         if what is None:
