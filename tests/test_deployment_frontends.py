@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gemlint.analysis.deployment import env_settings, health_checks, parse_duration
-from gemlint.analysis.probe_commands import command_targets, local_urls
+from gemlint.analysis.probe_commands import command_targets, inference_request, local_urls
 from gemlint.api import lint_source
 from gemlint.frontends import dockerfile_file, helm, yaml_file
 from gemlint.frontends.yaml_nodes import Mapping, Scalar, compose_documents
@@ -235,6 +235,23 @@ def test_probe_commands():
     assert command_targets(shell="curl -X POST http://localhost/infer").http[0].method == "POST"
     assert command_targets(argv=["grpc_health_probe", "-addr=:50051"]).http == []
     assert local_urls("curl http://upstream.internal/healthz") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "inference"),
+    [
+        ('curl -X POST "http://localhost:{{ .Values.port }}/v1/completions" -d \'{"prompt": "hi"}\'', True),
+        ("curl -sf http://127.0.0.1:8000/v1/chat/completions -d @ping.json", True),
+        ("curl -s -d '{}' localhost:8080/v2/models/resnet/versions/1/infer", True),
+        ("curl -sf -X POST http://localhost:8080/v1/models/resnet:predict --data @x.json", True),
+        ("curl -sf -X POST localhost:8080/invocations -d @payload.json", True),
+        ("curl -sf http://localhost:8000/v1/completions", False),  # a GET: no inference
+        ("curl -sf -X POST http://localhost:8000/v1/models", False),  # the models' list
+        ("curl -sf -X POST http://upstream:8000/v1/completions -d '{}'", False),  # not the container's own server
+    ],
+)
+def test_inference_requests_of_model_server_apis(command, inference):
+    assert (inference_request(command_targets(shell=command)) is not None) is inference
 
 
 def test_helm_named_templates_and_list_includes(tmp_path):

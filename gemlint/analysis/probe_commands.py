@@ -9,7 +9,18 @@ from dataclasses import dataclass, field
 # A local URL (the probe runs inside the container): scheme optional, port optional, path optional.
 _LOCAL_URL = re.compile(
     r"(?:(?P<scheme>https?)://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])"
-    r"(?::(?P<port>\d+|\$\{?\w+\}?))?(?P<path>/[^\s'\"|;&)<>]*)?"
+    r"(?::(?P<port>\d+|\$\{?\w+\}?|\{\{[^}]*\}\}))?(?P<path>/[^\s'\"|;&)<>]*)?"
+)
+# Requests that are inferences by the API a model server serves, whatever serves them: OpenAI-compatible
+# completions and embeddings (vLLM, llama.cpp, Ollama, LocalAI), TGI's generate, the KServe v1 and v2 (Triton)
+# inference protocols, TorchServe's predictions, SageMaker's invocations. Sent with POST: a GET of these paths is
+# no inference.
+INFERENCE_APIS = (
+    (re.compile(r"/v1/(?:chat/)?completions|/v1/embeddings|/api/(?:generate|chat|embeddings?)"), "a completion of the OpenAI-compatible API"),
+    (re.compile(r"/generate(?:_stream)?"), "a text generation"),
+    (re.compile(r"/v2/models/[^/]+(?:/versions/[^/]+)?/(?:infer|generate(?:_stream)?)|/v1/models/[^/:]+:predict"), "an inference of the model server's protocol"),
+    (re.compile(r"/predictions/[^/]+(?:/[^/]+)?"), "a TorchServe prediction"),
+    (re.compile(r"/invocations"), "a SageMaker invocation"),
 )
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
@@ -32,6 +43,17 @@ class CommandTargets:
     scripts: list[str] = field(default_factory=list)  # paths as written
     modules: list[str] = field(default_factory=list)  # python -m MODULE
     inline_code: list[str] = field(default_factory=list)  # python -c CODE
+
+
+def inference_request(targets: CommandTargets) -> tuple[HttpTarget, str] | None:
+    """A request of ``targets`` that is an inference by its API (:data:`INFERENCE_APIS`), with what it asks for."""
+    for target in targets.http:
+        if target.method != "POST":
+            continue
+        for pattern, what in INFERENCE_APIS:
+            if pattern.fullmatch(target.path.rstrip("/")):
+                return target, what
+    return None
 
 
 def local_urls(text: str) -> list[HttpTarget]:

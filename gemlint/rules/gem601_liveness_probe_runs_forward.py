@@ -11,7 +11,10 @@ class LivenessProbeRunsForward(DocumentRule):
     name = "liveness-probe-runs-forward"
     severity = Severity.ERROR
     languages = frozenset({Language.YAML, Language.DOCKERFILE})
-    summary = "A liveness/startup probe or container health check reaches a handler that runs a model forward pass."
+    summary = (
+        "A liveness/startup probe or container health check reaches a handler that runs a model forward pass, or "
+        "sends an inference request of a model server's API."
+    )
     rationale = (
         "Kubernetes runs a liveness probe every `periodSeconds` (10 s by default) on every replica, Docker and "
         "compose run `HEALTHCHECK` every `interval` (30 s by default). When the probed handler runs the model, each "
@@ -25,7 +28,11 @@ class LivenessProbeRunsForward(DocumentRule):
         "Probes whose handler only returns a status, checks a flag or reads state, however it is mounted. A status "
         "call to an engine (`check_health()`, `is_ready()`) reads state; a one-token generation handed to it does not.",
         "Probes on paths no handler in the project serves, TCP and gRPC probes, and commands that do not request a "
-        "local path or run a project script.",
+        "local path or run a project script; except a command that POSTs an inference request of a model server's "
+        "API, whatever serves it (`/v1/completions`, `/v1/chat/completions`, `/v1/embeddings`, Ollama's "
+        "`/api/generate`, TGI's `/generate`, KServe's `/v1/models/<m>:predict` and `/v2/models/<m>/infer`, "
+        "TorchServe's `/predictions/<m>`, SageMaker's `/invocations`): the server's code need not be in the "
+        "repository for the request to run the model.",
         "Probes of a container whose command serves another application (another service of the project, a module "
         "or program the project does not hold), or listens on another port than the probe asks (read from the "
         "command, an environment variable or the server's default). Without a command in the file, the nearest "
@@ -94,6 +101,7 @@ spec:
         for check in checks:
             found = forward_of(project, check, near)
             if found is None:
+                self._check_inference_request(check, cost)
                 continue
             forward = found.forward
             handler = f"`{found.handler_name}` ({found.handler_file.display}:{found.handler_line})" if found.handler_line else f"`{found.handler_file.display}`"
@@ -105,6 +113,21 @@ spec:
                 f"({forward.text} at {forward.file.display}:{forward.start.line}{via}): {cost(found.check)}. "
                 "Keep liveness cheap; check the model in a readiness probe",
                 related=self._related(found),
+            )
+
+    def _check_inference_request(self, check, cost) -> None:
+        """A check that sends an inference request of a model server's API (``curl -X POST .../v1/completions``):
+        a forward pass whoever serves it, the server's image included, whose code is not in the repository."""
+        from gemlint.analysis.probe_commands import inference_request
+
+        request = inference_request(check.targets)
+        if request is not None:
+            target, what = request
+            self.report_at(
+                check.start,
+                check.end,
+                f"{check.label} sends POST {target.path}, {what}, to the container's server: {cost(check)}. "
+                "Keep liveness cheap; check the model in a readiness probe",
             )
 
     def _related(self, found) -> list[RelatedLocation]:
