@@ -73,9 +73,9 @@ def quoted_includes(text: str) -> list[str]:
 
 
 def resolve_include(including: Path, name: str) -> Path | None:
-    """The header a quoted include of the file ``including`` names, searched as the compiler does (see
-    :func:`included_headers`); None when it is not found inside the work tree."""
-    return _resolve(including.resolve(), name)
+    """The header a quoted include of the file ``including`` (a resolved path) names, searched as the compiler
+    does (see :func:`included_headers`); None when it is not found inside the work tree."""
+    return _resolve(including, name)
 
 
 def included_headers(path: Path, text: str) -> list[Path]:

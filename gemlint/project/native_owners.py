@@ -26,10 +26,13 @@ from gemlint.native import c_syntax as syn
 from gemlint.text import SourceError, read_regular_file
 
 #: ``this`` passed as an argument: the only files whose constructors are parsed.
-_THIS_ARGUMENT = re.compile(rb"[(,]\s*this\s*[),]")
+_THIS_ARGUMENT = re.compile(r"[(,]\s*this\s*[),]")
 #: A class head with a base clause: ``class Conv2d : public LayerWgs {``.
 _CLASS_HEAD = re.compile(r"\b(?:class|struct)\s+(?:[A-Z_][A-Z0-9_]*\s+)*(\w+)\s*(?:final\s*)?:([^{;]*)\{")
 _ACCESS = re.compile(r"\b(?:public|protected|private|virtual)\b")
+#: ``Layer::Layer(`` (also ``Node<T>::Node(``): a constructor defined outside its class.
+_CONSTRUCTOR_OUTSIDE = re.compile(r"\b(\w+)(?:<[^<>;{}]*>)?::\1\s*\(")
+_CLASS_NAME = re.compile(r"\b(?:class|struct)\s+(?:[A-Z_][A-Z0-9_]*\s+)*(\w+)\s*(?:final\s*)?[:{]")
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 #: Calls that take ``this`` without keeping it (a cast, a size, a copy of its bytes).
 _NOT_KEEPING = frozenset({"sizeof", "memset", "memcpy", "memmove", "assert", "typeid", "addressof", "static_assert"})
@@ -51,42 +54,49 @@ class NativeOwners:
                 self._by_stem.setdefault(stem, []).append(path)
             else:
                 self._by_name.setdefault(name, []).append(path)
-        #: path -> (class -> its bases, classes whose constructor registers ``this``)
-        self._files: dict[str, tuple[dict[str, list[str]], frozenset[str]]] = {}
+        #: path -> what it says of classes
+        self._files: dict[str, _FileFacts] = {}
         #: header -> the names its quoted includes give
         self._includes: dict[str, list[str]] = {}
-        #: including file -> the classes of it and its headers that register themselves
-        self._registering: dict[str, frozenset[str]] = {}
+        #: including file -> the files read for it: itself, its headers, their implementation files
+        self._reached: dict[str, list[str]] = {}
+        #: (including file, class) -> the answer
+        self._answers: dict[tuple[str, str], bool] = {}
 
     def registers_itself(self, path: Path, text: str, class_name: str) -> bool:
-        """Objects of ``class_name``, built in the file ``path`` (whose text is ``text``), register themselves."""
-        key = str(path)
-        if key not in self._registering:
-            self._registering[key] = self._registering_seen_from(path, text)
-        return class_name in self._registering[key]
+        """Objects of ``class_name``, built in the file ``path`` (whose text is ``text``), register themselves: its
+        constructor, or a base's (any depth), hands ``this`` to a call."""
+        key = (str(path), class_name)
+        if key not in self._answers:
+            self._answers[key] = self._registers(path, text, class_name)
+        return self._answers[key]
 
-    def _registering_seen_from(self, path: Path, text: str) -> frozenset[str]:
+    def _registers(self, path: Path, text: str, class_name: str) -> bool:
+        own = str(path)
+        if own not in self._reached:
+            self._reached[own] = self._files_for(path, text)
+        files = [(file, self._facts(file, text if file == own else None)) for file in self._reached[own]]
+        # The class and its bases (any depth), from the base clauses; then the constructors of those classes, in
+        # the files that may define one and pass `this` to something.
+        lineage: set[str] = set()
+        todo = [class_name]
+        while todo:
+            name = todo.pop()
+            if name not in lineage:
+                lineage.add(name)
+                todo.extend(base for _, facts in files for base in facts.bases.get(name, ()))
+        for file, facts in files:
+            if not facts.constructors.isdisjoint(lineage) and not facts.registering(file, text if file == own else None).isdisjoint(lineage):
+                return True
+        return False
+
+    def _files_for(self, path: Path, text: str) -> list[str]:
         headers = self._headers(path, text)
         files = [str(path), *headers]
         for header in headers:
             stem = os.path.splitext(os.path.basename(header))[0]
             files.extend(candidate for candidate in _nearest(self._by_stem.get(stem, ()), header)[:_PAIRED_FILES] if candidate not in files)
-        bases: dict[str, list[str]] = {}
-        registering: set[str] = set()
-        for file in files:
-            found_bases, found_registering = self._facts(file, text if file == str(path) else None)
-            for name, parents in found_bases.items():
-                bases.setdefault(name, []).extend(parents)
-            registering.update(found_registering)
-        # A class registers itself when its constructor or a base's (any depth) does.
-        changed = True
-        while changed:
-            changed = False
-            for name, parents in bases.items():
-                if name not in registering and any(parent in registering for parent in parents):
-                    registering.add(name)
-                    changed = True
-        return frozenset(registering)
+        return files
 
     def _headers(self, path: Path, text: str) -> list[str]:
         """The project headers reached from ``path`` through quoted includes, a few levels deep, each once."""
@@ -105,20 +115,14 @@ class NativeOwners:
                     seen.add(header)
                     order.append(header)
                     if header not in self._includes:
-                        self._includes[header] = quoted_includes(self._text(header))
+                        self._includes[header] = quoted_includes(_text(header))
                     following.append((Path(header), self._includes[header]))
             frontier = following
         return order
 
-    def _text(self, file: str) -> str:
-        try:
-            return read_regular_file(Path(file)).decode("utf-8", errors="replace")
-        except (OSError, SourceError):
-            return ""
-
-    def _facts(self, file: str, text: str | None) -> tuple[dict[str, list[str]], frozenset[str]]:
+    def _facts(self, file: str, text: str | None) -> _FileFacts:
         if file not in self._files:
-            self._files[file] = _file_facts(text if text is not None else self._text(file))
+            self._files[file] = _FileFacts.read(text if text is not None else _text(file))
         return self._files[file]
 
 
@@ -127,22 +131,48 @@ def _nearest(candidates, near: str) -> list[str]:
     return sorted(candidates, key=lambda candidate: -len(os.path.commonpath([candidate, near])))
 
 
-def _file_facts(text: str) -> tuple[dict[str, list[str]], frozenset[str]]:
-    bases: dict[str, list[str]] = {}
-    for match in _CLASS_HEAD.finditer(text):
-        written = _ACCESS.sub(" ", match.group(2))
-        while _TEMPLATE_ARGUMENTS.search(written):
-            written = _TEMPLATE_ARGUMENTS.sub("", written)
-        parents = [syn.last_component(part.strip()) for part in written.split(",") if part.strip()]
-        bases.setdefault(match.group(1), []).extend(parent for parent in parents if parent.isidentifier())
-    if not _THIS_ARGUMENT.search(text.encode("utf-8", errors="replace")):
-        return bases, frozenset()
+def _text(file: str) -> str:
     try:
-        document = parse(None, text)
-    except SourceError:
-        return bases, frozenset()
-    registering = {name for node in function_nodes(document) if (name := _registering_constructor(node)) is not None}
-    return bases, frozenset(registering)
+        return read_regular_file(Path(file)).decode("utf-8", errors="replace")
+    except (OSError, SourceError):
+        return ""
+
+
+class _FileFacts:
+    """What one file says of classes: their bases (its base clauses), and the classes whose constructors it may
+    define and which pass ``this`` to a call (parsed only when one of them is asked about)."""
+
+    def __init__(self, bases: dict[str, list[str]], constructors: frozenset[str]) -> None:
+        self.bases = bases
+        #: classes with a constructor written here (``X::X(`` or in ``class X``), in a file that passes ``this``
+        self.constructors = constructors
+        self._registering: frozenset[str] | None = None
+
+    @classmethod
+    def read(cls, text: str) -> _FileFacts:
+        bases: dict[str, list[str]] = {}
+        for match in _CLASS_HEAD.finditer(text):
+            written = _ACCESS.sub(" ", match.group(2))
+            while _TEMPLATE_ARGUMENTS.search(written):
+                written = _TEMPLATE_ARGUMENTS.sub("", written)
+            parents = [syn.last_component(part.strip()) for part in written.split(",") if part.strip()]
+            bases.setdefault(match.group(1), []).extend(parent for parent in parents if parent.isidentifier())
+        if not _THIS_ARGUMENT.search(text):
+            return cls(bases, frozenset())
+        constructors = {match.group(1) for match in _CONSTRUCTOR_OUTSIDE.finditer(text)}
+        constructors.update(match.group(1) for match in _CLASS_NAME.finditer(text))
+        return cls(bases, frozenset(constructors))
+
+    def registering(self, file: str, text: str | None) -> frozenset[str]:
+        """The classes whose constructor, defined in the file, hands ``this`` to a call that may keep it."""
+        if self._registering is None:
+            self._registering = frozenset()
+            try:
+                document = parse(None, text if text is not None else _text(file))
+            except SourceError:
+                return self._registering
+            self._registering = frozenset(name for node in function_nodes(document) if (name := _registering_constructor(node)) is not None)
+        return self._registering
 
 
 def _registering_constructor(function: syn.Node) -> str | None:
