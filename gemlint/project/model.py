@@ -1288,6 +1288,7 @@ class ProjectModel:
     def _mode_free_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
         result = bool(chain) and depth < _MAX_NESTING and _plain_lineage(chain, external)
+        called = {site.callee.removesuffix(".forward") for _, cls in chain for function in cls.methods.values() for site in function.calls}
         for entry, cls in chain if result else ():
             for name, function in cls.methods.items():
                 if any(_MODE_DEPENDENT.search(site.callee) and not (name == "__init__" and self._judged_as_bound(entry, site.callee)) for site in function.calls):
@@ -1323,7 +1324,9 @@ class ProjectModel:
                                 result = False
                         continue
                     if produced is None:
-                        result = False  # an attribute bound to something unknown may be a module with a mode
+                        # an attribute bound to something unknown may be a module with a mode, where it runs or a
+                        # method of it is called (`self.labels = weights.keys()`, never called, holds data)
+                        result = result and not any(callee == f"self.{attribute}" or callee.startswith(f"self.{attribute}.") for callee in called)
                     elif produced.kind == "class":
                         result = result and self.class_mode_free(produced, entry.path, depth + 1)
                     elif produced.kind == "external":
@@ -1722,15 +1725,26 @@ class ProjectModel:
         owner = chain[0][1].name
         if "self" in frozen:
             return f"`{owner}.__init__` freezes every parameter of the model"
-        held = [(entry, attribute, callees) for entry, summary in chain for attribute, callees in summary.attributes.items()]
+        # An attribute bound to what the index cannot resolve (`self.labels = weights.keys()`) and never called is
+        # no part the forward runs.
+        called = {site.callee.removesuffix(".forward") for _, summary in chain for function in summary.methods.values() for site in function.calls}
+        held = [
+            (entry, attribute, callees)
+            for entry, summary in chain
+            for attribute, callees in summary.attributes.items()
+            if f"self.{attribute}" in called or any(self.resolve(entry, callee) is not None for callee in callees)
+        ]
         if held and all(f"self.{attribute}" in frozen or self._holds_frozen(entry, callees, depth) for entry, attribute, callees in held):
             return f"`{owner}.__init__` freezes every submodule it holds"
         return None
 
     def _holds_frozen(self, entry: ModuleEntry, callees: list[str], depth: int) -> bool:
-        """Every class an attribute may be built from is a project class that freezes itself."""
+        """Every class an attribute may be built from is a project class that freezes itself, or a part of torch or
+        a model library known to hold no parameter (a loss, an activation: nothing to freeze)."""
         for spelled in callees:
             target = self.resolve(entry, spelled)
+            if target is not None and target.kind == "external" and target.module.partition(".")[0] in fw.LAYER_PACKAGES and not _seen_layer(target.module):
+                continue
             if target is None or target.kind != "class" or self._freezes_itself(target, entry.path, depth + 1) is None:
                 return False
         return bool(callees)
@@ -1920,6 +1934,8 @@ def _seen_layer(dotted: str) -> bool:
     parameter_free = (
         dotted.startswith(fw.MODE_FREE_TRANSFORMS)
         or (dotted.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
+        # a tensor of a legacy type (`torch.FloatTensor(k)`, `torch.cuda.LongTensor(n)`): data, no layer
+        or (top == "torch" and last.endswith("Tensor") and ".nn." not in dotted)
         or dotted.startswith("torch.classes.")
         or (top == "torch" and last[:1].islower() and not dotted.startswith(tuple(f"{name}." for name in fw.MODULE_LOADING_CALLS)) and dotted not in fw.MODULE_LOADING_CALLS)
     )
