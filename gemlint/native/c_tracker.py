@@ -38,6 +38,7 @@ _SUCCESS_PREDICATE = re.compile(r"(?i)succe|(?:^|_)ok$|^is_?ok")
 _STRING_LENGTHS = frozenset({"strlen", "wcslen"})
 #: A check of a status named for checking (``checkCudaErrorReturn``, ``check_status``), negated: it did not pass.
 _CHECK_PREDICATE = re.compile(r"(?i)^check(?!.*fail)")
+_ERROR_WORD = re.compile(r"(?i)err")
 _LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 
 
@@ -430,8 +431,11 @@ class CTracker:
             if arguments and self._subject(syn.strip(arguments[0]), status_valid) == "status":
                 name = syn.last_component(syn.callee_name(node))
                 negated = node.parent is not None and node.parent.type == "unary_expression" and syn.operator(node.parent) in ("!", "not")
-                if negated and _CHECK_PREDICATE.search(name):
-                    return False  # `!check...(err)`: the check did not pass (`check...(err)` alone says nothing of its sense)
+                if _CHECK_PREDICATE.search(name) and (negated or not _ERROR_WORD.search(name)):
+                    # `!check...(err)`: the check did not pass; `if (checkRuntime(cudaMallocHost(&p, n))) return p;`
+                    # likewise, false when it fails. A check named for the error (`if (checkError(e))`) may be true
+                    # when there is one: only its negation is read.
+                    return False
                 if len(arguments) == 1 and _FAILURE_PREDICATE.search(name):
                     return True
                 if len(arguments) == 1 and _SUCCESS_PREDICATE.search(name):

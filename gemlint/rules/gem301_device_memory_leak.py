@@ -22,7 +22,9 @@ class DeviceMemoryLeak(PairingRule):
         "include folders of `CMakeLists.txt` or `compile_commands.json`; a use of a macro means its last "
         "definition above it); error-check wrappers such as "
         "`CUDA_CHECK(...)`, `checkCudaErrors(...)`, `C10_CUDA_CHECK(...)` and `AT_CUDA_CHECK(...)` are seen "
-        "through. The same pairs are checked in Python for cuda-python (`err, ptr = cudart.cudaMalloc(n)`) and "
+        "through, and a check named so that returns whether the call passed is read as one: "
+        "`if (checkRuntime(cudaMallocHost(&p, n))) return p; throw std::bad_alloc();` throws only where nothing was "
+        "allocated (a check named for the error, `checkError(...)`, only when negated). The same pairs are checked in Python for cuda-python (`err, ptr = cudart.cudaMalloc(n)`) and "
         "CuPy (`cupy.cuda.runtime.malloc`)."
     )
     not_flagged = (
