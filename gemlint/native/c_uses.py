@@ -36,6 +36,11 @@ OWNER_CALLS = frozenset(
      "make_pair", "make_tuple", "tie", "DataPtr", "InefficientStdFunctionContext", "make_data_ptr", "py::capsule",
      "capsule", "PyCapsule_New", "Py_BuildValue", "PyLong_FromVoidPtr"}
 )
+#: Methods of TensorRT's execution context that take device pointers for one inference and keep none of them:
+#: the caller owns the buffers (``context->setTensorAddress(name, buffer)``, ``context->enqueueV2(bindings, ...)``).
+_BORROWING_METHODS = frozenset(
+    {"setTensorAddress", "setInputTensorAddress", "setOutputTensorAddress", "enqueueV2", "enqueueV3", "executeV2", "enqueue", "execute"}
+)
 _RELEASE_WORDS = re.compile(r"free|release|destroy|delete|dealloc|dispose|cleanup|clean_up|deallocate", re.IGNORECASE)
 _API_PREFIX = re.compile(
     r"^(cuda|cu[A-Z]|cublas|cudnn|cufft|curand|cusparse|cusolver|cutlass|nccl|nvrtc|nvtx|nvjpeg|hip|mem(cpy|set|move|cmp)|"
@@ -109,6 +114,8 @@ class Uses:
         name = syn.callee_name(call)
         last = syn.last_component(name)
         if syn.is_method_call(call):
+            if last in _BORROWING_METHODS:
+                return Use.USE, None, False
             return ((Use.RELEASE, None, False) if _RELEASE_WORDS.search(last) else (Use.ESCAPE, None, False))
         if last in acquires_by_name() or last in releases_by_name() or last in CHECK_WRAPPERS:
             return Use.USE, None, False

@@ -32,7 +32,9 @@ class DeviceMemoryLeak(PairingRule):
         "A fallback for a caller that passes no buffer: an allocation into a parameter in the branch taken when it is null (`if (out == NULL) out = malloc(n);`). Whether any caller passes null is not known here.",
         "Pointers that escape: returned, stored into a member, field, global, static or out-parameter, put into "
         "a container, handed to an owner (`std::unique_ptr` with a deleter, `torch::from_blob` with a deleter, "
-        "a constructor, a method of another object, a callable object such as a layer: `(*layer)(p)`, `op(p)`), "
+        "a constructor, a method of another object (but TensorRT's execution context, which is only told where a "
+        "run's buffers are: `context->setTensorAddress(name, p)`, `enqueueV2(bindings, ...)`), a callable object such "
+        "as a layer: `(*layer)(p)`, `op(p)`), "
         "passed to a call whose result is returned, stored or kept in a local that escapes "
         "(`return make_buffer(iface, p, n)`, `return Wrapper(p, 0)`, also where `Wrapper`'s constructor is in the "
         "file and keeps the pointer in a member initializer), or captured by a lambda. A call of a local "
