@@ -343,6 +343,10 @@ class FileAnalysis:
         handle = args[row.out]
         target = syn.address_of(handle)
         if target is not None and target.type == "identifier" and _local_here(unit, target):
+            if syn.text(target) in unit.parameter_names and _when_not_given(call, syn.text(target)):
+                # `if (stream == nullptr) cudaStreamCreate(&stream);`: a fallback for a caller that passes none, as
+                # for a buffer (see _classify_returned)
+                return Acquisition(unit, step, call, row, Target.ESCAPED, escaped_into=target)
             return Acquisition(unit, step, call, row, Target.TRACKED, variable=syn.text(target), status=_status_variables(call))
         return Acquisition(unit, step, call, row, Target.ESCAPED, escaped_into=target if target is not None else syn.strip(handle))
 
