@@ -212,6 +212,7 @@ NEEDS_THE_PROJECT = {
             ("cog_helpers.py", 15, 19, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights
             ("voice/ui.py", 10, 12, "GEM502"),  # the class's own from_pretrained, in voice/speech.py, loads the weights
             ("aging/predict.py", 14, 15, "GEM502"),  # the class's __init__, in aging/nets.py, reads the checkpoint
+            ("tagger/app.py", 12, 16, "GEM502"),  # the helper, in tagger/tags.py, opens a session on each call
             # a gRPC servicer's methods are per-request hooks by the project's reading of its base
             ("rpc_backend.py", 33, 18, "GEM502"),
             ("rpc_backend.py", 43, 18, "GEM502"),

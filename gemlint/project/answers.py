@@ -20,7 +20,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import per_request_reason
+from gemlint.analysis.handlers import kept_once, per_request_reason
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.triage import is_test_path
@@ -502,8 +502,15 @@ class ProjectAnswers:
         located = self.model.function_of(resolved[1])
         if located is None:
             return None
-        loader = self.model.helper_loader(*located)
+        loader = self.model.helper_loader(*located, accept=self._loads_each_call)
         return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`" if loader is not None else None
+
+    def _loads_each_call(self, entry: ModuleEntry, site: CallSite) -> bool:
+        """The loading call ``site`` of a helper in another module runs on each call of the helper: not one kept in
+        a global or attribute only while that is empty (``if MODEL is None: MODEL = load()``), read from the helper's
+        module."""
+        located = self._located_call(entry, site)
+        return located is None or not kept_once(*located)
 
     def helper_exports(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)

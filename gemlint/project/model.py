@@ -1749,15 +1749,15 @@ class ProjectModel:
                 return False
         return bool(callees)
 
-    def helper_loader(self, entry: ModuleEntry, function: FunctionSummary) -> str | None:
+    def helper_loader(self, entry: ModuleEntry, function: FunctionSummary, accept: Callable[[ModuleEntry, CallSite], bool] | None = None) -> str | None:
         """What a project function calls to load a model it returns: a model loader or pretrained constructor,
         with weights put into a model (``load_state_dict``) where the loader is ``torch.load`` (which reads any
-        tensors, not only models)."""
+        tensors, not only models). ``accept`` may refuse a loading call (one that runs once, kept in a global)."""
         if not function.returns:
             return None
         # A method's helpers (`cls.from_local(...)` in a `from_pretrained` classmethod) are followed.
         owner = entry.summary.classes.get(function.qualname.rpartition(".")[0])
-        return self._loading_call(entry, owner, function, 0, tensors_need_state=True)
+        return self._loading_call(entry, owner, function, 0, tensors_need_state=True, accept=accept)
 
     def helper_exporter(self, entry: ModuleEntry, function: FunctionSummary, depth: int = 0) -> str | None:
         """The exporter (:data:`~gemlint.analysis.frameworks.EXPORT_CALLS`) a project function calls, itself or
@@ -1813,7 +1813,13 @@ class ProjectModel:
         return found
 
     def _loading_call(
-        self, entry: ModuleEntry, owner: ClassSummary | None, function: FunctionSummary, depth: int, tensors_need_state: bool = False
+        self,
+        entry: ModuleEntry,
+        owner: ClassSummary | None,
+        function: FunctionSummary,
+        depth: int,
+        tensors_need_state: bool = False,
+        accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
     ) -> str | None:
         """The call of ``function`` (or of the helpers of ``owner`` it calls) that loads a model. With
         ``tensors_need_state``, a call that reads tensors counts only in a function that puts them into a model
@@ -1821,7 +1827,7 @@ class ProjectModel:
         for site in function.calls:
             if site.callee.startswith(("self.", "cls.")) and site.callee.count(".") == 1 and depth < 2 and owner is not None:
                 helper = owner.methods.get(site.callee.partition(".")[2])
-                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state) if helper is not None else None
+                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept) if helper is not None else None
                 if found is not None:
                     return found
                 continue
@@ -1830,12 +1836,12 @@ class ProjectModel:
                 continue
             name = resolved.module
             if name in fw.TENSOR_READERS and (tensors_need_state or name not in fw.MODEL_LOADERS):
-                if function.loads_state:
-                    return site.callee
-                continue
-            if name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS:
-                return site.callee
-            if name.rsplit(".", 1)[-1] in fw.PRETRAINED_METHODS and name.startswith(fw.FROM_PRETRAINED_LIBRARIES):
+                loads = function.loads_state
+            else:
+                loads = name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS or (
+                    name.rsplit(".", 1)[-1] in fw.PRETRAINED_METHODS and name.startswith(fw.FROM_PRETRAINED_LIBRARIES)
+                )
+            if loads and (accept is None or accept(entry, site)):
                 return site.callee
         return None
 
