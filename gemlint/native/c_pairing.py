@@ -30,9 +30,9 @@ from gemlint.frontends.native import NativeDocument, Node, function_nodes, owner
 from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
-from gemlint.native.c_units import Acquisition, Finding, Target, Unit
+from gemlint.native.c_units import Acquisition, Finding, Target, Unit, parameters
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument
-from gemlint.native.once import ends_with_the_process, runs_once
+from gemlint.native.once import LOOPS, ends_with_the_process, runs_once
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
     ACQUIRES,
@@ -50,6 +50,7 @@ from gemlint.native.resources import (
     releases_by_name,
 )
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _CHECKING = re.compile(r"check|error|status|verify", re.IGNORECASE)
 _ASSIGNMENTS = frozenset({"assignment_expression"})
 _END_CAPTURE = frozenset({"cudaStreamEndCapture", "cuStreamEndCapture"})
@@ -181,6 +182,10 @@ class FileAnalysis:
         if leak is None or (self._runs_once(acquisition.unit) and self._released_somewhere(acquisition)):
             # What a function that runs once per process leaks on a failure exit, having released it on its
             # normal path, is held only until the failure ends the process.
+            return
+        if _once_in_main(acquisition):
+            # `main` runs once: what it acquires outside any loop, or in its loop over the command line (a file read
+            # for `-f` and replaced by `-i`), is held at most once per option until the process ends.
             return
         if self._ends_with_the_process(acquisition.unit) and not self._releases_anything(acquisition.unit):
             # The last thing `main` does, and it cleans nothing up: what it leaves is held until the process ends,
@@ -547,6 +552,24 @@ def _released_in(unit: Unit) -> Iterator[str | None]:
         for delete in facts.deletes:
             operand = delete_operand(delete)
             yield syn.text(operand) if operand is not None else None
+
+
+def _once_in_main(acquisition: Acquisition) -> bool:
+    """The acquisition is in ``main``, outside any loop but those over its command-line arguments (a loop whose
+    condition reads ``argc``)."""
+    unit = acquisition.unit
+    if unit.node.type != "function_definition" or unit.name not in ("main", "wmain"):
+        return False
+    names = [name for name, _ in parameters(unit.node)]
+    count = names[0] if names else None
+    node = acquisition.call.parent
+    while node is not None and node != unit.node:
+        if node.type in LOOPS:
+            condition = node.child_by_field_name("condition")
+            if count is None or condition is None or count not in _IDENTIFIER.findall(syn.text(condition)):
+                return False
+        node = node.parent
+    return True
 
 
 def _when_not_given(assignment: Node, parameter: str) -> bool:

@@ -62,7 +62,9 @@ class DeviceMemoryLeak(PairingRule):
         "takes the same branch or case at both tests). A `switch`'s `default` (or its absence) that no value of its "
         "subject reaches: a local given only literals or constants the cases name (`int format = 0;` then "
         "`format = 1;` under a test).",
-        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`). Likewise the failure exits of a "
+        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`); what `main` itself acquires "
+        "outside any loop, or in its loop over the command line (a loop whose condition reads `argc`), which it holds "
+        "at most once per option until the process ends. Likewise the failure exits of a "
         "function that runs once per process and releases the memory on its normal path (a sample's `runTest()` that "
         "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
         "file that defines `main`, called from one place, outside any loop, in `main` or in another such function. "

@@ -75,7 +75,8 @@ class HostMemoryLeak(PairingRule):
         "malloc(256); #endif`) are the same variable: one configuration compiles one of them. Above a local's "
         "declaration its name is still the member or global it shadows (`model = new Model(); auto model = view();` "
         "in a constructor stores into the member).",
-        "Leaving `main` (the process ends), calls that never return (`exit`, `abort`), and the failure exits of a function "
+        "Leaving `main` (the process ends), what `main` acquires outside any loop or in its loop over the command line, "
+        "calls that never return (`exit`, `abort`), and the failure exits of a function "
         "that runs once per process and releases the memory on its normal path, or whose call is the last statement "
         "of `main`, as for GEM301.",
         "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
