@@ -265,14 +265,30 @@ def _stored_beyond_the_call(analysis: ModuleAnalysis, node: cst.CSTNode) -> tupl
 
 
 def _lasting_names(analysis: ModuleAnalysis, targets: list[cst.BaseExpression], declared_global: set[str]) -> set[str]:
-    """The names of ``targets`` whose storage outlives the call: attributes, globals, module-level containers."""
+    """The names of ``targets`` whose storage outlives the call: attributes (but those of an object the function
+    made itself: ``model.configs = config`` on a local ``model``), globals, module-level containers."""
     keys = set()
     for target in targets:
         base = target.value if isinstance(target, cst.Subscript) else target
         text = dotted_name(base)
-        if text and (isinstance(base, cst.Attribute) or text in declared_global or (target is not base and text in _module_names(analysis))):
+        if text and ((isinstance(base, cst.Attribute) and not _of_a_local(analysis, base, declared_global)) or text in declared_global or (target is not base and text in _module_names(analysis))):
             keys.add(text)
     return keys
+
+
+def _of_a_local(analysis: ModuleAnalysis, attribute: cst.Attribute, declared_global: set[str]) -> bool:
+    """``attribute`` is set on an object a local of its function holds, bound in that function by an assignment
+    (``model = load(...)``, then ``model.configs = config``): it dies with the call unless the object is kept."""
+    root: cst.BaseExpression = attribute
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    function = analysis.enclosing_function(attribute)
+    if not isinstance(root, cst.Name) or function is None or root.value in declared_global or root.value in ("self", "cls"):
+        return False
+    return any(
+        isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == root.value for t in node.targets)
+        for node in analysis.subtree(function.body)
+    )
 
 
 def _kept_through_a_local(
@@ -304,13 +320,28 @@ def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> 
         return False
     if _stored_beyond_the_call(analysis, node) is not None:
         return True
-    # `self.pipeline = pipeline` after building it from the loads: the event changes the app's state
+    # `self.pipeline = pipeline` after building it from the loads: the event changes the app's state. Only a store of
+    # what the load went into counts (`vq.fusion_w = weight` on a global, beside a model loaded into a local, changes
+    # the app, not where the load goes).
     function = analysis.enclosing_function(node)
-    return function is not None and any(
+    if function is None:
+        return False
+    made = _bound_from(analysis, function, node)
+    return any(
         _stored_beyond_the_call(analysis, target) is not None
-        for target in analysis.subtree(function.body)
-        if isinstance(target, cst.AssignTarget)
+        for statement in analysis.subtree(function.body)
+        if isinstance(statement, cst.Assign) and made & _mentioned(analysis, statement.value)
+        for target in statement.targets
     )
+
+
+def _bound_from(analysis: ModuleAnalysis, function: cst.FunctionDef, node: cst.CSTNode) -> set[str | None]:
+    """The locals of ``function`` bound to an expression that holds ``node`` (``pipe = Pipeline(vae=load(p))``)."""
+    names: set[str | None] = set()
+    for statement in analysis.subtree(function.body):
+        if isinstance(statement, cst.Assign) and (statement.value is node or any(child is node for child in analysis.subtree(statement.value, into_scopes=True))):
+            names.update(t.target.value for t in statement.targets if isinstance(t.target, cst.Name))
+    return names
 
 
 def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.handlers import STREAMLIT_RERUN, runs_per_request
+from gemlint.analysis.handlers import STREAMLIT_RERUN, is_cached, kept_once, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, NotTest, Spelled
@@ -22,7 +22,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "Loading weights reads and deserialises hundreds of megabytes to gigabytes, allocates them on the "
         "device and, for ONNX Runtime, optimises the graph again: seconds of latency added to every request, "
         "memory spikes when requests overlap, and a cold-start cost paid forever. Load once when the process "
-        "starts and reuse the object."
+        "starts and reuse the object. A helper of the file that loads is reported at its load when only requests "
+        "call it, and at each per-request call when it also runs at start-up (the same helper building the app's "
+        "model once and a request's model on every call)."
     )
     not_flagged = (
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
@@ -100,6 +102,18 @@ def classify(text: str):
         triage = getattr(self.context, "triage", None)
         return triage.project_loaders if triage is not None else frozenset()
 
+    def _shared_helper_load(self, helper: cst.FunctionDef) -> tuple[str | None, str]:
+        """A function of this file that loads, called here: a load per call when the helper also runs outside
+        requests (at start-up too), where its own load is not reported and its per-request calls are the ones to
+        say. A helper that only requests call is reported at its load, once."""
+        if is_cached(self.analysis, helper):
+            return None, ""  # memoised: it loads once
+        loads = [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_once(self.analysis, load)]
+        if not loads or any(runs_per_request(self.analysis, load) is not None for load, _ in loads):
+            return None, ""
+        load, what = loads[0]
+        return what, f": `{helper.name.value}`, in this file, calls `{self.analysis.module.code_for_node(load.func)}(...)`"
+
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
         outside = self.analysis.outside
@@ -112,6 +126,8 @@ def classify(text: str):
                 what, how = _project_load(outside.helper_loads(self.analysis, node.func))
         elif outside is not None and name is not None and name[:1].isupper():
             what, how = _project_load(outside.construction_loads(self.analysis, node.func))
+        elif isinstance(node.func, cst.Name) and name in self.analysis.module_functions:
+            what, how = self._shared_helper_load(self.analysis.module_functions[name])
         elif outside is not None and name is not None and name in self._project_loaders:
             # a loading function, or a loading class named in lower case (`pSp(opts)`)
             what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.construction_loads(self.analysis, node.func))
@@ -129,6 +145,17 @@ def classify(text: str):
         else:
             fix = "load it once at startup (module level, `__init__`, a setup hook or a cached helper) and reuse it"
         self.report(node, f"`{text}(...)` loads {what} on every request ({reason}){how}; {fix}")
+
+
+def _loads_in(analysis, function: cst.FunctionDef) -> list[tuple[cst.Call, str]]:
+    """The loading calls of ``function``'s own body (not of functions nested in it), with what each loads."""
+    found = []
+    for node in analysis.subtree(function.body):
+        if isinstance(node, cst.Call) and terminal_name(node.func) in LOADER_NAMES:
+            what = load_kind(analysis, node)
+            if what is not None:
+                found.append((node, what))
+    return found
 
 
 def _project_load(loads: str | None) -> tuple[str | None, str]:
