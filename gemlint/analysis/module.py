@@ -812,10 +812,27 @@ class ModuleAnalysis:
                 if exporting or (counters and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)):
                     found.add(call)
                     continue
-            if self.outside is not None and name is not None and not _same_module_call(call, self.module_functions):
+            if self.outside is not None and name is not None and _head_name(call.func) in self._imported_bindings:
+                # a function of another module is called through a name this module imports
                 if self.outside.helper_exports(self, call.func) is not None:
                     found.add(call)
         return frozenset(found)
+
+    @cached_property
+    def _imported_bindings(self) -> frozenset[str]:
+        """The names the module's imports bind (``np`` for ``import numpy as np``, ``build`` for ``from x import
+        build``)."""
+        names = set()
+        for node in self.nodes_of(cst.Import, cst.ImportFrom):
+            if isinstance(node.names, cst.ImportStar):
+                continue
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(bound, cst.Attribute):  # `import a.b` binds `a`
+                    bound = bound.value
+                if isinstance(bound, cst.Name):
+                    names.add(bound.value)
+        return frozenset(names)
 
     def _callers_within_module(self, functions: set[cst.FunctionDef]) -> set[cst.FunctionDef]:
         """``functions`` and the functions of this module that call one of them (``_save_model(...)``, or
@@ -1944,15 +1961,11 @@ def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
     return []
 
 
-def _same_module_call(call: cst.Call, functions: dict[str, cst.FunctionDef]) -> bool:
-    """``call`` runs a function of this module (``helper(x)``) or a method of ``self``/``cls``: code the per-file
-    analysis reads itself, not another module's."""
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value in functions
+def _head_name(func: cst.BaseExpression) -> str | None:
+    """``lowering`` for ``lowering.build(...)``, ``build`` for ``build(...)``: the name a call's spelling starts with."""
     while isinstance(func, cst.Attribute):
         func = func.value
-    return isinstance(func, cst.Name) and func.value in ("self", "cls")
+    return func.value if isinstance(func, cst.Name) else None
 
 
 #: Keywords exporters take their example inputs by (``torch.onnx.export(model, args=...)``, ``coremltools.convert``).
