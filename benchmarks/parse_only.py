@@ -14,7 +14,7 @@ import sys
 
 import libcst
 
-NATIVE = (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh")
+NATIVE = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp", ".cu", ".cuh")
 YAML = (".yaml", ".yml")
 
 

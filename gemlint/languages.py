@@ -34,7 +34,9 @@ def checks_language(languages: frozenset[Language], notebooks: bool, language: L
 
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
-NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh"})
+#: C, C++ and CUDA sources and headers, with the C++ files that templates' and inline functions' definitions are kept
+#: in and included from (``engine.inl``, ``impl.ipp``, ``vector.tpp``).
+NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp", ".cu", ".cuh"})
 NOTEBOOK_SUFFIX = ".ipynb"
 #: The name Triton gives a model's configuration in a model repository.
 TRITON_CONFIG_NAME = "config.pbtxt"
