@@ -73,7 +73,7 @@ DEFAULT_EXCLUDE = (
     "vendor",
     "vendored",
 )
-DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/training/**")
+DEFAULT_TRAINING_PATHS = ("**/train*.py", "**/train/**", "**/training/**")
 DEFAULT_HEALTH_PATHS = ("/health", "/healthz", "/livez", "/live", "/ping")
 DEFAULT_STATIC_SHAPE_BACKENDS = (
     "torch_xla", "jax", "habana_frameworks", "tensorrt", "torch_neuron", "torch_neuronx", "optimum.neuron", "executorch", "coremltools"

@@ -131,8 +131,8 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     """Why ``node`` runs on every request: its function is per-request code (see :func:`per_request_reason`)
     and what it makes is not kept once (:func:`kept_once`); else None. A test module serves no request: what it
     loads or compiles, it does for the test (the rules' triage rules test modules out with `NotTest()`, sooner)."""
-    if analysis.is_test_file:
-        return None
+    if analysis.is_test_file or analysis.is_training_file:
+        return None  # a training module (`training-paths`) loads what it trains, whatever asks it to
     function = analysis.enclosing_function(node)
     if function is None:
         return STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too

@@ -36,6 +36,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
         "a flag only such branches raise).",
+        "Training modules (`training-paths`: by default `**/train*.py`, `**/train/**`, `**/training/**`), whose "
+        "buttons and routes load what they train or convert.",
         "Functions that are not request handlers, hooks, or helpers called only from them; test modules (`tests/`, "
         "`test_*.py`, `conftest.py`), whose apps and routes are built for the test and serve no request.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
