@@ -185,8 +185,24 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
 
 
 def _tests_kept(analysis: ModuleAnalysis, branch: cst.If, keys: set[str]) -> bool:
-    """``branch``'s test reads one of the globals or attributes ``keys`` the load is kept in."""
-    return bool(_mentioned(analysis, branch.test) & keys) or is_name(branch.test) and dotted_name(branch.test) in keys
+    """``branch``'s test reads one of the globals or attributes ``keys`` the load is kept in, or another that the
+    branch itself sets for good (``if text_encoder is None: text_encoder = ...; vae = load(...)``: the first load
+    is the sentinel of all)."""
+    tested = _mentioned(analysis, branch.test)
+    if tested & keys or is_name(branch.test) and dotted_name(branch.test) in keys:
+        return True
+    return bool(tested & _kept_by_branch(analysis, branch))
+
+
+def _kept_by_branch(analysis: ModuleAnalysis, branch: cst.If) -> set[str | None]:
+    """The globals and attributes an assignment in ``branch``'s body sets for good."""
+    kept: set[str | None] = set()
+    for node in analysis.subtree(branch.body):
+        if isinstance(node, cst.Assign):
+            stored = _stored_beyond_the_call(analysis, node.value)
+            if stored is not None:
+                kept.update(stored[1])
+    return kept
 
 
 def _called_only_while_empty(analysis: ModuleAnalysis, function: cst.FunctionDef, keys: set[str]) -> bool:
@@ -197,6 +213,17 @@ def _called_only_while_empty(analysis: ModuleAnalysis, function: cst.FunctionDef
     if not calls or not all(_under_test_of_kept(analysis, call, keys) for call in calls):
         return False
     return analysis.outside is None or not analysis.outside.per_request_callers(analysis, function)
+
+
+def called_while_empty(analysis: ModuleAnalysis, call: cst.Call, helper: cst.FunctionDef) -> bool:
+    """``call`` of the loading ``helper`` runs under a test of a global or attribute the helper keeps (``if
+    hifigan is None: init_hifigan()``, with ``init_hifigan`` assigning the global ``hifigan``)."""
+    declared = {name.name.value for n in analysis.subtree(helper.body) if isinstance(n, (cst.Global, cst.Nonlocal)) for name in n.names}
+    keys: set[str] = set()
+    for node in analysis.subtree(helper.body):
+        if isinstance(node, cst.Assign):
+            keys |= _lasting_names(analysis, [t.target for t in node.targets], declared)
+    return bool(keys) and _under_test_of_kept(analysis, call, keys)
 
 
 def _under_test_of_kept(analysis: ModuleAnalysis, node: cst.CSTNode, keys: set[str]) -> bool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.handlers import STREAMLIT_RERUN, is_cached, kept_once, runs_per_request
+from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_once, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, NotTest, Spelled
@@ -104,12 +104,12 @@ def classify(text: str):
         triage = getattr(self.context, "triage", None)
         return triage.project_loaders if triage is not None else frozenset()
 
-    def _shared_helper_load(self, helper: cst.FunctionDef) -> tuple[str | None, str]:
+    def _shared_helper_load(self, helper: cst.FunctionDef, call: cst.Call) -> tuple[str | None, str]:
         """A function of this file that loads, called here: a load per call when the helper also runs outside
         requests (at start-up too), where its own load is not reported and its per-request calls are the ones to
         say. A helper that only requests call is reported at its load, once."""
-        if is_cached(self.analysis, helper):
-            return None, ""  # memoised: it loads once
+        if is_cached(self.analysis, helper) or called_while_empty(self.analysis, call, helper):
+            return None, ""  # memoised, or called only while what it keeps is empty: it loads once
         loads = [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_once(self.analysis, load)]
         if not loads or any(runs_per_request(self.analysis, load) is not None for load, _ in loads):
             return None, ""
@@ -129,7 +129,7 @@ def classify(text: str):
         elif outside is not None and name is not None and name[:1].isupper():
             what, how = _project_load(outside.construction_loads(self.analysis, node.func))
         elif isinstance(node.func, cst.Name) and name in self.analysis.module_functions:
-            what, how = self._shared_helper_load(self.analysis.module_functions[name])
+            what, how = self._shared_helper_load(self.analysis.module_functions[name], node)
         elif outside is not None and name is not None and name in self._project_loaders:
             # a loading function, or a loading class named in lower case (`pSp(opts)`)
             what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.construction_loads(self.analysis, node.func))
