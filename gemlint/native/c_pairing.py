@@ -183,6 +183,8 @@ class FileAnalysis:
             # What a function that runs once per process leaks on a failure exit, having released it on its
             # normal path, is held only until the failure ends the process.
             return
+        if acquisition.row.name == "new" and acquisition.call.type == "new_expression" and self._registered_with_an_owner(acquisition.call):
+            return
         if _once_in_main(acquisition):
             # `main` runs once: what it acquires outside any loop, or in its loop over the command line (a file read
             # for `-f` and replaced by `-i`), is held at most once per option until the process ends.
@@ -403,13 +405,15 @@ class FileAnalysis:
             if _raw_pointer_of_owner(argument):
                 return True  # `new QTcpServer(m_server.get())`: a parent held by a smart pointer
         type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
-        if not type_name:
+        return bool(type_name) and type_name in self.self_owning_classes
+
+    def _registered_with_an_owner(self, new: Node) -> bool:
+        """``new Conv2d(&net, ...)`` of a class whose constructor (or a base's) hands ``this`` to what it is given
+        (the network keeps it). Asked only of a ``new`` about to be reported: the answer reads other files."""
+        if self._registers_itself is None or new.child_by_field_name("arguments") is None:
             return False
-        if type_name in self.self_owning_classes:
-            return True
-        # `new Conv2d(&net, ...)` of a class whose constructor (or a base's) hands `this` to the network
-        given = new.child_by_field_name("arguments") is not None  # a registering constructor is given its owner
-        return given and self._registers_itself is not None and self._registers_itself(type_name)
+        type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
+        return bool(type_name) and self._registers_itself(type_name)
 
     @cached_property
     def self_owning_classes(self) -> frozenset[str]:
