@@ -191,13 +191,13 @@ def _tests_kept(analysis: ModuleAnalysis, branch: cst.If, keys: set[str]) -> boo
     tested = _mentioned(analysis, branch.test)
     if tested & keys or is_name(branch.test) and dotted_name(branch.test) in keys:
         return True
-    return bool(tested & _kept_by_branch(analysis, branch))
+    return bool(tested & _kept_in(analysis, branch.body))
 
 
-def _kept_by_branch(analysis: ModuleAnalysis, branch: cst.If) -> set[str | None]:
-    """The globals and attributes an assignment in ``branch``'s body sets for good."""
-    kept: set[str | None] = set()
-    for node in analysis.subtree(branch.body):
+def _kept_in(analysis: ModuleAnalysis, block: cst.CSTNode) -> set[str]:
+    """The globals and attributes an assignment in ``block`` sets for good."""
+    kept: set[str] = set()
+    for node in analysis.subtree(block):
         if isinstance(node, cst.Assign):
             stored = _stored_beyond_the_call(analysis, node.value)
             if stored is not None:
@@ -218,11 +218,7 @@ def _called_only_while_empty(analysis: ModuleAnalysis, function: cst.FunctionDef
 def called_while_empty(analysis: ModuleAnalysis, call: cst.Call, helper: cst.FunctionDef) -> bool:
     """``call`` of the loading ``helper`` runs under a test of a global or attribute the helper keeps (``if
     hifigan is None: init_hifigan()``, with ``init_hifigan`` assigning the global ``hifigan``)."""
-    declared = {name.name.value for n in analysis.subtree(helper.body) if isinstance(n, (cst.Global, cst.Nonlocal)) for name in n.names}
-    keys: set[str] = set()
-    for node in analysis.subtree(helper.body):
-        if isinstance(node, cst.Assign):
-            keys |= _lasting_names(analysis, [t.target for t in node.targets], declared)
+    keys = _kept_in(analysis, helper.body)
     return bool(keys) and _under_test_of_kept(analysis, call, keys)
 
 
@@ -353,7 +349,7 @@ def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> 
     function = analysis.enclosing_function(node)
     if function is None:
         return False
-    made = _bound_from(analysis, function, node)
+    made = _bound_from(analysis, node)
     return any(
         _stored_beyond_the_call(analysis, target) is not None
         for statement in analysis.subtree(function.body)
@@ -362,13 +358,14 @@ def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> 
     )
 
 
-def _bound_from(analysis: ModuleAnalysis, function: cst.FunctionDef, node: cst.CSTNode) -> set[str | None]:
-    """The locals of ``function`` bound to an expression that holds ``node`` (``pipe = Pipeline(vae=load(p))``)."""
-    names: set[str | None] = set()
-    for statement in analysis.subtree(function.body):
-        if isinstance(statement, cst.Assign) and (statement.value is node or any(child is node for child in analysis.subtree(statement.value, into_scopes=True))):
-            names.update(t.target.value for t in statement.targets if isinstance(t.target, cst.Name))
-    return names
+def _bound_from(analysis: ModuleAnalysis, node: cst.CSTNode) -> set[str | None]:
+    """The locals bound to the expression that holds ``node`` (``pipe = Pipeline(vae=load(p))``)."""
+    child = node
+    for ancestor in analysis.ancestors(node):
+        if isinstance(ancestor, cst.Assign):
+            return {t.target.value for t in ancestor.targets if isinstance(t.target, cst.Name)} if ancestor.value is child else set()
+        child = ancestor
+    return set()
 
 
 def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:

@@ -96,6 +96,11 @@ class ImportNames:
         """Something in the file binds ``name`` (an import, an assignment, a definition, a parameter...)."""
         return name in self._bound or name in self._imports or name in self._imported
 
+    def imports(self, name: str) -> bool:
+        """Some import of the file, at any level, binds ``name`` (``np`` for ``import numpy as np``, ``a`` for
+        ``import a.b``)."""
+        return name in self._imported
+
     def all_sources(self) -> frozenset[str]:
         """The top-level packages of every import of the file, at any level ("." for a relative one)."""
         return frozenset(source for sources in self._imported.values() for source in sources)

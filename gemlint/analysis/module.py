@@ -812,27 +812,17 @@ class ModuleAnalysis:
                 if exporting or (counters and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)):
                     found.add(call)
                     continue
-            if self.outside is not None and name is not None and _head_name(call.func) in self._imported_bindings:
+            if self.outside is not None and name is not None and self._imported_by_name(call.func):
                 # a function of another module is called through a name this module imports
                 if self.outside.helper_exports(self, call.func) is not None:
                     found.add(call)
         return frozenset(found)
 
-    @cached_property
-    def _imported_bindings(self) -> frozenset[str]:
-        """The names the module's imports bind (``np`` for ``import numpy as np``, ``build`` for ``from x import
-        build``)."""
-        names = set()
-        for node in self.nodes_of(cst.Import, cst.ImportFrom):
-            if isinstance(node.names, cst.ImportStar):
-                continue
-            for alias in node.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
-                while isinstance(bound, cst.Attribute):  # `import a.b` binds `a`
-                    bound = bound.value
-                if isinstance(bound, cst.Name):
-                    names.add(bound.value)
-        return frozenset(names)
+    def _imported_by_name(self, func: cst.BaseExpression) -> bool:
+        """The call's spelling starts with a name an import of the module binds (``lowering.build``, ``build``);
+        True where the imports cannot be read."""
+        head = _head_name(func)
+        return head is not None and (self._import_names is None or self._import_names.imports(head))
 
     def _callers_within_module(self, functions: set[cst.FunctionDef]) -> set[cst.FunctionDef]:
         """``functions`` and the functions of this module that call one of them (``_save_model(...)``, or

@@ -16,6 +16,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 from pathlib import Path
 
 from gemlint.confinement import companion_exists, read_companion
@@ -67,19 +68,10 @@ def included_macros(path: Path, text: str) -> dict[str, MacroDefinition]:
     return found
 
 
-def quoted_includes(text: str) -> list[str]:
-    """The names of ``text``'s quoted includes (``#include "layer.h"``), in order."""
-    return _INCLUDE.findall(text)
-
-
-def resolve_include(including: Path, name: str) -> Path | None:
-    """The header a quoted include of the file ``including`` (a resolved path) names, searched as the compiler
-    does (see :func:`included_headers`); None when it is not found inside the work tree."""
-    return _resolve(including, name)
-
-
-def included_headers(path: Path, text: str) -> list[Path]:
-    """The project headers reached from ``path`` through quoted includes, breadth first, each once."""
+def included_headers(path: Path, text: str, fallback: Callable[[Path, str], Path | None] | None = None) -> list[Path]:
+    """The project headers reached from ``path`` through quoted includes, breadth first, each once. ``fallback``
+    finds, from the including file and the include's name, a header the compiler's search does not (include folders
+    set where gemlint does not read them)."""
     seen: set[Path] = set()
     order: list[Path] = []
     itself = path.resolve()
@@ -89,6 +81,8 @@ def included_headers(path: Path, text: str) -> list[Path]:
         for including, source in frontier:
             for name in _INCLUDE.findall(source):
                 header = _resolve(including, name)
+                if header is None and fallback is not None:
+                    header = fallback(including, name)
                 if header is None or header in seen or header == itself:
                     continue
                 seen.add(header)

@@ -393,9 +393,9 @@ class FileAnalysis:
 
     def _owned_elsewhere(self, new: Node) -> bool:
         """``new Widget(parent)`` (Qt-style parent ownership: a ``this`` or ``parent`` argument, or the raw pointer of
-        an object a smart pointer holds, ``owner.get()``), ``new`` of a class that deletes itself (``delete this``
-        in its methods, or a library base class that does), or of a class whose constructor registers the object
-        with what it is given (:mod:`gemlint.project.native_owners`)."""
+        an object a smart pointer holds, ``owner.get()``), or ``new`` of a class that deletes itself (``delete this``
+        in its methods, or a library base class that does). A class that registers itself with what it is given is
+        asked later, of a ``new`` about to be reported (:meth:`_registered_with_an_owner`)."""
         for argument in syn.arguments(new):
             argument = syn.strip(argument)
             if argument is None:

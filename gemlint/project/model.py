@@ -1288,7 +1288,7 @@ class ProjectModel:
     def _mode_free_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
         result = bool(chain) and depth < _MAX_NESTING and _plain_lineage(chain, external)
-        called = {site.callee.removesuffix(".forward") for _, cls in chain for function in cls.methods.values() for site in function.calls}
+        called = _callees_of(chain)
         for entry, cls in chain if result else ():
             for name, function in cls.methods.items():
                 if any(_MODE_DEPENDENT.search(site.callee) and not (name == "__init__" and self._judged_as_bound(entry, site.callee)) for site in function.calls):
@@ -1405,9 +1405,7 @@ class ProjectModel:
         if not chain or depth >= _MAX_NESTING or not _plain_lineage(chain, external):
             return False
         # Calls outside a grad-free guard: a part called under one records nothing, whatever it holds.
-        called = {
-            site.callee.removesuffix(".forward") for _, cls in chain for function in cls.methods.values() for site in function.calls if not site.guarded
-        }
+        called = _callees_of(chain, guarded=False)
         for entry, cls in chain:
             for function in cls.methods.values():
                 for site in function.calls:
@@ -1652,7 +1650,7 @@ class ProjectModel:
             produced = self.resolve(entry, spelled) if spelled != UNKNOWN_ELEMENT else None
             if produced is None or produced.kind != "external":
                 return False
-            if produced.module.partition(".")[0] not in fw.LAYER_PACKAGES or _seen_layer(produced.module):
+            if not _known_parameter_free(produced.module):
                 return False
         return bool(producers)
 
@@ -1727,7 +1725,7 @@ class ProjectModel:
             return f"`{owner}.__init__` freezes every parameter of the model"
         # An attribute bound to what the index cannot resolve (`self.labels = weights.keys()`) and never called is
         # no part the forward runs.
-        called = {site.callee.removesuffix(".forward") for _, summary in chain for function in summary.methods.values() for site in function.calls}
+        called = _callees_of(chain)
         held = [
             (entry, attribute, callees)
             for entry, summary in chain
@@ -1743,7 +1741,7 @@ class ProjectModel:
         a model library known to hold no parameter (a loss, an activation: nothing to freeze)."""
         for spelled in callees:
             target = self.resolve(entry, spelled)
-            if target is not None and target.kind == "external" and target.module.partition(".")[0] in fw.LAYER_PACKAGES and not _seen_layer(target.module):
+            if target is not None and target.kind == "external" and _known_parameter_free(target.module):
                 continue
             if target is None or target.kind != "class" or self._freezes_itself(target, entry.path, depth + 1) is None:
                 return False
@@ -1890,6 +1888,18 @@ def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:
     return initialize is not None and handle is not None and len(initialize.params) == 2 and len(handle.params) == 3
 
 
+def _callees_of(chain: list[tuple[ModuleEntry, ClassSummary]], guarded: bool = True) -> set[str]:
+    """What the methods of a class's chain call, ``self.encoder.forward`` as ``self.encoder`` (without ``guarded``,
+    only the calls outside a grad-free guard)."""
+    return {
+        site.callee.removesuffix(".forward")
+        for _, cls in chain
+        for function in cls.methods.values()
+        for site in function.calls
+        if guarded or not site.guarded
+    }
+
+
 def _plain_lineage(chain: list[tuple[ModuleEntry, ClassSummary]], external: set[str] | frozenset[str]) -> bool:
     """The class's bases outside the project are ``nn.Module`` itself, or a torch container whose parts a class of
     the chain hands to it in its ``__init__`` (:data:`~gemlint.project.summary.CONTAINER_PARTS`): everything it
@@ -1927,6 +1937,12 @@ def _same_file_call(callee: str) -> bool:
     """Calls the per-file analysis follows itself: a plain name, or a method of ``self``/``cls``."""
     head, _, rest = callee.partition(".")
     return not rest or (head in ("self", "cls") and "." not in rest)
+
+
+def _known_parameter_free(dotted: str) -> bool:
+    """``dotted`` is a part of torch or a model library known to hold no parameter (a transform, an activation, a
+    loss): an object of any other package is not read, and not known to be one."""
+    return dotted.partition(".")[0] in fw.LAYER_PACKAGES and not _seen_layer(dotted)
 
 
 def _seen_layer(dotted: str) -> bool:

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from gemlint.frontends.native import function_nodes, parse
-from gemlint.frontends.native_includes import MAX_DEPTH, quoted_includes, resolve_include
+from gemlint.frontends.native_includes import included_headers
 from gemlint.languages import Language
 from gemlint.native import c_syntax as syn
 from gemlint.text import SourceError, read_regular_file
@@ -56,8 +56,6 @@ class NativeOwners:
                 self._by_name.setdefault(name, []).append(path)
         #: path -> what it says of classes
         self._files: dict[str, _FileFacts] = {}
-        #: header -> the names its quoted includes give
-        self._includes: dict[str, list[str]] = {}
         #: including file -> the files read for it: itself, its headers, their implementation files
         self._reached: dict[str, list[str]] = {}
         #: (including file, class) -> the answer
@@ -100,25 +98,12 @@ class NativeOwners:
 
     def _headers(self, path: Path, text: str) -> list[str]:
         """The project headers reached from ``path`` through quoted includes, a few levels deep, each once."""
-        itself = str(path.resolve())
-        seen = {itself}
-        order: list[str] = []
-        frontier = [(Path(itself), quoted_includes(text))]
-        for _ in range(MAX_DEPTH):
-            following = []
-            for including, names in frontier:
-                for name in names:
-                    found = resolve_include(including, name)
-                    header = str(found) if found is not None else next(iter(_nearest(self._by_name.get(os.path.basename(name), ()), str(including))), None)
-                    if header is None or header in seen:
-                        continue
-                    seen.add(header)
-                    order.append(header)
-                    if header not in self._includes:
-                        self._includes[header] = quoted_includes(_text(header))
-                    following.append((Path(header), self._includes[header]))
-            frontier = following
-        return order
+        return [str(header) for header in included_headers(path, text, self._header_named)]
+
+    def _header_named(self, including: Path, name: str) -> Path | None:
+        """The project's header of the include's name nearest the including file."""
+        found = _nearest(self._by_name.get(os.path.basename(name), ()), str(including))
+        return Path(found[0]).resolve() if found else None
 
     def _facts(self, file: str, text: str | None) -> _FileFacts:
         if file not in self._files:
