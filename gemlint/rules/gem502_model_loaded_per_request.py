@@ -108,13 +108,22 @@ def classify(text: str):
         """A function of this file that loads, called here: a load per call when the helper also runs outside
         requests (at start-up too), where its own load is not reported and its per-request calls are the ones to
         say. A helper that only requests call is reported at its load, once."""
-        if is_cached(self.analysis, helper) or called_while_empty(self.analysis, call, helper):
-            return None, ""  # memoised, or called only while what it keeps is empty: it loads once
-        loads = [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_once(self.analysis, load)]
-        if not loads or any(runs_per_request(self.analysis, load) is not None for load, _ in loads):
-            return None, ""
-        load, what = loads[0]
+        found = self._load_outside_requests(helper)
+        if found is None or called_while_empty(self.analysis, call, helper):
+            return None, ""  # called only while what the helper keeps is empty: it loads once
+        load, what = found
         return what, f": `{helper.name.value}`, in this file, calls `{self.analysis.module.code_for_node(load.func)}(...)`"
+
+    def _load_outside_requests(self, helper: cst.FunctionDef) -> tuple[cst.Call, str] | None:
+        """The first load of ``helper`` that is not reported where it is, as it runs outside requests too; None
+        when it loads nothing, is memoised, keeps what it loads while that is empty, or only requests call it.
+        Asked once per helper, however many calls name it."""
+        known = self.__dict__.setdefault("_helper_loads", {})
+        if helper not in known:
+            loads = [] if is_cached(self.analysis, helper) else [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_once(self.analysis, load)]
+            shared = bool(loads) and all(runs_per_request(self.analysis, load) is None for load, _ in loads)
+            known[helper] = loads[0] if shared else None
+        return known[helper]
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
