@@ -15,7 +15,7 @@ from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.project.index_store import IndexCache, Packed
 import gemlint.project.ledger as ledger_module
 from gemlint.project.ledger import (
-    Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, pack_sets, rows_file, save_ledger, unpack_sets,
+    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, pack_sets, rows_file, save_ledger, unpack_sets,
 )
 import gemlint.project.model as model_module
 from gemlint.project.model import ProjectModel
@@ -303,7 +303,18 @@ def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
     data = json.loads(file.read_text())
     damage(data)
     file.write_text(json.dumps(data))
-    assert load_ledger(file, ledger().modules) is None
+    assert keeps_nothing(load_ledger(file, ledger().modules))
+
+
+def keeps_nothing(loaded: Ledger | None) -> bool:
+    """Not read at all, or found unreadable once its pieces are made (the read sets are unpacked only then)."""
+    if loaded is None:
+        return True
+    try:
+        loaded.pieces
+    except LedgerUnreadable:
+        return True
+    return False
 
 
 @pytest.mark.parametrize("damage", [
@@ -414,6 +425,56 @@ def test_a_few_edits_keep_the_ledger_file_and_derive_from_it_what_changed_since(
     # That ledger kept pieces read from the first file, whose reads name modules by number: it is read back and
     # derived from as any other.
     edit("an entry point removed")
+    assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
+
+
+#: Edits that change a module's shape but no piece that reads it: each touched piece comes out as it was.
+KEEPING_EDITS = {
+    "a call of a builtin added to a reached function": ("svc/helpers.py", "    return 1", "    return int(1)"),
+    "a helper nothing calls added": ("svc/filler_2.py", "def step_2(x):\n    return x + 2", "def step_2(x):\n    return x + 2\n\n\ndef unused(values):\n    return sorted(values)"),
+}
+
+
+@pytest.mark.parametrize("edit", KEEPING_EDITS)
+def test_an_edit_that_leaves_every_piece_it_touches_as_it_was_keeps_the_ledgers_facts(tmp_path, monkeypatch, edit):
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    before = facts_of(tmp_path, cache)
+    path, old, new = KEEPING_EDITS[edit]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    walks: list[int] = []
+    reach = ProjectModel._reach
+    monkeypatch.setattr(ProjectModel, "_reach", lambda self, *args: walks.append(1) or reach(self, *args))
+    kept = facts_of(tmp_path, cache)
+    assert walks == []  # neither every module's pieces nor the walk from every entry point made again
+    assert kept == facts_of(tmp_path, None)  # the callers index too, which the new calls change
+    assert kept[:6] == before[:6]
+
+
+def test_an_edit_whose_touched_piece_changes_derives_the_facts(tmp_path, monkeypatch):
+    # The edit reaches another function: the walk from `prepare` comes out otherwise, and the facts are derived.
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    helpers = tmp_path / "svc/helpers.py"
+    helpers.write_text(helpers.read_text().replace("    return tidy()", "    tidy()\n    return extra()\n\n\ndef extra():\n    return 1"))
+    walks: list[int] = []
+    reach = ProjectModel._reach
+    monkeypatch.setattr(ProjectModel, "_reach", lambda self, *args: walks.append(1) or reach(self, *args))
+    kept = facts_of(tmp_path, cache)
+    assert walks == [1]
+    assert kept == facts_of(tmp_path, None)
+    assert any(qual == "extra" for _, qual in kept[2])
+
+
+def test_without_the_facts_its_ledger_names_an_edit_derives_the_facts(tmp_path):
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    (named,) = cache.glob("*.ledger.facts.json")
+    named.unlink()
+    path, old, new = KEEPING_EDITS["a call of a builtin added to a reached function"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
     assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
 
 

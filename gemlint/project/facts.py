@@ -83,9 +83,17 @@ def facts_file(directory: Path, root: str, part: str = "") -> Path:
 
 def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
     """Write the facts, and each part of :data:`PARTS` the facts hold, to their files."""
+    write_facts(facts_file(directory, root), facts)
+    for part in PARTS:
+        if getattr(facts, part) is not None and not part_stored(directory, root, part, facts.part_keys[part]):
+            save_part(directory, root, facts, part)
+
+
+def write_facts(file: Path, facts: ProjectFacts) -> None:
+    """Write the facts, without their parts, to ``file``."""
     paths = sorted({*facts.context, *facts.evidenced, *facts.holders, *(p for p, _ in facts.reached), *(p for p, _ in facts.reached_evidenced)})
     number = {path: index for index, path in enumerate(paths)}
-    _write(facts_file(directory, root), {
+    _write(file, {
         "format": index_format(),
         "key": facts.key,
         "paths": paths,
@@ -97,9 +105,6 @@ def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
         "holders": sorted(number[p] for p in facts.holders),
         "parts": facts.part_keys,
     })
-    for part in PARTS:
-        if getattr(facts, part) is not None and not part_stored(directory, root, part, facts.part_keys[part]):
-            save_part(directory, root, facts, part)
 
 
 def save_part(directory: Path, root: str, facts: ProjectFacts, part: str) -> None:
@@ -153,8 +158,13 @@ def _read(file: Path, key: str) -> dict | None:
 def load_facts(directory: Path, root: str, key: str) -> ProjectFacts | None:
     """The facts stored for ``root`` under ``key`` (without their parts); None when there are none, or any
     value is not what :func:`save_facts` writes."""
+    return read_facts(facts_file(directory, root), key)
+
+
+def read_facts(file: Path, key: str) -> ProjectFacts | None:
+    """The facts :func:`write_facts` wrote to ``file`` under ``key``, or None."""
     try:
-        data = _read(facts_file(directory, root), key)
+        data = _read(file, key)
         if data is None:
             return None
         paths = _strings(data["paths"])

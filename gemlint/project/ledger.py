@@ -29,7 +29,8 @@ import os
 import secrets
 import sys
 from array import array
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass
 from itertools import accumulate, chain
 from pathlib import Path
 from operator import itemgetter
@@ -149,7 +150,11 @@ def contribution_digest(values: Sequence[str] | Sequence[Sequence[str]]) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
 
 
-class RowsMissing(Exception):
+class LedgerUnreadable(ValueError):
+    """A stored ledger turned out, as more of it was read, not to be what gemlint wrote: nothing it keeps holds."""
+
+
+class RowsMissing(LedgerUnreadable):
     """The rows and names a ledger keeps apart cannot be read (gone, or not what gemlint wrote)."""
 
 
@@ -207,17 +212,49 @@ class KeptRows:
         return found
 
 
-@dataclass
 class Ledger:
     """The pieces of one derivation of the facts, with the modules' shapes it was derived from."""
 
-    #: path -> (module name, shape), in the model's module order.
-    modules: dict[str, tuple[str, str]]
-    pieces: dict[str, ModulePieces] = field(default_factory=dict)
-    #: (path, qualname) of a function the reach walked from -> the functions its calls reach, and the reads.
-    callees: dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]] = field(default_factory=dict)
-    #: Where the rows and names of pieces that hold only their digests are read from.
-    kept_rows: KeptRows | None = field(default=None, compare=False, repr=False)
+    def __init__(
+        self,
+        modules: dict[str, tuple[str, str]],
+        pieces: dict[str, ModulePieces] | None = None,
+        callees: dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]] | None = None,
+        kept_rows: KeptRows | None = None,
+        facts_key: str = "",
+    ) -> None:
+        #: path -> (module name, shape), in the model's module order.
+        self.modules = modules
+        self._pieces = pieces if pieces is not None else {}
+        #: (path, qualname) of a function the reach walked from -> the functions its calls reach, and the reads.
+        self._callees = callees if callees is not None else {}
+        #: Where the rows and names of pieces that hold only their digests are read from.
+        self.kept_rows = kept_rows
+        #: The key of the facts derived with these pieces, kept in a file beside the ledger's ("" when none is).
+        self.facts_key = facts_key
+
+    @property
+    def pieces(self) -> dict[str, ModulePieces]:
+        return self._pieces
+
+    @pieces.setter
+    def pieces(self, value: dict[str, ModulePieces]) -> None:
+        self._pieces = value
+
+    @property
+    def callees(self) -> dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]:
+        return self._callees
+
+    @callees.setter
+    def callees(self, value: dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]) -> None:
+        self._callees = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Ledger):
+            return NotImplemented
+        return (self.modules, self.pieces, self.callees) == (other.modules, other.pieces, other.callees)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def changed(self, modules: dict[str, tuple[str, str]]) -> set[str] | None:
         """The paths whose shape differs in ``modules``; None when a module was added, removed or renamed
@@ -244,6 +281,105 @@ class Ledger:
             raise RowsMissing(path)
         rows, called = self.kept_rows.get(path)
         return (piece.subclass_rows if piece.subclass_rows is not None else rows), (piece.called if piece.called is not None else called)
+
+
+class StoredLedger(Ledger):
+    """A ledger read from its file, its pieces and walked functions made when first asked for.
+
+    A run over one edited file of a large project asks only which pieces read the edited module, and what those
+    pieces were (:meth:`touched`, :meth:`kept_part`): making every module's pieces and every read set cost it
+    more than the rest of reading the file."""
+
+    def __init__(self, modules: dict[str, tuple[str, str]], columns: tuple, callees: list, sets: PackedSets, kept_rows: KeptRows, facts_key: str) -> None:
+        super().__init__(modules, kept_rows=kept_rows, facts_key=facts_key)
+        self._pieces = None  # type: ignore[assignment]
+        self._callees = None  # type: ignore[assignment]
+        self._columns, self._callee_rows, self._sets = columns, callees, sets
+        self._paths = list(modules)
+
+    @property
+    def pieces(self) -> dict[str, ModulePieces]:
+        if self._pieces is None:
+            table = self._sets.unpacked()
+            sub_digests, sub_reads, called_digests, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = self._columns
+            paths = self._paths
+            self._pieces = {
+                path: ModulePieces(
+                    None, table[sub_reads[number]],
+                    None,
+                    points[number], _functions(scripts[number], paths) if scripts[number] else [], table[point_reads[number]],
+                    loading[number], table[loading_reads[number]],
+                    holder[number], table[holder_reads[number]],
+                    subclass_digest=sub_digests[number], called_digest=called_digests[number],
+                )
+                for number, path in enumerate(paths)
+            }
+        return self._pieces
+
+    @pieces.setter
+    def pieces(self, value: dict[str, ModulePieces]) -> None:
+        self._pieces = value
+
+    @property
+    def callees(self) -> dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]:
+        if self._callees is None:
+            table, paths = self._sets.unpacked(), self._paths
+            self._callees = {
+                (paths[head], qual): ([(paths[number], name) for number, name in found], table[read])
+                for head, qual, found, read in self._callee_rows
+            }
+        return self._callees
+
+    @callees.setter
+    def callees(self, value: dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]) -> None:
+        self._callees = value
+
+    def touched(self, paths: Iterable[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """What read any of the modules ``paths``: the pieces, as (path, part: ``subclass``, ``points``,
+        ``loading`` or ``holder``), and the functions walked from."""
+        sets = self._sets.holding(self.numbers(paths))
+        if not sets:
+            return [], []
+        paths_of = self._paths
+        _, sub_reads, _, _, _, point_reads, _, loading_reads, _, holder_reads = self._columns
+        pieces = [
+            (paths_of[number], part)
+            for part, column in (("subclass", sub_reads), ("points", point_reads), ("loading", loading_reads), ("holder", holder_reads))
+            for number, found in enumerate(column) if found in sets
+        ]
+        functions = [(paths_of[head], qual) for head, qual, _, read in self._callee_rows if read in sets]
+        return pieces, functions
+
+    def kept_part(self, path: str, part: str) -> object:
+        """What the piece ``part`` of the module ``path`` was, as its derivation returns it: the subclass rows'
+        digest, (entry points, script functions), the loading names, or whether it holds project models."""
+        number = self._numbered(path)
+        sub_digests, _, _, points, scripts, _, loading, _, holder, _ = self._columns
+        if part == "subclass":
+            return sub_digests[number]
+        if part == "points":
+            return [tuple(point) for point in points[number]], _functions(scripts[number], self._paths) if scripts[number] else []
+        return loading[number] if part == "loading" else holder[number]
+
+    def kept_callees(self, function: tuple[str, str]) -> list[tuple[str, str]]:
+        """The functions the calls of ``function`` reached, as walked (``function`` is one :meth:`touched` named)."""
+        paths = self._paths
+        for head, qual, found, _ in self._callee_rows:
+            if qual == function[1] and paths[head] == function[0]:
+                return [(paths[number], name) for number, name in found]
+        raise KeyError(function)
+
+    def called_digests(self) -> dict[str, str]:
+        """Each module's digest of the names it calls, in module order."""
+        return dict(zip(self._paths, self._columns[2]))
+
+    def _numbered(self, path: str) -> int:
+        numbers = self._numbers
+        if numbers is None:
+            numbers = self._numbers = {found: number for number, found in enumerate(self._paths)}
+        return numbers[path]
+
+    _numbers: dict[str, int] | None = None
 
 
 def subclass_index(rows: Iterable[tuple[str, Sequence[Sequence[str]]]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -295,6 +431,11 @@ def rows_file(ledger_file: Path) -> Path:
     return ledger_file.with_name(ledger_file.name.removesuffix(".json") + ".rows.json")
 
 
+def facts_of_ledger_file(ledger_file: Path) -> Path:
+    """Where the facts derived with the ledger's pieces are kept (:attr:`Ledger.facts_key`)."""
+    return ledger_file.with_name(ledger_file.name.removesuffix(".json") + ".facts.json")
+
+
 def save_ledger(file: Path, ledger: Ledger) -> None:
     """Write ``ledger``, whose pieces all hold their rows and names (:meth:`Ledger.rows_of` fills them), to
     ``file`` and the rows and names to :func:`rows_file`; one key, new each time, pairs the two."""
@@ -332,7 +473,8 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
                 stream.write((b"," if index else b"") + encode([found.subclass_rows, found.called]))
             stream.write(b"]}")
         with replacing(file, prefix=".ledger-") as stream:
-            stream.write(b'{"format":' + encode(index_format()) + b',"rows":' + encode(key) + b',"modules":' + encode(modules_key(ledger.modules)))
+            stream.write(b'{"format":' + encode(index_format()) + b',"rows":' + encode(key) + b',"facts":' + encode(ledger.facts_key))
+            stream.write(b',"modules":' + encode(modules_key(ledger.modules)))
             stream.write(b',"shapes":' + encode([shape for _, shape in ledger.modules.values()]))
             stream.write(b',"pieces":[')
             for index, path in enumerate(ledger.modules):
@@ -356,48 +498,43 @@ def modules_key(modules: dict[str, tuple[str, str]]) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
-def load_ledger(file: Path, modules: dict[str, tuple[str, str]]) -> Ledger | None:
+def load_ledger(file: Path, modules: dict[str, tuple[str, str]]) -> StoredLedger | None:
     """The ledger stored in ``file`` by this version for the project's ``modules`` (path -> (name, shape), in
     order) as they are now, its rows and names left in their file until asked for. None when there is none, when
     it was derived from other modules (one added, removed or renamed since: nothing it keeps is known to hold), or
-    when any value is not what :func:`save_ledger` writes."""
+    when any value is not what :func:`save_ledger` writes; a read set naming no module is found when the sets are
+    unpacked (:class:`LedgerUnreadable`)."""
     try:
         if os.path.islink(file):
             return None
         data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
         if not isinstance(data, dict) or data.get("format") != index_format() or data.get("modules") != modules_key(modules):
             return None
-        shapes, sets, looked_up, pieces, callees, key = data["shapes"], data["reads"], data["rows_read"], data["pieces"], data["callees"], data["rows"]
+        shapes, sets, looked_up, pieces, callees, key, facts = data["shapes"], data["reads"], data["rows_read"], data["pieces"], data["callees"], data["rows"], data["facts"]
         if not (isinstance(shapes, list) and isinstance(looked_up, list) and isinstance(pieces, list) and isinstance(callees, list)):
             return None
-        if not (len(shapes) == len(pieces) == len(modules) and isinstance(key, str)):
+        if not (len(shapes) == len(pieces) == len(modules) and isinstance(key, str) and isinstance(facts, str)):
             return None
         # Each column checked whole, at the speed of C (a large project's ledger holds 150,000 values).
         _check(all_of_type(shapes, str))
         paths = list(modules)
-        ledger = Ledger(dict(zip(paths, zip(map(itemgetter(0), modules.values()), shapes))), kept_rows=KeptRows(rows_file(file), key, paths))
-        table = _read_sets(sets, looked_up, len(paths))
+        table = PackedSets(sets, looked_up, len(paths))
         _check(all_of_type(pieces, list) and set(map(len, pieces)) <= {10})
-        sub_digests, sub_reads, called_digests, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = zip(*pieces) if pieces else ((),) * 10
+        columns = tuple(zip(*pieces)) if pieces else ((),) * 10
+        sub_digests, sub_reads, called_digests, points, scripts, point_reads, loading, loading_reads, holder, holder_reads = columns
         numbers = (*sub_reads, *point_reads, *loading_reads, *holder_reads)
         _check(all_indices(numbers, len(table)))
         _check(all_of_type(sub_digests, str) and all_of_type(called_digests, str) and all_of_type(loading, list) and all_of_type(points, list))
-        _check(all_of_type(chain.from_iterable(loading), str) and all_of_type(holder, bool))
+        _check(all_of_type(chain.from_iterable(loading), str) and all_of_type(holder, bool) and all_of_type(scripts, list))
         entries = list(chain.from_iterable(points))
         _check(all_of_type(entries, list) and set(map(len, entries)) <= {3})
         if entries:
             names, evidenced, alone = zip(*entries)
             _check(all_of_type(names, str) and all_of_type(evidenced, bool) and all_of_type(alone, bool))
-        # Points stay lists: they are only unpacked, never hashed.
-        for number, path in enumerate(paths):
-            ledger.pieces[path] = ModulePieces(
-                None, table[sub_reads[number]],
-                None,
-                points[number], _functions(scripts[number], paths) if scripts[number] else [], table[point_reads[number]],
-                loading[number], table[loading_reads[number]],
-                holder[number], table[holder_reads[number]],
-                subclass_digest=sub_digests[number], called_digest=called_digests[number],
-            )
+        functions = list(chain.from_iterable(scripts))
+        _check(all_of_type(functions, list) and set(map(len, functions)) <= {2})
+        if functions:
+            _check(all_indices(list(map(itemgetter(0), functions)), len(paths)) and all_of_type(map(itemgetter(1), functions), str))
         # Callees: (function's module, qualname, [(module, qualname) reached], reads), checked column by column.
         _check(all_of_type(callees, list) and set(map(len, callees)) <= {4})
         heads, quals, reached, read_numbers = zip(*callees) if callees else ((),) * 4
@@ -408,8 +545,7 @@ def load_ledger(file: Path, modules: dict[str, tuple[str, str]]) -> Ledger | Non
         _check(all_indices(module_numbers, len(paths)))
         _check(all_of_type(chain(quals, map(itemgetter(1), flat)), str))
         _check(all_indices(read_numbers, len(table)))
-        for head, qual, found, read in zip(heads, quals, reached, read_numbers):
-            ledger.callees[(paths[head], qual)] = ([(paths[number], name) for number, name in found], table[read])
+        ledger = StoredLedger(dict(zip(paths, zip(map(itemgetter(0), modules.values()), shapes))), columns, callees, table, KeptRows(rows_file(file), key, paths), facts)
         return ledger
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
@@ -455,17 +591,59 @@ def _functions(rows: object, paths: list[str]) -> list[tuple[str, str]]:
     return [(_path(row[0], paths), row[1]) for row in rows]  # type: ignore[union-attr]
 
 
-def _read_sets(sets: object, looked_up: list, modules: int) -> list[ReadSet]:
-    """The reads of each set: the numbers of the modules it read, and for the few sets that looked up rows of the
-    subclass index, those rows (as :func:`save_ledger` writes them). A set of modules alone is kept as a tuple:
-    reads are only ever tested for any changed module among them, and a tuple is made four times faster than a
-    set."""
-    table: list[ReadSet] = list(unpack_sets(sets, modules))
-    _check(all_of_type(looked_up, list) and set(map(len, looked_up)) <= {2})
-    for index, found in looked_up:
-        _check(type(index) is int and 0 <= index < len(table) and isinstance(found, list) and all(_strings(token, 2) for token in found))
-        table[index] = frozenset((*table[index], *((token[0], token[1]) for token in found)))
-    return table
+class PackedSets:
+    """The read sets of a stored ledger, left packed until asked for (as :func:`save_ledger` writes them): the
+    numbers of the modules each set read, and for the few sets that looked up rows of the subclass index, those
+    rows. Unpacked, a set of modules alone is a tuple: reads are only ever tested for any changed module among
+    them, and a tuple is made four times faster than a set."""
+
+    def __init__(self, packed: object, looked_up: list, modules: int) -> None:
+        _check(isinstance(packed, dict) and packed.keys() == {"numbers", "sizes"})
+        self._raw = _unpack_bytes(packed["numbers"])  # type: ignore[index]
+        self._sizes = _unpack(packed["sizes"])  # type: ignore[index]
+        _check(sum(self._sizes) * 4 == len(self._raw))
+        self._modules = modules
+        _check(all_of_type(looked_up, list) and set(map(len, looked_up)) <= {2})
+        self._rows: dict[int, list[tuple[str, str]]] = {}
+        for index, found in looked_up:
+            _check(type(index) is int and 0 <= index < len(self._sizes) and isinstance(found, list) and all(_strings(token, 2) for token in found))
+            self._rows[index] = [(token[0], token[1]) for token in found]
+        self._table: list[ReadSet] | None = None
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    def unpacked(self) -> list[ReadSet]:
+        """Every set (raises :class:`LedgerUnreadable` when one names no module)."""
+        if self._table is None:
+            numbers = _values(self._raw)
+            if numbers and max(numbers) >= self._modules:
+                raise LedgerUnreadable("a read set names no module")
+            table: list[ReadSet] = []
+            start = 0
+            for end in accumulate(self._sizes):
+                table.append(tuple(numbers[start:end]))
+                start = end
+            for index, rows in self._rows.items():
+                table[index] = frozenset((*table[index], *rows))
+            self._table = table
+        return self._table
+
+    def holding(self, modules: set[int]) -> set[int]:
+        """The sets that read any of the modules numbered ``modules``, found in the packed bytes themselves."""
+        if not modules:
+            return set()
+        ends = list(accumulate(self._sizes))
+        found: set[int] = set()
+        raw = self._raw
+        for module in modules:
+            pattern = _pack_bytes([module])
+            at = raw.find(pattern)
+            while at != -1:
+                if at % 4 == 0:  # a whole value, not the end of one and the start of the next
+                    found.add(bisect_right(ends, at // 4))
+                at = raw.find(pattern, at + 1)
+        return found
 
 
 # The reads are a large project's 100,000 module numbers in 10,000 sets: as JSON arrays, parsing them and checking
@@ -483,28 +661,34 @@ def pack_sets(sets: list[list[int]]) -> dict[str, str]:
 def unpack_sets(packed: object, modules: int) -> Iterable[tuple[int, ...]]:
     """The sets :func:`pack_sets` packed, each a tuple of numbers in ``range(modules)``; raises ValueError when
     ``packed`` is not such sets."""
-    _check(isinstance(packed, dict) and packed.keys() == {"numbers", "sizes"})
-    numbers, sizes = _unpack(packed["numbers"]), _unpack(packed["sizes"])  # type: ignore[index]
-    _check(sum(sizes) == len(numbers) and (not numbers or max(numbers) < modules))
-    start = 0
-    for end in accumulate(sizes):
-        yield tuple(numbers[start:end])
-        start = end
+    return PackedSets(packed, [], modules).unpacked()
 
 
-def _pack(values: Iterable[int]) -> str:
+def _pack_bytes(values: Iterable[int]) -> bytes:
     packed = array(_UINT32, values)
     if sys.byteorder != "little":
         packed.byteswap()
-    return base64.b64encode(packed.tobytes()).decode("ascii")
+    return packed.tobytes()
 
 
-def _unpack(text: object) -> list[int]:
+def _pack(values: Iterable[int]) -> str:
+    return base64.b64encode(_pack_bytes(values)).decode("ascii")
+
+
+def _unpack_bytes(text: object) -> bytes:
     _check(type(text) is str)
     raw = base64.b64decode(text, validate=True)  # type: ignore[arg-type]  # binascii.Error is a ValueError
     _check(len(raw) % 4 == 0)
+    return raw
+
+
+def _values(raw: bytes) -> list[int]:
     values = array(_UINT32)
     values.frombytes(raw)
     if sys.byteorder != "little":
         values.byteswap()
     return values.tolist()
+
+
+def _unpack(text: object) -> list[int]:
+    return _values(_unpack_bytes(text))

@@ -26,8 +26,11 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
 from gemlint.collector import collector_paused, kept_for_the_run
 from gemlint.project.buffers import buffer, read_bytes
-from gemlint.project.facts import PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, save_facts, save_part
-from gemlint.project.ledger import Ledger, ModulePieces, Reads, RowsMissing, TracedMemo, callers_index, changed_bases, contribution_digest, ledger_file, load_ledger, save_ledger, subclass_index, untouched
+from gemlint.project.facts import PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, read_facts, save_facts, save_part, write_facts
+from gemlint.project.ledger import (
+    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, StoredLedger, TracedMemo, callers_index, changed_bases, contribution_digest, facts_of_ledger_file,
+    ledger_file, load_ledger, save_ledger, subclass_index, untouched,
+)
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
@@ -56,6 +59,9 @@ LEDGER_EDITS_IN_PROCESS = 16
 #: it keeps hold for the modules as they were then, and each run derives again those that read a module
 #: changed since (a pre-commit run over the file being edited pays no rewrite of a large project's ledger).
 LEDGER_REWRITE_AFTER = 8
+#: Up to this many pieces and walked functions that read a changed module are derived again to tell whether the
+#: edit left the facts as the stored ledger's derivation had them (:meth:`ProjectModel._facts_kept_through_edits`).
+LEDGER_TOUCHED_IN_PROCESS = 64
 #: How deep submodules are followed to tell that a model has no mode, no parameter or no layer the analysis knows
 #: (a StyleGAN generator's convolutions sit five classes down). Each class is answered once (memoised), so the
 #: bound only stops a pathological nesting; an answer cut off by it is "not known", and findings stand.
@@ -506,10 +512,13 @@ class ProjectModel:
         if ledger is None or changed is None:
             return derive
         changed |= ledger.numbers(changed)
+        try:
+            pieces = ledger.pieces
+        except LedgerUnreadable:  # a stored ledger whose read sets name no module keeps nothing
+            return derive
 
         def contribution(entry: ModuleEntry) -> list:
-            piece = ledger.pieces[entry.path]
-            if (entry.path not in changed) if kind else untouched(piece.subclass_reads, changed):
+            if (entry.path not in changed) if kind else untouched(pieces[entry.path].subclass_reads, changed):
                 try:
                     return ledger.rows_of(entry.path)[kind]
                 except RowsMissing:
@@ -928,6 +937,10 @@ class ProjectModel:
             # Nowhere to keep a ledger (``--no-cache``): derive without noting reads, which costs memory.
             return self._derive_facts(key, None, traced=False)[0]
         previous, self._previous_ledger = self._previous_ledger or self._load_previous_ledger(), None
+        if file is not None and isinstance(previous, StoredLedger):
+            kept = self._facts_kept_through_edits(key, previous, file)
+            if kept is not None:
+                return kept
         facts, ledger = self._derive_facts(key, previous)
         if file is None:
             self._index.facts[f"{self._root}\0ledger"] = ledger
@@ -935,7 +948,66 @@ class ProjectModel:
             changed = previous.changed(ledger.modules) if previous is not None else None
             if changed is None or len(changed) > LEDGER_REWRITE_AFTER:
                 self._complete(ledger)
+                # The facts first: a ledger names the facts its pieces were derived with only once they are kept.
+                write_facts(facts_of_ledger_file(file), facts)
+                ledger.facts_key = facts.key
                 save_ledger(file, ledger)
+        return facts
+
+    def _facts_kept_through_edits(self, key: str, previous: StoredLedger, file: Path) -> ProjectFacts | None:
+        """The facts the stored ledger's pieces were derived with, under ``key``, when every piece and walked
+        function that read a module changed since comes out as it was, derived again (an edit inside a function
+        body, as most are): the facts are made of those pieces and walks alone, so they are as they were, and
+        neither every module's pieces nor the walk from every entry point is made again. None when one comes out
+        otherwise, when more than :data:`LEDGER_TOUCHED_IN_PROCESS` read a changed module, or when the facts the
+        ledger names are not kept; the whole derivation decides then.
+
+        Each piece is derived again as the whole derivation would derive it: with no facts to ask, the rows of
+        the subclass index first, the walk's facts only for the loading classes and the model holders."""
+        changed = previous.changed(self._module_shapes())
+        if not changed or not previous.facts_key:
+            return None
+        pieces, functions = previous.touched(changed)
+        if len(pieces) + len(functions) > LEDGER_TOUCHED_IN_PROCESS:
+            return None
+        base = read_facts(facts_of_ledger_file(file), previous.facts_key)
+        if base is None:
+            return None
+        facts = ProjectFacts(key, part_keys=dict(base.part_keys))
+        # The names the changed modules call now: the callers index a piece may ask for is that of the modules now.
+        called = previous.called_digests()
+        before = dict(called)
+        for path in changed:
+            called[path] = contribution_digest(self._called_names(self.by_path[path]))
+        if called != before:
+            facts.part_keys["callers"] = part_key("callers", called.items())
+        derivers = {"subclass": self._subclass_rows, "points": self._entry_points, "loading": self._loading_names, "holder": self._imports_project_models}
+        stage = {"subclass": 0, "points": 1, "loading": 3, "holder": 3}
+
+        def as_it_was(path: str, part: str) -> bool:
+            found = derivers[part](self.by_path[path])
+            if part == "subclass":
+                return contribution_digest(found) == previous.kept_part(path, part)  # type: ignore[arg-type]
+            if part == "points":
+                points, scripts = found  # type: ignore[misc]
+                return ([tuple(point) for point in points], [tuple(function) for function in scripts]) == previous.kept_part(path, part)
+            return found == previous.kept_part(path, part)
+
+        saved, self.memo, self._facts = self.memo, {}, facts  # the pieces ask nothing of the facts they derive
+        try:
+            for step in range(4):
+                if step == 2:  # the walk, from the entry points: each function walked from reaches what it did
+                    if any(self._callees(*function) != previous.kept_callees(function) for function in functions):
+                        return None
+                    facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = base.evidenced, base.reached_evidenced, base.context, base.reached
+                    self.memo.clear()
+                    continue
+                if not all(as_it_was(path, part) for path, part in pieces if stage[part] == step):
+                    return None
+        finally:
+            self.memo, self._facts = saved, None
+            self.memo.clear()
+        facts.loading, facts.holders = base.loading, base.holders
         return facts
 
     def _complete(self, ledger: Ledger) -> None:
@@ -971,7 +1043,7 @@ class ProjectModel:
         changed, else derived (with ``traced``, noting what it reads)."""
         try:
             return self._derive_facts_from(key, previous, traced)
-        except RowsMissing:  # the rows and names the ledger keeps apart are gone: nothing kept is known to hold
+        except LedgerUnreadable:  # the ledger, or the rows and names it keeps apart, are not what was written: nothing kept holds
             return self._derive_facts_from(key, None, traced)
 
     def _derive_facts_from(self, key: str, previous: Ledger | None, traced: bool) -> tuple[ProjectFacts, Ledger]:
