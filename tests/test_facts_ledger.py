@@ -12,6 +12,7 @@ import pytest
 
 from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
+from gemlint.project.facts import load_facts
 from gemlint.project.index_store import IndexCache, Packed
 import gemlint.project.ledger as ledger_module
 from gemlint.project.ledger import (
@@ -449,6 +450,26 @@ def test_an_edit_that_leaves_every_piece_it_touches_as_it_was_keeps_the_ledgers_
     assert walks == []  # neither every module's pieces nor the walk from every entry point made again
     assert kept == facts_of(tmp_path, None)  # the callers index too, which the new calls change
     assert kept[:6] == before[:6]
+    # Their file names the facts the ledger was derived with instead of holding them again; read back through it.
+    (stored,) = [file for file in cache.glob("project-facts-*.json") if file.name.count(".") == 1]
+    assert "same_as" in json.loads(stored.read_text())
+    monkeypatch.setattr(ProjectModel, "_compute_facts", lambda self, key: pytest.fail("derived again"))
+    assert facts_of(tmp_path, cache) == kept
+
+
+def test_facts_that_name_facts_that_are_not_kept_are_no_facts(tmp_path):
+    write(tmp_path, MODULES)
+    cache = tmp_path / "cache"
+    facts_of(tmp_path, cache)
+    path, old, new = KEEPING_EDITS["a helper nothing calls added"]
+    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    facts_of(tmp_path, cache)
+    (stored,) = [file for file in cache.glob("project-facts-*.json") if file.name.count(".") == 1]
+    key = json.loads(stored.read_text())["key"]
+    assert load_facts(cache, str(tmp_path), key) is not None
+    for named in ("0" * 32, 7):
+        stored.write_text(json.dumps({**json.loads(stored.read_text()), "same_as": named}))
+        assert load_facts(cache, str(tmp_path), key) is None
 
 
 def test_an_edit_whose_touched_piece_changes_derives_the_facts(tmp_path, monkeypatch):

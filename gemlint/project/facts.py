@@ -15,6 +15,7 @@ that is not a link, each value checked for its type; anything else is no facts (
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -49,19 +50,32 @@ class ProjectFacts:
     #: Each part's key (:func:`part_key`): a digest of what the part is made from, not the facts' key, so that
     #: a derivation whose part comes out as the stored one's reads and writes the same file.
     part_keys: dict[str, str] = field(default_factory=dict)
+    #: The key of the facts the ledger was derived with (:data:`LEDGER_FACTS`), when these are those (an edit
+    #: that changed no piece): their file then names those instead of holding them again.
+    same_as: str = ""
 
 
 #: The parts of the facts stored apart, each read only when asked for.
 PARTS = ("subclasses", "callers")
+#: The file (as a part's) of the facts the facts' ledger was derived with.
+LEDGER_FACTS = "ledger.facts"
 
 
-def facts_key(root: str, modules: list[tuple[str, str, str]], stored: bool = True) -> str:
-    """The key of the facts of ``root`` whose modules are ``modules`` (path, module name, shape). Facts kept in
-    memory only (``stored`` false) are never read by another version of gemlint: their key leaves out the
-    digest of gemlint's code, which costs reading gemlint's sources."""
+def modules_key(modules: dict[str, tuple[str, str]]) -> str:
+    """A digest of the modules' paths and names (path -> (module name, shape)), in order: a ledger holds only for
+    the modules it was derived from, and stores this instead of every path (a third of its bytes)."""
+    text = "".join([f"{path}\0{name}\n" for path, (name, _) in modules.items()])
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def facts_key(root: str, modules: dict[str, tuple[str, str]], stored: bool = True, named: str | None = None) -> str:
+    """The key of the facts of ``root`` whose modules are ``modules`` (path -> (module name, shape), in the
+    model's order); ``named`` is :func:`modules_key` of them, where the caller has it. Facts kept in memory only
+    (``stored`` false) are never read by another version of gemlint: their key leaves out the digest of
+    gemlint's code, which costs reading gemlint's sources."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{index_format() if stored else 'memory'}\0{root}\0".encode("utf-8", "surrogateescape"))
-    digest.update("".join([f"{path}\0{name}\0{shape}\n" for path, name, shape in sorted(modules)]).encode("utf-8", "surrogateescape"))
+    digest.update(f"{index_format() if stored else 'memory'}\0{root}\0{named or modules_key(modules)}\0".encode("utf-8", "surrogateescape"))
+    digest.update("\n".join([shape for _, shape in modules.values()]).encode("ascii", "replace"))  # shapes are hex digests
     return digest.hexdigest()
 
 
@@ -83,7 +97,10 @@ def facts_file(directory: Path, root: str, part: str = "") -> Path:
 
 def save_facts(directory: Path, root: str, facts: ProjectFacts) -> None:
     """Write the facts, and each part of :data:`PARTS` the facts hold, to their files."""
-    write_facts(facts_file(directory, root), facts)
+    if facts.same_as:
+        _write(facts_file(directory, root), {"format": index_format(), "key": facts.key, "same_as": facts.same_as, "parts": facts.part_keys})
+    else:
+        write_facts(facts_file(directory, root), facts)
     for part in PARTS:
         if getattr(facts, part) is not None and not part_stored(directory, root, part, facts.part_keys[part]):
             save_part(directory, root, facts, part)
@@ -158,15 +175,23 @@ def _read(file: Path, key: str) -> dict | None:
 def load_facts(directory: Path, root: str, key: str) -> ProjectFacts | None:
     """The facts stored for ``root`` under ``key`` (without their parts); None when there are none, or any
     value is not what :func:`save_facts` writes."""
-    return read_facts(facts_file(directory, root), key)
+    return read_facts(facts_file(directory, root), key, directory, root)
 
 
-def read_facts(file: Path, key: str) -> ProjectFacts | None:
-    """The facts :func:`write_facts` wrote to ``file`` under ``key``, or None."""
+def read_facts(file: Path, key: str, directory: Path | None = None, root: str = "") -> ProjectFacts | None:
+    """The facts :func:`write_facts` wrote to ``file`` under ``key``, or None. With the ``directory`` and
+    ``root`` they were saved for, facts that name the ledger's (:attr:`ProjectFacts.same_as`) are read from
+    that file."""
     try:
         data = _read(file, key)
         if data is None:
             return None
+        if "same_as" in data:
+            same_as = data["same_as"]
+            if directory is None or type(same_as) is not str:
+                return None
+            named = read_facts(facts_file(directory, root, LEDGER_FACTS), same_as)
+            return dataclasses.replace(named, key=key, part_keys=_part_keys(data["parts"]), same_as=same_as) if named is not None else None
         paths = _strings(data["paths"])
         rows = {name: data[name] for name in ("reached", "reached_evidenced")}
         if not all(isinstance(r, list) and len(r) == 2 and isinstance(r[1], str) for found in rows.values() for r in found):

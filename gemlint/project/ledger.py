@@ -38,6 +38,7 @@ from typing import Iterable, Sequence, Union
 
 from gemlint.atomic import replacing
 from gemlint.confinement import read_confined
+from gemlint.project.facts import modules_key
 from gemlint.project.index_store import MAX_INDEX_BYTES, index_format
 from gemlint.project.summary_codec import all_indices, all_of_type
 
@@ -373,6 +374,10 @@ class StoredLedger(Ledger):
         """Each module's digest of the names it calls, in module order."""
         return dict(zip(self._paths, self._columns[2]))
 
+    def numbers(self, paths: Iterable[str]) -> set[int]:
+        numbered = self._numbered
+        return {numbered(path) for path in paths}
+
     def _numbered(self, path: str) -> int:
         numbers = self._numbers
         if numbers is None:
@@ -431,11 +436,6 @@ def rows_file(ledger_file: Path) -> Path:
     return ledger_file.with_name(ledger_file.name.removesuffix(".json") + ".rows.json")
 
 
-def facts_of_ledger_file(ledger_file: Path) -> Path:
-    """Where the facts derived with the ledger's pieces are kept (:attr:`Ledger.facts_key`)."""
-    return ledger_file.with_name(ledger_file.name.removesuffix(".json") + ".facts.json")
-
-
 def save_ledger(file: Path, ledger: Ledger) -> None:
     """Write ``ledger``, whose pieces all hold their rows and names (:meth:`Ledger.rows_of` fills them), to
     ``file`` and the rows and names to :func:`rows_file`; one key, new each time, pairs the two."""
@@ -491,24 +491,18 @@ def save_ledger(file: Path, ledger: Ledger) -> None:
         pass  # an unwritable cache costs speed only
 
 
-def modules_key(modules: dict[str, tuple[str, str]]) -> str:
-    """A digest of the modules' paths and names, in order: a ledger holds only for the modules it was derived
-    from, and stores this instead of every path (a third of its bytes)."""
-    text = "".join([f"{path}\0{name}\n" for path, (name, _) in modules.items()])
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
-
-
-def load_ledger(file: Path, modules: dict[str, tuple[str, str]]) -> StoredLedger | None:
+def load_ledger(file: Path, modules: dict[str, tuple[str, str]], named: str | None = None) -> StoredLedger | None:
     """The ledger stored in ``file`` by this version for the project's ``modules`` (path -> (name, shape), in
     order) as they are now, its rows and names left in their file until asked for. None when there is none, when
     it was derived from other modules (one added, removed or renamed since: nothing it keeps is known to hold), or
     when any value is not what :func:`save_ledger` writes; a read set naming no module is found when the sets are
-    unpacked (:class:`LedgerUnreadable`)."""
+    unpacked (:class:`LedgerUnreadable`). ``named``: :func:`~gemlint.project.facts.modules_key` of ``modules``,
+    where the caller has it."""
     try:
         if os.path.islink(file):
             return None
         data = json.loads(read_confined(file, None, MAX_INDEX_BYTES))
-        if not isinstance(data, dict) or data.get("format") != index_format() or data.get("modules") != modules_key(modules):
+        if not isinstance(data, dict) or data.get("format") != index_format() or data.get("modules") != (named or modules_key(modules)):
             return None
         shapes, sets, looked_up, pieces, callees, key, facts = data["shapes"], data["reads"], data["rows_read"], data["pieces"], data["callees"], data["rows"], data["facts"]
         if not (isinstance(shapes, list) and isinstance(looked_up, list) and isinstance(pieces, list) and isinstance(callees, list)):

@@ -26,9 +26,9 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
 from gemlint.collector import collector_paused, kept_for_the_run
 from gemlint.project.buffers import buffer, read_bytes
-from gemlint.project.facts import PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, part_key, part_stored, read_facts, save_facts, save_part, write_facts
+from gemlint.project.facts import LEDGER_FACTS, PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, modules_key, part_key, part_stored, read_facts, save_facts, save_part, write_facts
 from gemlint.project.ledger import (
-    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, StoredLedger, TracedMemo, callers_index, changed_bases, contribution_digest, facts_of_ledger_file,
+    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, StoredLedger, TracedMemo, callers_index, changed_bases, contribution_digest,
     ledger_file, load_ledger, save_ledger, subclass_index, untouched,
 )
 from gemlint.project.index_store import IndexCache, Packed
@@ -217,7 +217,7 @@ class ProjectModel:
         self._rows_now: Callable[[ModuleEntry], list] | None = None
         self._called_now: Callable[[ModuleEntry], list] | None = None
         #: :meth:`_module_shapes`, with the modules it was made from.
-        self._shapes: tuple[dict[str, list[ModuleEntry]], dict[str, tuple[str, str]]] | None = None
+        self._shapes: tuple[dict[str, list[ModuleEntry]], dict[str, tuple[str, str]], str] | None = None
         #: The index keys of the modules built, until the index is stored.
         self._unsaved: set[tuple[str, str]] | None = None
 
@@ -856,7 +856,7 @@ class ProjectModel:
     def _settle_facts_now(self, isolate: "Callable[[Callable[[], None]], ProjectFacts | None] | None", edits_here: bool) -> None:
         assert self._index is not None
         where = self._facts_folder
-        key = facts_key(self._root, [(path, name, shape) for path, (name, shape) in self._module_shapes().items()], stored=where is not None)
+        key = facts_key(self._root, self._module_shapes(), stored=where is not None, named=self._modules_key())
         stored = self._index.facts.get(self._root) if where is None else load_facts(where, self._root, key)
         if isinstance(stored, ProjectFacts) and stored.key == key:
             self._facts = stored
@@ -938,7 +938,7 @@ class ProjectModel:
             return self._derive_facts(key, None, traced=False)[0]
         previous, self._previous_ledger = self._previous_ledger or self._load_previous_ledger(), None
         if file is not None and isinstance(previous, StoredLedger):
-            kept = self._facts_kept_through_edits(key, previous, file)
+            kept = self._facts_kept_through_edits(key, previous)
             if kept is not None:
                 return kept
         facts, ledger = self._derive_facts(key, previous)
@@ -949,12 +949,12 @@ class ProjectModel:
             if changed is None or len(changed) > LEDGER_REWRITE_AFTER:
                 self._complete(ledger)
                 # The facts first: a ledger names the facts its pieces were derived with only once they are kept.
-                write_facts(facts_of_ledger_file(file), facts)
+                write_facts(facts_file(self._facts_folder, self._root, LEDGER_FACTS), facts)
                 ledger.facts_key = facts.key
                 save_ledger(file, ledger)
         return facts
 
-    def _facts_kept_through_edits(self, key: str, previous: StoredLedger, file: Path) -> ProjectFacts | None:
+    def _facts_kept_through_edits(self, key: str, previous: StoredLedger) -> ProjectFacts | None:
         """The facts the stored ledger's pieces were derived with, under ``key``, when every piece and walked
         function that read a module changed since comes out as it was, derived again (an edit inside a function
         body, as most are): the facts are made of those pieces and walks alone, so they are as they were, and
@@ -970,7 +970,7 @@ class ProjectModel:
         pieces, functions = previous.touched(changed)
         if len(pieces) + len(functions) > LEDGER_TOUCHED_IN_PROCESS:
             return None
-        base = read_facts(facts_of_ledger_file(file), previous.facts_key)
+        base = read_facts(facts_file(self._facts_folder, self._root, LEDGER_FACTS), previous.facts_key)
         if base is None:
             return None
         facts = ProjectFacts(key, part_keys=dict(base.part_keys))
@@ -1007,7 +1007,7 @@ class ProjectModel:
         finally:
             self.memo, self._facts = saved, None
             self.memo.clear()
-        facts.loading, facts.holders = base.loading, base.holders
+        facts.loading, facts.holders, facts.same_as = base.loading, base.holders, previous.facts_key
         return facts
 
     def _complete(self, ledger: Ledger) -> None:
@@ -1025,7 +1025,7 @@ class ProjectModel:
         """The ledger of the last derivation: kept with the facts in the cache folder, or in memory."""
         assert self._index is not None
         if self._facts_folder is not None:
-            return load_ledger(ledger_file(facts_file(self._facts_folder, self._root)), self._module_shapes())
+            return load_ledger(ledger_file(facts_file(self._facts_folder, self._root)), self._module_shapes(), self._modules_key())
         previous = self._index.facts.get(f"{self._root}\0ledger")
         return previous if isinstance(previous, Ledger) else None
 
@@ -1035,8 +1035,17 @@ class ProjectModel:
         assert self._index is not None
         modules = self.modules
         if self._shapes is None or self._shapes[0] is not modules:  # asked three times by a run that derives
-            self._shapes = (modules, {entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entries in modules.values() for entry in entries})
+            self._shapes = (modules, {entry.path: (entry.name, self._index.shapes.get((entry.name, entry.digest), "")) for entries in modules.values() for entry in entries}, "")
         return self._shapes[1]
+
+    def _modules_key(self) -> str:
+        """:func:`~gemlint.project.facts.modules_key` of :meth:`_module_shapes`: the facts' key and the ledger's
+        check both start from it."""
+        shapes = self._module_shapes()
+        assert self._shapes is not None
+        if not self._shapes[2]:
+            self._shapes = (self._shapes[0], shapes, modules_key(shapes))
+        return self._shapes[2]
 
     def _derive_facts(self, key: str, previous: Ledger | None, traced: bool = True) -> tuple[ProjectFacts, Ledger]:
         """The facts, and the ledger of their pieces: each piece is kept from ``previous`` when nothing it read

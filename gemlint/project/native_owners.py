@@ -21,7 +21,6 @@ from pathlib import Path
 
 from gemlint.frontends.native import function_nodes, parse
 from gemlint.frontends.native_includes import included_headers
-from gemlint.languages import Language
 from gemlint.native import c_syntax as syn
 from gemlint.text import SourceError, read_regular_file
 
