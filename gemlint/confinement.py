@@ -18,7 +18,6 @@ import os
 import stat
 import sys
 from functools import lru_cache
-from pathlib import Path
 
 #: Pseudo-file systems: process state (``/proc/self/environ``), kernel state and devices.
 SPECIAL_FOLDERS: tuple[str, ...] = ("/proc", "/sys", "/dev") if os.name == "posix" else ()

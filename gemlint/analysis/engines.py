@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.forward_families import ENGINE
 from gemlint.analysis.module import ModuleAnalysis, is_member, literal_value
 
 _MAX_DEPTH = 8

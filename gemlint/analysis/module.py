@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import ast
 import enum
-import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, TypeVar
 
 import libcst as cst
