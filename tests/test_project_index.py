@@ -4,6 +4,9 @@ the file's content is what was indexed, and summaries that survive the on-disk c
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,8 @@ from gemlint.config import default_config
 from gemlint.project.files import forget_projects, project_for
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.model import summarise_file, summarise_packed
-from gemlint.project.summary import ModuleSummary, summarise
+from gemlint.project.summary import FunctionSummary, ModuleSummary, summarise
+from gemlint.project.summary_codec import decode_summary, encode
 from gemlint.runner import run
 
 SERVICE = """\
@@ -115,6 +119,26 @@ def test_a_summary_is_decoded_only_when_asked_for(tmp_path):
     assert isinstance(read_back.entries[keys[0]], ModuleSummary) and not isinstance(read_back.entries[keys[1]], ModuleSummary)
     read_back.release()
     assert not isinstance(read_back.entries[keys[0]], ModuleSummary)
+
+
+MANY = SERVICE + "\n\nclass Engine:\n    def run(self):\n        return predict([1])\n\n\ndef helper():\n    return Engine().run()\n"
+
+
+def test_a_summarys_classes_and_functions_are_decoded_as_they_are_asked_for():
+    summary = summarise(ast.parse(MANY), "app", False)
+    text = json.dumps(encode(summary))
+    found: list[str] = []
+    read = decode_summary(json.loads(text), lambda: found.append("corrupt"))  # decoding fills the arrays it reads
+    assert all(type(value) is list for value in dict.values(read.functions))  # nothing decoded yet
+    assert read.functions["helper"] == summary.functions["helper"]
+    assert type(dict.__getitem__(read.functions, "predict")) is list  # the others wait to be asked for
+    assert read == summary and pickle.loads(pickle.dumps(read)) == summary and found == []
+    # A function that fails its check reads as one of which nothing is known, and the index is told.
+    stored = json.loads(text)
+    stored[[f.name for f in dataclasses.fields(ModuleSummary)].index("functions")]["predict"][1] = "nine"  # its line
+    read = decode_summary(stored, lambda: found.append("corrupt"))
+    assert read.functions.get("predict") == FunctionSummary("predict", 0, (), ()) and found == ["corrupt"]
+    assert read.functions["helper"] == summary.functions["helper"] and found == ["corrupt"]
 
 
 def test_summaries_read_back_share_one_copy_of_each_string_and_empty_container(tmp_path):

@@ -154,18 +154,23 @@ class IndexCache:
             if self._descriptor is None:
                 raise CorruptIndex("no data file")
             data = os.pread(self._descriptor, found.length, found.offset)
-            summary = decode_summary(json.loads(data))
+            summary = decode_summary(json.loads(data), lambda: self._drop(key))
             if summary.name != key[0]:
                 raise CorruptIndex("a summary stored under another module's name")
         except (OSError, ValueError, RecursionError, MemoryError):
-            del self.entries[key]
-            self.shapes.pop(key, None)
-            self._where.pop(key, None)
-            self.rewrite = True  # the files were wrong somewhere: write them afresh
+            self._drop(key)
             return None
         if keep:
             self.entries[key] = summary
         return summary
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        """Forget the summary stored under ``key``, found not to be what this version wrote: the files are written
+        afresh, without it (the next run summarises the module again)."""
+        self.entries.pop(key, None)
+        self.shapes.pop(key, None)
+        self._where.pop(key, None)
+        self.rewrite = True
 
     def release(self) -> None:
         """Forget the decoded summaries (each is decoded again when asked for): a process about to fork

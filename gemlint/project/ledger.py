@@ -31,7 +31,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, chain
+from itertools import accumulate, chain, compress
 from pathlib import Path
 from operator import itemgetter
 from typing import Iterable, Sequence, Union
@@ -341,14 +341,15 @@ class StoredLedger(Ledger):
         sets = self._sets.holding(self.numbers(paths))
         if not sets:
             return [], []
-        paths_of = self._paths
+        paths_of, holds = self._paths, sets.__contains__
         _, sub_reads, _, _, _, point_reads, _, loading_reads, _, holder_reads = self._columns
+        # Tested in C, a column at a time: a large project has thousands of modules, and a few read the edit.
         pieces = [
-            (paths_of[number], part)
+            (path, part)
             for part, column in (("subclass", sub_reads), ("points", point_reads), ("loading", loading_reads), ("holder", holder_reads))
-            for number, found in enumerate(column) if found in sets
+            for path in compress(paths_of, map(holds, column))
         ]
-        functions = [(paths_of[head], qual) for head, qual, _, read in self._callee_rows if read in sets]
+        functions = [(paths_of[head], qual) for head, qual, _, _ in compress(self._callee_rows, map(holds, map(itemgetter(3), self._callee_rows)))]
         return pieces, functions
 
     def kept_part(self, path: str, part: str) -> object:
@@ -603,6 +604,7 @@ class PackedSets:
             _check(type(index) is int and 0 <= index < len(self._sizes) and isinstance(found, list) and all(_strings(token, 2) for token in found))
             self._rows[index] = [(token[0], token[1]) for token in found]
         self._table: list[ReadSet] | None = None
+        self._ends: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self._sizes)
@@ -627,7 +629,9 @@ class PackedSets:
         """The sets that read any of the modules numbered ``modules``, found in the packed bytes themselves."""
         if not modules:
             return set()
-        ends = list(accumulate(self._sizes))
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = list(accumulate(self._sizes))
         found: set[int] = set()
         raw = self._raw
         for module in modules:

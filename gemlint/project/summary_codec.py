@@ -3,8 +3,9 @@
 The project index is read back from a folder inside the repository being linted, which is untrusted
 input (a pull request can add a crafted cache file with ``git add -f``). So it is stored as JSON, which
 cannot construct objects, and every value read back is checked against the type its dataclass field
-declares: anything else (a wrong type, a field too many or too few, a bad size) makes the whole file a
-corrupt cache, dropped and rebuilt.
+declares: anything else (a wrong type, a field too many or too few, a bad size) makes the summary corrupt,
+dropped and made again. A summary's classes and functions are checked as they are decoded, when first asked
+for (:class:`DecodedWhenAsked`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Callable
 
-from gemlint.project.summary import EMPTY, SUMMARY_CLASSES, ModuleSummary
+from gemlint.project.summary import EMPTY, SUMMARY_CLASSES, ClassSummary, FunctionSummary, ModuleSummary
 
 #: The dataclasses a summary is made of: the only objects decoding ever builds.
 _DATACLASSES = {cls.__name__: cls for cls in SUMMARY_CLASSES}
@@ -28,6 +29,13 @@ _DATACLASSES = {cls.__name__: cls for cls in SUMMARY_CLASSES}
 class CorruptIndex(ValueError):
     """The data is not a summary this version wrote."""
 
+
+#: The dataclasses whose maps by name are decoded a value at a time (:class:`DecodedWhenAsked`), each with what
+#: stands for a value that fails its check.
+_LAZY_VALUES: dict[type, Callable[[str], Any]] = {
+    FunctionSummary: lambda name: FunctionSummary(name, 0, (), ()),
+    ClassSummary: lambda name: ClassSummary(name, 0, (), ()),
+}
 
 #: The scalar types a summary's fields declare, and how a decoding error names them.
 _SCALARS = {bool: "a boolean", int: "an integer", str: "a string"}
@@ -178,8 +186,20 @@ def _sharer(kind: Any) -> Callable[[Any], Any] | None:
     raise TypeError(f"no way to share the values of a field declared {kind!r}")
 
 
-def decode_summary(data: Any) -> ModuleSummary:
-    return _decoder(ModuleSummary)(data)
+def decode_summary(data: Any, found_corrupt: Callable[[], None] | None = None) -> ModuleSummary:
+    """The summary ``data`` holds (raises :class:`CorruptIndex` when it is not one this version wrote). Its
+    classes, functions and methods are decoded when first asked for (:class:`DecodedWhenAsked`), and
+    ``found_corrupt`` is called if one of them then fails its check."""
+    global _FOUND_CORRUPT
+    _FOUND_CORRUPT = found_corrupt
+    try:
+        return _decoder(ModuleSummary)(data)
+    finally:
+        _FOUND_CORRUPT = None
+
+
+#: What the maps made by the summary being decoded call when a value fails its check (see decode_summary).
+_FOUND_CORRUPT: Callable[[], None] | None = None
 
 
 @lru_cache(maxsize=None)
@@ -254,6 +274,17 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
 
             return scalar_mapping
         value_decoder = _decoder(value_type)
+        if value_type in _LAZY_VALUES:
+            empty = _LAZY_VALUES[value_type]
+
+            def lazy_mapping(data: Any) -> dict:
+                if not isinstance(data, dict):
+                    raise CorruptIndex("expected an object")
+                if not data:
+                    return EMPTY[dict]  # type: ignore[return-value]
+                return DecodedWhenAsked({_intern(key): item for key, item in data.items()}, value_decoder, empty, _FOUND_CORRUPT)
+
+            return lazy_mapping
 
         def mapping(data: Any) -> dict:
             if not isinstance(data, dict):
@@ -264,6 +295,62 @@ def _decoder(kind: Any) -> Callable[[Any], Any]:
 
         return mapping
     raise CorruptIndex(f"a field of type {kind} is not stored")
+
+
+class DecodedWhenAsked(dict):
+    """A summary's classes, functions or methods by name, each decoded from its stored array when first asked
+    for. A module's summary is mostly read to resolve a few names in it: a package's utilities module holds two
+    hundred functions and their call sites, and decoding them all cost a pre-commit run over one edited file
+    a third of its derivation. A value that fails its check is read as a class or function of which nothing is
+    known (its name only), and the index is told (``found_corrupt``: it drops the summary, made again by the
+    next run); a crafted cache can hide what a module defines so, as it could by leaving it out."""
+
+    __slots__ = ("_decode", "_empty", "_found_corrupt")
+
+    def __init__(self, raw: dict, decode: Callable[[Any], Any], empty: Callable[[str], Any], found_corrupt: Callable[[], None] | None) -> None:
+        super().__init__(raw)
+        self._decode, self._empty, self._found_corrupt = decode, empty, found_corrupt
+
+    def _value(self, key: Any, found: Any) -> Any:
+        if type(found) is list:  # still the stored array (a decoded value is a dataclass)
+            try:
+                found = self._decode(found)
+            except CorruptIndex:
+                found = self._empty(key)
+                if self._found_corrupt is not None:
+                    self._found_corrupt()
+            dict.__setitem__(self, key, found)
+        return found
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._value(key, dict.__getitem__(self, key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        found = dict.get(self, key, _MISSING)
+        return default if found is _MISSING else self._value(key, found)
+
+    def values(self) -> Any:  # type: ignore[override]
+        return [self._value(key, found) for key, found in dict.items(self)]
+
+    def items(self) -> Any:  # type: ignore[override]
+        return [(key, self._value(key, found)) for key, found in dict.items(self)]
+
+    def __reduce__(self) -> Any:
+        return dict, (dict(self.items()),)
+
+    def __eq__(self, other: object) -> bool:
+        return dict(self.items()) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+_MISSING = object()
 
 
 def _dataclass_decoder(kind: type) -> Callable[[Any], Any]:
