@@ -11,7 +11,7 @@ import pytest
 from gemlint.config import default_config
 from gemlint.config_tree import ConfigTree
 from gemlint.discovery import Discovery, listed_package
-from gemlint.project.summary import forget_packages, module_name
+from gemlint.project.summary import forget_packages, module_name, module_names
 from gemlint.registry import known_codes
 
 
@@ -142,5 +142,8 @@ def test_a_walk_tells_packages_as_a_stat_would(tmp_path):
         assert listed_package(absolute) == os.path.isfile(os.path.join(absolute, "__init__.py")), folder
     assert module_name(tmp_path / "pkg" / "sub" / "mod.py") == "pkg.sub.mod"
     assert module_name(tmp_path / "pkg" / "odd" / "mod.py") == "mod"
+    # A walk's files, folder by folder, named at once: as each alone.
+    files = [os.path.abspath(tmp_path / name) for name in ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "pkg/odd/mod.py", "pkg/bare/mod.py")]
+    assert module_names(files) == [module_name(path) for path in files] == ["pkg", "pkg.sub", "pkg.sub.mod", "mod", "mod"]
     forget_packages()
     assert listed_package(os.path.abspath(tmp_path / "pkg")) is None

@@ -14,10 +14,9 @@ from gemlint.config import default_config
 from gemlint.project.files import forget_projects, keep_index_in, project_for
 from gemlint.project.facts import load_facts
 from gemlint.project.index_store import IndexCache, Packed
-import gemlint.project.ledger as ledger_module
-from gemlint.project.ledger import (
-    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest, load_ledger, pack_sets, rows_file, save_ledger, unpack_sets,
-)
+import gemlint.project.ledger_store as ledger_store
+from gemlint.project.ledger import Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, TracedMemo, changed_bases, contribution_digest
+from gemlint.project.ledger_store import PackedSets, load_ledger, rows_file, save_ledger
 import gemlint.project.model as model_module
 from gemlint.project.model import ProjectModel
 from gemlint.project.summary import ModuleSummary
@@ -216,7 +215,7 @@ def ledger() -> Ledger:
 
 
 def test_the_ledger_round_trips_through_its_files(tmp_path):
-    file = tmp_path / "facts.ledger.json"
+    file = tmp_path / "facts.ledger"
     save_ledger(file, ledger())
     loaded = load_ledger(file, ledger().modules)
     assert loaded is not None
@@ -239,7 +238,7 @@ def test_the_ledger_round_trips_through_its_files(tmp_path):
 
 
 def test_a_ledger_file_holds_only_for_the_modules_it_was_derived_from(tmp_path):
-    file = tmp_path / "facts.ledger.json"
+    file = tmp_path / "facts.ledger"
     save_ledger(file, ledger())
     edited = {"/p/a.py": ("a", "s1"), "/p/b.py": ("b", "s9")}
     loaded = load_ledger(file, edited)
@@ -257,62 +256,100 @@ def test_digests_tell_changed_rows_without_the_rows():
     assert piece.called_digest == contribution_digest(["run"])
 
 
-def edit_reads(edit):
-    """A damage to the read sets, which the file holds packed: unpacked, edited, packed again."""
+def stored(file: Path) -> dict:
+    """The ledger file as data: its header, with the sections of its tail as the values they pack."""
+    raw = file.read_bytes()
+    end = raw.index(b"\n")
+    header = json.loads(raw[:end])
+    tail = raw[end + 1 :]
+    sizes, numbers, _ = header.pop("tail")
+    return {**header, "set_sizes": unpacked(tail[:sizes]), "set_numbers": unpacked(tail[sizes : sizes + numbers]), "reached": json.loads(tail[sizes + numbers :])}
 
-    def damage(data: dict) -> None:
-        sets = [list(found) for found in unpack_sets(data["reads"], 2)]
-        edit(sets)
-        data["reads"] = pack_sets(sets)
 
-    return damage
+def restore(file: Path, data: dict) -> None:
+    """Write ``data`` (as :func:`stored` reads it) back to the ledger file."""
+    sizes, numbers, reached = packed(data["set_sizes"]), packed(data["set_numbers"]), json.dumps(data["reached"]).encode()
+    header = {key: value for key, value in data.items() if key not in ("set_sizes", "set_numbers", "reached")}
+    header["tail"] = [len(sizes), len(numbers), len(reached)]
+    file.write_bytes(json.dumps(header).encode() + b"\n" + sizes + numbers + reached)
 
 
-def test_read_sets_are_packed_and_come_back_as_they_were():
+def packed(values: list[int]) -> bytes:
+    return b"".join(value.to_bytes(4, "little") for value in values)
+
+
+def unpacked(raw: bytes) -> list[int]:
+    return [int.from_bytes(raw[at : at + 4], "little") for at in range(0, len(raw), 4)]
+
+
+def test_read_sets_come_back_as_they_were_packed():
     sets = [[0], [], [1, 0, 70000], [5] * 3]
-    assert list(unpack_sets(pack_sets(sets), 70001)) == [tuple(found) for found in sets]
-    with pytest.raises(ValueError):
-        list(unpack_sets(pack_sets(sets), 70000))  # a number past the modules
+    found = PackedSets(packed(list(map(len, sets))), packed([n for found in sets for n in found]), [[1, [["b", "Base"]]]], 70001)
+    assert found.unpacked() == [(0,), frozenset({("b", "Base")}), (1, 0, 70000), (5, 5, 5)]
+    assert found.holding({0}) == {0, 2} and found.holding({5, 70000}) == {2, 3} and found.holding({4}) == set()
+    with pytest.raises(LedgerUnreadable):
+        PackedSets(packed(list(map(len, sets))), packed([n for found in sets for n in found]), [], 70000).unpacked()  # a number past the modules
 
 
 @pytest.mark.parametrize("damage", [
-    lambda data: data["pieces"][0].__setitem__(0, 3),  # a digest that is no string
-    lambda data: data["pieces"][0].__setitem__(8, "yes"),  # a holder that is no bool
-    edit_reads(lambda sets: sets[0].append(7)),  # a read naming no module
+    lambda data: data["subclass_digests"].__setitem__(0, 3),  # a digest that is no string
+    lambda data: data.__setitem__("holder", "2" + data["holder"][1:]),  # a holder that is no flag
+    lambda data: data["set_numbers"].__setitem__(0, 7),  # a read naming no module
     lambda data: data["rows_read"][0][1].append(["b"]),  # a subclass-index row without its class
     lambda data: data["rows_read"][0].__setitem__(0, 99),  # rows read by a set that is not in the file
-    lambda data: data["reads"].__setitem__("sizes", pack_sets([[0, 0, 0, 0, 0, 0, 0, 0, 0]])["sizes"]),  # sizes that do not add up to the numbers
-    lambda data: data["pieces"][0].__setitem__(5, 99),  # reads that are not in the file
-    lambda data: data["callees"][0].__setitem__(2, [[0, 1]]),  # a callee that is no qualname
-    lambda data: data["callees"][0][2].append([9, "go"]),  # a callee in no module
-    lambda data: data["callees"][0].__setitem__(3, 99),  # a callee's reads that are not in the file
-    lambda data: data["callees"][0].__setitem__(0, True),  # a walked function whose module is a bool
+    lambda data: data["set_sizes"].append(1),  # sizes that do not add up to the numbers
+    lambda data: data["reads"].__setitem__(1, packed([99, 0]).hex()),  # reads that are not in the file
+    lambda data: data["reads"].__setitem__(0, "zz"),  # reads that are not hexadecimal
+    lambda data: data["reads"].__setitem__(0, "0000"),  # bytes that are no whole number of values
+    lambda data: data["reads"].pop(),  # a part without its reads
+    lambda data: data["reached"].__setitem__(0, [[0, 1]]),  # a callee that is no qualname
+    lambda data: data["reached"][0].append([9, "go"]),  # a callee in no module
+    lambda data: data["reached"].pop(),  # a walked function without its callees
+    lambda data: data["callees"].__setitem__("reads", packed([99]).hex()),  # a callee's reads that are not in the file
+    lambda data: data["callees"].__setitem__("heads", packed([5]).hex()),  # a walked function in no module
+    lambda data: data["callees"]["quals"].__setitem__(0, True),  # a walked function that is no qualname
+    lambda data: data["points"].__setitem__(0, [["predict", True]]),  # an entry point short of a field
+    lambda data: data["scripts"].__setitem__(0, [[7, "go"]]),  # a script's function in no module
+    lambda data: data["loading"].__setitem__(0, [1]),  # a loading name that is no string
     lambda data: data.__setitem__("format", "0"),  # another version's
-    lambda data: data["pieces"].pop(),  # a module without its pieces
+    lambda data: data["points"].pop(),  # a module without its pieces
     lambda data: data["shapes"].pop(),  # a module without its shape
     lambda data: data["shapes"].__setitem__(0, 1),  # a shape that is no string
     lambda data: data.__setitem__("modules", "0" * 32),  # derived from other modules
-    lambda data: data["reads"].__setitem__("numbers", "AAA!"),  # numbers that are not base64
-    lambda data: data["reads"].__setitem__("numbers", "AAAA"),  # bytes that are no whole number of values
-    lambda data: data["reads"].__setitem__("sizes", [1]),  # sizes that are not packed
-    lambda data: data["reads"].pop("sizes"),  # numbers without their sizes
+    lambda data: data.__setitem__("facts", 1),  # facts under a key that is no string
     lambda data: data.__setitem__("rows", 1),  # rows under a key that is no string
+    lambda data: data.__setitem__("sets", 9),  # more sets than the file holds
 ])
-def test_a_damaged_ledger_is_no_ledger(tmp_path, damage):
-    file = tmp_path / "facts.ledger.json"
+def test_a_damaged_ledger_keeps_nothing(tmp_path, damage):
+    file = tmp_path / "facts.ledger"
     save_ledger(file, ledger())
-    data = json.loads(file.read_text())
+    data = stored(file)
     damage(data)
-    file.write_text(json.dumps(data))
+    restore(file, data)
+    assert keeps_nothing(load_ledger(file, ledger().modules))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda raw: raw.replace(b"\n", b" ", 1),  # a header without its end
+    lambda raw: raw[: raw.index(b"\n") - 1] + raw[raw.index(b"\n"):],  # a header that is not JSON
+    lambda raw: raw[:-1],  # a tail shorter than the header says
+    lambda raw: raw + b"0",  # or longer
+])
+def test_a_ledger_file_cut_or_stretched_is_no_ledger(tmp_path, damage):
+    file = tmp_path / "facts.ledger"
+    save_ledger(file, ledger())
+    file.write_bytes(damage(file.read_bytes()))
     assert keeps_nothing(load_ledger(file, ledger().modules))
 
 
 def keeps_nothing(loaded: Ledger | None) -> bool:
-    """Not read at all, or found unreadable once its pieces are made (the read sets are unpacked only then)."""
+    """Not read at all, or found unreadable once its pieces and walked functions are made (their columns are
+    checked as they are made)."""
     if loaded is None:
         return True
     try:
         loaded.pieces
+        loaded.callees
     except LedgerUnreadable:
         return True
     return False
@@ -325,7 +362,7 @@ def keeps_nothing(loaded: Ledger | None) -> bool:
     lambda data: data.__setitem__("key", "0" * 32),  # the rows of another ledger
 ])
 def test_damaged_rows_are_no_rows(tmp_path, damage):
-    file = tmp_path / "facts.ledger.json"
+    file = tmp_path / "facts.ledger"
     save_ledger(file, ledger())
     data = json.loads(rows_file(file).read_text())
     damage(data)
@@ -339,13 +376,13 @@ def test_damaged_rows_are_no_rows(tmp_path, damage):
 def test_a_ledger_file_that_is_a_link_is_not_read(tmp_path):
     target = tmp_path / "elsewhere.json"
     save_ledger(target, ledger())
-    link = tmp_path / "facts.ledger.json"
+    link = tmp_path / "facts.ledger"
     os.symlink(target, link)
     assert load_ledger(link, ledger().modules) is None
-    save_ledger(link.with_name("real.json"), ledger())
-    os.replace(link.with_name("real.json"), link)
+    save_ledger(link.with_name("real.ledger"), ledger())
+    os.replace(link.with_name("real.ledger"), link)
     real_rows = rows_file(link).with_name("real-rows.json")
-    os.replace(rows_file(link.with_name("real.json")), real_rows)
+    os.replace(rows_file(link.with_name("real.ledger")), real_rows)
     os.symlink(real_rows, rows_file(link))
     loaded = load_ledger(link, ledger().modules)
     assert loaded is not None
@@ -408,7 +445,7 @@ def test_a_few_edits_keep_the_ledger_file_and_derive_from_it_what_changed_since(
     write(tmp_path, MODULES)
     cache = tmp_path / "cache"
     facts_of(tmp_path, cache)
-    (ledger,) = cache.glob("*.ledger.json")
+    (ledger,) = cache.glob("*.ledger")
     written = ledger.read_bytes()
 
     def edit(name: str) -> None:
@@ -554,8 +591,8 @@ def test_an_edit_that_changes_no_rows_derives_without_reading_them(tmp_path, mon
     cache = tmp_path / "cache"
     facts_of(tmp_path, cache)
     read: list[Path] = []
-    load_rows = ledger_module._load_rows
-    monkeypatch.setattr(ledger_module, "_load_rows", lambda file, key, paths: read.append(file) or load_rows(file, key, paths))
+    load_rows = ledger_store._load_rows
+    monkeypatch.setattr(ledger_store, "_load_rows", lambda file, key, paths: read.append(file) or load_rows(file, key, paths))
     path, old, new = EDITS["an entry point removed"]
     (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
     forget_projects()

@@ -85,8 +85,8 @@ class Counted:
         self.parsed: int = 0
         summarise, parse, decode = project_model.summarise_file, libcst.parse_module, index_store.decode_summary
 
-        def decode_summary(data):
-            summary = decode(data)
+        def decode_summary(data, *found_corrupt):
+            summary = decode(data, *found_corrupt)
             self.decoded.append(summary.name)
             return summary
 

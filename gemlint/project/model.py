@@ -28,13 +28,13 @@ from gemlint.collector import collector_paused, kept_for_the_run
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import LEDGER_FACTS, PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, modules_key, part_key, part_stored, read_facts, save_facts, save_part, write_facts
 from gemlint.project.ledger import (
-    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, StoredLedger, TracedMemo, callers_index, changed_bases, contribution_digest,
-    ledger_file, load_ledger, save_ledger, subclass_index, untouched,
+    Ledger, LedgerUnreadable, ModulePieces, Reads, RowsMissing, TracedMemo, callers_index, changed_bases, contribution_digest, subclass_index, untouched,
 )
+from gemlint.project.ledger_store import StoredLedger, ledger_file, load_ledger, save_ledger
 from gemlint.project.index_store import IndexCache, Packed
 from gemlint.project.summary_codec import shape_digest
 from gemlint.text import file_digest
-from gemlint.project.summary import CONTAINER_PARTS, MODE_ARGUMENTS, MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_name, summarise
+from gemlint.project.summary import CONTAINER_PARTS, MODE_ARGUMENTS, MODULE_CONTAINERS, UNKNOWN_ELEMENT, CallSite, ClassSummary, FunctionSummary, ModuleSummary, module_names, summarise
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.files import Project
@@ -253,13 +253,12 @@ class ProjectModel:
     def _files(self) -> list[tuple[str, str, tuple[str, str]]]:
         """(path, module name, index key) of each project module that can be read."""
         files: list[tuple[str, str, tuple[str, str]]] = []
-        for source in self.project.python_sources:
-            key_path = source.absolute_path()
+        paths = [source.absolute_path() for source in self.project.python_sources]
+        for key_path, name in zip(paths, module_names(paths)):
             try:
                 digest = self._digest(key_path)
             except OSError:
                 continue
-            name = module_name(key_path, absolute=True)
             files.append((key_path, name, (name, digest)))
         return files
 
@@ -938,7 +937,10 @@ class ProjectModel:
             return self._derive_facts(key, None, traced=False)[0]
         previous, self._previous_ledger = self._previous_ledger or self._load_previous_ledger(), None
         if file is not None and isinstance(previous, StoredLedger):
-            kept = self._facts_kept_through_edits(key, previous)
+            try:
+                kept = self._facts_kept_through_edits(key, previous)
+            except LedgerUnreadable:
+                kept = None  # the whole derivation finds the ledger unreadable too, and keeps nothing of it
             if kept is not None:
                 return kept
         facts, ledger = self._derive_facts(key, previous)

@@ -14,6 +14,7 @@ import ast
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields, fields_table
 from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
@@ -871,10 +872,29 @@ def module_name(path: Path | str, absolute: bool = False) -> str:
     """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``. With
     ``absolute``, ``path`` is an absolute, normal path already (a walk's), and is not made one again."""
     directory, name = os.path.split(path if absolute else os.path.abspath(path))
-    package = _package_of(directory)
-    if name == "__init__.py":
+    return name_in_package(_package_of(directory), name)
+
+
+def module_names(paths: Iterable[str]) -> list[str]:
+    """:func:`module_name` of each of ``paths``, absolute and normal (a walk's), which come folder by folder: the
+    package of a folder is looked up once per run of its files, not once per file (a large project's modules)."""
+    names = []
+    last, package = None, ""
+    for path in paths:
+        directory, _, name = path.rpartition(os.sep)
+        if not directory or directory.endswith(":"):  # a file of a drive's or the system's root: split keeps the separator
+            directory, name = os.path.split(path)
+        if directory != last:
+            last, package = directory, _package_of(directory)
+        names.append(name_in_package(package, name))
+    return names
+
+
+def name_in_package(package: str, file_name: str) -> str:
+    """The dotted name of the module ``file_name`` in the folder whose package is ``package``."""
+    if file_name == "__init__.py":
         return package
-    stem = name.rsplit(".", 1)[0] if "." in name else name
+    stem = file_name.rsplit(".", 1)[0] if "." in file_name else file_name
     return f"{package}.{stem}" if package else stem
 
 
