@@ -64,8 +64,11 @@ LEDGER_FACTS = "ledger.facts"
 def modules_key(modules: dict[str, tuple[str, str]]) -> str:
     """A digest of the modules' paths and names (path -> (module name, shape)), in order: a ledger holds only for
     the modules it was derived from, and stores this instead of every path (a third of its bytes)."""
-    text = "".join([f"{path}\0{name}\n" for path, (name, _) in modules.items()])
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(f"{len(modules)}\0".encode(), digest_size=16)
+    # Joined in C: neither a path nor a module name holds a NUL.
+    digest.update("\0".join(modules).encode("utf-8", "surrogateescape") + b"\0\0")
+    digest.update("\0".join([name for name, _ in modules.values()]).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def facts_key(root: str, modules: dict[str, tuple[str, str]], stored: bool = True, named: str | None = None) -> str:
@@ -79,14 +82,13 @@ def facts_key(root: str, modules: dict[str, tuple[str, str]], stored: bool = Tru
     return digest.hexdigest()
 
 
-def part_key(part: str, rows: Iterable[tuple[str, str]]) -> str:
-    """The key of the part ``part`` made from ``rows``: each module's path (callers) or name (subclasses) with
-    the digest of what it contributes (:func:`~gemlint.project.ledger.contribution_digest` of the names it
-    calls; of its subclass-index rows), in module order."""
+def part_key(part: str, named: str, contributions: Iterable[str]) -> str:
+    """The key of the part ``part``: a digest of what each module contributes to it (:func:`~gemlint.project.
+    ledger.contribution_digest` of the names it calls; of its subclass-index rows), in the order of the modules
+    ``named`` (their :func:`modules_key`)."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{index_format()}\0{part}\n".encode())
-    # One text hashed at once, joined in C.
-    digest.update("".join([f"{owner}\0{contributed}\n" for owner, contributed in rows]).encode("utf-8", "surrogateescape"))
+    digest.update(f"{index_format()}\0{part}\0{named}\n".encode())
+    digest.update("\n".join(contributions).encode("ascii", "replace"))  # hex digests, joined in C
     return digest.hexdigest()
 
 

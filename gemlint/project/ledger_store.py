@@ -258,7 +258,7 @@ class StoredLedger(Ledger):
     def kept_part(self, path: str, part: str) -> object:
         """What the piece ``part`` of the module ``path`` was, as its derivation returns it: the subclass rows'
         digest, (entry points, script functions), the loading names, or whether it holds project models."""
-        number = self._numbered(path)
+        number = self.numbers([path]).pop()
         if part == "subclass":
             return self._subclass_digests[number]
         if part == "points":
@@ -278,8 +278,11 @@ class StoredLedger(Ledger):
         return dict(zip(self._paths, self._called_digests))
 
     def numbers(self, paths: Iterable[str]) -> set[int]:
+        wanted = list(paths)
+        if self._numbers is None and len(wanted) <= 16:  # a few edited modules: found in C, no map of every path
+            return {self._paths.index(path) for path in wanted}
         numbered = self._numbered
-        return {numbered(path) for path in paths}
+        return {numbered(path) for path in wanted}
 
     # -- the columns' contents, checked as they are made -------------------------------------------------------
     def _numbered(self, path: str) -> int:

@@ -982,7 +982,7 @@ class ProjectModel:
         for path in changed:
             called[path] = contribution_digest(self._called_names(self.by_path[path]))
         if called != before:
-            facts.part_keys["callers"] = part_key("callers", called.items())
+            facts.part_keys["callers"] = part_key("callers", self._modules_key(), called.values())
         derivers = {"subclass": self._subclass_rows, "points": self._entry_points, "loading": self._loading_names, "holder": self._imports_project_models}
         stage = {"subclass": 0, "points": 1, "loading": 3, "holder": 3}
 
@@ -1100,7 +1100,7 @@ class ProjectModel:
             # The parts' keys name their files: facts kept in memory only (``--no-cache``) have none to name.
             stored = self._facts_folder is not None
             if stored:
-                facts.part_keys["subclasses"] = part_key("subclasses", ((entry.name, rows[entry.path][1]) for entry in order))
+                facts.part_keys["subclasses"] = part_key("subclasses", self._modules_key(), (rows[entry.path][1] for entry in order))
             # A part is built here when every module's contribution is at hand (derived afresh, or a ledger kept in
             # memory); otherwise it is read from its file when asked, or built then (`_facts_part`).
             if all(row[0] is not None for row in rows.values()):
@@ -1140,7 +1140,7 @@ class ProjectModel:
                     subclass_digest=subclass_digest, called_digest=called_digest,
                 )
             if stored:
-                facts.part_keys["callers"] = part_key("callers", ((path, digest) for path, (_, digest) in called_by.items()))
+                facts.part_keys["callers"] = part_key("callers", self._modules_key(), (digest for _, digest in called_by.values()))
             # An edit that changes no module's called names leaves the callers index as stored: read when asked.
             if all(names is not None for names, _ in called_by.values()):
                 if not stored or not self._part_stored("callers", facts.part_keys["callers"]):
