@@ -984,28 +984,32 @@ class ProjectModel:
         if called != before:
             facts.part_keys["callers"] = part_key("callers", self._modules_key(), called.values())
         derivers = {"subclass": self._subclass_rows, "points": self._entry_points, "loading": self._loading_names, "holder": self._imports_project_models}
-        stage = {"subclass": 0, "points": 1, "loading": 3, "holder": 3}
 
-        def as_it_was(path: str, part: str) -> bool:
-            found = derivers[part](self.by_path[path])
-            if part == "subclass":
-                return contribution_digest(found) == previous.kept_part(path, part)  # type: ignore[arg-type]
-            if part == "points":
-                points, scripts = found  # type: ignore[misc]
-                return ([tuple(point) for point in points], [tuple(function) for function in scripts]) == previous.kept_part(path, part)
-            return found == previous.kept_part(path, part)
+        def as_they_were(*parts: str) -> bool:
+            for path, part in pieces:
+                if part not in parts:
+                    continue
+                found, kept = derivers[part](self.by_path[path]), previous.kept_part(path, part)
+                if part == "subclass":
+                    found = contribution_digest(found)  # type: ignore[arg-type]
+                elif part == "points":
+                    points, scripts = found  # type: ignore[misc]
+                    found = [tuple(point) for point in points], [tuple(function) for function in scripts]
+                if found != kept:
+                    return False
+            return True
 
         saved, self.memo, self._facts = self.memo, {}, facts  # the pieces ask nothing of the facts they derive
         try:
-            for step in range(4):
-                if step == 2:  # the walk, from the entry points: each function walked from reaches what it did
-                    if any(self._callees(*function) != previous.kept_callees(function) for function in functions):
-                        return None
-                    facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = base.evidenced, base.reached_evidenced, base.context, base.reached
-                    self.memo.clear()
-                    continue
-                if not all(as_it_was(path, part) for path, part in pieces if stage[part] == step):
-                    return None
+            if not (as_they_were("subclass") and as_they_were("points")):
+                return None
+            # The walk from the entry points: each function walked from reaches what it did.
+            if any(self._callees(*function) != previous.kept_callees(function) for function in functions):
+                return None
+            facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = base.evidenced, base.reached_evidenced, base.context, base.reached
+            self.memo.clear()  # as the whole derivation does after its walk
+            if not as_they_were("loading", "holder"):
+                return None
         finally:
             self.memo, self._facts = saved, None
             self.memo.clear()
