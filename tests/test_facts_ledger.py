@@ -525,14 +525,24 @@ def test_an_edit_whose_touched_piece_changes_derives_the_facts(tmp_path, monkeyp
     assert any(qual == "extra" for _, qual in kept[2])
 
 
-def test_without_the_facts_its_ledger_names_an_edit_derives_the_facts(tmp_path):
+def cached_without(tmp_path: Path, pattern: str) -> Path:
+    """The cache folder of the project of :data:`MODULES`, its facts derived, less its file ``pattern``."""
     write(tmp_path, MODULES)
     cache = tmp_path / "cache"
     facts_of(tmp_path, cache)
-    (named,) = cache.glob("*.ledger.facts.json")
-    named.unlink()
-    path, old, new = KEEPING_EDITS["a call of a builtin added to a reached function"]
+    (found,) = cache.glob(pattern)
+    found.unlink()
+    return cache
+
+
+def apply(tmp_path: Path, edit: tuple[str, str, str]) -> None:
+    path, old, new = edit
     (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+
+
+def test_without_the_facts_its_ledger_names_an_edit_derives_the_facts(tmp_path):
+    cache = cached_without(tmp_path, "*.ledger.facts.json")
+    apply(tmp_path, KEEPING_EDITS["a call of a builtin added to a reached function"])
     assert facts_of(tmp_path, cache) == facts_of(tmp_path, None)
 
 
@@ -608,14 +618,9 @@ def test_an_edit_that_changes_no_rows_derives_without_reading_them(tmp_path, mon
 
 
 def test_rows_that_cannot_be_read_derive_every_piece_again(tmp_path, monkeypatch):
-    write(tmp_path, MODULES)
-    cache = tmp_path / "cache"
-    facts_of(tmp_path, cache)
-    (rows,) = cache.glob("*.ledger.rows.json")
-    rows.unlink()
+    cache = cached_without(tmp_path, "*.ledger.rows.json")
     # A base dropped: the rows that changed are found from the module's old rows, which are gone.
-    path, old, new = EDITS["a base dropped: the override no longer runs through `Backend`"]
-    (tmp_path / path).write_text((tmp_path / path).read_text().replace(old, new))
+    apply(tmp_path, EDITS["a base dropped: the override no longer runs through `Backend`"])
     derived: list[str] = []
     entry_points = ProjectModel._entry_points
     monkeypatch.setattr(ProjectModel, "_entry_points", lambda self, entry: derived.append(entry.path) or entry_points(self, entry))

@@ -204,6 +204,8 @@ class Ledger:
 
     @property
     def pieces(self) -> dict[str, ModulePieces]:
+        if self._pieces is None:
+            self._pieces = self._made_pieces()
         return self._pieces
 
     @pieces.setter
@@ -212,11 +214,20 @@ class Ledger:
 
     @property
     def callees(self) -> dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]:
+        if self._callees is None:
+            self._callees = self._made_callees()
         return self._callees
 
     @callees.setter
     def callees(self, value: dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]) -> None:
         self._callees = value
+
+    def _made_pieces(self) -> dict[str, ModulePieces]:
+        """The pieces, where they are made when first asked for (a ledger read from its file)."""
+        return {}
+
+    def _made_callees(self) -> dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]:
+        return {}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Ledger):

@@ -207,40 +207,23 @@ class StoredLedger(Ledger):
         _check(len(self._sets) == sets)
 
     # -- a whole derivation ----------------------------------------------------------------------------------
-    @property
-    def pieces(self) -> dict[str, ModulePieces]:
-        if self._pieces is None:
-            table, reads = self._sets.unpacked(), self._reads
-            self._pieces = {
-                path: ModulePieces(
-                    None, table[reads[0][number]],
-                    None,
-                    *self._points_of(number), table[reads[1][number]],
-                    self._loading_of(number), table[reads[2][number]],
-                    self._holder[number], table[reads[3][number]],
-                    subclass_digest=self._subclass_digests[number], called_digest=self._called_digests[number],
-                )
-                for number, path in enumerate(self._paths)
-            }
-        return self._pieces
+    def _made_pieces(self) -> dict[str, ModulePieces]:
+        table, reads = self._sets.unpacked(), self._reads
+        return {
+            path: ModulePieces(
+                None, table[reads[0][number]],
+                None,
+                *self._points_of(number), table[reads[1][number]],
+                self._loading_of(number), table[reads[2][number]],
+                self._holder[number], table[reads[3][number]],
+                subclass_digest=self._subclass_digests[number], called_digest=self._called_digests[number],
+            )
+            for number, path in enumerate(self._paths)
+        }
 
-    @pieces.setter
-    def pieces(self, value: dict[str, ModulePieces]) -> None:
-        self._pieces = value
-
-    @property
-    def callees(self) -> dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]:
-        if self._callees is None:
-            table, paths, reached = self._sets.unpacked(), self._paths, self._walked()
-            self._callees = {
-                (paths[head], qual): (found, table[read])
-                for head, qual, found, read in zip(self._heads, self._quals, reached, self._callee_reads)
-            }
-        return self._callees
-
-    @callees.setter
-    def callees(self, value: dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]) -> None:
-        self._callees = value
+    def _made_callees(self) -> dict[tuple[str, str], tuple[list[tuple[str, str]], ReadSet]]:
+        table, paths, reached = self._sets.unpacked(), self._paths, self._walked()
+        return {(paths[head], qual): (found, table[read]) for head, qual, found, read in zip(self._heads, self._quals, reached, self._callee_reads)}
 
     # -- a few edited modules ---------------------------------------------------------------------------------
     def touched(self, paths: Iterable[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
