@@ -8,7 +8,9 @@ that load weights and whether it holds project models; per function the reach wa
 calls reach. With each piece it keeps what deriving it read: the modules whose summaries it asked
 (:class:`Reads` records every summary asked for, and a memoised answer carries the reads that computed it), and
 the rows of the subclass index it looked up. The next derivation keeps every piece whose reads no changed
-module and no changed subclass-index row touches, and derives the rest (``ProjectModel._derive_facts``).
+module and no changed subclass-index row touches, and derives the rest (``ProjectModel._derive_facts``). When
+every piece that read a changed module comes out as it was, the facts are those the ledger was derived with, and
+nothing else is derived (``ProjectModel._facts_kept_through_edits``).
 
 How the ledger is stored, and read back piece by piece, is :mod:`gemlint.project.ledger_store`.
 """
