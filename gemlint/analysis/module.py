@@ -912,22 +912,42 @@ class ModuleAnalysis:
 
     def _export_inputs(self, scope: cst.CSTNode) -> frozenset[str]:
         """The names the example inputs of the exports in ``scope`` are read from (the exporter's second positional
-        argument, or its ``args``/``example_inputs``/``inputs`` keyword), through one assignment of ``scope``."""
+        argument, or its ``args``/``example_inputs``/``inputs`` keyword), through one assignment of ``scope``. A
+        helper of the module that exports is given its example inputs where its own export reads them
+        (``save_onnx(sample, net)`` whose body exports ``args=(sample,)``), else as an exporter is."""
         known = self._export_input_names
         if scope not in known:
+            known[scope] = frozenset()  # a helper that calls itself adds nothing
             counting = self._counting_functions
             names: set[str] = set()
             for call in self.subtree(scope):
                 if not isinstance(call, cst.Call):
                     continue
-                if call not in self._measuring_calls and not (isinstance(call.func, cst.Name) and self.module_functions.get(call.func.value) in counting):
+                helper = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+                if call not in self._measuring_calls and helper not in counting:
                     continue
-                positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-                example = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _EXAMPLE_INPUT_KEYWORDS]
-                for value in [*positional[1:2], *example]:
+                passed = self._passed_as_export_inputs(call, helper) if helper is not None and call not in self._measuring_calls else None
+                if passed is None:
+                    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+                    passed = [*positional[1:2], *(arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _EXAMPLE_INPUT_KEYWORDS)]
+                for value in passed:
                     names.update(self._input_roots(value, scope))
             known[scope] = frozenset(names)
         return known[scope]
+
+    def _passed_as_export_inputs(self, call: cst.Call, helper: cst.FunctionDef) -> list[cst.BaseExpression] | None:
+        """The arguments of ``call`` that ``helper`` hands its exports as example inputs, by the parameters its
+        own exports read them from; None when its exports read none of its parameters."""
+        used = self._export_inputs(helper)
+        parameters = [param.name.value for param in (*helper.params.posonly_params, *helper.params.params)]
+        wanted = [index for index, name in enumerate(parameters) if name in used]
+        keywords = {name for name in used if name in parameters or any(param.name.value == name for param in helper.params.kwonly_params)}
+        if not wanted and not keywords:
+            return None
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        passed = [positional[index] for index in wanted if index < len(positional)]
+        passed += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in keywords]
+        return passed
 
     def _input_roots(self, value: cst.BaseExpression, scope: cst.CSTNode) -> set[str]:
         """The names ``value`` is read from (``inputs`` for ``inputs[0]``, ``*example_inputs``, ``(x, mask)``), with
