@@ -457,16 +457,16 @@ TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "ge
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Packages whose `*.from_pretrained` classes are models when the class name says so (see models.py).
 PRETRAINED_PACKAGES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.")
-# Class names that are never models, whatever else they contain.
-#: Ultralytics' model front-ends: calling one predicts under ``smart_inference_mode`` (a grad-free guard) and
-#: returns results, not tensors, like a pipeline. ``ultralytics.nn`` holds the raw modules, which do not guard.
 #: Compilers whose output is a TorchScript module running a graph compiled for an accelerator (AWS Inferentia and
 #: Trainium): a module that imports one and loads a TorchScript file loads what it compiled.
 ACCELERATOR_COMPILERS = ("torch_neuronx", "torch_neuron")
 #: What runs a serialized TensorRT engine behind a module's interface: torch2trt's ``TRTModule`` and its converter,
 #: whose result is one. The engine holds the weights; no torch parameter records a graph, and there is no mode.
 TENSORRT_ENGINE_MODULES = frozenset({"torch2trt.TRTModule", "torch2trt.torch2trt", "torch2trt.torch2trt.TRTModule", "torch2trt.trt_module.TRTModule"})
+#: Ultralytics' model front-ends: calling one predicts under ``smart_inference_mode`` (a grad-free guard) and
+#: returns results, not tensors, like a pipeline. ``ultralytics.nn`` holds the raw modules, which do not guard.
 ULTRALYTICS_FRONT_ENDS = frozenset({"YOLO", "RTDETR", "SAM", "FastSAM", "NAS", "YOLOWorld", "YOLOE", "Model"})
+# Class names that are never models, whatever else they contain.
 NON_MODEL_CLASS_WORDS = ("Tokenizer", "Processor", "Config", "Scheduler", "FeatureExtractor", "Pipeline", "Extractor", "Trainer", "Collator", "Callback")
 # Classes whose construction loads a pretrained model (already in eval mode).
 PRETRAINED_CONSTRUCTORS = frozenset(

@@ -927,9 +927,8 @@ class ModuleAnalysis:
                 if call not in self._measuring_calls and helper not in counting:
                     continue
                 passed = self._passed_as_export_inputs(call, helper) if helper is not None and call not in self._measuring_calls else None
-                if passed is None:
-                    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-                    passed = [*positional[1:2], *(arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _EXAMPLE_INPUT_KEYWORDS)]
+                if passed is None:  # as an exporter takes them: after the model, or by keyword
+                    passed = [*_positional(call)[1:2], *(arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _EXAMPLE_INPUT_KEYWORDS)]
                 for value in passed:
                     names.update(self._input_roots(value, scope))
             known[scope] = frozenset(names)
@@ -944,7 +943,7 @@ class ModuleAnalysis:
         keywords = {name for name in used if name in parameters or any(param.name.value == name for param in helper.params.kwonly_params)}
         if not wanted and not keywords:
             return None
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        positional = _positional(call)
         passed = [positional[index] for index in wanted if index < len(positional)]
         passed += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in keywords]
         return passed
@@ -1967,6 +1966,11 @@ def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
         if all(isinstance(name, cst.Name) for name in names):
             return [name for name in names if name.value != "_"]  # type: ignore[union-attr]
     return []
+
+
+def _positional(call: cst.Call) -> list[cst.BaseExpression]:
+    """The values of ``call``'s plain positional arguments (no keyword, no ``*``), in order."""
+    return [arg.value for arg in call.args if arg.keyword is None and not arg.star]
 
 
 def _head_name(func: cst.BaseExpression) -> str | None:

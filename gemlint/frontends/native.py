@@ -392,8 +392,11 @@ def in_disabled_block(node: Node) -> bool:
     return False
 
 
+#: `#if 0 && NV_TENSORRT_MAJOR >= 10`: a conjunction whose first term is false is false.
+_FALSE_CONJUNCTION = re.compile(r"(?:0|false|\(0\))\s*&&")
+
+
 def is_disabled_condition(node: Node) -> bool:
     condition = node.child_by_field_name("condition")
     text = condition.text.decode("utf-8", "replace").strip() if condition is not None and condition.text is not None else ""
-    # `#if 0`, and `#if 0 && NV_TENSORRT_MAJOR >= 10`: a conjunction with a false term is false
-    return text in ("0", "false", "(0)") or re.match(r"(?:0|false|\(0\))\s*&&", text) is not None
+    return text in ("0", "false", "(0)") or _FALSE_CONJUNCTION.match(text) is not None

@@ -16,8 +16,8 @@ import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 from pathlib import Path
+from typing import Callable
 
 from gemlint.confinement import companion_exists, read_companion
 

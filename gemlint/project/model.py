@@ -1374,7 +1374,7 @@ class ProjectModel:
 
     def _mode_free_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
-        result = bool(chain) and depth < _MAX_NESTING and _plain_lineage(chain, external)
+        result = _followed(chain, external, depth)
         called = _callees_of(chain)
         for entry, cls in chain if result else ():
             for name, function in cls.methods.items():
@@ -1489,7 +1489,7 @@ class ProjectModel:
 
     def _no_parameter_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
-        if not chain or depth >= _MAX_NESTING or not _plain_lineage(chain, external):
+        if not _followed(chain, external, depth):
             return False
         # Calls outside a grad-free guard: a part called under one records nothing, whatever it holds.
         called = _callees_of(chain, guarded=False)
@@ -1540,7 +1540,7 @@ class ProjectModel:
 
     def _no_seen_layer_in(self, target: Target, near: str, depth: int) -> bool:
         chain, external = self.lineage(target, near)
-        result = bool(chain) and depth < _MAX_NESTING and _plain_lineage(chain, external)
+        result = _followed(chain, external, depth)
         # A registered buffer is a constant unless a method reads the mode (running statistics kept in training).
         reads_training = any(cls.reads_training for _, cls in chain)
         for entry, cls in chain if result else ():
@@ -1987,10 +1987,13 @@ def _callees_of(chain: list[tuple[ModuleEntry, ClassSummary]], guarded: bool = T
     }
 
 
-def _plain_lineage(chain: list[tuple[ModuleEntry, ClassSummary]], external: set[str] | frozenset[str]) -> bool:
-    """The class's bases outside the project are ``nn.Module`` itself, or a torch container whose parts a class of
-    the chain hands to it in its ``__init__`` (:data:`~gemlint.project.summary.CONTAINER_PARTS`): everything it
-    holds is in its attributes."""
+def _followed(chain: list[tuple[ModuleEntry, ClassSummary]], external: set[str] | frozenset[str], depth: int) -> bool:
+    """A class whose lineage ``chain`` the questions about what it holds look into, ``depth`` submodules down: within
+    :data:`_MAX_NESTING`, its bases outside the project ``nn.Module`` itself, or a torch container whose parts a
+    class of the chain hands to it in its ``__init__`` (:data:`~gemlint.project.summary.CONTAINER_PARTS`):
+    everything it holds is in its attributes."""
+    if not chain or depth >= _MAX_NESTING:
+        return False
     if external <= fw.PLAIN_MODULE_BASES:
         return True
     return external <= fw.PLAIN_MODULE_BASES | _TORCH_CONTAINERS and any(CONTAINER_PARTS in cls.attributes for _, cls in chain)

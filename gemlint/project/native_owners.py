@@ -170,7 +170,7 @@ def _registering_constructor(function: syn.Node) -> str | None:
     stack = [body]
     while stack:
         node = stack.pop()
-        if node.type == "call_expression" and any(syn.strip(argument) is not None and syn.strip(argument).type == "this" for argument in syn.arguments(node)):
+        if node.type == "call_expression" and any((passed := syn.strip(argument)) is not None and passed.type == "this" for argument in syn.arguments(node)):
             callee = syn.last_component(syn.callee_name(node))
             if callee and not callee.endswith("_cast") and callee not in _NOT_KEEPING:
                 return owner

@@ -872,7 +872,7 @@ def module_name(path: Path | str, absolute: bool = False) -> str:
     """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``. With
     ``absolute``, ``path`` is an absolute, normal path already (a walk's), and is not made one again."""
     directory, name = os.path.split(path if absolute else os.path.abspath(path))
-    return name_in_package(_package_of(directory), name)
+    return _name_in_package(_package_of(directory), name)
 
 
 def module_names(paths: Iterable[str]) -> list[str]:
@@ -886,11 +886,11 @@ def module_names(paths: Iterable[str]) -> list[str]:
             directory, name = os.path.split(path)
         if directory != last:
             last, package = directory, _package_of(directory)
-        names.append(name_in_package(package, name))
+        names.append(_name_in_package(package, name))
     return names
 
 
-def name_in_package(package: str, file_name: str) -> str:
+def _name_in_package(package: str, file_name: str) -> str:
     """The dotted name of the module ``file_name`` in the folder whose package is ``package``."""
     if file_name == "__init__.py":
         return package

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from functools import cached_property
+
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
@@ -114,11 +116,16 @@ def classify(text: str):
         load, what = found
         return what, f": `{helper.name.value}`, in this file, calls `{self.analysis.module.code_for_node(load.func)}(...)`"
 
+    @cached_property
+    def _helper_loads(self) -> dict[cst.FunctionDef, tuple[cst.Call, str] | None]:
+        """:meth:`_load_outside_requests` of each helper asked of."""
+        return {}
+
     def _load_outside_requests(self, helper: cst.FunctionDef) -> tuple[cst.Call, str] | None:
         """The first load of ``helper`` that is not reported where it is, as it runs outside requests too; None
         when it loads nothing, is memoised, keeps what it loads while that is empty, or only requests call it.
         Asked once per helper, however many calls name it."""
-        known = self.__dict__.setdefault("_helper_loads", {})
+        known = self._helper_loads
         if helper not in known:
             loads = [] if is_cached(self.analysis, helper) else [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_once(self.analysis, load)]
             shared = bool(loads) and all(runs_per_request(self.analysis, load) is None for load, _ in loads)
