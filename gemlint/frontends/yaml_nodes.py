@@ -130,18 +130,18 @@ class _Converter:
 
     def convert(self, node: yaml.Node, depth: int = 0) -> Node | None:
         self.count += 1
-        if id(node) in self.seen:
+        key = id(node)
+        if key in self.seen:
             self.repeated += 1
+            if self.repeated > MAX_ALIAS_NODES and self.repeated > ALIAS_GROWTH * len(self.seen):
+                raise SourceError(
+                    f"the YAML expands to more than {ALIAS_GROWTH} times its own {len(self.seen)} nodes through aliases; not read (a YAML bomb?)",
+                    node.start_mark.line + 1 + self.line_offset,
+                )
         else:
-            self.seen.add(id(node))
-        bomb = self.repeated > MAX_ALIAS_NODES and self.repeated > ALIAS_GROWTH * len(self.seen)
-        if bomb or self.count > MAX_NODES:
-            raise SourceError(
-                f"the YAML expands to more than {ALIAS_GROWTH} times its own {len(self.seen)} nodes through aliases; not read (a YAML bomb?)"
-                if bomb
-                else f"the YAML has more than {MAX_NODES} nodes; not read",
-                node.start_mark.line + 1 + self.line_offset,
-            )
+            self.seen.add(key)
+        if self.count > MAX_NODES:
+            raise SourceError(f"the YAML has more than {MAX_NODES} nodes; not read", node.start_mark.line + 1 + self.line_offset)
         if depth > MAX_DEPTH:
             # Said as a parse error whichever libyaml is installed (newer ones refuse deep nesting themselves).
             raise SourceError(
@@ -150,30 +150,32 @@ class _Converter:
                 node.start_mark.column + 1,
             )
         start, end = self._position(node.start_mark), self._position(node.end_mark)
-        if isinstance(node, yaml.ScalarNode):
+        kind = type(node)  # the composer makes exactly these three classes
+        if kind is yaml.ScalarNode:
             return Scalar(str(node.value), node.tag or "", start, end, self.file)
-        if isinstance(node, yaml.SequenceNode):
+        if kind is yaml.SequenceNode:
             items: list[Node] = []
             for child in node.value:
                 item = self.convert(child, depth + 1)
-                if isinstance(item, Sequence) and item.splice:
+                if type(item) is Sequence and item.splice:
                     items.extend(item.items)
                 elif item is not None:
                     items.append(item)
             return Sequence(items, start, end, self.file)
-        if isinstance(node, yaml.MappingNode):
+        if kind is yaml.MappingNode:
             pairs: list[tuple[Scalar, Node]] = []
             merged: list[tuple[Scalar, Node]] = []
             for key_node, value_node in node.value:
-                if key_node.tag == _MERGE_TAG or (isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<"):
+                if key_node.tag == _MERGE_TAG or (type(key_node) is yaml.ScalarNode and key_node.value == "<<"):
                     merged.extend(self._merge_pairs(value_node, depth + 1))
                     continue
-                key = self.convert(key_node, depth + 1)
+                key_scalar = self.convert(key_node, depth + 1)
                 value = self.convert(value_node, depth + 1)
-                if isinstance(key, Scalar) and value is not None:
-                    pairs.append((key, value))
-            own = {key.value for key, _ in pairs}
-            pairs = [pair for pair in merged if pair[0].value not in own] + pairs
+                if type(key_scalar) is Scalar and value is not None:
+                    pairs.append((key_scalar, value))
+            if merged:
+                own = {key.value for key, _ in pairs}
+                pairs = [pair for pair in merged if pair[0].value not in own] + pairs
             mapping = Mapping(pairs, start, end, self.file)
             if self.hook is not None:
                 return self.hook(mapping)

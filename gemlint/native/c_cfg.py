@@ -209,7 +209,7 @@ class CfgBuilder:
         """The graph of the function body ``walk`` read (its ``root``)."""
         body = walk.root
         self._walk = walk
-        self._unstable = _changing_names(body)
+        self._unstable = _changing_names(walk)
         self._changed_by_lambdas = _changed_in_lambdas(self._walk)
         self._body = body
         self._body_locals = _declared_names(self._walk)
@@ -970,10 +970,30 @@ def _changed_in_lambdas(walk: syn.Walk) -> frozenset[str]:
 _TYPE_SPECIFIERS = frozenset({"class_specifier", "struct_specifier"})
 
 
-def _changing_names(body: Node) -> frozenset[str]:
-    """Names a function assigns, increments, passes by address, or declares inside a loop."""
+def _changing_names(walk: syn.Walk) -> frozenset[str]:
+    """Names a function assigns, increments, passes by address, or declares inside a loop (its lambdas, nested
+    functions and classes included)."""
     names: set[str] = set()
-    stack: list[tuple[Node, bool]] = [(body, False)]
+    loops: list[int] = []  # where the walk leaves each loop around the current node
+    for index, (node, kind) in enumerate(zip(walk.nodes, walk.types)):
+        while loops and loops[-1] <= index:
+            loops.pop()
+        if index and kind in syn.NESTED_CODE:  # its nodes are not in the walk
+            _changing_names_below(node, bool(loops), names)
+            continue
+        target = _changed_target(node)
+        if target is None and kind == "init_declarator" and loops:
+            target = node.child_by_field_name("declarator")
+        if target is not None:
+            names |= _names_read(target)
+        if kind in _LOOPS:
+            loops.append(walk.ends[index])
+    return frozenset(names)
+
+
+def _changing_names_below(top: Node, in_loop: bool, names: set[str]) -> None:
+    """:func:`_changing_names` of ``top`` and what is under it, read from the tree."""
+    stack: list[tuple[Node, bool]] = [(top, in_loop)]
     while stack:
         node, in_loop = stack.pop()
         kind = node.type
@@ -984,7 +1004,6 @@ def _changing_names(body: Node) -> frozenset[str]:
             names |= _names_read(target)
         nested = in_loop or kind in _LOOPS
         stack.extend((child, nested) for child in node.named_children)
-    return frozenset(names)
 
 
 def _checks_a_device_api_call(macro_call: Node) -> bool:

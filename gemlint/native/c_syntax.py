@@ -22,7 +22,8 @@ _SPACE = re.compile(r"\s+")
 def text(node: Node | None) -> str:
     if node is None:
         return ""
-    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+    data = node.text  # a new bytes object at each ask
+    return data.decode("utf-8", errors="replace") if data is not None else ""
 
 
 def normalized(node: Node | None) -> str:
@@ -151,40 +152,58 @@ class Walk:
     """A body's named nodes in the order :func:`descendants` yields them, read once and asked many times: the
     pairing asks a dozen questions of each body and of each statement in it, and each was a walk of its own."""
 
-    __slots__ = ("root", "nodes", "types", "_ends", "_index")
+    __slots__ = ("root", "nodes", "types", "ends", "_index")
 
     def __init__(self, root: Node) -> None:
         self.root = root
         nodes: list[Node] = []
+        types: list[str] = []
         parents: list[int] = []
-        stack: list[tuple[Node, int]] = [(root, -1)]
+        # Two stacks side by side (a node, its parent's index): no tuple per node.
+        stack: list[Node] = [root]
+        above: list[int] = [-1]
         while stack:
-            current, parent = stack.pop()
+            current = stack.pop()
             index = len(nodes)
             nodes.append(current)
-            parents.append(parent)
-            if index and current.type in NESTED_CODE:
+            kind = current.type
+            types.append(kind)
+            parents.append(above.pop())
+            if index and kind in NESTED_CODE:
                 continue
-            stack.extend((child, index) for child in reversed(current.named_children))
+            children = current.named_children
+            if children:
+                children.reverse()
+                stack.extend(children)
+                above.extend([index] * len(children))
         self.nodes = nodes
-        self.types = [node.type for node in nodes]
+        self.types = types
         # Pre-order: a node's descendants are the nodes that follow it, up to the end of its last child's.
         ends = list(range(1, len(nodes) + 1))
         for index in range(len(nodes) - 1, 0, -1):
             parent = parents[index]
             if ends[index] > ends[parent]:
                 ends[parent] = ends[index]
-        self._ends = ends
+        #: Each node's descendants end before this index of :attr:`nodes`.
+        self.ends = ends
         self._index: dict[Node, int] | None = None
 
     def under(self, node: Node) -> list[Node]:
         """``list(descendants(node))`` for a node of this body (walked afresh for any other)."""
+        span = self.span(node)
+        if span is None:
+            return list(descendants(node))  # a nested body's own nodes were not walked
+        return self.nodes[span[0] : span[1]]
+
+    def span(self, node: Node) -> tuple[int, int] | None:
+        """Where ``list(descendants(node))`` lies in :attr:`nodes` (start, end), for a node of this body whose
+        nodes were walked; None for any other."""
         if self._index is None:
             self._index = {n: i for i, n in enumerate(self.nodes)}
         index = self._index.get(node)
         if index is None or (index and self.types[index] in NESTED_CODE):
-            return list(descendants(node))  # a nested body's own nodes were not walked
-        return self.nodes[index : self._ends[index]]
+            return None
+        return index, self.ends[index]
 
     def of_type(self, kinds: frozenset[str]) -> list[Node]:
         """The body's nodes of ``kinds``, in order."""

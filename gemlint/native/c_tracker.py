@@ -63,6 +63,10 @@ class CTracker:
         # The declaration the acquisition's variable names: a local of the same name declared in a nested block
         # (`float loss = ...` inside a loop) is another variable there.
         self.declaration = self.unit.declaration_in_scope(acquisition.variable, acquisition.call) if acquisition.variable else None
+        # The steps that may do something to the resource: those naming it, and those whose macros release.
+        self._touched = self.analysis.uses.macro_release_steps(self.unit).union(
+            *(self.unit.steps_naming.get(name, ()) for name in self.mentions)
+        )
         self.release_steps: list[Step] = []
         self.guards = self._release_guards()
         # A capture begun over an array in a loop (`begin(streams[i])` for i < n) is ended by a sibling loop
@@ -81,9 +85,9 @@ class CTracker:
         skipping: dict[tuple[int, int], set[bool]] = {}
         steps = {step.index: step for step in self.unit.graph.steps}
         for index, facts in self.unit.facts.items():
-            through_macros = self.analysis.uses.macro_releases(self.unit, steps[index])
-            if not self.mentions.intersection(facts.names) and not through_macros:
+            if index not in self._touched:
                 continue
+            through_macros = self.analysis.uses.macro_releases(self.unit, steps[index])
             releases = [node for node, _ in self._releases(facts.calls, facts.deletes)]
             releases += [r.use for r in through_macros if self._released_by_macro(r, self.names)]
             if releases:
@@ -109,7 +113,7 @@ class CTracker:
             ended = self._scope_ended(step)
             return Effect(Outcome.LOST, reason=ended) if ended else Effect(Outcome.NOTHING, state)
         facts = self.unit.facts.get(step.index)
-        if facts is None:
+        if facts is None or (step.index not in self._touched and not self.unit.lambdas):
             return Effect(Outcome.NOTHING, state)
         through_macros = self.analysis.uses.macro_releases(self.unit, step)
         lambdas = self._lambdas_called(facts)

@@ -55,7 +55,16 @@ class Unit:
 
     @cached_property
     def facts(self) -> dict[int, "StepFacts"]:
-        return {step.index: StepFacts(step) for step in self.graph.steps if step.nodes}
+        return {step.index: StepFacts(step, self.walk) for step in self.graph.steps if step.nodes}
+
+    @cached_property
+    def steps_naming(self) -> dict[str, set[int]]:
+        """Each name to the steps whose facts name it."""
+        found: dict[str, set[int]] = {}
+        for index, facts in self.facts.items():
+            for name in facts.names:
+                found.setdefault(name, set()).add(index)
+        return found
 
     @cached_property
     def jump_starts(self) -> list[int]:
@@ -133,7 +142,7 @@ class Unit:
 class StepFacts:
     """What one step contains: calls, deletes, assignments, and identifier occurrences by name."""
 
-    def __init__(self, step: Step) -> None:
+    def __init__(self, step: Step, walk: syn.Walk | None = None) -> None:
         self.calls: list[Node] = []
         self.deletes: list[Node] = []
         self.news: list[Node] = []
@@ -143,32 +152,48 @@ class StepFacts:
         for root in step.nodes:
             if root is None:
                 continue
-            self._scan(root)
+            span = walk.span(root) if walk is not None else None
+            if span is None:
+                self._scan(root, [(root, False)])
+            else:
+                self._scan_walked(root, walk, *span)
 
-    def _scan(self, root: Node) -> None:
-        stack: list[tuple[Node, bool]] = [(root, False)]
+    def _scan_walked(self, root: Node, walk: syn.Walk, start: int, end: int) -> None:
+        """:meth:`_scan` of ``root`` from the body's walk, which holds its nodes up to nested code: only a lambda's
+        own nodes are read from the tree (nested functions and classes are not entered)."""
+        nodes, types = walk.nodes, walk.types
+        for index in range(start, end):
+            node, kind = nodes[index], types[index]
+            self._record(node, kind, False)
+            if kind == "lambda_expression" and index != start:
+                self._scan(root, [(child, True) for child in reversed(node.named_children)])
+
+    def _scan(self, root: Node, stack: list[tuple[Node, bool]]) -> None:
         while stack:
             node, in_lambda = stack.pop()
             kind = node.type
-            if kind == "identifier":
-                self.names.setdefault(syn.text(node), []).append((node, in_lambda))
-            elif kind == "type_identifier" and _in_vexing_parse(node):
-                self.names.setdefault(syn.text(node), []).append((node, True))
-            elif not in_lambda:
-                if kind == "call_expression":
-                    self.calls.append(node)
-                elif kind == "delete_expression":
-                    self.deletes.append(node)
-                elif kind == "new_expression":
-                    self.news.append(node)
-                elif kind == "assignment_expression":
-                    self.assignments.append(node)
-                elif kind == "init_declarator":
-                    self.declarators.append(node)
+            self._record(node, kind, in_lambda)
             if kind in ("function_definition", "class_specifier", "struct_specifier") and node is not root:
                 continue
             nested = in_lambda or kind == "lambda_expression"
             stack.extend((child, nested) for child in reversed(node.named_children))
+
+    def _record(self, node: Node, kind: str, in_lambda: bool) -> None:
+        if kind == "identifier":
+            self.names.setdefault(syn.text(node), []).append((node, in_lambda))
+        elif kind == "type_identifier" and _in_vexing_parse(node):
+            self.names.setdefault(syn.text(node), []).append((node, True))
+        elif not in_lambda:
+            if kind == "call_expression":
+                self.calls.append(node)
+            elif kind == "delete_expression":
+                self.deletes.append(node)
+            elif kind == "new_expression":
+                self.news.append(node)
+            elif kind == "assignment_expression":
+                self.assignments.append(node)
+            elif kind == "init_declarator":
+                self.declarators.append(node)
 
 
 def _declarations(function: Node, body: Node, walk: syn.Walk) -> dict[str, list[tuple[int, int, Node]]]:

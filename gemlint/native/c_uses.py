@@ -93,8 +93,10 @@ class Uses:
         self._functions_by_name = functions_by_name
         self._summaries: dict[tuple[int, int], tuple[Use, Kind | None]] = {}
         self._alias_cache: dict[tuple[int, str], frozenset[str]] = {}
+        self._copies_of: dict[int, list[_Copy]] = {}
         self._dying: dict[tuple[int, str, int], bool] = {}
         self._macro_releases: dict[tuple[int, int], list[MacroRelease]] = {}
+        self._macro_release_steps: dict[int, frozenset[int]] = {}
 
     def macro_releases(self, unit: Unit, step: Step) -> list[MacroRelease]:
         """The releases in the expansions of the macros ``step`` uses."""
@@ -103,6 +105,15 @@ class Uses:
         if found is None:
             facts = unit.facts.get(step.index)
             found = self._macro_releases[key] = _macro_releases_in(unit, facts) if facts is not None else []
+        return found
+
+    def macro_release_steps(self, unit: Unit) -> frozenset[int]:
+        """The steps of ``unit`` whose macros release something (see :meth:`macro_releases`)."""
+        key = unit.node.start_byte
+        found = self._macro_release_steps.get(key)
+        if found is None:
+            steps = {step.index: step for step in unit.graph.steps}
+            found = self._macro_release_steps[key] = frozenset(index for index in unit.facts if self.macro_releases(unit, steps[index]))
         return found
 
     def _argument_use(self, call: Node, index: int, address: bool, depth: int, unit: Unit | None) -> tuple[Use, Kind | None, bool]:
@@ -433,47 +444,72 @@ class Uses:
         changed = True
         while changed:
             changed = False
-            for facts in unit.facts.values():
-                for declarator in facts.declarators:
-                    value = syn.strip(declarator.child_by_field_name("value"))
-                    identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
-                    copied = value is not None and value.type == "identifier" and syn.text(value) in names
-                    if (copied or _points_into(value, names, declarator)) and identifier is not None:
-                        name = syn.text(identifier)
-                        if unit.is_local(name) and name not in names:
-                            names.add(name)
-                            changed = True
-                for assignment in facts.assignments:
-                    right = syn.strip(assignment.child_by_field_name("right"))
-                    left = syn.strip(assignment.child_by_field_name("left"))
-                    if (
-                        syn.operator(assignment) == "="
-                        and right is not None
-                        and right.type == "identifier"
-                        and syn.text(right) in names
-                        and left is not None
-                        and left.type == "identifier"
-                        and unit.is_local(syn.text(left))
-                        and syn.text(left) not in names
-                    ):
-                        names.add(syn.text(left))
-                        changed = True
+            for target, copied, left, right, plus in self._copies(unit):
+                if copied is not None:
+                    reached = copied in names
+                else:  # a pointer moved by an offset from one of the names (`p + n`; not the distance of two)
+                    held_left, held_right = left in names, right in names
+                    reached = held_left != held_right and (held_left or plus)
+                if reached and target not in names:
+                    names.add(target)
+                    changed = True
         result = frozenset(names)
         self._alias_cache[key] = result
         return result
 
+    def _copies(self, unit: Unit) -> list[_Copy]:
+        key = unit.node.start_byte
+        found = self._copies_of.get(key)
+        if found is None:
+            found = self._copies_of[key] = _copies(unit)
+        return found
 
-def _points_into(value: Node | None, names: set[str], declarator: Node) -> bool:
-    """A pointer declared as one of ``names`` moved by an offset (``p + n``, ``p - n``; not the distance of two of
-    them)."""
+
+#: A local that a declaration or a plain assignment sets from other names: (the local, the name it copies, or None
+#: for a pointer moved by an offset: the offset expression's left and right names, and whether it adds).
+_Copy = tuple[str, str | None, str | None, str | None, bool]
+
+
+def _copies(unit: Unit) -> list[_Copy]:
+    """Each local of ``unit`` set from another name, in the order :meth:`Uses.aliases` reads them (step by step,
+    declarations before assignments): the syntax read once per function rather than once per variable asked."""
+    found: list[_Copy] = []
+    for facts in unit.facts.values():
+        for declarator in facts.declarators:
+            identifier = syn.declared_identifier(declarator.child_by_field_name("declarator"))
+            if identifier is None or not unit.is_local(name := syn.text(identifier)):
+                continue
+            value = syn.strip(declarator.child_by_field_name("value"))
+            if value is not None and value.type == "identifier":
+                found.append((name, syn.text(value), None, None, False))
+            elif (offset := _pointer_offset(value, declarator)) is not None:
+                found.append((name, None, *offset))
+        for assignment in facts.assignments:
+            right = syn.strip(assignment.child_by_field_name("right"))
+            left = syn.strip(assignment.child_by_field_name("left"))
+            if (
+                syn.operator(assignment) == "="
+                and right is not None
+                and right.type == "identifier"
+                and left is not None
+                and left.type == "identifier"
+                and unit.is_local(syn.text(left))
+            ):
+                found.append((syn.text(left), syn.text(right), None, None, False))
+    return found
+
+
+def _pointer_offset(value: Node | None, declarator: Node) -> tuple[str | None, str | None, bool] | None:
+    """For a pointer declared as ``p + n`` or ``p - n``: the names on the left and right of the offset (None where a
+    side is not a name), and whether it adds; None for any other declaration."""
     if value is None or value.type != "binary_expression" or syn.operator(value) not in ("+", "-"):
-        return False
+        return None
     declared = declarator.child_by_field_name("declarator")
     if declared is None or declared.type != "pointer_declarator":
-        return False
-    left, right = syn.strip(value.child_by_field_name("left")), syn.strip(value.child_by_field_name("right"))
-    held = [side is not None and side.type == "identifier" and syn.text(side) in names for side in (left, right)]
-    return held[0] != held[1] and (held[0] or syn.operator(value) == "+")
+        return None
+    sides = [syn.strip(value.child_by_field_name(field)) for field in ("left", "right")]
+    left, right = (syn.text(side) if side is not None and side.type == "identifier" else None for side in sides)
+    return left, right, syn.operator(value) == "+"
 
 
 def _macro_releases_in(unit: Unit, facts: StepFacts) -> list[MacroRelease]:
