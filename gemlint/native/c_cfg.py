@@ -71,6 +71,10 @@ class Macros:
         self._starts = {name: [start for start, _ in found] for name, found in self._definitions.items()}
         self.any_exit = any(macro.exit is not None for found in self._definitions.values() for _, macro in found)
 
+    def defines(self, name: str) -> bool:
+        """Whether some definition of the file or its headers is named ``name``."""
+        return name in self._starts
+
     def at(self, name: str, node: Node) -> Macro | None:
         """The definition ``name`` has where ``node`` is, or None when no macro of that name is defined there."""
         starts = self._starts.get(name)
@@ -940,6 +944,10 @@ def _changed_names_in(walked: Iterable[list[Node]]) -> frozenset[str]:
     return frozenset(names)
 
 
+#: The nodes that may change what they name (see :func:`_changed_target`).
+_CHANGING = frozenset({"assignment_expression", "update_expression", "pointer_expression"})
+
+
 def _changed_target(node: Node) -> Node | None:
     """What ``node`` changes: an assignment's left side, an increment's operand, what ``&`` passes on."""
     kind = node.type
@@ -981,7 +989,7 @@ def _changing_names(walk: syn.Walk) -> frozenset[str]:
         if index and kind in syn.NESTED_CODE:  # its nodes are not in the walk
             _changing_names_below(node, bool(loops), names)
             continue
-        target = _changed_target(node)
+        target = _changed_target(node) if kind in _CHANGING else None
         if target is None and kind == "init_declarator" and loops:
             target = node.child_by_field_name("declarator")
         if target is not None:

@@ -152,7 +152,7 @@ class Walk:
     """A body's named nodes in the order :func:`descendants` yields them, read once and asked many times: the
     pairing asks a dozen questions of each body and of each statement in it, and each was a walk of its own."""
 
-    __slots__ = ("root", "nodes", "types", "ends", "_index")
+    __slots__ = ("root", "nodes", "types", "ends", "_index", "_of_type")
 
     def __init__(self, root: Node) -> None:
         self.root = root
@@ -187,6 +187,7 @@ class Walk:
         #: Each node's descendants end before this index of :attr:`nodes`.
         self.ends = ends
         self._index: dict[Node, int] | None = None
+        self._of_type: dict[frozenset[str], list[Node]] = {}
 
     def under(self, node: Node) -> list[Node]:
         """``list(descendants(node))`` for a node of this body (walked afresh for any other)."""
@@ -206,8 +207,11 @@ class Walk:
         return index, self.ends[index]
 
     def of_type(self, kinds: frozenset[str]) -> list[Node]:
-        """The body's nodes of ``kinds``, in order."""
-        return [node for node, kind in zip(self.nodes, self.types) if kind in kinds]
+        """The body's nodes of ``kinds``, in order (a new list: the same kinds are asked again and again)."""
+        found = self._of_type.get(kinds)
+        if found is None:
+            found = self._of_type[kinds] = [node for node, kind in zip(self.nodes, self.types) if kind in kinds]
+        return list(found)
 
 
 def is_constant_true(node: Node | None) -> bool:

@@ -515,6 +515,8 @@ def _pointer_offset(value: Node | None, declarator: Node) -> tuple[str | None, s
 def _macro_releases_in(unit: Unit, facts: StepFacts) -> list[MacroRelease]:
     found = []
     for name, occurrences in facts.names.items():
+        if not unit.macros.defines(name):
+            continue
         for identifier, in_lambda in occurrences:
             use = None if in_lambda else macro_use(identifier)
             macro = unit.macros.at(name, identifier) if use is not None else None
