@@ -24,7 +24,7 @@ from gemlint.lint_notes import collecting_notes
 from gemlint.registry import rule_class, rule_entries
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
-from gemlint.walk_record import WalkRecord, keep_walks
+from gemlint.walk_record import WalkRecord, keep_root_walk, keep_walks
 
 if TYPE_CHECKING:
     from gemlint.project.facts import ProjectFacts
@@ -415,6 +415,9 @@ def run(
     # Fixing rewrites files, so it always lints afresh.
     digests = FileDigests(cache, config.root) if cache and not mode.active else None
     keep_walks(config.root, _walk_record(cache, config) if digests is not None else None)
+    # The project model's files are this run's where it walked the root as the project does: not walked again.
+    whole_walk = root_files if root_files is not None else files if _is_the_root(tree, paths) else None
+    keep_root_walk(config.root, whole_walk if config.project_config == config else None)
     if digests is not None and paths and all(os.path.isdir(path) for path in paths):
         cache.use_run_record([str(path) for path in paths])
     keys = _cache_settings(tree, paths, root_files or files, digests, whole=root_files is not None) if digests is not None else None
@@ -437,9 +440,6 @@ def run(
         # The modules to summarise decide the processes, not the files to lint: three files of a fresh clone
         # still index the whole project.
         project = project_for(config)
-        whole_walk = root_files if root_files is not None else files if _is_the_root(tree, paths) else None
-        if whole_walk is not None and project.config == config:
-            project.adopt_sources(whole_walk)
         model = project.model
         # The workers of a long run must not inherit every decoded summary; a few files' pool forks from a small
         # project's, which costs less than another process to derive the facts in.

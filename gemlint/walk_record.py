@@ -186,8 +186,25 @@ def keep_walks(root: Path, record: WalkRecord | None) -> None:
         _RECORDS[os.path.abspath(root)] = record
 
 
+#: The files this run's own walk of a project root found, where it walked the root as the project does.
+_ROOT_WALKS: dict[str, list[SourceFile]] = {}
+
+
+def keep_root_walk(root: Path, files: list[SourceFile] | None) -> None:
+    """Let this run's project model take ``root``'s files from ``files``, the run's walk of it with the project's
+    excludes (None: walk it if asked)."""
+    if files is None:
+        _ROOT_WALKS.pop(os.path.abspath(root), None)
+    else:
+        _ROOT_WALKS[os.path.abspath(root)] = files
+
+
 def root_files(discovery: Discovery, root: Path) -> list[SourceFile]:
-    """The files a walk of the project ``root`` finds, from its kept walk where this run keeps one."""
+    """The files a walk of the project ``root`` finds: the run's own walk, or its kept walk, where this run
+    has one."""
+    walked = _ROOT_WALKS.get(os.path.abspath(root))
+    if walked is not None:
+        return list(walked)
     record = _RECORDS.get(os.path.abspath(root))
     if record is not None:
         return record.files(discovery)

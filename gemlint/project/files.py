@@ -218,13 +218,9 @@ class Project:
     # -- files and modules ------------------------------------------------------------------
     @cached_property
     def sources(self) -> list[SourceFile]:
-        """Every file of the project root that a run over the root would lint (one walk per run: the runner
-        shares it, :meth:`adopt_sources`)."""
+        """Every file of the project root that a run over the root would lint (one walk per run: a run that
+        walked the root keeps its walk, :func:`gemlint.walk_record.keep_root_walk`)."""
         return root_files(Discovery(self.config, cwd=Path.cwd()), self.root)
-
-    def adopt_sources(self, sources: list[SourceFile]) -> None:
-        """Take ``sources`` (a walk of the root with the project's excludes) as :attr:`sources`."""
-        self.__dict__.setdefault("sources", sources)
 
     @cached_property
     def native_owners(self) -> NativeOwners:
