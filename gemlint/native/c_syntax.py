@@ -138,14 +138,27 @@ def address_of(node: Node) -> Node | None:
 
 
 def descendants(node: Node, *, skip: frozenset[str] = NESTED_CODE) -> Iterator[Node]:
-    """``node`` and its named descendants, not entering nested functions, lambdas and classes."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if current is not node and current.type in skip:
-            continue
-        stack.extend(reversed(current.named_children))
+    """``node`` and its named descendants, not entering nested functions, lambdas and classes.
+
+    Walked with a tree cursor, in half the time a walk of ``named_children`` takes on real code (that property
+    builds a list of every child, tokens included, and keeps it on the node)."""
+    yield node
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return
+    depth = 1
+    while True:
+        current = cursor.node
+        if current.is_named:  # an anonymous node (a token) is a leaf, and not one of the named children
+            yield current
+            if current.type not in skip and cursor.goto_first_child():
+                depth += 1
+                continue
+        while not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+            if not depth:
+                return
 
 
 class Walk:
@@ -156,26 +169,30 @@ class Walk:
 
     def __init__(self, root: Node) -> None:
         self.root = root
-        nodes: list[Node] = []
-        types: list[str] = []
-        parents: list[int] = []
-        # Two stacks side by side (a node, its parent's index): no tuple per node.
-        stack: list[Node] = [root]
-        above: list[int] = [-1]
-        while stack:
-            current = stack.pop()
-            index = len(nodes)
-            nodes.append(current)
-            kind = current.type
-            types.append(kind)
-            parents.append(above.pop())
-            if index and kind in NESTED_CODE:
-                continue
-            children = current.named_children
-            if children:
-                children.reverse()
-                stack.extend(children)
-                above.extend([index] * len(children))
+        nodes: list[Node] = [root]
+        types: list[str] = [root.type]
+        parents: list[int] = [-1]
+        # As :func:`descendants` walks, keeping each node's parent: `above` holds the index of the node whose
+        # children the cursor is among, one entry per level below the root.
+        cursor = root.walk()
+        above = [0]
+        if cursor.goto_first_child():
+            while above:
+                current = cursor.node
+                if current.is_named:
+                    index = len(nodes)
+                    kind = current.type
+                    nodes.append(current)
+                    types.append(kind)
+                    parents.append(above[-1])
+                    if kind not in NESTED_CODE and cursor.goto_first_child():
+                        above.append(index)
+                        continue
+                while not cursor.goto_next_sibling():
+                    cursor.goto_parent()
+                    above.pop()
+                    if not above:
+                        break
         self.nodes = nodes
         self.types = types
         # Pre-order: a node's descendants are the nodes that follow it, up to the end of its last child's.
