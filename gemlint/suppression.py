@@ -22,6 +22,9 @@ _CODES = r"(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+)"
 PYTHON_NOQA = re.compile(r"# noqa(?::[\s]?" + _CODES + r")?", re.IGNORECASE)
 NATIVE_NOQA = re.compile(r"(?://|/\*)\s*noqa(?::[\s]?" + _CODES + r")?", re.IGNORECASE)
 FILE_NOQA = re.compile(r"^\s*(?:#|//|/\*)\s*gemlint[:=]\s*noqa(?::[\s]?" + _CODES + r")?", re.IGNORECASE)
+# Whether a text may hold a file-level directive at all: one search of the text, instead of a match per line of
+# every file (most hold none).
+_MAY_BE_FILE_NOQA = re.compile(r"gemlint[:=]\s*noqa", re.IGNORECASE)
 
 
 def parse_codes(codes: str | None) -> tuple[str, ...] | None:
@@ -47,7 +50,9 @@ class Suppressions:
     @cached_property
     def file_level(self) -> list[tuple[str, ...] | None]:
         """Each file-level ``gemlint: noqa`` directive: None for all codes, else the codes."""
-        found = []
+        found: list[tuple[str, ...] | None] = []
+        if not _MAY_BE_FILE_NOQA.search(self.text):
+            return found
         for line in self.lines:
             match = FILE_NOQA.match(line)
             if match:
