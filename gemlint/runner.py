@@ -24,7 +24,7 @@ from gemlint.lint_notes import collecting_notes
 from gemlint.registry import rule_class, rule_entries
 from gemlint.selection import Selection
 from gemlint.text import TIMED_OUT_PREFIX, SourceError, decoder_for, read_regular_file
-from gemlint.walk_record import WalkRecord, keep_root_walk, keep_walks
+from gemlint.walk_record import WalkRecord, forget_root_walks, keep_root_walk, keep_walks
 
 if TYPE_CHECKING:
     from gemlint.project.facts import ProjectFacts
@@ -323,7 +323,9 @@ def _project_facts(config: Config) -> ProjectFacts:
 
 def _forget_projects() -> None:
     """Drop what this process knows of project files (:func:`~gemlint.project.files.forget_projects`): only a
-    process that has linted before knows any, and it imported them then."""
+    process that has linted before knows any, and it imported them then; a run that asked no project question
+    may have kept its walk of the root all the same."""
+    forget_root_walks()
     files = sys.modules.get("gemlint.project.files")
     if files is not None:
         files.forget_projects()

@@ -199,6 +199,11 @@ def keep_root_walk(root: Path, files: list[SourceFile] | None) -> None:
         _ROOT_WALKS[os.path.abspath(root)] = files
 
 
+def forget_root_walks() -> None:
+    """Forget every run's walk of its root: a later question of the project walks the root as it is now."""
+    _ROOT_WALKS.clear()
+
+
 def root_files(discovery: Discovery, root: Path) -> list[SourceFile]:
     """The files a walk of the project ``root`` finds: the run's own walk, or its kept walk, where this run
     has one."""

@@ -97,3 +97,16 @@ def test_a_run_over_a_folder_walks_it_and_the_root_the_project_is_made_of(tmp_pa
     _project(tmp_path, {"deploy/detector.yaml": MANIFEST, "app/service.py": SERVICE})
     run([tmp_path / "deploy"], default_config(tmp_path), jobs=1)
     assert walks == [[str(tmp_path / "deploy")], [str(tmp_path)]]
+
+
+def test_a_file_added_after_a_run_is_in_the_project_the_next_run_asks_of(tmp_path, walks):
+    """The kept walk is the run's: an editor's buffer linted after a file appeared sees the project as it is now."""
+    from gemlint.runner import lint_stdin
+    from gemlint.walk_record import root_files
+
+    _project(tmp_path, {"deploy/detector.yaml": MANIFEST})
+    run([tmp_path], default_config(tmp_path), jobs=1)
+    _project(tmp_path, {"app/service.py": SERVICE})
+    lint_stdin(SERVICE.encode(), tmp_path / "app" / "service.py", default_config(tmp_path))
+    found = [source.display for source in root_files(Discovery(default_config(tmp_path), cwd=tmp_path), tmp_path)]
+    assert "app/service.py" in found

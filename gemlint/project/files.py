@@ -35,7 +35,7 @@ from gemlint.languages import Language
 from gemlint.project.buffers import buffer
 from gemlint.project.model import ProjectModel
 from gemlint.project.summary import forget_packages, module_name
-from gemlint.walk_record import root_files
+from gemlint.walk_record import forget_root_walks, root_files
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -552,6 +552,7 @@ def forget_projects() -> None:
     _PROJECTS.clear()
     optimized_model_paths.cache_clear()
     forget_packages()
+    forget_root_walks()
 
 
 def project_for(config: Config) -> Project:
