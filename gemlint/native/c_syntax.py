@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
@@ -138,11 +139,16 @@ def address_of(node: Node) -> Node | None:
 
 
 def descendants(node: Node, *, skip: frozenset[str] = NESTED_CODE) -> Iterator[Node]:
-    """``node`` and its named descendants, not entering nested functions, lambdas and classes.
+    """``node`` and its named descendants, not entering nested functions, lambdas and classes."""
+    return map(itemgetter(0), _preorder(node, skip))
+
+
+def _preorder(node: Node, skip: frozenset[str]) -> Iterator[tuple[Node, str, int]]:
+    """:func:`descendants`, each node with its type and its depth below ``node`` (0 for ``node`` itself).
 
     Walked with a tree cursor, in half the time a walk of ``named_children`` takes on real code (that property
     builds a list of every child, tokens included, and keeps it on the node)."""
-    yield node
+    yield node, node.type, 0
     cursor = node.walk()
     if not cursor.goto_first_child():
         return
@@ -150,8 +156,9 @@ def descendants(node: Node, *, skip: frozenset[str] = NESTED_CODE) -> Iterator[N
     while True:
         current = cursor.node
         if current.is_named:  # an anonymous node (a token) is a leaf, and not one of the named children
-            yield current
-            if current.type not in skip and cursor.goto_first_child():
+            kind = current.type
+            yield current, kind, depth
+            if kind not in skip and cursor.goto_first_child():
                 depth += 1
                 continue
         while not cursor.goto_next_sibling():
@@ -169,38 +176,24 @@ class Walk:
 
     def __init__(self, root: Node) -> None:
         self.root = root
-        nodes: list[Node] = [root]
-        types: list[str] = [root.type]
-        parents: list[int] = [-1]
-        # As :func:`descendants` walks, keeping each node's parent: `above` holds the index of the node whose
-        # children the cursor is among, one entry per level below the root.
-        cursor = root.walk()
-        above = [0]
-        if cursor.goto_first_child():
-            while above:
-                current = cursor.node
-                if current.is_named:
-                    index = len(nodes)
-                    kind = current.type
-                    nodes.append(current)
-                    types.append(kind)
-                    parents.append(above[-1])
-                    if kind not in NESTED_CODE and cursor.goto_first_child():
-                        above.append(index)
-                        continue
-                while not cursor.goto_next_sibling():
-                    cursor.goto_parent()
-                    above.pop()
-                    if not above:
-                        break
+        nodes: list[Node] = []
+        types: list[str] = []
+        # Pre-order: a node's descendants are the nodes that follow it, up to the end of its last child's. `walking`
+        # holds the nodes whose descendants are still being walked, one per depth.
+        ends: list[int] = []
+        walking: list[int] = []
+        for node, kind, depth in _preorder(root, NESTED_CODE):
+            index = len(nodes)
+            while len(walking) > depth:
+                ends[walking.pop()] = index
+            nodes.append(node)
+            types.append(kind)
+            ends.append(index + 1)
+            walking.append(index)
+        for index in walking:
+            ends[index] = len(nodes)
         self.nodes = nodes
         self.types = types
-        # Pre-order: a node's descendants are the nodes that follow it, up to the end of its last child's.
-        ends = list(range(1, len(nodes) + 1))
-        for index in range(len(nodes) - 1, 0, -1):
-            parent = parents[index]
-            if ends[index] > ends[parent]:
-                ends[parent] = ends[index]
         #: Each node's descendants end before this index of :attr:`nodes`.
         self.ends = ends
         self._index: dict[Node, int] | None = None
