@@ -423,3 +423,49 @@ def test_a_module_imported_again_from_elsewhere_is_left_to_scope_analysis():
     # `import torch`, then a project module's re-export of it: most often the same module
     names = ImportNames(ast.parse("import torch\nfrom pkg.backends import torch\ndef f():\n    return torch.no_grad\n"))
     assert not names.imported_in_turn("torch") and names.qualified_at("torch.no_grad", 4, deferred=True) is None
+
+
+def test_a_star_import_leads_to_a_library_only_through_a_module_that_may_bind_one(tmp_path):
+    """``from svc.common import *`` may bind ``torch`` (the project module imports it): a name no binding of the
+    file reaches is asked of the scopes. ``from tkinter import *`` binds no name of torch: ``builder``, bound by
+    an assignment, is answered without scopes, and a file that star-imports only tkinter names nothing of torch."""
+    from gemlint.config import default_config
+    from gemlint.project.files import forget_projects, project_for
+    from test_models import call
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'svc'\n")
+    package = tmp_path / "svc"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "common.py").write_text("import torch\n")
+    (package / "gui.py").write_text(
+        "from tkinter import *\n"
+        "def build(trt):\n"
+        "    builder = trt.Builder()\n"
+        "    return builder.create_network()\n"
+    )
+    (package / "serve.py").write_text(
+        "from svc.common import *\n"
+        "from tkinter import *\n"
+        "def build(trt):\n"
+        "    builder = trt.Builder()\n"
+        "    network = builder.create_network()\n"
+        "    return network, torch.load('m.pt')\n"
+    )
+    forget_projects()
+    try:
+        project = project_for(default_config(tmp_path))
+        libraries = frozenset({"torch"})
+        gui = project.parsed(package / "gui.py").analysis
+        assert not gui.may_name_from(libraries)
+        assert gui.library_names(call(gui, "builder.create_network()").func, libraries) == frozenset()
+        assert "_scopes" not in gui.__dict__
+        serve = project.parsed(package / "serve.py").analysis
+        assert serve.may_name_from(libraries)
+        # `builder.create_network` could be `svc.common.builder...`, a re-export of nothing: no library name
+        assert serve.library_names(call(serve, "builder.create_network()").func, libraries) == frozenset()
+        assert "_scopes" not in serve.__dict__
+        load = call(serve, "torch.load('m.pt')").func
+        assert "torch.load" in serve.library_names(load, libraries) == serve.qualified_names(load)
+    finally:
+        forget_projects()

@@ -367,7 +367,8 @@ def item_{n}():
 def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, monkeypatch):
     """A project whose routes are declared in many modules has them composed once, in a process of its own,
     before the workers fork: no worker parses every route module again, and the handler a route elsewhere
-    names is still found."""
+    names is still found. Meanwhile the process that forks the workers imports the Python rules, once, for
+    every worker to inherit."""
     import os
 
     import gemlint.project.files as files
@@ -392,6 +393,7 @@ def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, mon
 
     monkeypatch.setattr(files, "compose", noted("compose", files.compose))
     monkeypatch.setattr(runner, "process_file", noted("lint", runner.process_file))
+    monkeypatch.setattr(runner, "_import_python_rules", noted("import", runner._import_python_rules))
     result = run([tmp_path / "svc"], config, jobs=2)
     assert [d.path.rsplit("/", 1)[-1] for d in result.diagnostics if d.code == "GEM602"] == ["handlers.py"]
     rows = [line.split() for line in log.read_text().splitlines()]
@@ -399,3 +401,6 @@ def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, mon
     linters = {pid for kind, pid in rows if kind == "lint"}
     assert len(composers) == 1 and len(linters) == 2
     assert not composers & (linters | {str(os.getpid())})
+    importers = [(index, pid) for index, (kind, pid) in enumerate(rows) if kind == "import"]
+    first_lint = next(index for index, (kind, _) in enumerate(rows) if kind == "lint")
+    assert [pid for _, pid in importers] == [str(os.getpid())] and importers[0][0] < first_lint

@@ -18,7 +18,7 @@ from gemlint.analysis import apps
 from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
-from gemlint.analysis.syntax import is_name, named_parameters
+from gemlint.analysis.syntax import SCOPE_NODES, is_name, named_parameters
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
 GRADIO_EVENT = "a Gradio event handler"
@@ -274,17 +274,24 @@ def _stored_beyond_the_call(analysis: ModuleAnalysis, node: cst.CSTNode) -> tupl
     if statement is None:
         return None
     targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
-    function = analysis.enclosing_function(statement)
-    declared_global = {
-        name.name.value
-        for n in (analysis.subtree(function.body) if function is not None else ())
-        if isinstance(n, (cst.Global, cst.Nonlocal))
-        for name in n.names
-    }
+    declared_global = _declared_global(analysis, analysis.enclosing_function(statement))
     keys = _lasting_names(analysis, targets, declared_global)
     if keys:
         return statement, keys
     return _kept_through_a_local(analysis, statement, targets, declared_global)
+
+
+def _declared_global(analysis: ModuleAnalysis, function: cst.FunctionDef | None) -> set[str]:
+    """The names ``function``'s own ``global`` and ``nonlocal`` statements declare (not a nested function's or
+    class's): read from the file's few such statements, not from a walk of the body for each assignment."""
+    if function is None:
+        return set()
+    return {
+        name.name.value
+        for statement in analysis.nodes_of(cst.Global, cst.Nonlocal)
+        if next((a for a in analysis.ancestors(statement) if isinstance(a, SCOPE_NODES)), None) is function
+        for name in statement.names
+    }
 
 
 def _lasting_names(analysis: ModuleAnalysis, targets: list[cst.BaseExpression], declared_global: set[str]) -> set[str]:

@@ -676,7 +676,7 @@ class ModelTracker:
                 return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a Lightning module restored from a checkpoint")
         if self._ultralytics_front_end(func):
             return None  # the project may be Ultralytics itself: its front-ends are still not modules to judge
-        if not fw.TENSORRT_ENGINE_MODULES.isdisjoint(self.analysis.qualified_names(func)):
+        if self.analysis.resolves_to(func, fw.TENSORRT_ENGINE_MODULES):
             return None  # a TensorRT engine behind a module's interface: no parameter, no mode
         outside = self.analysis.outside
         found = outside.model_producer(self.analysis, func) if outside is not None else None
@@ -1076,7 +1076,7 @@ class ModelTracker:
                     return True
             if self._ultralytics_front_end(target):
                 return True
-            if not fw.TENSORRT_ENGINE_MODULES.isdisjoint(self.analysis.qualified_names(value.func)):
+            if self.analysis.resolves_to(value.func, fw.TENSORRT_ENGINE_MODULES):
                 return True  # a TensorRT engine behind a module's interface (`TRTModule()`)
         return False
 

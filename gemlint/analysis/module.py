@@ -217,9 +217,28 @@ class ModuleAnalysis:
         spelled = get_full_name_for_node(node)
         if spelled is None and isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
             return frozenset()
-        if spelled is not None and self._import_names is not None and not self._star_imports and not self._may_be_library_name(spelled, libraries):
+        if (
+            spelled is not None
+            and self._import_names is not None
+            and not self._may_be_library_name(spelled, libraries)
+            and not self._star_may_name(spelled, libraries)
+        ):
             return frozenset()
         return self.qualified_names(node)
+
+    def _star_may_name(self, spelled: str, libraries: frozenset[str]) -> bool:
+        """What :meth:`qualified_names` guesses for a name no binding reaches, ``module.spelled`` for each module
+        the file imports with ``*``, may be a name of ``libraries``: the module is one of them, or a project module
+        that re-exports one. A star import of any other module (``from tkinter import *``) names none of them."""
+        for module in self._star_imports:
+            top = module.partition(".")[0]
+            if top in libraries:
+                return True
+            if self.outside is not None and self.outside.project_package(top):
+                external = self.outside.external_name(f"{module}.{spelled}")
+                if external is not None and external.partition(".")[0] in libraries:
+                    return True
+        return False
 
     def names_from_imports(self, spelled: str) -> frozenset[str] | None:
         """What the dotted name ``spelled`` names when the file binds its first name only by module-level
@@ -268,9 +287,11 @@ class ModuleAnalysis:
         the file imports from one of them or from a project package, or binds a name spelled as one of them.
         False lets a question about those packages' names skip the file's other names altogether."""
         names = self._import_names
-        if names is None or self._star_imports:
+        if names is None:
             return True
-        return any(names.binds(library) for library in libraries) or any(self._may_lead_to(source, libraries) for source in names.all_sources())
+        # A star import binds what its module does: a name of the libraries only if the module may lead to one.
+        sources = {*names.all_sources(), *(module.partition(".")[0] for module in self._star_imports)}
+        return any(names.binds(library) for library in libraries) or any(self._may_lead_to(source, libraries) for source in sources)
 
     def binds(self, name: str) -> bool:
         """The file binds ``name`` somewhere (an import, an assignment, a definition, a parameter...); True when
