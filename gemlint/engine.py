@@ -296,9 +296,13 @@ def _lint_python(
     python_rules = [rule for rule in map(rule_class, rules) if issubclass(rule, PythonRule)]
     if not python_rules:
         return []
-    from gemlint.python_lint import lint_python  # LibCST and the analyses: only for a file a rule admits
+    from gemlint.python_lint import lint_python, read_ast  # LibCST and the analyses: only for a file a rule admits
 
-    return lint_python(source, text, python_rules, selection, tree, triage, project)
+    reading = read_ast(source, text, tree)
+    del tree  # not held here while LibCST parses the module (see read_ast)
+    if isinstance(reading, Diagnostic):
+        return [reading]
+    return lint_python(source, text, python_rules, selection, reading, triage, project)
 
 
 def _admits_syntax(rule: type[Rule] | RuleEntry, triage: Triage) -> bool:

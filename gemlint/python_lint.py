@@ -46,27 +46,42 @@ class PythonFileContext(PythonSource):
         self.diagnostics.append(diagnostic)
 
 
+@dataclass(frozen=True)
+class AstReading:
+    """What the analyses take from a module's ``ast`` tree: the names its imports bind, and the tree itself up to
+    :data:`KEEP_AST_CHARS` (None: the tree was not kept, or the module does not parse with ``ast``)."""
+
+    import_names: ImportNames | None = None
+    tree: ast.Module | None = None
+
+
+def read_ast(source: SourceFile, text: str, tree: ast.Module | None) -> AstReading | Diagnostic:
+    """What :func:`lint_python` needs of ``tree`` (``text``'s ``ast`` tree, None where it does not parse: perhaps a
+    newer grammar than this interpreter's, which LibCST decides), or the parse error of an expression nested too
+    deep to analyse. The caller lets go of ``tree`` before linting: a 650 KB module's tree holds 29 MiB, which
+    must not be held while LibCST parses the module (that parse's own peak is 230 MiB)."""
+    if tree is None or len(text) > MAX_ANALYSED_CHARS:
+        return AstReading()
+    if nesting_depth(tree, MAX_TREE_DEPTH) > MAX_TREE_DEPTH:
+        return parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")
+    return AstReading(ImportNames(tree), tree if len(text) <= KEEP_AST_CHARS else None)
+
+
 def lint_python(
     source: SourceFile,
     text: str,
     rules: Sequence[type[PythonRule]],
     selection: Selection,
-    tree: ast.Module | None,
+    reading: AstReading,
     triage: Triage | None,
     project: bool = True,
 ) -> list[Diagnostic]:
-    """Run ``rules`` on ``text``; ``tree`` is its ``ast`` tree when it parses (None: perhaps a newer grammar than
-    this interpreter's, which LibCST decides), ``triage`` what the engine's triage found."""
+    """Run ``rules`` on ``text``; ``reading`` is what :func:`read_ast` read of its ``ast`` tree, ``triage`` what the
+    engine's triage found."""
     if len(text) > MAX_ANALYSED_CHARS:
         too_large(text)
         return []
-    import_names = None
-    if tree is not None:
-        if nesting_depth(tree, MAX_TREE_DEPTH) > MAX_TREE_DEPTH:
-            return [parse_error(source, f"an expression is nested more than {MAX_TREE_DEPTH} levels deep; not analysed")]
-        import_names = ImportNames(tree)  # what the analyses read of the tree, so that they need not parse it again
-        if len(text) > KEEP_AST_CHARS:
-            tree = None  # LibCST's parse and the analyses need the room (25 MiB for a 650 KB module)
+    import_names, tree = reading.import_names, reading.tree
     whole = project_for(selection.config) if project else None
     earlier = whole.parsed_analysis(source.path, text) if whole is not None else None
     if earlier is not None:

@@ -161,11 +161,44 @@ def test_the_analyses_read_the_tree_the_engine_parsed(monkeypatch):
     assert analysis.def_line(handler) == 9
 
 
+def _tree_alive_at_parse(monkeypatch) -> list[bool]:
+    """Whether the ``ast`` tree the engine parsed is still alive (held by anything) when LibCST parses the file."""
+    import weakref
+
+    from gemlint import engine, python_lint
+
+    trees: list[weakref.ref] = []
+    alive: list[bool] = []
+    gate, parse = engine.python_gate, python_lint.parse_module
+
+    def gated(*args, **kwargs):
+        blocked, tree = gate(*args, **kwargs)
+        if tree is not None:
+            trees.append(weakref.ref(tree))
+        return blocked, tree
+
+    def parsed(*args, **kwargs):
+        alive.append(bool(trees) and trees[-1]() is not None)
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "python_gate", gated)
+    monkeypatch.setattr(python_lint, "parse_module", parsed)
+    return alive
+
+
 def test_a_large_file_lets_its_tree_go_before_libcst_parses_it(monkeypatch):
     from gemlint import python_lint
 
     monkeypatch.setattr(python_lint, "KEEP_AST_CHARS", len(SERVED) - 1)
+    alive = _tree_alive_at_parse(monkeypatch)
     made = _contexts(monkeypatch, SERVED)
     assert made and all(context.ast_tree is None for context in made)
+    assert alive == [False]  # nothing holds it: not the context, not the engine that parsed it
     (handler,) = [node for node in made[0].analysis.nodes_of(cst.FunctionDef) if node.name.value == "predict"]
     assert made[0].analysis.def_line(handler) == 9
+
+
+def test_a_small_file_keeps_its_tree_for_the_analyses(monkeypatch):
+    alive = _tree_alive_at_parse(monkeypatch)
+    made = _contexts(monkeypatch, SERVED)
+    assert alive == [True] and made[0].ast_tree is not None
