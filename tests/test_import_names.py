@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 
 import libcst as cst
 import pytest
@@ -344,38 +345,51 @@ def test_the_function_a_plain_call_runs_is_the_one_libcst_finds(path):
         assert answer is (defs[0] if len(defs) == 1 else None), analysis.module.code_for_node(call)[:60]
 
 
-
 def test_a_project_name_is_a_library_name_only_where_its_module_re_exports_one(tmp_path):
     """Through the project model: ``Router`` re-exported from fastapi names ``fastapi.APIRouter``; ``Net``, a class
     of the project imported at module level and again in a function, names nothing of torch, without scopes."""
-    from gemlint.config import default_config
-    from gemlint.project.files import forget_projects, project_for
     from test_models import call
 
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'svc'\n")
-    package = tmp_path / "svc"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "compat.py").write_text("from fastapi import APIRouter as Router\n")
-    (package / "nets.py").write_text("import torch\nclass Net(torch.nn.Module):\n    pass\n")
-    (package / "api.py").write_text(
-        "from svc.nets import Net\n"
-        "from svc import compat\n"
-        "def build():\n"
-        "    from svc.nets import Net\n"
-        "    return Net()\n"
-        "def routes():\n"
-        "    from svc.compat import Router\n"
-        "    return Router(), compat.Router()\n"
-    )
-    forget_projects()
-    try:
-        analysis = project_for(default_config(tmp_path)).parsed(package / "api.py").analysis
+    modules = {
+        "compat.py": "from fastapi import APIRouter as Router\n",
+        "nets.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n",
+        "api.py": (
+            "from svc.nets import Net\n"
+            "from svc import compat\n"
+            "def build():\n"
+            "    from svc.nets import Net\n"
+            "    return Net()\n"
+            "def routes():\n"
+            "    from svc.compat import Router\n"
+            "    return Router(), compat.Router()\n"
+        ),
+    }
+    with _package_analyses(tmp_path, modules) as analysed:
+        analysis = analysed("api.py")
         libraries = frozenset({"torch", "fastapi"})
         assert analysis.library_names(call(analysis, "Net()").func, libraries) == frozenset()
         assert "_scopes" not in analysis.__dict__
         for text in ("Router()", "compat.Router()"):
             assert "fastapi.APIRouter" in analysis.library_names(call(analysis, text).func, libraries), text
+
+
+@contextmanager
+def _package_analyses(tmp_path, modules: dict[str, str]):
+    """A project of one package, ``svc``, holding ``modules`` (name -> text): yields the analysis of a module by
+    name, as the project model parses it."""
+    from gemlint.config import default_config
+    from gemlint.project.files import forget_projects, project_for
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'svc'\n")
+    package = tmp_path / "svc"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (package / name).write_text(text)
+    forget_projects()
+    try:
+        project = project_for(default_config(tmp_path))
+        yield lambda name: project.parsed(package / name).analysis
     finally:
         forget_projects()
 
@@ -429,43 +443,30 @@ def test_a_star_import_leads_to_a_library_only_through_a_module_that_may_bind_on
     """``from svc.common import *`` may bind ``torch`` (the project module imports it): a name no binding of the
     file reaches is asked of the scopes. ``from tkinter import *`` binds no name of torch: ``builder``, bound by
     an assignment, is answered without scopes, and a file that star-imports only tkinter names nothing of torch."""
-    from gemlint.config import default_config
-    from gemlint.project.files import forget_projects, project_for
     from test_models import call
 
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'svc'\n")
-    package = tmp_path / "svc"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "common.py").write_text("import torch\n")
-    (package / "gui.py").write_text(
-        "from tkinter import *\n"
-        "def build(trt):\n"
-        "    builder = trt.Builder()\n"
-        "    return builder.create_network()\n"
-    )
-    (package / "serve.py").write_text(
-        "from svc.common import *\n"
-        "from tkinter import *\n"
-        "def build(trt):\n"
-        "    builder = trt.Builder()\n"
-        "    network = builder.create_network()\n"
-        "    return network, torch.load('m.pt')\n"
-    )
-    forget_projects()
-    try:
-        project = project_for(default_config(tmp_path))
-        libraries = frozenset({"torch"})
-        gui = project.parsed(package / "gui.py").analysis
+    modules = {
+        "common.py": "import torch\n",
+        "gui.py": "from tkinter import *\ndef build(trt):\n    builder = trt.Builder()\n    return builder.create_network()\n",
+        "serve.py": (
+            "from svc.common import *\n"
+            "from tkinter import *\n"
+            "def build(trt):\n"
+            "    builder = trt.Builder()\n"
+            "    network = builder.create_network()\n"
+            "    return network, torch.load('m.pt')\n"
+        ),
+    }
+    libraries = frozenset({"torch"})
+    with _package_analyses(tmp_path, modules) as analysed:
+        gui = analysed("gui.py")
         assert not gui.may_name_from(libraries)
         assert gui.library_names(call(gui, "builder.create_network()").func, libraries) == frozenset()
         assert "_scopes" not in gui.__dict__
-        serve = project.parsed(package / "serve.py").analysis
+        serve = analysed("serve.py")
         assert serve.may_name_from(libraries)
         # `builder.create_network` could be `svc.common.builder...`, a re-export of nothing: no library name
         assert serve.library_names(call(serve, "builder.create_network()").func, libraries) == frozenset()
         assert "_scopes" not in serve.__dict__
         load = call(serve, "torch.load('m.pt')").func
         assert "torch.load" in serve.library_names(load, libraries) == serve.qualified_names(load)
-    finally:
-        forget_projects()
