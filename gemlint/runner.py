@@ -346,7 +346,7 @@ def _import_before_forking(work: list[tuple[SourceFile, int]], selections: list[
     load the C/C++ grammars the files need: each worker then inherits them instead of importing and compiling them
     again. The Python rules, LibCST and the analyses are left to the workers whose files a rule admits: a worker
     imports them in the time the parent would, alongside the others, and a run that admits no Python file never
-    does."""
+    does (unless this process imported them while another composed the routes: :func:`_import_python_rules`)."""
     from gemlint import engine  # noqa: F401
 
     if mode.active:
