@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import SourceFile
+from gemlint.lint_notes import note
 from gemlint.registry import parse_error_rule
 
 if TYPE_CHECKING:
@@ -68,6 +69,31 @@ def python_gate(source: SourceFile, text: str) -> tuple[Diagnostic | None, ast.M
         return parse_error(source, "the file is nested too deeply to parse"), None
     except ValueError as error:
         return parse_error(source, f"cannot parse: {error}"), None
+
+
+#: The interpreter's messages for statements only Python 2 has that LibCST's parser rejects too (`print x`,
+#: `exec code`); `except E, e:` is not among them, as LibCST parses it (Python 3.14's unparenthesised `except`).
+PYTHON2_STATEMENTS = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'")
+
+
+def python2_note(error: SyntaxError) -> str:
+    """The note for a file ``ast`` rejected at a statement only Python 2 has: another language's, not broken."""
+    return f"Python 2, not checked: {(error.msg or '').partition('.')[0]} (line {error.lineno})"
+
+
+def python2_script(text: str) -> bool:
+    """``ast`` rejects ``text`` at a ``print`` or ``exec`` statement, which LibCST's parser rejects as well: the
+    file is noted as Python 2 and not checked, without importing LibCST to ask it (a third of a second for a run
+    whose only Python files are a few old scripts)."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        if (error.msg or "").startswith(PYTHON2_STATEMENTS):
+            note(python2_note(error))
+            return True
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    return False
 
 
 def _bracket_depth(text: str) -> int:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from gemlint.analysis.triage import Gate, SyntaxFacts, Triage, collect
-from gemlint.bad_input import internal_error, parse_error, python_gate
+from gemlint.bad_input import internal_error, parse_error, python2_script, python_gate
 from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
@@ -255,7 +255,7 @@ def _python_syntax_check(source: SourceFile, text: str) -> list[Diagnostic]:
     blocked, tree = python_gate(source, text)
     if blocked is not None:
         return [blocked]
-    if tree is not None:
+    if tree is not None or python2_script(text):
         return []
     from gemlint.python_lint import syntax_check
 
@@ -276,6 +276,8 @@ def _lint_python(
         blocked, tree = python_gate(source, text)
         if blocked is not None:
             return [blocked]
+        if tree is None and python2_script(text):
+            return []
     triage = None
     if tree is not None or facts is not None:
         triage = Triage.of(facts or collect(tree), text, selection.config, source.relative, source.absolute_path())

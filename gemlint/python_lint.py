@@ -19,7 +19,7 @@ from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.index import TRIVIA
 from gemlint.analysis.source import PythonSource
 from gemlint.analysis.triage import Triage
-from gemlint.bad_input import internal_error, parse_error
+from gemlint.bad_input import PYTHON2_STATEMENTS, internal_error, parse_error, python2_note
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import SourceFile
 from gemlint.frontends.module_size import MAX_ANALYSED_CHARS
@@ -200,7 +200,7 @@ def libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
             note(f"a template, not checked: `{placeholder}` (line {error.lineno}) is filled in by a build step")
             return []
         if (error.msg or "").startswith(_PYTHON2_ONLY):
-            note(f"Python 2, not checked: {error.msg.partition('.')[0]} (line {error.lineno})")
+            note(python2_note(error))
             return []
         return [parse_error(source, f"syntax error: {error.msg}", error.lineno or 1, error.offset or 1)]
     except Exception as error:
@@ -210,7 +210,7 @@ def libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
 
 #: The interpreter's messages for statements only Python 2 has (`print x`, `exec code`, `except E, e:`): the file
 #: is another language's, not a broken one.
-_PYTHON2_ONLY = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'", "multiple exception types must be parenthesized")
+_PYTHON2_ONLY = (*PYTHON2_STATEMENTS, "multiple exception types must be parenthesized")
 
 #: A placeholder that a build step substitutes before the file is imported: `##NAME##`, CMake's `@NAME@` and
 #: `${NAME}` (configure_file), Jinja's and cookiecutter's `{{ name }}` and `{% ... %}`.

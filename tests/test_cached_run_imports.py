@@ -135,6 +135,10 @@ def _native_and_deployment(tmp_path: Path, copies: int) -> Path:
     tmp_path.mkdir()
     (tmp_path / "pyproject.toml").write_text("[tool.gemlint]\n")
     (tmp_path / "stats.py").write_text("def mean(values):\n    return sum(values) / len(values)\n")
+    # Python 2 scripts, which neither `ast` nor LibCST parses: one a rule's markers would send to LibCST, one not
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "convert.py").write_text('import torch\nmodel = torch.load("m.pt")\nprint "converted"\n')
+    (tmp_path / "tools" / "legacy.py").write_text('print "hello"\n')
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "server.yaml").write_text(TWO_GPUS)
     for number in range(copies):
@@ -143,7 +147,8 @@ def _native_and_deployment(tmp_path: Path, copies: int) -> Path:
 
 
 def test_a_run_that_admits_no_python_file_imports_no_libcst_nor_astroid(tmp_path):
-    # One kernel: linted in this process. Forty: linted by a pool of workers, which the parent prepares.
+    # One kernel: linted in this process. Forty: linted by a pool of workers, which the parent prepares. The Python
+    # 2 scripts are told apart by `ast`'s message: LibCST is not imported to reject them too.
     for copies, jobs in ((1, "1"), (40, "2")):
         folder = _native_and_deployment(tmp_path / str(copies), copies)
         completed = subprocess.run(
