@@ -124,6 +124,15 @@ spec:
             limits:
               nvidia.com/gpu: 2
 """
+ORT_SESSION = """\
+#include <onnxruntime_cxx_api.h>
+
+Ort::Session open(Ort::Env& env, const char* path) {
+  Ort::SessionOptions options;
+  options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);
+  return Ort::Session(env, path, options);
+}
+"""
 # Which of LibCST, astroid and gemlint's Python path a run imported.
 PYTHON_PATH_PROBE = PROBE.replace(
     'heavy = sorted(m for m in set(sys.modules) - before if m == "libcst" or m.startswith(("gemlint.rules.gem", "gemlint.engine")))',
@@ -141,6 +150,9 @@ def _native_and_deployment(tmp_path: Path, copies: int) -> Path:
     (tmp_path / "tools" / "legacy.py").write_text('print "hello"\n')
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "server.yaml").write_text(TWO_GPUS)
+    # Rules that read Python too: their C++ and Dockerfile sides need no LibCST
+    (tmp_path / "session.cpp").write_text(ORT_SESSION)
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\nENV CUDA_LAUNCH_BLOCKING=1\n")
     for number in range(copies):
         (tmp_path / f"kernel_{number}.cu").write_text(KERNEL)
     return tmp_path
@@ -156,7 +168,9 @@ def test_a_run_that_admits_no_python_file_imports_no_libcst_nor_astroid(tmp_path
             cwd=folder, capture_output=True, text=True, timeout=120,
         )
         findings = json.loads(completed.stdout)
-        assert sorted({(f["path"].split("_")[0], f["code"]) for f in findings}) == [("deploy/server.yaml", "GEM605"), ("kernel", "GEM301")]
+        assert sorted({(f["path"].split("_")[0], f["code"]) for f in findings}) == [
+            ("Dockerfile", "GEM404"), ("deploy/server.yaml", "GEM605"), ("kernel", "GEM301"), ("session.cpp", "GEM501")
+        ]
         assert json.loads(completed.stderr.strip().splitlines()[-1]) == [], completed.stderr
 
 

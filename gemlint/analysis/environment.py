@@ -72,3 +72,17 @@ def _update(call: cst.Call) -> list[EnvWrite]:
                     if isinstance(key, str):
                         writes.append(EnvWrite(key, literal_value(element.value), call))
     return writes
+
+
+def asks_for_determinism(analysis: ModuleAnalysis, node: cst.CSTNode, determinism_variable: str) -> bool:
+    """The function around ``node`` (or module-level code) asks for deterministic kernels: it calls
+    ``torch.use_deterministic_algorithms(True)`` or sets ``determinism_variable`` (``CUBLAS_WORKSPACE_CONFIG``)."""
+    scope = analysis.enclosing_function(node) or analysis.module
+    for child in analysis.subtree(scope):
+        if isinstance(child, cst.Call) and terminal_name(child.func) == "use_deterministic_algorithms":
+            flag = child.args[0].value if child.args else None
+            if flag is not None and literal_value(flag) is True:
+                return True
+        if isinstance(child, (cst.Assign, cst.Call)) and any(write.variable == determinism_variable for write in env_writes(analysis, child)):
+            return True
+    return False

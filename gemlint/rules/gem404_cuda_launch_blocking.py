@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
-from gemlint.analysis.environment import EnvWrite, env_writes
-from gemlint.analysis.module import literal_value, terminal_name
 from gemlint.analysis.triage import Production, WritesEnvironment, is_production_path
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import AnalysisRule, DocumentRule
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
 _DETERMINISM_VARIABLE = "CUBLAS_WORKSPACE_CONFIG"
@@ -64,32 +65,23 @@ if os.environ.get("DEBUG_CUDA"):
     # Only production code: tests, benchmarks and profiling scripts block launches on purpose.
     syntax_gate = Production() & WritesEnvironment((VARIABLE,))
 
-    # -- Python ------------------------------------------------------------------------------
+    # -- Python (gemlint.analysis.environment, imported where a Python file is linted: a run over manifests alone
+    # imports no LibCST) -------------------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._check(env_writes(self.analysis, node))
+        self._check(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._check(env_writes(self.analysis, node))
+        self._check(node)
 
-    def _check(self, writes: list[EnvWrite]) -> None:
-        for write in writes:
+    def _check(self, node: cst.Assign | cst.Call) -> None:
+        from gemlint.analysis.environment import asks_for_determinism, env_writes
+
+        for write in env_writes(self.analysis, node):
             if write.variable == VARIABLE and is_blocking(write.value):
-                if self.analysis.debugging_exemption(write.node) is None and not self._for_determinism(write.node):
+                # Asked for deterministic kernels in the same function, as PyTorch's reproducibility notes pair it
+                # with launch blocking: a reproducible run, an output comparison, not a setting left on from debugging.
+                if self.analysis.debugging_exemption(write.node) is None and not asks_for_determinism(self.analysis, write.node, _DETERMINISM_VARIABLE):
                     self.report(write.node, MESSAGE)
-
-    def _for_determinism(self, node: cst.CSTNode) -> bool:
-        """The same function (or module-level code) asks for deterministic kernels: ``torch.use_deterministic_algorithms
-        (True)`` or ``CUBLAS_WORKSPACE_CONFIG``, which PyTorch's reproducibility notes pair with launch blocking. The
-        setting is asked for on purpose (a reproducible run, an output comparison), not left on from debugging."""
-        scope = self.analysis.enclosing_function(node) or self.context.module
-        for child in self.analysis.subtree(scope):
-            if isinstance(child, cst.Call) and terminal_name(child.func) == "use_deterministic_algorithms":
-                flag = child.args[0].value if child.args else None
-                if flag is not None and literal_value(flag) is True:
-                    return True
-            if isinstance(child, (cst.Assign, cst.Call)) and any(write.variable == _DETERMINISM_VARIABLE for write in env_writes(self.analysis, child)):
-                return True
-        return False
 
     # -- Dockerfiles, Kubernetes manifests, compose files --------------------------------------
     def check(self) -> None:
