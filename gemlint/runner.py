@@ -288,9 +288,14 @@ def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectF
     return isolate
 
 
+def _rules_of(work: list[tuple[SourceFile, int]], selections: list[Selection]) -> set:
+    """The rules some selection of the files to lint holds."""
+    return {rule for index in {index for _, index in work} for rule in selections[index].rules}
+
+
 def _reads_routes(work: list[tuple[SourceFile, int]], selections: list[Selection]) -> bool:
     """Whether a rule selected for the files to lint may read the project's routes."""
-    return any(rule.reads_routes for index in {index for _, index in work} for rule in selections[index].rules)
+    return any(rule.reads_routes for rule in _rules_of(work, selections))
 
 
 def _compose_routes_before_forking(project, meanwhile: Callable[[], None]) -> None:
@@ -336,7 +341,7 @@ def _import_python_rules(work: list[tuple[SourceFile, int]], selections: list[Se
     """Import the rules that read Python, and with them LibCST and the analyses, here: done while a forked
     process composes the routes (about as long), so that the workers forked after inherit them instead of
     each importing them (a third of a second) before its first Python file."""
-    for rule in {rule for index in {index for _, index in work} for rule in selections[index].rules}:
+    for rule in _rules_of(work, selections):
         if rule.reads(Language.PYTHON):
             rule_class(rule)
 
@@ -352,7 +357,7 @@ def _import_before_forking(work: list[tuple[SourceFile, int]], selections: list[
     if mode.active:
         from gemlint import fixes  # noqa: F401
     languages = {source.language for source, _ in work}
-    for rule in {rule for index in {index for _, index in work} for rule in selections[index].rules}:
+    for rule in _rules_of(work, selections):
         if not rule.reads(Language.PYTHON) and any(rule.reads(language) for language in languages):
             rule_class(rule)
     native = [source for source, _ in work if source.language is Language.NATIVE]

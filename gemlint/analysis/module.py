@@ -230,15 +230,7 @@ class ModuleAnalysis:
         """What :meth:`qualified_names` guesses for a name no binding reaches, ``module.spelled`` for each module
         the file imports with ``*``, may be a name of ``libraries``: the module is one of them, or a project module
         that re-exports one. A star import of any other module (``from tkinter import *``) names none of them."""
-        for module in self._star_imports:
-            top = module.partition(".")[0]
-            if top in libraries:
-                return True
-            if self.outside is not None and self.outside.project_package(top):
-                external = self.outside.external_name(f"{module}.{spelled}")
-                if external is not None and external.partition(".")[0] in libraries:
-                    return True
-        return False
+        return any(self._names_library(f"{module}.{spelled}", libraries) for module in self._star_imports)
 
     def names_from_imports(self, spelled: str) -> frozenset[str] | None:
         """What the dotted name ``spelled`` names when the file binds its first name only by module-level
@@ -252,17 +244,22 @@ class ModuleAnalysis:
         head, _, tail = spelled.partition(".")
         if head in libraries:
             return True
-        for target, aliased in self._import_names.import_targets(head):  # type: ignore[union-attr]
-            dotted = (f"{target}.{tail}" if tail else target) if aliased else spelled
-            # A relative import names relatively (`.utils.torch`): "." among the libraries asks for those.
-            top = "." if dotted.startswith(".") else dotted.partition(".")[0]
-            if top in libraries:
-                return True
-            if self.outside is not None and self.outside.project_package(top):
-                external = self.outside.external_name(dotted)  # what qualified_names adds for a re-export
-                if external is not None and external.partition(".")[0] in libraries:
-                    return True
-        return False
+        return any(
+            self._names_library((f"{target}.{tail}" if tail else target) if aliased else spelled, libraries)
+            for target, aliased in self._import_names.import_targets(head)  # type: ignore[union-attr]
+        )
+
+    def _names_library(self, dotted: str, libraries: frozenset[str]) -> bool:
+        """``dotted``, a qualified name as :meth:`qualified_names` spells it, is a name of ``libraries``, or of a
+        project module that re-exports one (what :meth:`qualified_names` adds for it)."""
+        # A relative import names relatively (`.utils.torch`): "." among the libraries asks for those.
+        top = "." if dotted.startswith(".") else dotted.partition(".")[0]
+        if top in libraries:
+            return True
+        if self.outside is None or not self.outside.project_package(top):
+            return False
+        external = self.outside.external_name(dotted)
+        return external is not None and external.partition(".")[0] in libraries
 
     def names_among(self, node: cst.CSTNode, names: Collection[str]) -> frozenset[str]:
         """Those of ``node``'s :meth:`qualified_names` that are among ``names`` (a set, or a table's keys): asked

@@ -16,9 +16,9 @@ import libcst as cst
 
 from gemlint.analysis.module import ModuleAnalysis, argument, iter_subtree, literal_value
 from gemlint.analysis.syntax import is_member, terminal_name
+from gemlint.native.ort import LEVELS  # the same enumerators as the C and C++ APIs'
 
 LEVEL_CLASS = "GraphOptimizationLevel"
-LEVELS = ("ORT_DISABLE_ALL", "ORT_ENABLE_BASIC")
 _PREFIXES = ("onnxruntime.", "onnxruntime.capi.onnxruntime_pybind11_state.", "onnxruntime.capi._pybind_state.")
 _SESSIONS = frozenset({"onnxruntime.InferenceSession", "onnxruntime.capi.onnxruntime_inference_collection.InferenceSession"})
 # Session methods that run the model, and those that only read what the model declares.
