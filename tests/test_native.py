@@ -260,3 +260,26 @@ int batch(int n) {
     assert finding.code == "GEM302" and finding.line == 6
     assert "`t` holds an object from `new` that is put into `tasks`, a local container of raw pointers" in finding.message
     assert "call `delete` on each element before the function returns" in finding.message
+
+
+def test_a_status_handed_through_a_wrapper_decides_which_return_leaks():
+    # The wrapper's name says nothing of checking; what it returns is compared with cudaSuccess, as a status is.
+    source = (
+        "#define TRACE(e) trace_status((e), __FILE__, __LINE__)\n"
+        "cudaError_t run(float* out, int n, cudaStream_t s) {\n"
+        "  void* scratch = nullptr;\n"
+        "  cudaError_t status;\n"
+        "  if (status = TRACE(cudaMallocAsync(&scratch, n, s)); status != cudaSuccess) {\n"
+        "    return status;\n"
+        "  }\n"
+        "  if (status = TRACE(fill(scratch, out, n, s)); status != cudaSuccess) {\n"
+        "    return status;\n"
+        "  }\n"
+        "  if (TRACE(cudaMallocHost(&out, n)) != cudaSuccess) return cudaErrorMemoryAllocation;\n"
+        "  cudaFreeHost(out);\n"
+        "  return TRACE(cudaFreeAsync(scratch, s));\n"
+        "}\n"
+    )
+    (found,) = lint_source(source, "wrapped.cu")
+    assert (found.code, found.line) == ("GEM301", 5)
+    assert "not released when the function returns at line 9" in found.message

@@ -36,7 +36,6 @@ from gemlint.native.once import LOOPS, ends_with_the_process, runs_once
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
     ACQUIRES,
-    CHECK_WRAPPERS,
     MEMORY_KINDS,
     MISMATCH_CODE,
     NOT_ANALYSED,
@@ -51,7 +50,6 @@ from gemlint.native.resources import (
 )
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_CHECKING = re.compile(r"check|error|status|verify", re.IGNORECASE)
 _ASSIGNMENTS = frozenset({"assignment_expression"})
 _END_CAPTURE = frozenset({"cudaStreamEndCapture", "cuStreamEndCapture"})
 _CALLS = frozenset({"call_expression"})
@@ -655,7 +653,9 @@ def _enclosing_class(node: Node) -> str:
 
 def _status_variables(call: Node) -> frozenset[str]:
     """The variable a call's status code is stored in: ``cudaError_t e = cudaMalloc(...)``, ``e = cudaMalloc(...)``,
-    or through an error-check wrapper, ``status = check_cuda_status(cudaMalloc(...))``."""
+    or through a call it is handed to, ``status = check_cuda_status(cudaMalloc(...))``, ``e = DBG_ERR(...)``:
+    whatever the wrapper is named, what it returns is read as the status only where it is compared with a success
+    or error value, as a status is (a wrapper that returns something else makes a path unknown, never a leak)."""
     child, parent = call, call.parent
     while parent is not None:
         if syn.is_transparent_parent(parent, child) or (parent.type == "conditional_expression" and child != parent.child_by_field_name("condition")):
@@ -664,10 +664,8 @@ def _status_variables(call: Node) -> frozenset[str]:
             continue
         wrapper = parent.parent if parent.type == "argument_list" else None
         if wrapper is not None and wrapper.type == "call_expression":
-            name = syn.last_component(syn.callee_name(wrapper))
-            if name in CHECK_WRAPPERS or _CHECKING.search(name):
-                child, parent = wrapper, wrapper.parent
-                continue
+            child, parent = wrapper, wrapper.parent
+            continue
         break
     if parent is None:
         return frozenset()

@@ -484,9 +484,19 @@ class CTracker:
             name = syn.last_component(syn.callee_name(node))
             if name in CHECK_WRAPPERS and syn.encloses(node, acquisition.call):
                 return "status"
+            if _compared(node) and any(syn.strip(argument) == acquisition.call for argument in syn.arguments(node)):
+                return "status"  # `DBG_ERR(cudaMalloc(&p, n)) != cudaSuccess`: what the call hands on, compared as a status is
             if name in _LAST_ERROR and not acquisition.status:
                 return "status"
         return None
+
+
+def _compared(node: Node) -> bool:
+    """``node`` is a side of an ``==`` or ``!=`` comparison (in parentheses or not)."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return parent is not None and parent.type == "binary_expression" and syn.operator(parent) in ("==", "!=")
 
 
 def _left_after(node: Node, body: Node) -> bool:

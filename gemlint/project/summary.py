@@ -285,7 +285,14 @@ class _Summariser:
             if alias.name == "*":
                 self.summary.star_imports.append(base)
                 continue
-            self.summary.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+            name, target = alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name
+            earlier = self.summary.imports.get(name)
+            if not node.level and earlier is not None and earlier.endswith(f".{target}"):
+                # `try: from .inception import X` / `except ImportError: from inception import X`: the fallback
+                # for a run as a script from the package's folder names the same module; the package's name
+                # finds it, the script's folder is not searched.
+                continue
+            self.summary.imports[name] = target
 
     def _imported_module(self, name: str) -> None:
         if self.summary.is_package and name not in self.summary.imported_modules:
