@@ -32,7 +32,10 @@ def other_framework_hub_class(name: str) -> bool:
 
 
 #: Calls of FLOP, MAC and parameter counters: code that runs a model to measure it, not to serve.
-COUNTING_CALLS = ("torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.")
+COUNTING_CALLS = (
+    "torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.",
+    "torchsummary.", "torchstat.",
+)
 #: Exporters: a function that calls one runs the model to trace or export it, not to serve.
 EXPORT_CALLS = frozenset({
     "torch.jit.trace", "torch.jit.script", "torch.jit.trace_module", "torch.onnx.export", "torch.onnx._export", "torch.onnx.dynamo_export",
@@ -40,7 +43,10 @@ EXPORT_CALLS = frozenset({
     "coremltools.convert", "torch2trt.torch2trt", "executorch.exir.to_edge", "executorch.exir.to_edge_transform_and_lower",
 })
 #: The packages those counters come from (a module that imports none calls none).
-COUNTING_PACKAGES = ("torch.utils.flop_counter", "fvcore", "thop", "ptflops", "calflops", "deepspeed.profiling", "torchinfo", "torchprofile")
+COUNTING_PACKAGES = (
+    "torch.utils.flop_counter", "fvcore", "thop", "ptflops", "calflops", "deepspeed.profiling", "torchinfo", "torchprofile", "torchsummary",
+    "torchstat",
+)
 #: How the exporters are spelled at a call (``torch.jit.trace``, ``jit.trace``, ``onnx.export``): only such calls
 #: are resolved (a bare ``trace`` imported from ``torch.jit`` is not looked at).
 EXPORT_SPELLINGS = (
@@ -51,7 +57,7 @@ EXPORT_SPELLINGS = (
 #: The terminal names of those calls (``FlopCounterMode``, ``trace``): what a call must be spelled as to be one.
 COUNTING_AND_EXPORT_NAMES = frozenset({
     "FlopCounterMode", "FlopCountAnalysis", "flop_count", "parameter_count", "parameter_count_table", "profile",
-    "clever_format", "get_model_complexity_info", "calculate_flops", "get_model_profile", "summary", "profile_macs",
+    "clever_format", "get_model_complexity_info", "calculate_flops", "get_model_profile", "summary", "profile_macs", "stat",
     "trace", "script", "trace_module", "export", "_export", "dynamo_export", "compile", "convert", "export_for_training",
     "capture_pre_autograd_graph", "torch2trt", "to_edge", "to_edge_transform_and_lower",
 })
@@ -60,6 +66,10 @@ COUNTING_AND_EXPORT_NAMES = frozenset({
 OUTSIDE_TORCH_ENGINES = frozenset({"tensorrt", "onnxruntime", "openvino", "tritonclient", "pycuda", "polygraphy"})
 #: Calls that put a module into an attribute (besides ``torch.nn`` classes and the project's model classes).
 MODULE_LOADING_CALLS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.compile"})
+#: Hub repositories whose entry points return a wrapper that runs its model without gradients: YOLOv5's
+#: ``AutoShape``, whose ``forward`` runs under ``torch.no_grad()`` (``smart_inference_mode()`` in later releases);
+#: ``autoshape=False`` returns the bare model.
+SELF_GUARDED_HUB_REPOS = frozenset({"ultralytics/yolov5"})
 #: Demo-app frameworks that call the app's code on every interaction (:mod:`gemlint.analysis.apps`).
 APP_FRAMEWORKS = frozenset({"gradio", "streamlit"})
 WEB_FRAMEWORKS = frozenset(

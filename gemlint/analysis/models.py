@@ -144,8 +144,11 @@ class ModelTracker:
             return None
         # `model.encoder(x)` runs a submodule's forward; `model.get_text_features(x)` a method: told apart
         # by the model's class (see _submodule_origins), and unknown classes give no origins.
-        if not self.origins(receiver) or self._result_used_as_module(call) or self._returned_on_another_branch(receiver, call):
+        origins = self.origins(receiver)
+        if not origins or self._result_used_as_module(call) or self._returned_on_another_branch(receiver, call):
             return None
+        if all(self._guards_itself(origin) for origin in origins):
+            return None  # a hub wrapper whose own forward runs without gradients
         if any(self._module_argument(arg.value) for arg in call.args):
             # Handed a model, the callee runs it itself (`face2paint(generator, image)` from a hub entry point
             # that returns a function): models take tensors, and how the callee runs this one is not known here.
@@ -340,6 +343,19 @@ class ModelTracker:
                 if name.startswith(prefix):
                     return runtime
         return None
+
+    def _guards_itself(self, origin: ModelOrigin) -> bool:
+        """``torch.hub.load("ultralytics/yolov5", ...)``: an entry of a hub repository that returns a wrapper whose
+        forward runs without gradients (:data:`fw.SELF_GUARDED_HUB_REPOS`), unless asked for the bare model."""
+        call = origin.node
+        if origin.kind is not Origin.LOADED or not isinstance(call, cst.Call) or terminal_name(call.func) != "load":
+            return False
+        repository = passed_argument(call, 0, "repo_or_dir")
+        name = literal_value(repository) if repository is not None else None
+        if not isinstance(name, str) or name.partition(":")[0] not in fw.SELF_GUARDED_HUB_REPOS:
+            return False
+        shaped = passed_argument(call, None, "autoshape")
+        return (shaped is None or literal_value(shaped) is not False) and self.analysis.resolves_to(call.func, _HUB_LOADS)
 
     def _own_hub_entry(self, call: cst.Call) -> str | None:
         """The entry ``torch.hub.load(repo, "entry")`` names, when written as a literal (the project's own

@@ -806,6 +806,15 @@ class ModuleAnalysis:
         found = {function for call in self._measuring_calls if (function := self.enclosing_function(call)) is not None}
         return frozenset(self._callers_within_module(found)) if found else frozenset()
 
+    def counts(self, call: cst.Call) -> bool:
+        """``call`` is a FLOP, MAC or parameter counter or a model summary of a counting package (thop, fvcore,
+        torchinfo, torchsummary, ...): it runs the model once on an example input to measure it."""
+        return (
+            terminal_name(call.func) in fw.COUNTING_AND_EXPORT_NAMES
+            and self.imports_any(fw.COUNTING_PACKAGES)
+            and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)
+        )
+
     @cached_property
     def _measuring_calls(self) -> frozenset[cst.Call]:
         """The calls that count a model's FLOPs or parameters or export it: a counter or an exporter spelled as
@@ -814,7 +823,6 @@ class ModuleAnalysis:
         found = set()
         # Names are resolved only for calls spelled like a counter or an exporter, and counters only where the
         # module imports a counting package: resolving a name costs the file's scope analysis.
-        counters = self.imports_any(fw.COUNTING_PACKAGES)
         for call in self.nodes_of(cst.Call):
             name = terminal_name(call.func)
             if name is not None and _COUNTER_NAME.search(name):
@@ -825,7 +833,7 @@ class ModuleAnalysis:
             if name in fw.COUNTING_AND_EXPORT_NAMES:
                 spelled = dotted_name(call.func) or ""
                 exporting = spelled.endswith(fw.EXPORT_SPELLINGS) and self.resolves_to(call.func, fw.EXPORT_CALLS)
-                if exporting or (counters and self.resolves_with_prefix(call.func, fw.COUNTING_CALLS)):
+                if exporting or self.counts(call):
                     found.add(call)
                     continue
             if self.outside is not None and name is not None and self._imported_by_name(call.func):

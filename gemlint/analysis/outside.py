@@ -78,8 +78,8 @@ class OutsideFacts(Protocol):
         """Why ``self.<name>`` of ``cls`` holds a model when a project base class in another module binds it."""
 
     def helper_loads(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
-        """How calling the project function ``func`` names (in another module) loads a model it returns (its
-        body calls a model loader, or ``torch.load`` and ``load_state_dict``), or None."""
+        """How calling the project function ``func`` names (in another module) loads a model, to return or to run
+        (its body calls a model loader, or ``torch.load`` and ``load_state_dict``), or None."""
 
     def construction_loads(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,

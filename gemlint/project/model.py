@@ -383,14 +383,8 @@ class ProjectModel:
         elif first in summary.bindings:
             return None  # an instance, not a declaration
         else:
-            for star in summary.star_imports:
-                target = self.resolve_absolute(f"{star}.{first}", entry.path, _depth + 1)
-                # A project module imported whole gives its names, its own imports among them (`torch`, `nn`);
-                # a library's star import says nothing of which names it holds.
-                if target is not None and (target.kind != "external" or target.module != f"{star}.{first}"):
-                    base = target
-                    break
-            else:
+            base = self._star_imported(entry, first, _depth + 1)
+            if base is None:
                 return None
         if base is None or not rest:
             return base
@@ -413,6 +407,16 @@ class ProjectModel:
             if not tail:
                 method = self.find_method(base, head)
                 return method
+        return None
+
+    def _star_imported(self, entry: ModuleEntry, name: str, depth: int) -> Target | None:
+        """What ``name`` is in the module of ``entry`` through its star imports of project modules."""
+        for star in entry.summary.star_imports:
+            target = self.resolve_absolute(f"{star}.{name}", entry.path, depth)
+            # A project module imported whole gives its names, its own imports among them (`torch`, `nn`);
+            # a library's star import says nothing of which names it holds.
+            if target is not None and (target.kind != "external" or target.module != f"{star}.{name}"):
+                return target
         return None
 
     def resolve_absolute(self, dotted: str, near: str | None = None, _depth: int = 0) -> Target | None:
@@ -438,6 +442,8 @@ class ProjectModel:
                 return Target("registry", module, first)
             elif first in summary.imports and summary.imports[first] != dotted:
                 base = self.resolve_absolute(summary.imports[first], entry.path, _depth + 1)
+            elif first not in summary.bindings and (found := self._star_imported(entry, first, _depth + 1)) is not None:
+                base = found  # `from .pipeline import *` in a package's `__init__.py`: its names are the package's
             else:
                 # A submodule not in the index, or a name bound at run time: a project name we cannot see.
                 return None
@@ -1835,11 +1841,10 @@ class ProjectModel:
         return bool(callees)
 
     def helper_loader(self, entry: ModuleEntry, function: FunctionSummary, accept: Callable[[ModuleEntry, CallSite], bool] | None = None) -> str | None:
-        """What a project function calls to load a model it returns: a model loader or pretrained constructor,
-        with weights put into a model (``load_state_dict``) where the loader is ``torch.load`` (which reads any
-        tensors, not only models). ``accept`` may refuse a loading call (one that runs once, kept in a global)."""
-        if not function.returns:
-            return None
+        """What a project function calls to load a model, whether it returns the model or runs it itself: a model
+        loader or pretrained constructor, with weights put into a model (``load_state_dict``) where the loader is
+        ``torch.load`` (which reads any tensors, not only models). ``accept`` may refuse a loading call (one that
+        runs once, kept in a global)."""
         # A method's helpers (`cls.from_local(...)` in a `from_pretrained` classmethod) are followed.
         owner = entry.summary.classes.get(function.qualname.rpartition(".")[0])
         return self._loading_call(entry, owner, function, 0, tensors_need_state=True, accept=accept)

@@ -906,19 +906,20 @@ def _name_in_package(package: str, file_name: str) -> str:
 
 
 def _package_of(directory: str) -> str:
-    """The dotted package name of ``directory`` ("" when it holds no ``__init__.py``): asked once per folder
-    of a run (a project's modules share their folders), not once per module."""
+    """The dotted package name of ``directory`` ("" when it holds no ``__init__.py``, or when its name is not one
+    an import can spell: ``Inpaint-Anything/__init__.py`` makes no package, and its modules are imported from the
+    folder itself): asked once per folder of a run (a project's modules share their folders), not once per module."""
     found = _PACKAGES.get(directory)
     if found is None:
         parent = os.path.dirname(directory)
-        package = listed_package(directory)
+        here = os.path.basename(directory)
+        package = here.isidentifier() and listed_package(directory)
         if package is None:
             package = os.path.isfile(os.path.join(directory, "__init__.py"))
         if parent == directory or not package:
             found = ""
         else:
             above = _package_of(parent)
-            here = os.path.basename(directory)
             found = f"{above}.{here}" if above else here
         _PACKAGES[directory] = found
     return found

@@ -50,8 +50,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "kernel's packed weights, a spectrogram's filter bank), and call no part whose value is unknown as a module; "
         "held in a name or in an attribute of the class that builds them (`self.mel = MelFrontEnd(...)`).",
         "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
-        "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), which already run without "
-        "gradients.",
+        "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), and YOLOv5's hub entries "
+        "(`torch.hub.load(\"ultralytics/yolov5\", ...)` returns `AutoShape`, whose forward runs under `no_grad`, unless "
+        "`autoshape=False`), which already run without gradients.",
         "TensorRT engines behind a module's interface: torch2trt's `TRTModule` and what `torch2trt(...)` returns hold "
         "their weights in the engine, whatever `state_dict` and `load_state_dict` suggest; likewise a TorchScript "
         "file loaded (`torch.jit.load`) in a module that imports an accelerator's compiler (`torch_neuronx`, "

@@ -30,6 +30,8 @@ class TrainModeInInference(AnalysisRule):
         "evaluation step inside a training run), a `.train()` that the same function (or script) undoes with a later "
         "`.eval()` before running the model (a window for fine-tuning or gathering statistics), and a `.train()` "
         "under an `if` on a run-time flag.",
+        "A model put in training mode and then only handed to a parameter or FLOP counter or a summary (torchsummary, "
+        "torchinfo, thop, fvcore), never run: the mode changes nothing the tool prints.",
         "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`), and, in a "
         "file that imports another framework with modules of its own (MLX, JAX, TensorFlow, Paddle, MegEngine, "
         "MNN) and not torch, objects known only by being called and switched.",
@@ -86,6 +88,8 @@ def predict(x: list[float]):
         verdict = self.analysis.reported_context(node)
         if not verdict.is_inference or self._restores_mode(node, origins) or self._switched_back(node, origins) or self._flag_guarded(node):
             return
+        if self._only_measured(node, origins):
+            return
         replacement = node.with_changes(func=node.func.with_changes(attr=cst.Name("eval")), args=())
         self.report(
             node,
@@ -116,6 +120,23 @@ def predict(x: list[float]):
             if receiver is not None and self._same_model(receiver, origins):
                 return False  # run in training mode before it is switched back
         return False
+
+    def _only_measured(self, node: cst.Call, origins) -> bool:
+        """After ``.train()``, the model is handed only to counters or summaries (thop, torchinfo, torchsummary), and
+        never run: the mode changes nothing such a tool prints (an exporter is not one: it would trace dropout)."""
+        function = self.analysis.enclosing_function(node)
+        _, after = self._calls_around(node, function.body if function is not None else self.context.module)
+        models = self.analysis.models
+        measured = False
+        for call in after:
+            receiver = models.forward_receiver(call)
+            if receiver is not None and self._same_model(receiver, origins):
+                return False
+            if any(self._same_model(arg.value, origins) for arg in call.args):
+                if not self.analysis.counts(call):
+                    return False  # handed to code that may run it
+                measured = True
+        return measured
 
     def _calls_around(self, node: cst.Call, scope: cst.CSTNode) -> tuple[list[cst.Call], list[cst.Call]]:
         """The calls of ``scope`` that start before ``node`` and after it, in source order (the walk's order)."""

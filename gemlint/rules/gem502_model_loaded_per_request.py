@@ -44,7 +44,7 @@ class ModelLoadedPerRequest(AnalysisRule):
         "`test_*.py`, `conftest.py`), whose apps and routes are built for the test and serve no request.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
         "functions of other modules (a class's own `from_pretrained` among them, with the class's helpers it calls) "
-        "that load no model they return (`torch.load` or safetensors' `load_file` alone may read data: a helper "
+        "that load no model, to return or to run (`torch.load` or safetensors' `load_file` alone may read data: a helper "
         "counts as a load when it also puts the weights into a model with `load_state_dict`, or calls a model "
         "loader).",
         "A load that is a default for a caller that passes no model (`if model is None: model = load()`, on a "
