@@ -217,6 +217,10 @@ class Project:
 
     # -- files and modules ------------------------------------------------------------------
     @cached_property
+    def _root(self) -> str:
+        return os.path.abspath(self.root)
+
+    @cached_property
     def sources(self) -> list[SourceFile]:
         """Every file of the project root that a run over the root would lint (one walk per run: a run that
         walked the root keeps its walk, :func:`gemlint.walk_record.keep_root_walk`)."""
@@ -250,7 +254,7 @@ class Project:
     def modules(self) -> dict[str, list[Path]]:
         names: dict[str, list[Path]] = {}
         for path in self.python_files:
-            names.setdefault(module_name(path), []).append(path)
+            names.setdefault(module_name(path, root=self._root), []).append(path)
         return names
 
     def module_file(self, dotted: str, near: Path | None = None) -> ParsedFile | None:
@@ -281,7 +285,7 @@ class Project:
         if existing is not None and existing.text == text:
             return self._hold(existing)
         parsed = ParsedFile(
-            Path(key), text, module_name(Path(key)), display_path(Path(key), Path.cwd()), root_relative(Path(key), self.root), self.config, self.model
+            Path(key), text, module_name(key, True, self._root), display_path(Path(key), Path.cwd()), root_relative(Path(key), self.root), self.config, self.model
         )
         self._parsed[key] = parsed
         return self._hold(parsed)

@@ -254,7 +254,7 @@ class ProjectModel:
         """(path, module name, index key) of each project module that can be read."""
         files: list[tuple[str, str, tuple[str, str]]] = []
         paths = [source.absolute_path() for source in self.project.python_sources]
-        for key_path, name in zip(paths, module_names(paths)):
+        for key_path, name in zip(paths, module_names(paths, self._root)):
             try:
                 digest = self._digest(key_path)
             except OSError:

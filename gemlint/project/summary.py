@@ -875,14 +875,15 @@ def summarise(tree: ast.Module, name: str, is_package: bool) -> ModuleSummary:
     return summary
 
 
-def module_name(path: Path | str, absolute: bool = False) -> str:
+def module_name(path: Path | str, absolute: bool = False, root: str | None = None) -> str:
     """The dotted name Python imports ``path`` under: packages are folders with an ``__init__.py``. With
-    ``absolute``, ``path`` is an absolute, normal path already (a walk's), and is not made one again."""
+    ``absolute``, ``path`` is an absolute, normal path already (a walk's), and is not made one again. The project
+    ``root`` (absolute and normal), where its scripts run, is no package: its modules are top-level names."""
     directory, name = os.path.split(path if absolute else os.path.abspath(path))
-    return _name_in_package(_package_of(directory), name)
+    return _name_in_package(_package_of(directory, root), name)
 
 
-def module_names(paths: Iterable[str]) -> list[str]:
+def module_names(paths: Iterable[str], root: str | None = None) -> list[str]:
     """:func:`module_name` of each of ``paths``, absolute and normal (a walk's), which come folder by folder: the
     package of a folder is looked up once per run of its files, not once per file (a large project's modules)."""
     names = []
@@ -892,7 +893,7 @@ def module_names(paths: Iterable[str]) -> list[str]:
         if not directory or directory.endswith(":"):  # a file of a drive's or the system's root: split keeps the separator
             directory, name = os.path.split(path)
         if directory != last:
-            last, package = directory, _package_of(directory)
+            last, package = directory, _package_of(directory, root)
         names.append(_name_in_package(package, name))
     return names
 
@@ -905,28 +906,30 @@ def _name_in_package(package: str, file_name: str) -> str:
     return f"{package}.{stem}" if package else stem
 
 
-def _package_of(directory: str) -> str:
-    """The dotted package name of ``directory`` ("" when it holds no ``__init__.py``, or when its name is not one
-    an import can spell: ``Inpaint-Anything/__init__.py`` makes no package, and its modules are imported from the
-    folder itself): asked once per folder of a run (a project's modules share their folders), not once per module."""
-    found = _PACKAGES.get(directory)
+def _package_of(directory: str, root: str | None = None) -> str:
+    """The dotted package name of ``directory`` ("" when it holds no ``__init__.py``, when its name is not one an
+    import can spell, ``photo-editor/__init__.py``, or when it is the project ``root``: a checkout's scripts run
+    from it, so an ``__init__.py`` there makes its modules no less top-level): asked once per folder of a run (a
+    project's modules share their folders), not once per module."""
+    key = (directory, root)
+    found = _PACKAGES.get(key)
     if found is None:
         parent = os.path.dirname(directory)
         here = os.path.basename(directory)
-        package = here.isidentifier() and listed_package(directory)
+        package = directory != root and here.isidentifier() and listed_package(directory)
         if package is None:
             package = os.path.isfile(os.path.join(directory, "__init__.py"))
         if parent == directory or not package:
             found = ""
         else:
-            above = _package_of(parent)
+            above = _package_of(parent, root)
             found = f"{above}.{here}" if above else here
-        _PACKAGES[directory] = found
+        _PACKAGES[key] = found
     return found
 
 
 #: Folder -> package name, for one run (:func:`forget_packages` at each run's start: files may come and go).
-_PACKAGES: dict[str, str] = {}
+_PACKAGES: dict[tuple[str, str | None], str] = {}
 
 
 def forget_packages() -> None:
