@@ -152,7 +152,7 @@ HOOK_CLASS_NAMES: dict[str, frozenset[str]] = {
 # Class decorators that make every public method (and __call__) a request handler.
 DEPLOYMENT_DECORATORS = frozenset({"ray.serve.deployment", "ray.serve.api.deployment", "bentoml.service"})
 # Method decorators that make a method a request handler.
-API_DECORATORS = frozenset({"bentoml.api", "bentoml.task"})
+API_DECORATORS = frozenset({"bentoml.api", "bentoml.task", "bentoml.Runnable.method"})
 
 # Function name prefixes of SPEC §2 (matched after leading underscores, case-insensitively).
 # Classes whose name says they perform inference (``Inference``, ``SamPredictor``, ``ImageInferencer``): their
