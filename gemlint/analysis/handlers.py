@@ -298,12 +298,27 @@ def _lasting_names(analysis: ModuleAnalysis, targets: list[cst.BaseExpression], 
     """The names of ``targets`` whose storage outlives the call: attributes (but those of an object the function
     made itself: ``model.configs = config`` on a local ``model``), globals, module-level containers."""
     keys = set()
-    for target in targets:
+    for target in _unpacked(targets):
         base = target.value if isinstance(target, cst.Subscript) else target
         text = dotted_name(base)
         if text and ((isinstance(base, cst.Attribute) and not _of_a_local(analysis, base, declared_global)) or text in declared_global or (target is not base and text in _module_names(analysis))):
             keys.add(text)
     return keys
+
+
+def _unpacked(targets: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
+    """The targets an unpacking assigns (``model, tokenizer = load()``: both), each target as it is otherwise."""
+    found: list[cst.BaseExpression] = []
+    todo = list(reversed(targets))
+    while todo:
+        target = todo.pop()
+        if isinstance(target, cst.StarredElement):
+            target = target.value
+        if isinstance(target, (cst.Tuple, cst.List)):
+            todo.extend(reversed([element.value for element in target.elements]))
+        else:
+            found.append(target)
+    return found
 
 
 def _of_a_local(analysis: ModuleAnalysis, attribute: cst.Attribute, declared_global: set[str]) -> bool:
