@@ -46,6 +46,9 @@ FACTS_PROCESS_THRESHOLD = 256
 # before the fork (see _compose_routes_before_forking); below it, a worker that asks parses them in less time
 # than a process costs.
 ROUTE_MODULES_COMPOSED_ONCE = 8
+# Likewise when one of them is this large: its parse takes several times its text (a 650 KB FastAPI server, about
+# 230 MiB), which a worker must not add to the trees it holds, nor each worker pay again.
+ROUTE_MODULE_BYTES_COMPOSED_ONCE = 200_000
 
 
 @dataclass(frozen=True)
@@ -301,10 +304,12 @@ def _reads_routes(work: list[tuple[SourceFile, int]], selections: list[Selection
 def _compose_routes_before_forking(project, meanwhile: Callable[[], None]) -> None:
     """Compose the project's routes once, in a forked process, for every worker to inherit: each worker that
     asked composed them itself, parsing every module that declares one (a FastAPI back end with dozens cost
-    each worker seconds and a quarter of its memory). Left to the workers where few modules declare routes
-    (a process costs more than parsing them), where processes do not fork, and if the process dies.
+    each worker seconds and a quarter of its memory; one module of 650 KB, 230 MiB on top of what the worker
+    held). Left to the workers where few small modules declare routes (a process costs more than parsing them),
+    where processes do not fork, and if the process dies.
     ``meanwhile()`` runs here while that process composes."""
-    if project.route_module_count < ROUTE_MODULES_COMPOSED_ONCE or not _forks():
+    few = project.route_module_count < ROUTE_MODULES_COMPOSED_ONCE and project.largest_route_module <= ROUTE_MODULE_BYTES_COMPOSED_ONCE
+    if few or not _forks():
         return
     from concurrent.futures.process import BrokenProcessPool
 

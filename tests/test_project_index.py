@@ -404,3 +404,38 @@ def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, mon
     importers = [(index, pid) for index, (kind, pid) in enumerate(rows) if kind == "import"]
     first_lint = next(index for index, (kind, _) in enumerate(rows) if kind == "lint")
     assert [pid for _, pid in importers] == [str(os.getpid())] and importers[0][0] < first_lint
+
+
+def test_one_large_route_module_is_composed_once_before_the_workers_fork(tmp_path, monkeypatch):
+    """A single route module larger than ROUTE_MODULE_BYTES_COMPOSED_ONCE is parsed for the routes in a process of
+    its own: no worker adds that parse to the trees it holds (a 650 KB FastAPI server's parse takes 230 MiB)."""
+    import os
+
+    import gemlint.project.files as files
+    import gemlint.runner as runner
+
+    config = project(tmp_path)
+    (tmp_path / "svc" / "handlers.py").write_text(HANDLERS)
+    (tmp_path / "svc" / "main.py").write_text(MAIN)
+    padding = "".join(f"# a comment line of the large server module, number {n}\n" for n in range(runner.ROUTE_MODULE_BYTES_COMPOSED_ONCE // 40))
+    (tmp_path / "svc" / "items_0.py").write_text(ROUTER.format(n=0) + padding)
+    for n in range(runner.PARALLEL_THRESHOLD):
+        (tmp_path / "svc" / f"plain_{n}.py").write_text(f"VALUE = {n}\n")
+    log = tmp_path / "pids.log"
+
+    def noted(kind, function):
+        def call(*args, **kwargs):
+            with open(log, "a") as handle:
+                handle.write(f"{kind} {os.getpid()}\n")
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(files, "compose", noted("compose", files.compose))
+    monkeypatch.setattr(runner, "process_file", noted("lint", runner.process_file))
+    result = run([tmp_path / "svc"], config, jobs=2)
+    assert [d.path.rsplit("/", 1)[-1] for d in result.diagnostics if d.code == "GEM602"] == ["handlers.py"]
+    rows = [line.split() for line in log.read_text().splitlines()]
+    composers = {pid for kind, pid in rows if kind == "compose"}
+    linters = {pid for kind, pid in rows if kind == "lint"}
+    assert len(composers) == 1 and not composers & (linters | {str(os.getpid())})

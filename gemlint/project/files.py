@@ -432,6 +432,11 @@ class Project:
         """How many modules may declare routes: what composing :attr:`routes` parses."""
         return len(self._route_modules)
 
+    @property
+    def largest_route_module(self) -> int:
+        """The size in bytes of the largest module that may declare routes (0: none)."""
+        return max((len(data) for _, data in self._route_modules), default=0)
+
     def route_rows(self) -> list[tuple]:
         """:attr:`routes` as data one process hands another (each handler's file by its path)."""
         return [
