@@ -415,6 +415,12 @@ LAYER_PACKAGES = frozenset({
 })
 # torch.nn names that are not modules.
 TORCH_NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList", "ParameterDict"})
+#: Classes of torch outside torch.nn whose objects are data or device handles, never modules: a random generator,
+#: a device, a shape, a stream, an event, a captured graph.
+TORCH_DATA_CLASSES = frozenset(
+    {"torch.Generator", "torch.device", "torch.Size", "torch.Tensor", "torch.cuda.Stream", "torch.cuda.Event", "torch.cuda.CUDAGraph",
+     "torch.Stream", "torch.Event"}
+)
 # torch.nn modules whose output depends on train/eval mode (dropout, batch statistics), and the containers
 # that may hold them: the only torch.nn constructions for which a missing `.eval()` matters.
 TORCH_NN_MODE_DEPENDENT = frozenset(

@@ -1397,6 +1397,9 @@ class ProjectModel:
                         # `self.magnitude = self.transform(x)` (or an element of its result): what its own method
                         # computes with package functions
                         continue
+                    owner_name, _, method = spelled.rpartition(".")
+                    if method in fw.PRETRAINED_METHODS and owner_name.rsplit(".", 1)[-1].endswith(fw.NON_MODEL_PRETRAINED):
+                        continue  # `EagleConfig.from_pretrained(path)`: a configuration, tokenizer or processor, data
                     if spelled.endswith("()"):
                         # An element of a call's result: known only from loaders that return eval-mode models.
                         loader = self.resolve(entry, spelled[:-2])
@@ -1434,6 +1437,7 @@ class ProjectModel:
                             # `nn.LSTM(...)` without dropout (its default, 0): the same in train and eval mode
                             or self._mode_free_layer(produced, cls, attribute)
                             or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
+                            or produced.module in fw.TORCH_DATA_CLASSES
                             # a container, or a bare `nn.Module()` used as one: what it holds is among the
                             # attribute's spellings (`add_module`), or buffers
                             or produced.module in _TORCH_CONTAINERS
@@ -1446,10 +1450,15 @@ class ProjectModel:
                         )
                         result = result and plain and (not _MODE_DEPENDENT.search(last) or self._mode_free_layer(produced, cls, attribute))
                     elif produced.kind == "function":
-                        # `self.net = build_net()`: the project classes the factory returns decide
+                        # `self.net = build_net()`: the project classes the factory returns decide; a function that
+                        # returns none (`self.dtype_code = dtype_to_int(dtype)`) is as unknown a value as any, a
+                        # module only where the class runs it or calls a method of it
                         owner = self.entry(produced.module, entry.path)
                         returned = self.returned_classes(owner, produced, 0) if owner is not None else []
-                        result = result and bool(returned) and all(self.class_mode_free(cls, owner.path, depth + 1) for cls in returned)
+                        if returned:
+                            result = result and all(self.class_mode_free(cls, owner.path, depth + 1) for cls in returned)
+                        else:
+                            result = result and not any(callee == f"self.{attribute}" or callee.startswith(f"self.{attribute}.") for callee in called)
                     else:
                         result = False
         return result
