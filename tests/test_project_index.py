@@ -364,11 +364,10 @@ def item_{n}():
 """
 
 
-def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, monkeypatch):
-    """A project whose routes are declared in many modules has them composed once, in a process of its own,
-    before the workers fork: no worker parses every route module again, and the handler a route elsewhere
-    names is still found. Meanwhile the process that forks the workers imports the Python rules, once, for
-    every worker to inherit."""
+def _linted_with_routes(tmp_path, monkeypatch, route_modules: dict[str, str], noted_too: tuple[str, ...] = ()):
+    """Lint a project of ``route_modules`` (name -> text) beside the handlers, the app and enough plain modules for
+    two workers; each call of ``compose``, ``process_file`` and the runner functions ``noted_too`` is logged with
+    its process. The run's result, the log's (kind, pid) rows, the composers, the linters."""
     import os
 
     import gemlint.project.files as files
@@ -377,8 +376,8 @@ def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, mon
     config = project(tmp_path)
     (tmp_path / "svc" / "handlers.py").write_text(HANDLERS)
     (tmp_path / "svc" / "main.py").write_text(MAIN)
-    for n in range(runner.ROUTE_MODULES_COMPOSED_ONCE):
-        (tmp_path / "svc" / f"items_{n}.py").write_text(ROUTER.format(n=n))
+    for name, text in route_modules.items():
+        (tmp_path / "svc" / name).write_text(text)
     for n in range(runner.PARALLEL_THRESHOLD):
         (tmp_path / "svc" / f"plain_{n}.py").write_text(f"VALUE = {n}\n")
     log = tmp_path / "pids.log"
@@ -393,15 +392,30 @@ def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, mon
 
     monkeypatch.setattr(files, "compose", noted("compose", files.compose))
     monkeypatch.setattr(runner, "process_file", noted("lint", runner.process_file))
-    monkeypatch.setattr(runner, "_import_python_rules", noted("import", runner._import_python_rules))
+    for name in noted_too:
+        monkeypatch.setattr(runner, name, noted(name, getattr(runner, name)))
     result = run([tmp_path / "svc"], config, jobs=2)
     assert [d.path.rsplit("/", 1)[-1] for d in result.diagnostics if d.code == "GEM602"] == ["handlers.py"]
     rows = [line.split() for line in log.read_text().splitlines()]
     composers = {pid for kind, pid in rows if kind == "compose"}
     linters = {pid for kind, pid in rows if kind == "lint"}
+    return rows, composers, linters
+
+
+def test_workers_inherit_the_routes_composed_once_before_they_fork(tmp_path, monkeypatch):
+    """A project whose routes are declared in many modules has them composed once, in a process of its own,
+    before the workers fork: no worker parses every route module again, and the handler a route elsewhere
+    names is still found. Meanwhile the process that forks the workers imports the Python rules, once, for
+    every worker to inherit."""
+    import os
+
+    import gemlint.runner as runner
+
+    routers = {f"items_{n}.py": ROUTER.format(n=n) for n in range(runner.ROUTE_MODULES_COMPOSED_ONCE)}
+    rows, composers, linters = _linted_with_routes(tmp_path, monkeypatch, routers, noted_too=("_import_python_rules",))
     assert len(composers) == 1 and len(linters) == 2
     assert not composers & (linters | {str(os.getpid())})
-    importers = [(index, pid) for index, (kind, pid) in enumerate(rows) if kind == "import"]
+    importers = [(index, pid) for index, (kind, pid) in enumerate(rows) if kind == "_import_python_rules"]
     first_lint = next(index for index, (kind, _) in enumerate(rows) if kind == "lint")
     assert [pid for _, pid in importers] == [str(os.getpid())] and importers[0][0] < first_lint
 
@@ -411,31 +425,8 @@ def test_one_large_route_module_is_composed_once_before_the_workers_fork(tmp_pat
     its own: no worker adds that parse to the trees it holds (a 650 KB FastAPI server's parse takes 230 MiB)."""
     import os
 
-    import gemlint.project.files as files
     import gemlint.runner as runner
 
-    config = project(tmp_path)
-    (tmp_path / "svc" / "handlers.py").write_text(HANDLERS)
-    (tmp_path / "svc" / "main.py").write_text(MAIN)
     padding = "".join(f"# a comment line of the large server module, number {n}\n" for n in range(runner.ROUTE_MODULE_BYTES_COMPOSED_ONCE // 40))
-    (tmp_path / "svc" / "items_0.py").write_text(ROUTER.format(n=0) + padding)
-    for n in range(runner.PARALLEL_THRESHOLD):
-        (tmp_path / "svc" / f"plain_{n}.py").write_text(f"VALUE = {n}\n")
-    log = tmp_path / "pids.log"
-
-    def noted(kind, function):
-        def call(*args, **kwargs):
-            with open(log, "a") as handle:
-                handle.write(f"{kind} {os.getpid()}\n")
-            return function(*args, **kwargs)
-
-        return call
-
-    monkeypatch.setattr(files, "compose", noted("compose", files.compose))
-    monkeypatch.setattr(runner, "process_file", noted("lint", runner.process_file))
-    result = run([tmp_path / "svc"], config, jobs=2)
-    assert [d.path.rsplit("/", 1)[-1] for d in result.diagnostics if d.code == "GEM602"] == ["handlers.py"]
-    rows = [line.split() for line in log.read_text().splitlines()]
-    composers = {pid for kind, pid in rows if kind == "compose"}
-    linters = {pid for kind, pid in rows if kind == "lint"}
+    _, composers, linters = _linted_with_routes(tmp_path, monkeypatch, {"items_0.py": ROUTER.format(n=0) + padding})
     assert len(composers) == 1 and not composers & (linters | {str(os.getpid())})
