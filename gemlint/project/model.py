@@ -20,7 +20,7 @@ import re
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Callable, Collection, Iterator, NamedTuple, Protocol
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
@@ -1422,7 +1422,7 @@ class ProjectModel:
                     if produced is None:
                         # an attribute bound to something unknown may be a module with a mode, where it runs or a
                         # method of it is called (`self.labels = weights.keys()`, never called, holds data)
-                        result = result and not any(callee == f"self.{attribute}" or callee.startswith(f"self.{attribute}.") for callee in called)
+                        result = result and not _runs_attribute(called, attribute)
                     elif produced.kind == "class":
                         result = result and self.class_mode_free(produced, entry.path, depth + 1)
                     elif produced.kind == "external":
@@ -1458,7 +1458,7 @@ class ProjectModel:
                         if returned:
                             result = result and all(self.class_mode_free(cls, owner.path, depth + 1) for cls in returned)
                         else:
-                            result = result and not any(callee == f"self.{attribute}" or callee.startswith(f"self.{attribute}.") for callee in called)
+                            result = result and not _runs_attribute(called, attribute)
                     else:
                         result = False
         return result
@@ -1943,6 +1943,11 @@ class ProjectModel:
             if loads and (accept is None or accept(entry, site)):
                 return site.callee
         return None
+
+
+def _runs_attribute(callees: Collection[str], attribute: str) -> bool:
+    """A method of the class calls ``self.<attribute>`` or a method of it: what it holds may be a module that runs."""
+    return any(callee == f"self.{attribute}" or callee.startswith(f"self.{attribute}.") for callee in callees)
 
 
 def summary_trains(function: FunctionSummary) -> bool:

@@ -86,9 +86,10 @@ def predict(x: list[float]):
         if not origins:
             return
         verdict = self.analysis.reported_context(node)
-        if not verdict.is_inference or self._restores_mode(node, origins) or self._switched_back(node, origins) or self._flag_guarded(node):
+        if not verdict.is_inference or self._restores_mode(node, origins) or self._flag_guarded(node):
             return
-        if self._only_measured(node, origins):
+        after = self._calls_after(node)
+        if self._switched_back(after, origins) or self._only_measured(after, origins):
             return
         replacement = node.with_changes(func=node.func.with_changes(attr=cst.Name("eval")), args=())
         self.report(
@@ -107,11 +108,14 @@ def predict(x: list[float]):
         before, _ = self._calls_around(node, function.body)
         return any(self._switches_to_eval(call, origins) for call in before)
 
-    def _switched_back(self, node: cst.Call, origins) -> bool:
+    def _calls_after(self, node: cst.Call) -> list[cst.Call]:
+        """The calls after ``node`` in the same function (or the script's module-level code)."""
+        function = self.analysis.enclosing_function(node)
+        return self._calls_around(node, function.body if function is not None else self.context.module)[1]
+
+    def _switched_back(self, after: list[cst.Call], origins) -> bool:
         """A later `.eval()` of the same model in the same function (or script), with no forward of it in between:
         the training-mode window is for something else (fine-tuning it hands the model to, statistics it gathers)."""
-        function = self.analysis.enclosing_function(node)
-        _, after = self._calls_around(node, function.body if function is not None else self.context.module)
         models = self.analysis.models
         for call in after:
             if self._switches_to_eval(call, origins):
@@ -121,11 +125,9 @@ def predict(x: list[float]):
                 return False  # run in training mode before it is switched back
         return False
 
-    def _only_measured(self, node: cst.Call, origins) -> bool:
+    def _only_measured(self, after: list[cst.Call], origins) -> bool:
         """After ``.train()``, the model is handed only to counters or summaries (thop, torchinfo, torchsummary), and
         never run: the mode changes nothing such a tool prints (an exporter is not one: it would trace dropout)."""
-        function = self.analysis.enclosing_function(node)
-        _, after = self._calls_around(node, function.body if function is not None else self.context.module)
         models = self.analysis.models
         measured = False
         for call in after:
