@@ -4,9 +4,10 @@ per-request code, GEM202 of start-up code)."""
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.module import ModuleAnalysis, dotted_name
+from gemlint.analysis.module import ModuleAnalysis, dotted_name, terminal_name
 
 # TensorRT's `Runtime` method that turns a serialized engine into one: the engine holds the weights. A method of an
 # object (`runtime.deserialize_cuda_engine(data)`), told by its name in a module that imports TensorRT.
@@ -26,6 +27,11 @@ _WIDGETS = ("streamlit.", "gradio.")
 _UPLOADED_FILES = frozenset({"cog.Path", "cog.File", "cog.types.Path", "cog.types.File", "fastapi.UploadFile", "starlette.datastructures.UploadFile"})
 _AS_PATH = frozenset({"str", "builtins.str", "os.fspath", "pathlib.Path"})
 _WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
+# What a value read from a file may go through and stay data: its mapping views, and builtins that only look at it.
+_MAPPING_READS = frozenset({"keys", "items", "values", "get"})
+_LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip"})
+# Expressions that compute a new value from their operands: what is computed from data is data.
+_COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.FormattedStringExpression)
 
 
 def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
@@ -46,6 +52,8 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
         if node.args and (_in_memory_bytes(analysis, node.args[0].value) or _uploaded(analysis, node.args[0].value)):
             # `torch.load(io.BytesIO(body))`, `torch.load(st.file_uploader(...))`: a payload the user sent
             return None
+        if names & fw.TENSOR_READERS and read_as_data(analysis, node):
+            return None  # `torch.load(path)["description"]`: a saved dictionary read, no model
         return "a model"
     loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
     if not loaded:
@@ -54,6 +62,45 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
     if family == "pipeline" and _wraps_a_loaded_model(analysis, node):
         return None  # `pipeline("translation", model=model, ...)` with a model loaded before: nothing is loaded
     return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")
+
+
+def read_as_data(analysis: ModuleAnalysis, node: cst.Call) -> bool:
+    """What ``node`` (``torch.load(path)``) reads is only read as data: every use of it takes an entry by key,
+    iterates it, or computes a string or number from it (``saved["name"] + saved["text"]``, ``for k in
+    saved["bank"].keys()``), in a function that puts no weights into a model. A value called, handed to a call
+    (``load_state_dict``), returned or kept may be a model: it stays a load."""
+    function = analysis.enclosing_function(node)
+    body = function.body if function is not None else analysis.module
+    if any(isinstance(call, cst.Call) and terminal_name(call.func) == "load_state_dict" for call in analysis.subtree(body)):
+        return False
+    return _used_as_data(analysis, node, 0)
+
+
+def _used_as_data(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int) -> bool:
+    parent = analysis.parent(node)
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return _used_as_data(analysis, parent, depth)  # an entry of it: what that entry is used for decides
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _MAPPING_READS:
+        call = analysis.parent(parent)
+        return isinstance(call, cst.Call) and call.func is parent and _used_as_data(analysis, call, depth)
+    if isinstance(parent, _COMPUTING) or isinstance(parent, cst.Index):
+        return True  # a string or number computed from it, or a key that looks another entry up
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+        return True  # its entries listed (tensors copied into a bank, names printed)
+    if isinstance(parent, cst.Arg):
+        call = analysis.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _LOOKING_BUILTINS
+    if isinstance(parent, cst.Assign) and parent.value is node and depth < 2 and len(parent.targets) == 1:
+        target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False  # kept in an attribute or unpacked: what holds it is not followed
+        return all(
+            _used_as_data(analysis, access.node, depth + 1)
+            for assignment in analysis.assignments_of(target)
+            if isinstance(assignment, Assignment) and assignment.node is target
+            for access in assignment.references
+        )
+    return False
 
 
 def _wraps_a_loaded_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:

@@ -464,6 +464,15 @@ class CfgBuilder:
         self.graph.test_names[key] = names
         return key
 
+    def _positive_key(self, subject: Node) -> str | None:
+        """The key of the test ``subject > 0``, with the names ``subject`` reads."""
+        key = self._test_key(subject)
+        if key is None:
+            return None
+        positive = f"{key} > 0"
+        self.graph.test_names[positive] = self.graph.test_names[key]
+        return positive
+
     def _established(self, condition: Node | None, value: bool) -> list[tuple[str, bool]]:
         """The tests known when ``condition`` evaluates to ``value``: ``a && b`` true gives a and b,
         ``a || b`` false gives !a and !b, ``!a`` flips. A test has no calls and no assignments
@@ -484,6 +493,11 @@ class CfgBuilder:
             subject, true_when_set = compared
             key = self._test_key(subject)
             return [(key, value == true_when_set)] if key is not None else []
+        zero = _compared_with_zero(node)
+        if zero is not None:  # `n > 0`, `n <= 0`, `0 < n`: one test, whichever way it is written
+            subject, positive_when_true = zero
+            key = self._positive_key(subject)
+            return [(key, value == positive_when_true)] if key is not None else []
         constant = _compared_with_constant(node)
         if constant is not None:
             # `method == 2` is what `case 2:` of a `switch (method)` is: it excludes `method == 1` on the same path
@@ -504,7 +518,9 @@ class CfgBuilder:
         entry = self._branch(condition, then_entry, else_entry, syn.line_of(node))
         return self.sequence(init, entry)
 
-    def _loop(self, condition: Node | None, body: Node | None, after: Step, line: int, *, update: Node | None = None) -> Step:
+    def _loop(
+        self, condition: Node | None, body: Node | None, after: Step, line: int, *, update: Node | None = None, initializer: Node | None = None
+    ) -> Step:
         """``while``/``for``: the head tests, the body runs and goes back through ``update``."""
         head = self.graph.join()
         update_entry = self._effect(update, head) if update is not None else head
@@ -514,17 +530,28 @@ class CfgBuilder:
             return head
         head.then(_of_loop(self._branch(condition, body_entry, after, line), body))
         bound = loop_bound(condition)
-        return self._first_test(condition, bound, body_entry, after, line, body) if bound is not None else head
+        if bound is None:
+            return head
+        from_zero = _counts_up_from_zero(initializer, condition)
+        return self._first_test(condition, bound, body_entry, after, line, body, from_zero=from_zero)
 
-    def _first_test(self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int, body: Node | None = None) -> Step:
+    def _first_test(
+        self, condition: Node | None, bound: Node | None, body_entry: Step, after: Step, line: int, body: Node | None = None, *, from_zero: bool = False
+    ) -> Step:
         """The loop's first test, apart from the later ones: skipping the loop altogether is a path only
-        when the bound may be zero as far as the function shows (a local it computed, or a bound it tests)."""
+        when the bound may be zero as far as the function shows (a local it computed, or a bound it tests). A
+        counter from zero (``for (int i = 0; i < n; ++i)``) first tests ``n > 0``: a path that knows it
+        (``if (n > 0) p = new T[n];``) enters the body."""
         if condition is None:  # a range `for`: the test is whether the range is empty
             first = self.graph.add(StepKind.BRANCH, line=line)
             first.in_loop = bool(self._continues)
             first.then(body_entry, True).then(after, False)
         else:
-            first = self._branch(condition, body_entry, after, line)
+            positive = self._positive_key(bound) if from_zero and bound is not None else None
+            assume = None
+            if positive is not None:
+                assume = {value: (*self._established(condition, value), (positive, value)) for value in (True, False)}
+            first = self._branch(condition, body_entry, after, line, assume=assume)
         _of_loop(first, body)
         if first.kind is StepKind.BRANCH and bound is not None:
             first.loop_bound = syn.normalized(bound)
@@ -572,7 +599,9 @@ class CfgBuilder:
     def _build_for_statement(self, node: Node, after: Step) -> Step:
         initializer = node.child_by_field_name("initializer")
         condition = node.child_by_field_name("condition")
-        head = self._loop(condition, node.child_by_field_name("body"), after, syn.line_of(node), update=node.child_by_field_name("update"))
+        head = self._loop(
+            condition, node.child_by_field_name("body"), after, syn.line_of(node), update=node.child_by_field_name("update"), initializer=initializer
+        )
         return self._effect(initializer, head) if initializer is not None else head
 
     def _build_for_range_loop(self, node: Node, after: Step) -> Step:
@@ -858,6 +887,44 @@ def _tests_for_zero(tested: frozenset[str], bound: str) -> bool:
 
 
 _NULLS = frozenset({"NULL", "nullptr", "0"})
+
+
+# `n > 0` written each way: (operator with the subject on the left, the literal) -> the subject is positive when
+# the comparison holds (True) or when it fails (False).
+_AGAINST_ZERO = {(">", "0"): True, (">=", "1"): True, ("<=", "0"): False, ("<", "1"): False}
+_MIRRORED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
+
+
+def _compared_with_zero(node: Node) -> tuple[Node, bool] | None:
+    """``(n, True)`` for ``n > 0`` (or ``0 < n``, ``n >= 1``), ``(n, False)`` for ``n <= 0`` (or ``n < 1``): a
+    variable or field compared with zero, as the test ``n > 0``."""
+    if node.type != "binary_expression" or syn.operator(node) not in _MIRRORED:
+        return None
+    left, right = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+    for subject, other, operator in ((left, right, syn.operator(node)), (right, left, _MIRRORED[syn.operator(node)])):
+        if subject is not None and other is not None and subject.type in ("identifier", "field_expression") and other.type == "number_literal":
+            positive = _AGAINST_ZERO.get((operator, syn.text(other)))
+            if positive is not None:
+                return subject, positive
+    return None
+
+
+def _counts_up_from_zero(initializer: Node | None, condition: Node | None) -> bool:
+    """``for (int i = 0; i < n; ...)`` (or ``i = 0``, ``n > i``): the first test is whether ``n`` is positive."""
+    test = syn.strip(condition)
+    if initializer is None or test is None or test.type != "binary_expression" or syn.operator(test) not in ("<", ">"):
+        return False
+    counter = syn.strip(test.child_by_field_name("left" if syn.operator(test) == "<" else "right"))
+    if counter is None or counter.type != "identifier":
+        return False
+    name = syn.text(counter)
+    for node in syn.descendants(initializer):
+        if node.type in ("init_declarator", "assignment_expression"):
+            target = syn.strip(node.child_by_field_name("declarator" if node.type == "init_declarator" else "left"))
+            value = syn.strip(node.child_by_field_name("value" if node.type == "init_declarator" else "right"))
+            if target is not None and value is not None and syn.text(target) == name:
+                return value.type == "number_literal" and syn.text(value) == "0"
+    return False
 
 
 def _compared_with_constant(node: Node) -> tuple[Node, str, bool] | None:

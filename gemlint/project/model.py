@@ -669,6 +669,34 @@ class ProjectModel:
         self.memo[key] = result
         return result
 
+    def returns_eval_mode_only(self, target: Target, near: str | None, depth: int = 0) -> bool:
+        """The project function ``target`` returns models only in eval mode: each value it returns, or each
+        element of a tuple it returns, is put in eval mode in its body (``generator.eval(); return generator,
+        config``), or made by project code that makes no model (a configuration). What holds its result runs it in
+        eval mode, whatever the flag of the module that holds it says."""
+        entry = self.entry(target.module, near)
+        function = entry.summary.functions.get(target.qualname) if entry is not None else None
+        if function is None or depth > 3:
+            return False
+        returned = [*function.returns, *function.returned_parts]
+        return bool(returned) and all(
+            spelled in function.evaluated or self._makes_no_model(entry, function, spelled, near, depth) for spelled in returned
+        )
+
+    def _makes_no_model(self, entry: ModuleEntry, function: FunctionSummary, spelled: str, near: str | None, depth: int) -> bool:
+        """Every binding of ``spelled`` in ``function`` is a call of project code known to make no model."""
+        if spelled in function.params:
+            return False  # handed in: the callers decide
+        for producer in function.locals.get(spelled, [spelled]):
+            target = self.resolve(entry, producer)
+            if target is None or target.kind not in ("class", "function"):
+                return False
+            if target.kind == "class" and self.is_model_class(target, near):
+                return False
+            if target.kind == "function" and self.factory(target, near, depth + 1) is not None:
+                return False
+        return True
+
     def _produces_model(self, entry: ModuleEntry, callee: str, near: str | None, depth: int) -> str | None:
         target = self.resolve(entry, callee)
         if target is None:
@@ -1401,8 +1429,11 @@ class ProjectModel:
                     if method in fw.PRETRAINED_METHODS and owner_name.rsplit(".", 1)[-1].endswith(fw.NON_MODEL_PRETRAINED):
                         continue  # `EagleConfig.from_pretrained(path)`: a configuration, tokenizer or processor, data
                     if spelled.endswith("()"):
-                        # An element of a call's result: known only from loaders that return eval-mode models.
+                        # An element of a call's result: known only from loaders that return eval-mode models, the
+                        # project's own among them.
                         loader = self.resolve(entry, spelled[:-2])
+                        if loader is not None and loader.kind == "function" and self.returns_eval_mode_only(loader, entry.path):
+                            continue
                         if not (loader is not None and loader.kind == "external" and loader.module in fw.EVAL_MODE_LOADERS):
                             result = False
                         continue
@@ -1449,6 +1480,8 @@ class ProjectModel:
                             or produced.module.partition(".")[0] not in fw.LAYER_PACKAGES
                         )
                         result = result and plain and (not _MODE_DEPENDENT.search(last) or self._mode_free_layer(produced, cls, attribute))
+                    elif produced.kind == "function" and self.returns_eval_mode_only(produced, entry.path):
+                        continue  # `self.net = load_net(path)`, whose body puts what it returns in eval mode
                     elif produced.kind == "function":
                         # `self.net = build_net()`: the project classes the factory returns decide; a function that
                         # returns none (`self.dtype_code = dtype_to_int(dtype)`) is as unknown a value as any, a

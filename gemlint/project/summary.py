@@ -48,6 +48,9 @@ class FunctionSummary:
     locals: dict[str, list[str]] = field(default_factory=dict)
     #: Spellings of what the function returns: a call's callee ("Net", "build") or a name ("model").
     returns: list[str] = field(default_factory=list)
+    #: The same for the elements of a returned tuple (``return generator, config`` -> ["generator", "config"]):
+    #: what unpacking the call's result may bind (``self.model, self.config = load(path)``).
+    returned_parts: list[str] = field(default_factory=list)
     #: Names and attributes put in eval mode in the body ("model", "self.net").
     evaluated: set[str] = field(default_factory=set)
     #: Names and attributes whose ``load_state_dict`` is called in the body (weights loaded into a model).
@@ -561,16 +564,16 @@ class _Summariser:
 
     def _return(self, node: ast.Return) -> None:
         if self.functions and node.value is not None:
-            # ``return model.eval().to(device)``: returns the model (in eval mode); module methods return the module
-            value, evaluated = node.value, False
-            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SELF_RETURNING:
-                evaluated = evaluated or (value.func.attr in _EVAL_METHODS and not value.args) or _train_false(value)
-                value = value.func.value
-            spelled = _produced_by(value) or dotted(value)
-            if spelled:
-                self.functions[-1].returns.append(spelled)
-                if evaluated:
-                    self.functions[-1].evaluated.add(spelled)
+            function = self.functions[-1]
+            if isinstance(node.value, ast.Tuple):
+                for element in node.value.elts:
+                    spelled = _returned(element, function)
+                    if spelled:
+                        function.returned_parts.append(spelled)
+            else:
+                spelled = _returned(node.value, function)
+                if spelled:
+                    function.returns.append(spelled)
         self.children(node)
 
     def _call(self, node: ast.Call) -> None:
@@ -847,6 +850,19 @@ def _module_itself(value: ast.AST) -> ast.AST:
 
 
 _SELF_RETURNING = frozenset({"to", "cuda", "cpu", "half", "float", "bfloat16", "eval", "train", "requires_grad_"})
+
+
+def _returned(value: ast.AST, function: FunctionSummary) -> str | None:
+    """How a returned ``value`` is spelled, noting it in eval mode where the return says so (``return
+    model.eval().to(device)``: the model, in eval mode; module methods return the module)."""
+    evaluated = False
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SELF_RETURNING:
+        evaluated = evaluated or (value.func.attr in _EVAL_METHODS and not value.args) or _train_false(value)
+        value = value.func.value
+    spelled = _produced_by(value) or dotted(value)
+    if spelled and evaluated:
+        function.evaluated.add(spelled)
+    return spelled
 
 
 def _produced_by(value: ast.AST) -> str | None:
