@@ -41,7 +41,10 @@ class MissingEval(AnalysisRule):
         "Submodules: modules built inside an nn.Module subclass or passed to a container (`nn.Sequential(...)`), "
         "whose mode follows their parent's.",
         "Wrappers built around a model already in eval mode (a pretrained model, or one a project factory or "
-        "registry of factories put in eval mode, passed to the wrapper's constructor).",
+        "registry of factories put in eval mode, passed to the wrapper's constructor), and wrappers whose parts "
+        "come from project loaders that return them in eval mode (`self.generator, self.config = "
+        "load_generator(path)`, whose body calls `generator.eval()`): the parts run in eval mode whatever the "
+        "wrapper's own flag says.",
         "Models only run as a warm-up or a check on made-up input whose result nothing reads (or only its shape), or "
         "in the printing "
         "`__main__` block of a module other modules use (see GEM101).",

@@ -62,7 +62,9 @@ class HostMemoryLeak(PairingRule):
         "before the loop that a branch in it replaces is reported.",
         "Paths on which the allocation failed (`if (!p) return -1;`), and frees guarded by the test that decides "
         "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
-        "case as the allocation, on a value not changed in between.",
+        "case as the allocation, on a value not changed in between; a release in a loop counting up from zero to a "
+        "count the allocation's test found positive (`if (n > 0) p = new T[n];` then `for (int i = 0; i < n; ++i)`) "
+        "runs, as the path enters the loop.",
         "Paths that need a plain `new`, `std::make_shared` or `std::make_unique` to have returned null (`s->model = "
         "new Model; if (s->model == nullptr) return NULL;`): they throw instead. `new (std::nothrow)` and a project's "
         "own factories may return null, and their tests are followed.",

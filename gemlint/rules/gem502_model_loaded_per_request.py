@@ -56,6 +56,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "`merge_lora`): it loads because that is what its caller asks of it, not to serve a prediction.",
         "`torch.load` of what the request sends: `io.BytesIO` of its body, a Gradio or Streamlit upload, a parameter "
         "typed as an uploaded file (Cog's `Path` and `File` inputs, FastAPI's `UploadFile`), also as `str(image)`.",
+        "`torch.load` of a saved dictionary read for its entries (`saved[\"name\"] + saved[\"notes\"]`, its tensors "
+        "listed or copied out), in a function that puts no weights into a model: data the user asked for, not a "
+        "model; a value called, handed to a call, returned or kept is still a load.",
     )
     bad = """\
 from fastapi import FastAPI
