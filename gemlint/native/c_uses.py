@@ -97,6 +97,7 @@ class Uses:
         self._dying: dict[tuple[int, str, int], bool] = {}
         self._macro_releases: dict[tuple[int, int], list[MacroRelease]] = {}
         self._macro_release_steps: dict[int, frozenset[int]] = {}
+        self._self_handling: dict[tuple[str, str, int], bool] = {}
 
     def macro_releases(self, unit: Unit, step: Step) -> list[MacroRelease]:
         """The releases in the expansions of the macros ``step`` uses."""
@@ -235,6 +236,14 @@ class Uses:
                 return Use.USE
             if kind == "field_expression" and _hands_itself_over(parent, node):
                 return Use.ESCAPE  # `worker->Queue()`, `thread->deleteLater()`: the framework deletes it later
+            if kind == "field_expression" and depth <= 2 and (method := _method_called_on(parent, node)) is not None:
+                call, name = method
+                arity = len(syn.arguments(call))
+                if self._hands_this_over(name, arity, depth):
+                    return Use.ESCAPE  # `ctx->Start()`, whose body gives `this` to a completion queue as its tag
+                if self._returns_this(name, arity):
+                    node = call  # `ctx->Tag()` is `ctx`: what happens to the result happens to it
+                    continue
             if kind == "subscript_argument_list" and not address and _keyed_into_a_kept_container(unit, parent.parent):
                 return Use.ESCAPE  # `initial_hash_[p] = elem`: a key of a container that outlives the call
             if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
@@ -299,6 +308,40 @@ class Uses:
             if kind in _STATEMENT_TYPES:
                 return Use.USE
             node = parent
+
+    def _hands_this_over(self, name: str, arity: int, depth: int) -> bool:
+        """Some method ``name`` of this file gives the object itself to another object (``m_Stream->StartCall(
+        Tag())``, ``pool->enqueue(this)``): what it was given to owns it from then on (a completion queue, a worker
+        pool), and deletes it when done."""
+        key = ("hands over", name, arity)
+        if key not in self._self_handling:
+            self._self_handling[key] = False  # recursion guard
+            self._self_handling[key] = any(
+                self._gives_itself_away(unit, depth) for unit in self._defined(name, arity) if _is_method(unit.node)
+            )
+        return self._self_handling[key]
+
+    def _returns_this(self, name: str, arity: int) -> bool:
+        """Some method ``name`` of this file returns the object itself (``void* Tag() { return
+        static_cast<void*>(this); }``)."""
+        key = ("returns this", name, arity)
+        if key not in self._self_handling:
+            self._self_handling[key] = any(
+                _returned_itself(node) for unit in self._defined(name, arity) if _is_method(unit.node)
+                for node in syn.descendants(unit.node) if node.type == "this"
+            )
+        return self._self_handling[key]
+
+    def _gives_itself_away(self, unit: Unit, depth: int) -> bool:
+        for node in syn.descendants(unit.node):
+            if node.type == "this" and not _returned_itself(node) and self.classify(unit, node, depth + 1) is Use.ESCAPE:
+                return True
+            if node.type == "call_expression" and not syn.is_method_call(node):
+                # `StartCall(Tag())`: a method of the same class that returns the object, handed on
+                callee = syn.last_component(syn.callee_name(node))
+                if callee and self._returns_this(callee, len(syn.arguments(node))) and self.classify(unit, node, depth + 1) is Use.ESCAPE:
+                    return True
+        return False
 
     def _user_data_of_a_callback(self, arguments: Node, index: int) -> bool:
         """The argument ``index`` follows a callback in the same call (a function of this file that takes a
@@ -705,6 +748,41 @@ def _hands_itself_over(field_expression: Node, receiver: Node) -> bool:
         and call.type == "call_expression"
         and call.child_by_field_name("function") == field_expression
     )
+
+
+def _method_called_on(field_expression: Node, receiver: Node) -> tuple[Node, str] | None:
+    """``(call, "Start")`` for ``receiver->Start()`` (or ``receiver.Start()``)."""
+    if field_expression.child_by_field_name("argument") != receiver:
+        return None
+    field = field_expression.child_by_field_name("field")
+    call = field_expression.parent
+    if field is None or call is None or call.type != "call_expression" or call.child_by_field_name("function") != field_expression:
+        return None
+    return call, syn.text(field)
+
+
+def _is_method(function: Node) -> bool:
+    """A member function: defined in a class body, or out of it as ``Class::name``."""
+    parent = function.parent
+    if parent is not None and parent.type == "field_declaration_list":
+        return True
+    declarator = function.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return name is not None and name.type == "qualified_identifier"
+
+
+def _returned_itself(this: Node) -> bool:
+    """``return this;``, ``return static_cast<void*>(this);``: the method hands the object to its caller."""
+    node = this
+    while node.parent is not None and node.parent.type in ("parenthesized_expression", "cast_expression", "argument_list", "template_function"):
+        if node.parent.type == "argument_list":
+            call = node.parent.parent
+            if call is None or call.type != "call_expression" or not syn.callee_name(call).endswith("_cast"):
+                return False
+            node = call
+            continue
+        node = node.parent
+    return node.parent is not None and node.parent.type == "return_statement"
 
 
 def _names_delete_later(argument: Node) -> bool:
