@@ -49,7 +49,9 @@ class HostMemoryLeak(PairingRule):
         "files named as those headers (`Layer.h`, `Layer.cpp`): the object is kept by what it registered with; an object handed to "
         "its framework to be deleted when done: `p->deleteLater()`, a signal connected to `&QObject::deleteLater` "
         "(`connect(p, &T::finished, p, &QObject::deleteLater)`), `worker->Queue()` (Node-API's self-deleting "
-        "worker).",
+        "worker); an object one of whose methods, called on it, gives the object itself to another object "
+        "(`call->Start()` running `stream->StartCall(Tag())`, with `Tag()` returning `this`: the tag of a completion "
+        "queue, whose draining loop deletes it).",
         "`new` whose result is used at once (`obj.adopt(new T)`, `return new T`), placement `new`, `new T(args)` "
         "statements whose constructor registers the object with its arguments, and `new T[n]` statements that drop "
         "the array at once (`new int[huge];`, written for the `std::bad_alloc` it raises).",
