@@ -91,19 +91,34 @@ class GitIgnores:
         if not path.startswith(self._inside):
             return False
         relative = path[len(self._inside):].replace(os.sep, "/")
-        suffix = "/" if is_dir else ""
+        check = _check_folder if is_dir else _check_file
         result = None
         if self._info is not None:
-            result = self._info.check_file(relative + suffix).include
+            result = check(self._info, relative)
         folder, _, _ = relative.rpartition("/")
         chain = self._chain(folder)
         if chain:
             parts = relative.split("/")
             for depth, spec in chain:
-                found = spec.check_file("/".join(parts[depth:]) + suffix).include
+                found = check(spec, "/".join(parts[depth:]))
                 if found is not None:
                     result = found
         return bool(result)
+
+
+def _check_file(spec: pathspec.GitIgnoreSpec, relative: str) -> bool | None:
+    return spec.check_file(relative).include
+
+
+def _check_folder(spec: pathspec.GitIgnoreSpec, relative: str) -> bool | None:
+    """Whether ``spec`` ignores the folder ``relative``: its last pattern that matches the folder decides, as in
+    git. (``GitIgnoreSpec.check_file`` lets a pattern that matches everything win over a later negation that
+    matches folders only: with ``*`` then ``!*/``, git walks every folder and pathspec walked none.)"""
+    result = None
+    for pattern in spec.patterns:
+        if pattern.include is not None and pattern.match_file(relative + "/") is not None:
+            result = pattern.include
+    return result
 
 
 _SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)

@@ -149,6 +149,18 @@ def test_agrees_with_git_check_ignore(tmp_path):
     assert _linted(tmp_path) == sorted(set(files) - ignored_by_git)
 
 
+def test_folders_re_included_by_a_negation_are_walked_as_git_walks_them(tmp_path):
+    # Ignore everything, then take back every folder and every file with an extension: git tracks `src/a.py`
+    # and `src/deep/b.py`, and ignores only the extensionless files.
+    ignores = "*\n!*.*\n!*/\n"
+    files = ["top.py", "src/a.py", "src/deep/b.py", "src/Makefile", "src/deep/README"]
+    _write(tmp_path, {".gitignore": ignores, **{name: SERVICE for name in files}})
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    checked = subprocess.run(["git", "-C", str(tmp_path), "check-ignore", "--stdin"], input="\n".join(files), capture_output=True, text=True)
+    assert set(checked.stdout.split()) == {"src/Makefile", "src/deep/README"}
+    assert _linted(tmp_path) == ["src/a.py", "src/deep/b.py", "top.py"]
+
+
 def test_the_key_is_validated_with_a_suggestion(tmp_path):
     config = tmp_path / "gemlint.toml"
     config.write_text("respect-gitignores = false\n", encoding="utf-8")
