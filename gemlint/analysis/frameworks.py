@@ -705,6 +705,24 @@ SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODUL
 )
 # Text markers of a demo app whose framework runs its code per interaction (Gradio callbacks, a Streamlit script).
 APP_IMPORT_MARKERS = ("import gradio", "from gradio", "import streamlit", "from streamlit")
+# Chat-bot frameworks, whose handlers run once per message, command or interaction (:mod:`gemlint.analysis.bots`):
+# Telegram (pyTelegramBotAPI, aiogram, python-telegram-bot, Pyrogram, Telethon), Discord (discord.py and its
+# forks, interactions.py) and Slack (Bolt).
+BOT_FRAMEWORKS = frozenset({"telebot", "aiogram", "telegram", "pyrogram", "telethon", "discord", "nextcord", "disnake", "interactions", "slack_bolt"})
+BOT_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in sorted(BOT_FRAMEWORKS) for keyword in ("import", "from"))
+# Decorator methods of those frameworks' bot objects that register a handler per message or command.
+BOT_HANDLER_DECORATORS = frozenset(
+    {
+        "message_handler", "edited_message_handler", "channel_post_handler", "callback_query_handler", "inline_handler",
+        "message", "callback_query", "inline_query", "command", "slash_command", "hybrid_command", "user_command",
+        "message_command", "on_message", "on_callback_query", "on_inline_query", "on", "action", "shortcut",
+    }
+)
+# Of those, the names no web or serving framework uses: what a bot handler's decorator says by its name alone,
+# where the project index reads decorators without the module's imports.
+BOT_HANDLER_DECORATOR_NAMES = frozenset(
+    {"message_handler", "edited_message_handler", "channel_post_handler", "callback_query_handler", "inline_handler", "hybrid_command", "slash_command"}
+)
 
 
 def is_grpc_servicer(qualified: str) -> bool:

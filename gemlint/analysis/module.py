@@ -13,7 +13,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import Assignment
 
-from gemlint.analysis import apps, routes
+from gemlint.analysis import apps, bots, routes
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.ast_starts import starts
@@ -882,6 +882,17 @@ class ModuleAnalysis:
         return frozenset(spelled for _, spelled in self._handed_to_gradio)
 
     @cached_property
+    def _handed_to_bots(self) -> frozenset[str]:
+        return bots.handed_to_bots(self)
+
+    def is_bot_handler(self, function: cst.FunctionDef) -> bool:
+        """``function`` is a chat bot's handler, run on every message (:mod:`gemlint.analysis.bots`): decorated as
+        one, or a module-level function handed to a handler class or registration."""
+        if bots.registers_handler(self, function):
+            return True
+        return self.enclosing_class(function) is None and function.name.value in self._handed_to_bots
+
+    @cached_property
     def gradio_page_loads(self) -> frozenset[str]:
         """How the functions Gradio runs each time a visitor opens the page are spelled in this module."""
         return frozenset(spelled for listener, spelled in self._handed_to_gradio if listener == "load")
@@ -1228,6 +1239,8 @@ class ModuleAnalysis:
             return f"`{name}` is registered as a route handler"
         if self.is_gradio_callback(function):
             return f"`{name}` is a Gradio callback (it runs on every event)"
+        if self.is_bot_handler(function):
+            return f"`{name}` is a chat bot handler (it runs on every message)"
         owner = self.enclosing_class(function)
         if owner is not None:
             hooks = self.class_hooks(owner)

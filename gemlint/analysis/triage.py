@@ -256,7 +256,7 @@ class Triage:
             return True
         # Route decorators on attributes and handler registrations count only in web-framework modules;
         # Gradio and Streamlit apps call their code per interaction.
-        if facts.imports_any(fw.WEB_FRAMEWORKS) or facts.imports_any(fw.APP_FRAMEWORKS):
+        if facts.imports_any(fw.WEB_FRAMEWORKS) or facts.imports_any(fw.APP_FRAMEWORKS) or facts.imports_any(fw.BOT_FRAMEWORKS):
             return True
         if not facts.decorators.isdisjoint(_CONTEXT_DECORATORS):
             return True

@@ -18,7 +18,7 @@ class ModelLoadedPerRequest(AnalysisRule):
     severity = Severity.ERROR
     summary = (
         "A model, pipeline, ONNX Runtime session, TensorRT engine or tokenizer is loaded inside a request handler (a "
-        "Gradio callback, a Streamlit script's module level), on every request."
+        "Gradio callback, a Streamlit script's module level, a chat bot's message handler), on every request."
     )
     rationale = (
         "Loading weights reads and deserialises hundreds of megabytes to gigabytes, allocates them on the "
@@ -92,9 +92,10 @@ def classify(text: str):
         " cell is a prototype, not the deployed handler."
     )
     precision = "high"
-    # Only code that serves requests can load per request: a web or serving framework, or a demo-app framework
-    # whose callbacks (Gradio) or script (Streamlit) run per interaction, must be imported.
-    prefilter = fw.SERVING_IMPORT_MARKERS + fw.APP_IMPORT_MARKERS
+    # Only code that serves requests can load per request: a web or serving framework, a demo-app framework
+    # whose callbacks (Gradio) or script (Streamlit) run per interaction, or a chat-bot framework whose handlers
+    # run per message, must be imported.
+    prefilter = fw.SERVING_IMPORT_MARKERS + fw.APP_IMPORT_MARKERS + fw.BOT_IMPORT_MARKERS
 
     # A project class whose ``__init__`` (in another module) loads weights makes its construction a load; a
     # project function that loads and returns a model makes its call one.

@@ -1,0 +1,67 @@
+"""Chat bots as serving code: the handlers a bot framework calls for every message, command or interaction.
+
+A Telegram, Discord or Slack bot runs what its handlers do once per message, as a web service runs a route per
+request: a model loaded there is loaded per message. A handler is registered
+
+* by a decorator of a bot object: ``@bot.message_handler(...)`` (pyTelegramBotAPI, aiogram 2),
+  ``@router.message(...)`` (aiogram 3), ``@bot.command()`` and ``@tree.command()`` (Discord),
+  ``@app.on_message(...)`` (Pyrogram), ``@client.on(events.NewMessage)`` (Telethon), ``@app.message(...)``,
+  ``@app.command(...)`` (Slack Bolt);
+* by ``@client.event`` / ``@bot.listen()`` on a per-message event (``on_message``; ``on_ready`` runs once);
+* or by handing it to a handler class or registration: ``CommandHandler("draw", draw)``,
+  ``MessageHandler(filters.TEXT, reply)`` (python-telegram-bot), ``bot.register_message_handler(reply)``.
+
+Only in a module that imports one of those frameworks (:data:`~gemlint.analysis.frameworks.BOT_FRAMEWORKS`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from gemlint.analysis import frameworks as fw
+from gemlint.analysis.syntax import terminal_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.analysis.module import ModuleAnalysis
+
+#: Decorators that register a handler for an event the framework names: per message only for such events.
+_EVENT_DECORATORS = frozenset({"event", "listen"})
+_PER_MESSAGE_EVENTS = ("on_message", "on_interaction", "on_reaction_add", "on_raw_reaction_add", "message", "app_mention")
+#: python-telegram-bot's handler classes, built around the callback they run per update.
+_HANDLER_CLASSES = frozenset({"CommandHandler", "MessageHandler", "CallbackQueryHandler", "InlineQueryHandler", "PrefixHandler"})
+
+
+def registers_handler(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool:
+    """``function`` is decorated as a bot's per-message handler (see the module's docstring)."""
+    if not function.decorators or not analysis.imports_any(fw.BOT_FRAMEWORKS):
+        return False
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        target = expression.func if isinstance(expression, cst.Call) else expression
+        if not isinstance(target, cst.Attribute):
+            continue
+        name = target.attr.value
+        if name in fw.BOT_HANDLER_DECORATORS:
+            return True
+        if name in _EVENT_DECORATORS:
+            named = function.name.value
+            if isinstance(expression, cst.Call) and expression.args and isinstance(expression.args[0].value, cst.SimpleString):
+                named = expression.args[0].value.evaluated_value or ""  # `@app.event("app_mention")`
+            if isinstance(named, str) and named.startswith(_PER_MESSAGE_EVENTS):
+                return True
+    return False
+
+
+def handed_to_bots(analysis: "ModuleAnalysis") -> frozenset[str]:
+    """The names of the functions this module hands to a handler class or registration of a bot framework
+    (``CommandHandler("draw", draw)``, ``bot.register_message_handler(reply)``)."""
+    if not analysis.imports_any(fw.BOT_FRAMEWORKS):
+        return frozenset()
+    found = set()
+    for call in analysis.nodes_of(cst.Call):
+        name = terminal_name(call.func) or ""
+        if name in _HANDLER_CLASSES or (name.startswith("register_") and name.endswith("_handler")):
+            found.update(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name) and (arg.keyword is None or arg.keyword.value == "callback"))
+    return frozenset(found)
