@@ -112,6 +112,8 @@ NEEDS_THE_PROJECT = {
             ("serving/encoders.py", 8, 12, "GEM101"),  # called from a route in serving/app.py
             ("heads/pooling.py", 22, 12, "GEM101"),  # reached from a route in heads/serve_blend.py
             ("similarity/compare.py", 9, 1, "GEM102"),  # NoisyDistance, in similarity/metric.py, holds a dropout layer
+            # the loader in vocoder/loading.py hands back a tuple whose model is not in eval mode
+            ("vocoder/serve.py", 52, 9, "GEM102"),
             ("namesake/encoding.py", 9, 12, "GEM101"),  # reached from a Cog predictor in namesake/predict.py
             ("zoo/segment.py", 15, 11, "GEM101"),  # the factories are in zoo/hub.py
             # the scorers and their factories are in metrics/scorers.py
@@ -194,6 +196,9 @@ NEEDS_THE_PROJECT = {
             ("metrics/distance.py", 15, 23, "GEM101"),  # likewise, imported with a fallback for a run from its folder
             # that no other module calls the script's leftover helper is known from the other modules
             ("leftovers/export_classifier.py", 18, 12, "GEM101"),
+            # that the loaders of vocoder/loading.py hand back their models in eval mode is known from that module
+            ("vocoder/serve.py", 60, 1, "GEM102"),
+            ("vocoder/serve.py", 61, 1, "GEM102"),
         },
     ),
     "GEM1xx-grpc-service": (
