@@ -125,6 +125,26 @@ def test_deeply_nested_code_is_reported_never_passed_as_clean():
     assert [(d.code, d.line) for d in found] == [("GEM301", 1)]
 
 
+def _config_parser(keys: int, freed: bool) -> str:
+    chain = " else ".join(f'if (strcmp(key, "k{i}") == 0) {{ values[{i % 8}] = atoi(value); }}' for i in range(keys))
+    release = "free(group);" if freed else ""
+    return (
+        "#include <stdlib.h>\n#include <string.h>\n"
+        "int parse(const char* key, const char* value, int* values) {\n"
+        "  char* group = (char*)malloc(64);\n"
+        f"  {chain}\n"
+        f"  {release}\n"
+        "  return 0;\n}\n"
+    )
+
+
+def test_a_long_else_if_chain_is_flat_code_not_deep_nesting():
+    # A configuration parser's chain of hundreds of keys is followed like any other branch: the buffer freed after
+    # it is no leak, and one never freed is found.
+    assert lint_source(_config_parser(400, freed=True), "parser.c") == []
+    assert [(d.code, d.line) for d in lint_source(_config_parser(400, freed=False), "parser.c")] == [("GEM302", 4)]
+
+
 def test_columns_count_code_points_not_bytes():
     source = 'void f(int n) {\n  const char* s = "héllo"; float* d; cudaMalloc(&d, n);\n}\n'
     (finding,) = lint_source(source, "ops.cu")

@@ -99,6 +99,14 @@ def macro_use(identifier: Node) -> Node | None:
     return identifier if parent.type == "expression_statement" else None
 
 
+def _else_if(alternative: Node | None) -> Node | None:
+    """The ``if`` of an ``else if``: the only statement of an ``else`` clause, when it is one."""
+    if alternative is None or alternative.type != "else_clause":
+        return None
+    statements = [child for child in alternative.named_children if child.type != "comment"]
+    return statements[0] if len(statements) == 1 and statements[0].type == "if_statement" else None
+
+
 def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
     """The init statements and the tested expression of a ``condition_clause`` (``if (auto e = f(); e)``)."""
     if clause is None:
@@ -421,13 +429,17 @@ class CfgBuilder:
     def _given(self, facts: list[tuple[str, bool]]) -> Iterator[None]:
         """The steps built inside hold ``facts``: as known facts where no name of the test ever changes, as
         enclosing tests (worth keeping consistent along a path) in any case."""
-        previous = self.graph.given
-        self.graph.given = previous | frozenset(fact for fact in facts if self._never_changes(fact[0]))
+        previous = self.graph.given, self.graph.enclosing
+        self.graph.given, self.graph.enclosing = self._holding(facts)
         try:
-            with self._enclosed_by([test for test, _ in facts]):
-                yield
+            yield
         finally:
-            self.graph.given = previous
+            self.graph.given, self.graph.enclosing = previous
+
+    def _holding(self, facts: list[tuple[str, bool]]) -> tuple[frozenset, frozenset]:
+        """The graph's known facts and enclosing tests once ``facts`` hold as well (see :meth:`_given`)."""
+        given = self.graph.given | frozenset(fact for fact in facts if self._never_changes(fact[0]))
+        return given, self.graph.enclosing | frozenset(test for test, _ in facts)
 
     @contextmanager
     def _enclosed_by(self, tests: list[str]) -> Iterator[None]:
@@ -508,15 +520,34 @@ class CfgBuilder:
         return [(key, value)] if key is not None else []
 
     def _build_if_statement(self, node: Node, after: Step) -> Step:
-        init, condition = condition_parts(node.child_by_field_name("condition"))
-        consequence = node.child_by_field_name("consequence")
-        alternative = node.child_by_field_name("alternative")
-        with self._given(self._established(condition, True)):
-            then_entry = self.statement(consequence, after) if consequence is not None else after
-        with self._given(self._established(condition, False)):
-            else_entry = self.statement(alternative, after) if alternative is not None else after
-        entry = self._branch(condition, then_entry, else_entry, syn.line_of(node))
-        return self.sequence(init, entry)
+        """An ``if`` and the ``else if`` chain after it, built as one level of nesting: a parser's chain of a
+        hundred keys is flat code, not a hundred nested blocks. Each test's branch is built where the tests before
+        it were false, as nested ``if``s would be."""
+        chain: list[tuple[list[Node], Node | None, Node | None, int]] = []
+        current: Node | None = node
+        alternative = None
+        while current is not None:
+            init, condition = condition_parts(current.child_by_field_name("condition"))
+            chain.append((init, condition, current.child_by_field_name("consequence"), syn.line_of(current)))
+            alternative = current.child_by_field_name("alternative")
+            current = _else_if(alternative)
+        thens = []
+        # Where each test is made: the state of the branches around it, with the tests before it false.
+        made_at = []
+        outside = (self.graph.given, self.graph.enclosing)
+        try:
+            for _, condition, consequence, _ in chain:
+                made_at.append((self.graph.given, self.graph.enclosing))
+                with self._given(self._established(condition, True)):
+                    thens.append(self.statement(consequence, after) if consequence is not None else after)
+                self.graph.given, self.graph.enclosing = self._holding(self._established(condition, False))
+            entry = self.statement(alternative, after) if alternative is not None else after
+            for (init, condition, _, line), then_entry, state in zip(reversed(chain), reversed(thens), reversed(made_at)):
+                self.graph.given, self.graph.enclosing = state
+                entry = self.sequence(init, self._branch(condition, then_entry, entry, line))
+        finally:
+            self.graph.given, self.graph.enclosing = outside
+        return entry
 
     def _loop(
         self, condition: Node | None, body: Node | None, after: Step, line: int, *, update: Node | None = None, initializer: Node | None = None
