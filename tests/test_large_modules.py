@@ -31,3 +31,15 @@ def test_a_module_over_the_limit_is_noted_not_analysed(tmp_path, monkeypatch):
     noted = sorted((Path(file).name, "too large to analyse" in note) for file, note in result.notes)
     assert noted == [("large.py", True), ("large_broken.py", True)]
     assert any(notice.startswith("2 files checked only in part") for notice in result.unchecked)
+
+
+def test_a_module_too_deep_for_the_project_index_is_reported_and_the_run_goes_on(tmp_path):
+    # An `elif` chain of hundreds of keys is deeper than the index's walk can follow: that module is left out of
+    # the index and reported, and the other files are linted as ever.
+    chain = "".join(f"    {'if' if i == 0 else 'elif'} key == 'k{i}':\n        values[{i % 8}] = 1\n" for i in range(600))
+    (tmp_path / "small.py").write_text(SERVICE, encoding="utf-8")
+    served = "import torch\nfrom fastapi import FastAPI\n\napp = FastAPI()\nnet = torch.nn.Linear(2, 2)\n\n\n@app.post('/p')\ndef predict(x: list[float]):\n    return net(torch.tensor(x)).tolist()\n\n\n"
+    (tmp_path / "keys.py").write_text(served + "def parse(key, values):\n" + chain + "    return values\n", encoding="utf-8")
+    result = run([tmp_path], default_config(tmp_path), jobs=1)
+    found = sorted((Path(d.path).name, d.code) for d in result.diagnostics)
+    assert found == [("keys.py", "GEM000"), ("small.py", "GEM404")]

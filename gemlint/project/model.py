@@ -190,9 +190,11 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, s
     with collector_paused():
         try:
             tree = ast.parse(data)
+            summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
+            # Too deep for the summary walk as for the parse (an `elif` chain of hundreds of keys): the module
+            # stays out of the index, and its own lint says why.
             return digest, None, ""
-        summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
         return digest, summary, shape_digest(summary)
 
 
