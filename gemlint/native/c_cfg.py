@@ -237,8 +237,8 @@ class CfgBuilder:
                 continue
             walked = tuple(self._walk.under(root) for root in step.nodes if root is not None)
             step.changes = step.changes | _changed_names_in(walked)
-            keys = (self._test_key(target) for target in _never_null_targets_in(walked))
-            step.sets = tuple((key, True) for key in keys if key is not None)
+            known = [(target, True) for target in _never_null_targets_in(walked)] + _constant_targets_in(walked)
+            step.sets = tuple((key, value) for key, value in ((self._test_key(target), value) for target, value in known) if key is not None)
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
 
@@ -999,6 +999,31 @@ def _never_null_targets_in(walked: Iterable[list[Node]]) -> list[Node]:
     return targets
 
 
+#: Literals a flag is set to, and the truth they give it.
+_TRUTH_OF_LITERALS = {"true": True, "TRUE": True, "1": True, "false": False, "FALSE": False, "0": False, "NULL": False, "nullptr": False}
+
+
+def _constant_targets_in(walked: Iterable[list[Node]]) -> list[tuple[Node, bool]]:
+    """The variables and members a step sets to a literal truth value (``b->push = TRUE``, ``done = false``,
+    ``p = nullptr``): a test of it right after goes the way the literal says."""
+    found = []
+    for nodes in walked:
+        for node in nodes:
+            if node.type == "assignment_expression" and syn.operator(node) == "=":
+                target, value = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+            elif node.type == "init_declarator":
+                target, value = syn.declared_identifier(node.child_by_field_name("declarator")), syn.strip(node.child_by_field_name("value"))
+            else:
+                continue
+            truth = _TRUTH_OF_LITERALS.get(syn.text(value)) if value is not None and value.type in _LITERALS else None
+            if truth is not None and target is not None and target.type in ("identifier", "field_expression"):
+                found.append((target, truth))
+    return found
+
+
+_LITERALS = frozenset({"true", "false", "number_literal", "null", "identifier"})
+
+
 #: Factories that return a new object or throw: never null.
 _NEVER_NULL_FACTORIES = frozenset({"make_shared", "make_unique", "std::make_shared", "std::make_unique"})
 
@@ -1034,12 +1059,27 @@ def _changed_names_in(walked: Iterable[list[Node]]) -> frozenset[str]:
         for node in nodes:
             target = _changed_target(node)
             if target is not None:
-                names |= _names_read(target)
+                names |= _names_changed(target)
             elif node.type == "declaration":
                 for index, child in enumerate(node.children):
                     if node.field_name_for_child(index) == "declarator":
                         names |= _names_read(syn.declared_identifier(child))
     return frozenset(names)
+
+
+def _names_changed(target: Node) -> frozenset[str]:
+    """The names whose tests a change of ``target`` may end: a member's own name (``b->range = n`` leaves a test of
+    ``b`` or of ``b->push`` as it was), an array's for its elements (not its index's), any other target's names."""
+    node = syn.strip(target)
+    if node is None:
+        return frozenset()
+    if node.type == "field_expression":
+        field = node.child_by_field_name("field")
+        return frozenset({syn.text(field)}) if field is not None else _names_read(node)
+    if node.type == "subscript_expression":
+        array = node.child_by_field_name("argument")
+        return _names_changed(array) if array is not None else _names_read(node)
+    return _names_read(node)
 
 
 #: The nodes that may change what they name (see :func:`_changed_target`).

@@ -66,7 +66,8 @@ class HostMemoryLeak(PairingRule):
         "whether the memory was allocated (`if (sz > sizeof(buf)) free(p);`), or under the same test or `switch` "
         "case as the allocation, on a value not changed in between; a release in a loop counting up from zero to a "
         "count the allocation's test found positive (`if (n > 0) p = new T[n];` then `for (int i = 0; i < n; ++i)`) "
-        "runs, as the path enters the loop.",
+        "runs, as the path enters the loop; a flag or member set to a literal before its test (`b->push = 1;` then "
+        "`if (b->push) queue_push(q, b);`) takes the branch the literal says, until something changes it.",
         "Paths that need a plain `new`, `std::make_shared` or `std::make_unique` to have returned null (`s->model = "
         "new Model; if (s->model == nullptr) return NULL;`): they throw instead. `new (std::nothrow)` and a project's "
         "own factories may return null, and their tests are followed.",
