@@ -701,7 +701,13 @@ class ModelTracker:
             origin = {"constructed": Origin.CONSTRUCTED, "evaluated": Origin.PRETRAINED, "loaded": Origin.LOADED}[kind]
             parameter_free = origin is Origin.CONSTRUCTED and outside.holds_no_parameter(self.analysis, func)
             return ModelOrigin(origin, call, description, parameter_free=parameter_free)
-        if self._is_project_class(func) and self._bound_and_used_as_module(call) and not (outside is not None and outside.other_framework_class(self.analysis, func)):
+        if (
+            self._is_project_class(func)
+            and self._bound_and_used_as_module(call)
+            # a class the index reads whole and finds no module (a trainer whose `train`, `eval` and `test` are
+            # loops), or one of another framework: its methods say nothing of torch
+            and not (outside is not None and (outside.other_framework_class(self.analysis, func) or outside.plain_project_class(self.analysis, func)))
+        ):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module", unseen_class=True)
         return None
 

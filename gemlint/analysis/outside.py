@@ -70,6 +70,10 @@ class OutsideFacts(Protocol):
         missing from the tree, a name bound at run time): a project class whose code cannot be read, not a
         library's."""
 
+    def plain_project_class(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> bool:
+        """Whether ``func`` names a project class of another module that derives from no class outside the project
+        (no nn.Module, whatever methods it has)."""
+
     def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
         """Why the model that the project's own ``hubconf.py`` entry ``entry_name`` builds runs its ``forward``
         without gradients (every class it returns has a grad-free decorator on ``forward``), or None."""

@@ -377,6 +377,12 @@ class ProjectAnswers:
         _, external = self.model.lineage(resolved[1], resolved[0].path)
         return any(fw.other_framework_base(name) for name in external)
 
+    def plain_project_class(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
+        """``func`` names a project class of another module that derives from no class outside the project: not
+        an nn.Module, whatever methods it has (see :meth:`ProjectModel.is_plain_class`)."""
+        resolved = self._resolved(analysis, func)
+        return resolved is not None and resolved[1].kind == "class" and self.model.is_plain_class(resolved[1], resolved[0].path)
+
     def used_by_other_modules(self, analysis: ModuleAnalysis) -> bool:
         """Another file of the project calls a function or builds a class that this module defines: the
         module is a library of the project's code, not only a script."""

@@ -490,6 +490,15 @@ class ProjectModel:
         self.memo[key] = result
         return result
 
+    def is_plain_class(self, target: Target, near: str | None = None) -> bool:
+        """``target`` is a project class whose every base, up its lineage, is a project class the index reads (or
+        ``object``): no nn.Module however its methods are named (a trainer's ``train``, ``eval`` and ``test``
+        loops)."""
+        chain, external = self.lineage(target, near)
+        if not chain or external - {"object", "builtins.object"}:
+            return False
+        return all(base is not None for entry, cls in chain for base in self._resolved_bases(entry, cls))
+
     def _resolved_bases(self, entry: ModuleEntry, cls: ClassSummary) -> tuple[Target | None, ...]:
         """What each base of ``cls`` names, from its own module: once per class, not once per lineage that
         passes through it (every model class of a large project walks up the same few bases)."""
@@ -1843,7 +1852,7 @@ class ProjectModel:
         project class that freezes itself), with no base but ``nn.Module`` and the project's own whose parameters
         could escape it. A method of its own that ``__init__`` calls (``self.freeze()``) freezes at construction."""
         chain, external = self.lineage(cls, near)
-        if not chain or any(base not in fw.MODULE_BASES for base in external) or depth > 2:
+        if not chain or any(base not in fw.MODULE_BASES and base not in _TORCH_CONTAINERS for base in external) or depth > 2:
             return None  # `nn.Linear`, a pretrained model's class: parameters of their own, not bound here
         frozen: set[str] = set()
         for _entry, summary in chain:
@@ -1856,10 +1865,12 @@ class ProjectModel:
                 if head == "self" and method and "." not in method and method != "__init__":
                     located = self.method_summary(cls, method, near)
                     if located is not None:
-                        frozen |= located[1].frozen
+                        frozen |= located[1].frozen | _frozen_when_called(located[1], site.callee, init.false_arguments)
         owner = chain[0][1].name
         if "self" in frozen:
             return f"`{owner}.__init__` freezes every parameter of the model"
+        if external & _TORCH_CONTAINERS:
+            return None  # a container's parts, handed to it whole, are not among its attributes
         # An attribute bound to what the index cannot resolve (`self.labels = weights.keys()`) and never called is
         # no part the forward runs.
         called = _callees_of(chain)
@@ -1880,6 +1891,13 @@ class ProjectModel:
             target = self.resolve(entry, spelled)
             if target is not None and target.kind == "external" and _known_parameter_free(target.module):
                 continue
+            if target is not None and target.kind == "function":
+                # `self.net = get_network(kind)`: every class the factory may build freezes itself
+                owner = self.entry(target.module, entry.path)
+                built = self.returned_classes(owner, target, 0) if owner is not None else []
+                if built and all(self._freezes_itself(cls, owner.path, depth + 1) is not None for cls in built):
+                    continue
+                return False
             if target is None or target.kind != "class" or self._freezes_itself(target, entry.path, depth + 1) is None:
                 return False
         return bool(callees)
@@ -1978,6 +1996,17 @@ class ProjectModel:
             if loads and (accept is None or accept(entry, site)):
                 return site.callee
         return None
+
+
+def _frozen_when_called(method: FunctionSummary, callee: str, false_arguments: list[str]) -> set[str]:
+    """What ``method`` freezes when called as ``callee`` with the literal ``False`` arguments ``false_arguments``
+    (``self.set_requires_grad(False)``, whose loop sets ``requires_grad = state``)."""
+    frozen = set()
+    for owner, parameter in method.frozen_by.items():
+        position = method.params.index(parameter) - 1 if parameter in method.params[1:] else -1  # after `self`
+        if f"{callee}:{parameter}" in false_arguments or (position >= 0 and f"{callee}:{position}" in false_arguments):
+            frozen.add(owner)
+    return frozen
 
 
 def _runs_attribute(callees: Collection[str], attribute: str) -> bool:

@@ -58,6 +58,12 @@ class FunctionSummary:
     #: Names and attributes whose every parameter the body freezes: ``self.clip.eval().requires_grad_(False)``,
     #: or ``p.requires_grad = False`` for each ``p`` of ``self.parameters()`` -> {"self.clip", "self"}.
     frozen: set[str] = field(default_factory=set)
+    #: Names and attributes whose every parameter the body sets to a parameter's value: ``for p in
+    #: self.parameters(): p.requires_grad = state`` -> {"self": "state"}: frozen where a caller passes ``False``.
+    frozen_by: dict[str, str] = field(default_factory=dict)
+    #: Calls of the object's own methods given a literal ``False``, as "callee:position" or "callee:keyword"
+    #: (``self.set_requires_grad(False)`` -> "self.set_requires_grad:0").
+    false_arguments: list[str] = field(default_factory=list)
     #: Local names bound to names: ``block = Fast if convert else Plain`` (or ``block = Fast`` and, in another
     #: branch, ``block = Plain``) -> {"block": ["Fast", "Plain"]}: what ``self.layer = block(...)`` may build.
     choices: dict[str, list[str]] = field(default_factory=dict)
@@ -396,9 +402,13 @@ class _Summariser:
             self.visit(node.target)
             self.visit(node.iter)
             arms = [node.body, node.orelse]
-            owner = _frozen_by_loop(node, self._false_by_default[-1] if self._false_by_default else frozenset())
-            if owner and self.functions:
-                self.functions[-1].frozen.add(owner)
+            frozen = _frozen_by_loop(node, self._false_by_default[-1] if self._false_by_default else frozenset())
+            if frozen and self.functions:
+                owner, by = frozen
+                if by is None:
+                    self.functions[-1].frozen.add(owner)
+                elif by in self.functions[-1].params:
+                    self.functions[-1].frozen_by[owner] = by
         else:  # try
             arms = [[*node.body, *node.orelse], *([handler] for handler in node.handlers)]
         for number, statements in enumerate(arms):
@@ -584,6 +594,8 @@ class _Summariser:
             if self.functions:
                 function = self.functions[-1]
                 function.calls.append(site)
+                if callee.startswith("self.") and callee.count(".") == 1:
+                    function.false_arguments.extend(_false_arguments(callee, node))
                 if isinstance(node.func, ast.Attribute):
                     receiver = dotted(node.func.value)
                     if receiver and (node.func.attr in _EVAL_METHODS and not node.args or _train_false(node)):
@@ -770,11 +782,22 @@ def _false_argument(node: ast.Call, keyword: str) -> bool:
     return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
 
 
-def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[str] = frozenset()) -> str | None:
-    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``, or ``for _, p in
-    m.named_parameters()``) -> "m". The value may be a parameter of the function whose default is ``False``
-    (pytorch-fid's ``param.requires_grad = requires_grad``): frozen as built by default."""
+def _false_arguments(callee: str, call: ast.Call) -> list[str]:
+    """The literal ``False`` arguments of ``call`` as "callee:position" or "callee:keyword"."""
+    found = [f"{callee}:{index}" for index, arg in enumerate(call.args) if isinstance(arg, ast.Constant) and arg.value is False]
+    found += [f"{callee}:{kw.arg}" for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant) and kw.value.value is False]
+    return found
+
+
+def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:
+    """``for p in m.parameters(): p.requires_grad = False`` (or ``p.requires_grad_(False)``, ``for _, p in
+    m.named_parameters()``, ``chain(m.parameters(), m.buffers())``) -> ("m", None). The value may be a parameter
+    of the function whose default is ``False`` (pytorch-fid's ``param.requires_grad = requires_grad``): frozen as
+    built by default. Any other name it is set to is given back (``param.requires_grad = state`` -> ("m",
+    "state")): frozen where the function is called with ``False`` for it."""
     iterated, target = node.iter, node.target
+    if isinstance(iterated, ast.Call) and (dotted(iterated.func) or "").rsplit(".", 1)[-1] == "chain" and iterated.args:
+        iterated = iterated.args[0]  # `chain(self.parameters(), self.buffers())`: the parameters first
     if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute)) or iterated.args:
         return None
     if iterated.func.attr == "named_parameters" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
@@ -784,19 +807,25 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[st
     if not isinstance(target, ast.Name):
         return None
     name = target.id
+    owner = dotted(_module_itself(iterated.func.value))
+    if owner is None:
+        return None
     for statement in node.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             assigned, value = statement.targets[0], statement.value
-            false = (isinstance(value, ast.Constant) and value.value is False) or (isinstance(value, ast.Name) and value.id in false_by_default)
-            if isinstance(assigned, ast.Attribute) and assigned.attr == "requires_grad" and isinstance(assigned.value, ast.Name) and assigned.value.id == name and false:
-                return dotted(_module_itself(iterated.func.value))
+            if not (isinstance(assigned, ast.Attribute) and assigned.attr == "requires_grad" and isinstance(assigned.value, ast.Name) and assigned.value.id == name):
+                continue
+            if (isinstance(value, ast.Constant) and value.value is False) or (isinstance(value, ast.Name) and value.id in false_by_default):
+                return owner, None
+            if isinstance(value, ast.Name):
+                return owner, value.id
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             call = statement.value
             if (
                 isinstance(call.func, ast.Attribute) and call.func.attr == "requires_grad_" and isinstance(call.func.value, ast.Name)
                 and call.func.value.id == name and _false_argument(call, "requires_grad")
             ):
-                return dotted(_module_itself(iterated.func.value))
+                return owner, None
     return None
 
 
