@@ -41,6 +41,9 @@ OWNER_CALLS = frozenset(
 _BORROWING_METHODS = frozenset(
     {"setTensorAddress", "setInputTensorAddress", "setOutputTensorAddress", "enqueueV2", "enqueueV3", "executeV2", "enqueue", "execute"}
 )
+#: Of those, the names a queue's method has too: given one item (``tasks.enqueue(job)``), it keeps it. TensorRT's
+#: ``enqueue`` takes a batch size, the bindings and a stream.
+_QUEUES_ONE_ITEM = frozenset({"enqueue"})
 _RELEASE_WORDS = re.compile(r"free|release|destroy|delete|dealloc|dispose|cleanup|clean_up|deallocate", re.IGNORECASE)
 _API_PREFIX = re.compile(
     r"^(cuda|cu[A-Z]|cublas|cudnn|cufft|curand|cusparse|cusolver|cutlass|nccl|nvrtc|nvtx|nvjpeg|hip|mem(cpy|set|move|cmp)|"
@@ -126,7 +129,7 @@ class Uses:
         name = syn.callee_name(call)
         last = syn.last_component(name)
         if syn.is_method_call(call):
-            if last in _BORROWING_METHODS:
+            if last in _BORROWING_METHODS and not (last in _QUEUES_ONE_ITEM and len(syn.arguments(call)) == 1):
                 return Use.USE, None, False
             return ((Use.RELEASE, None, False) if _RELEASE_WORDS.search(last) else (Use.ESCAPE, None, False))
         if last in acquires_by_name() or last in releases_by_name() or last in CHECK_WRAPPERS:
