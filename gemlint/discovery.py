@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -304,9 +305,11 @@ class Discovery:
             subfolders, files, links, irregular = listing
             _LISTED_PACKAGES[folder.path] = "__init__.py" in files and "__init__.py" not in irregular
             if folder.parent_config is not None and (
-                "pyvenv.cfg" in files or (folder.in_package and _is_vendored_listing(files))
+                "pyvenv.cfg" in files
+                or (folder.in_package and _is_vendored_listing(files))
+                or (folder.released and _is_vendored_listing(files, _NATIVE_BUILD_FILES))
             ):
-                continue  # a virtualenv under any name, or another project copied into a package
+                continue  # a virtualenv under any name, another project copied into a package, or a release of one
             config, excluded_spec = self._excluded_in(folder.path, named, files)
             excluded = excluded_spec.match_file
             if config is folder.parent_config and folder.relative is not None:
@@ -345,7 +348,8 @@ class Discovery:
                 path = inside + name
                 if ignored and ignored(path, True):
                     continue
-                pending.append(_Folder(path, config, shown + name, prefix + name, in_package))
+                released = "exclude" not in config.declared and _RELEASE_FOLDER.fullmatch(name) is not None
+                pending.append(_Folder(path, config, shown + name, prefix + name, in_package, released))
 
     def _linted_as_its_target(self, link: str, top: str) -> bool:
         """Whether a linked file met in the walk of ``top`` is left to its target: the walk lints the target
@@ -444,12 +448,23 @@ class _Folder:
     display: str
     relative: str | None  # relative to the parent's config's glob root
     in_package: bool  # its parent is a package whose config keeps the default excludes
+    #: Named as a release of a project (``ncnn-20210525-full-source``, ``eigen-3.4.0``), in a folder whose config
+    #: keeps the default excludes.
+    released: bool = False
 
 
-def _is_vendored_listing(names: AbstractSet[str]) -> bool:
+#: Build files of native projects, besides Python's.
+_NATIVE_BUILD_FILES = (*_BUILD_FILES, "CMakeLists.txt", "Makefile", "configure", "meson.build", "BUILD", "BUILD.bazel", "WORKSPACE")
+#: A folder named as a project's release, as its archive unpacks: a version or a date after the name, perhaps
+#: with the archive's kind (``eigen-3.4.0``, ``opencv-4.5.1``, ``ncnn-20210525-full-source``, ``zlib-1.3.1-src``).
+_RELEASE_FOLDER = re.compile(r"[A-Za-z][\w.+]*-v?(?:\d+(?:\.\d+)+|\d{8})(?:-[A-Za-z-]+)?")
+
+
+def _is_vendored_listing(names: AbstractSet[str], build_files: tuple[str, ...] = _BUILD_FILES) -> bool:
     """A folder holding these files carries a project's own license and build file: another project's
-    sources copied in (``mypkg/libs/somelib/`` with its ``LICENSE`` and ``setup.py``)."""
-    return not names.isdisjoint(_LICENSE_FILES) and not names.isdisjoint(_BUILD_FILES)
+    sources copied in (``mypkg/libs/somelib/`` with its ``LICENSE`` and ``setup.py``; a release unpacked into the
+    tree, ``eigen-3.4.0/`` with its ``COPYING`` and ``CMakeLists.txt``)."""
+    return not names.isdisjoint(_LICENSE_FILES) and not names.isdisjoint(build_files)
 
 
 def _is_virtualenv(folder: os.PathLike | str) -> bool:

@@ -77,11 +77,23 @@ def test_vendored_trees_under_other_names_and_copied_projects_are_excluded(tmp_p
             # A subpackage with a license but no build file is the package's own.
             "pkg/ops/LICENSE": "MIT\n",
             "pkg/ops/f.py": SERVICE,
+            # A release of another project unpacked into the tree, anywhere: named for its version or date, with
+            # its own license and build file.
+            "deps/solver-3.4.0/COPYING": "MPL\n",
+            "deps/solver-3.4.0/CMakeLists.txt": "",
+            "deps/solver-3.4.0/g.py": SERVICE,
+            "nets-20210525-full-source/LICENSE.txt": "BSD\n",
+            "nets-20210525-full-source/setup.py": "",
+            "nets-20210525-full-source/tools/h.py": SERVICE,
+            # Named like one but without a build file: the project's own.
+            "models-2.1/LICENSE": "MIT\n",
+            "models-2.1/i.py": SERVICE,
         },
     )
-    assert _linted(tmp_path) == ["app.py", "pkg/ops/f.py", "services/api/e.py"]
+    assert _linted(tmp_path) == ["app.py", "models-2.1/i.py", "pkg/ops/f.py", "services/api/e.py"]
     (tmp_path / "gemlint.toml").write_text('exclude = []\n')
-    assert "pkg/libs/fastlib/d.py" in _linted(tmp_path)
+    linted = _linted(tmp_path)
+    assert {"pkg/libs/fastlib/d.py", "deps/solver-3.4.0/g.py", "nets-20210525-full-source/tools/h.py"} <= set(linted)
 
 
 def test_a_config_that_sets_exclude_decides_about_vendored_code_itself(tmp_path):
