@@ -5,11 +5,18 @@ from pathlib import Path
 
 import libcst as cst
 
-from gemlint.analysis.module import NOT_LITERAL, bound_names, evidence_precision, keyword_arg, literal_value, positional_arg, terminal_name
+from gemlint.analysis.handlers import runs_per_request
+from gemlint.analysis.loads import LOADER_NAMES, load_kind
+from gemlint.analysis.module import NOT_LITERAL, bound_names, dotted_name, evidence_precision, keyword_arg, literal_value, positional_arg, terminal_name
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
+from gemlint.discovery import local_top_level_modules
 from gemlint.frontends import triton_config
 from gemlint.rule import AnalysisRule
+
+#: What a module that runs a model spells somewhere: a model's call methods, a session's run. A script that
+#: tokenizes with none of them, and loads nothing but tokenizers, prepares data.
+_MODEL_RUN_MARKERS = (".generate(", ".forward(", ".predict(", ".infer(", ".run(", "model(", "Model(")
 
 LARGE_MAX_LENGTH = 1024
 _MAX_LENGTH_STRATEGY_SUFFIX = "PaddingStrategy.MAX_LENGTH"
@@ -65,7 +72,9 @@ class StaticMaxLengthPadding(AnalysisRule):
     )
     not_flagged = (
         "Training and dataset preprocessing: `dataset.map(...)` transforms, collators, training functions and "
-        "files matched by `training-paths`.",
+        "files matched by `training-paths`; a script that tokenizes and runs no model (it builds and loads none but "
+        "tokenizers, calls no model, session or pipeline, imports nothing of the project, serves no request): the "
+        "fixed-length tokens it writes are data prepared for something else.",
         "Modules that target a static-shape backend that needs fixed shapes: imports of `torch_xla`, `jax`, "
         "`habana_frameworks`, `tensorrt`, AWS Neuron (`torch_neuron`, `torch_neuronx`, `optimum.neuron`), the "
         "on-device compilers `executorch` and `coremltools` (a program exported for a phone takes the shapes it was "
@@ -151,7 +160,7 @@ def embed(text: str):
         verdict = self.analysis.reported_context(node)
         if not verdict.is_inference:
             return
-        if self.analysis.data_pipeline_reason(node) or self._static_shape_backend():
+        if self.analysis.data_pipeline_reason(node) or self._static_shape_backend() or self._prepares_data_only(node):
             return
         max_length = keyword_arg(node, "max_length")
         if self._text_encoder_input(node, max_length) or self._export_input(node) or self._triton_fixed_shape(node):
@@ -169,6 +178,31 @@ def embed(text: str):
             fix=self._fix(offending),
             precision=evidence_precision(verdict),
         )
+
+    def _prepares_data_only(self, node: cst.Call) -> bool:
+        """A script that tokenizes and runs no model: it builds no model, loads none, calls nothing a model is run
+        with, imports nothing of the project that could, and serves no request. The fixed-length tokens it makes
+        are data prepared for something else (input tensors written for a benchmark, a dataset), as the spec's
+        preprocessing is."""
+        analysis = self.analysis
+        if not (analysis.has_main_block or analysis.script_runs) or runs_per_request(analysis, node) is not None:
+            return False
+        if analysis.models.constructions() or next(iter(analysis.models.uses()), None) is not None:
+            return False
+        text = self.context.text
+        if any(marker in text for marker in _MODEL_RUN_MARKERS):
+            return False
+        for call in analysis.nodes_of(cst.Call):
+            if terminal_name(call.func) in LOADER_NAMES and load_kind(analysis, call) not in (None, "a tokenizer", "a processor"):
+                return False  # a model, pipeline, session or engine loaded here
+        local = local_top_level_modules(self.context.config.root)
+        for statement in analysis.nodes_of(cst.Import, cst.ImportFrom):
+            if isinstance(statement, cst.ImportFrom) and statement.relative:
+                return False
+            names = [statement.module] if isinstance(statement, cst.ImportFrom) else [alias.name for alias in statement.names]
+            if any(name is not None and (dotted_name(name) or "").partition(".")[0] in local for name in names):
+                return False
+        return True
 
     def _is_max_length(self, expression: cst.BaseExpression) -> bool:
         if literal_value(expression) == "max_length":
