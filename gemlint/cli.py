@@ -137,7 +137,7 @@ def resolve_config(
             respect_gitignore=respect_gitignore,
         )
 
-    root = project_root if project_root is not None else project_root_for(paths)
+    root = project_root if project_root is not None else project_root_for(paths, configs=not isolated and config_file is None)
     return ConfigTree(root, known_codes(), config_file=config_file, isolated=isolated, adjust=adjust)
 
 

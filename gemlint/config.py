@@ -186,9 +186,18 @@ def config_file_in(directory: Path) -> Path | None:
         candidate = directory / filename
         if not os.path.isfile(candidate):
             continue
-        if filename != "pyproject.toml" or "gemlint" in _read_toml(candidate).get("tool", {}):
+        if filename != "pyproject.toml" or (_mentions_gemlint(candidate) and "gemlint" in _read_toml(candidate).get("tool", {})):
             return candidate
     return None
+
+
+def _mentions_gemlint(path: Path) -> bool:
+    """A pyproject.toml that never spells "gemlint" holds no gemlint table: it is not read as TOML, so another
+    tool's broken file is no error of gemlint's (one that does spell it is read, and a mistake in it is)."""
+    try:
+        return b"gemlint" in read_companion(path, path, _MAX_CONFIG_BYTES)
+    except OSError:
+        return True  # read again by _read_toml, which says what is wrong
 
 
 def load_config(path: Path, known_codes: frozenset[str]) -> Config:

@@ -19,10 +19,11 @@ from typing import AbstractSet, Callable, Iterable
 from gemlint.config import CONFIG_FILENAMES, PROJECT_KEYS, Config, ConfigError, config_file_in, declared_value, default_config, find_config_file, load_config
 
 
-def project_root_for(paths: Iterable[Path], cwd: Path | None = None) -> Path:
+def project_root_for(paths: Iterable[Path], cwd: Path | None = None, configs: bool = True) -> Path:
     """The project root for a run over ``paths``: the git work tree that holds them; outside one,
-    the folder of the nearest config file above them, else the current directory when it holds them
-    all, else their common folder. Outside git, ``--project-root`` makes it independent of the paths."""
+    the folder of the nearest config file above them (unless ``configs`` is false: ``--isolated`` and
+    ``--config`` read none), else the current directory when it holds them all, else their common folder.
+    Outside git, ``--project-root`` makes it independent of the paths."""
     cwd = Path(os.path.abspath(cwd or Path.cwd()))
     absolute = [os.path.abspath(path) for path in paths] or [str(cwd)]
     try:
@@ -34,7 +35,7 @@ def project_root_for(paths: Iterable[Path], cwd: Path | None = None) -> Path:
     for candidate in (common, *common.parents):
         if os.path.exists(candidate / ".git"):  # a directory, or a file in worktrees and submodules
             return candidate
-    found = find_config_file(common)
+    found = find_config_file(common) if configs else None
     if found is not None:
         return found.parent
     return cwd if common == cwd or cwd in common.parents else common

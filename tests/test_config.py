@@ -98,6 +98,21 @@ def test_invalid_toml_exits_2(tmp_path):
     assert result.exit_code == 2 and "invalid TOML" in result.output
 
 
+def test_another_tools_broken_pyproject_is_not_gemlints_error(tmp_path):
+    # A pyproject.toml that does not parse and never names gemlint holds no gemlint config: the run goes on.
+    write(tmp_path / "pyproject.toml", '[project]\nname = "svc"\ndependencies = [\n  "a==1"\n  "b==2",\n]\n')
+    write(tmp_path / "app.py", BLOCKING)
+    result = run_cli(["app.py"], tmp_path)
+    assert result.exit_code == 1 and "GEM404" in result.output
+    # One that names gemlint is meant as its config: its mistake is reported, file and place, unless isolated.
+    write(tmp_path / "pyproject.toml", "[tool.gemlint]\nignore = [\n")
+    result = run_cli(["app.py"], tmp_path)
+    assert result.exit_code == 2 and "pyproject.toml: invalid TOML" in result.output
+    assert run_cli(["app.py", "--isolated"], tmp_path).exit_code == 1
+    write(tmp_path / "other.toml", "ignore = ['GEM404']\n")
+    assert run_cli(["app.py", "--config", "other.toml"], tmp_path).exit_code == 0
+
+
 def test_nearest_config_wins_and_pyproject_needs_the_table(tmp_path):
     write(tmp_path / "pyproject.toml", "[tool.black]\nline-length = 100\n")
     assert find_config_file(tmp_path) is None
