@@ -174,8 +174,8 @@ MUTATIONS = (
         "gem201-dropped-data-pipeline-exemption",
         "dropped exemption",
         "gemlint/rules/gem201_static_max_length_padding.py",
-        "if self.analysis.data_pipeline_reason(node) or self._static_shape_backend():",
-        "if self._static_shape_backend():",
+        "if self.analysis.data_pipeline_reason(node) or self._static_shape_backend() or self._prepares_data_only(node):",
+        "if self._static_shape_backend() or self._prepares_data_only(node):",
         fixtures("GEM201"),
     ),
     Mutation(
