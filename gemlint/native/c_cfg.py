@@ -237,8 +237,8 @@ class CfgBuilder:
                 continue
             walked = tuple(self._walk.under(root) for root in step.nodes if root is not None)
             step.changes = step.changes | _changed_names_in(walked)
-            known = [(target, True) for target in _never_null_targets_in(walked)] + _constant_targets_in(walked)
-            step.sets = tuple((key, value) for key, value in ((self._test_key(target), value) for target, value in known) if key is not None)
+            known = ((self._test_key(target), value) for target, value in _known_after(walked))
+            step.sets = tuple((key, value) for key, value in known if key is not None)
         self.graph.keep_repeated_tests(self._preproc_tests)
         return self.graph
 
@@ -949,12 +949,9 @@ def _counts_up_from_zero(initializer: Node | None, condition: Node | None) -> bo
     if counter is None or counter.type != "identifier":
         return False
     name = syn.text(counter)
-    for node in syn.descendants(initializer):
-        if node.type in ("init_declarator", "assignment_expression"):
-            target = syn.strip(node.child_by_field_name("declarator" if node.type == "init_declarator" else "left"))
-            value = syn.strip(node.child_by_field_name("value" if node.type == "init_declarator" else "right"))
-            if target is not None and value is not None and syn.text(target) == name:
-                return value.type == "number_literal" and syn.text(value) == "0"
+    for target, value in _assignments(syn.descendants(initializer)):
+        if syn.text(target) == name:
+            return value.type == "number_literal" and syn.text(value) == "0"
     return False
 
 
@@ -981,47 +978,40 @@ def _compared_with_null(node: Node) -> tuple[Node, bool] | None:
     return None
 
 
-def _never_null_targets_in(walked: Iterable[list[Node]]) -> list[Node]:
-    """The variables and members a step sets from a plain ``new`` (``p = new T``, ``T* p = new T``, ``s->m = new
-    T``) or from ``std::make_shared``/``std::make_unique``, given the nodes of each of its roots: each throws rather
-    than return null, so they are not null afterwards. ``new (std::nothrow)`` may be."""
-    targets = []
-    for nodes in walked:
-        for node in nodes:
-            if node.type == "assignment_expression" and syn.operator(node) == "=":
-                target, value = syn.strip(node.child_by_field_name("left")), node.child_by_field_name("right")
-            elif node.type == "init_declarator":
-                target, value = syn.declared_identifier(node.child_by_field_name("declarator")), node.child_by_field_name("value")
-            else:
-                continue
-            if _never_null(syn.strip(value)) and target is not None and target.type in ("identifier", "field_expression"):
-                targets.append(target)
-    return targets
+def _assignments(nodes: Iterable[Node]) -> Iterator[tuple[Node, Node]]:
+    """``(target, value)`` for each plain assignment (``p = v``) and initialised declaration (``T* p = v``) among
+    ``nodes``, both stripped of parentheses."""
+    for node in nodes:
+        if node.type == "assignment_expression" and syn.operator(node) == "=":
+            target, value = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
+        elif node.type == "init_declarator":
+            target, value = syn.declared_identifier(node.child_by_field_name("declarator")), syn.strip(node.child_by_field_name("value"))
+        else:
+            continue
+        if target is not None and value is not None:
+            yield target, value
 
 
 #: Literals a flag is set to, and the truth they give it.
 _TRUTH_OF_LITERALS = {"true": True, "TRUE": True, "1": True, "false": False, "FALSE": False, "0": False, "NULL": False, "nullptr": False}
+_LITERALS = frozenset({"true", "false", "number_literal", "null", "identifier"})
 
 
-def _constant_targets_in(walked: Iterable[list[Node]]) -> list[tuple[Node, bool]]:
-    """The variables and members a step sets to a literal truth value (``b->push = TRUE``, ``done = false``,
-    ``p = nullptr``): a test of it right after goes the way the literal says."""
+def _known_after(walked: Iterable[list[Node]]) -> list[tuple[Node, bool]]:
+    """What a step makes known of the variables and members it sets, given the nodes of each of its roots: set from
+    a plain ``new`` (``p = new T``, ``s->m = new T``) or from ``std::make_shared``/``std::make_unique``, each of which
+    throws rather than return null, it is not null (``new (std::nothrow)`` may be); set to a literal truth value
+    (``b->push = TRUE``, ``done = false``, ``p = nullptr``), a test of it right after goes the way the literal says."""
     found = []
     for nodes in walked:
-        for node in nodes:
-            if node.type == "assignment_expression" and syn.operator(node) == "=":
-                target, value = syn.strip(node.child_by_field_name("left")), syn.strip(node.child_by_field_name("right"))
-            elif node.type == "init_declarator":
-                target, value = syn.declared_identifier(node.child_by_field_name("declarator")), syn.strip(node.child_by_field_name("value"))
-            else:
+        for target, value in _assignments(nodes):
+            if target.type not in ("identifier", "field_expression"):
                 continue
-            truth = _TRUTH_OF_LITERALS.get(syn.text(value)) if value is not None and value.type in _LITERALS else None
-            if truth is not None and target is not None and target.type in ("identifier", "field_expression"):
+            if _never_null(value):
+                found.append((target, True))
+            elif value.type in _LITERALS and (truth := _TRUTH_OF_LITERALS.get(syn.text(value))) is not None:
                 found.append((target, truth))
     return found
-
-
-_LITERALS = frozenset({"true", "false", "number_literal", "null", "identifier"})
 
 
 #: Factories that return a new object or throw: never null.
