@@ -740,17 +740,8 @@ _HANDING_ITSELF_OVER = frozenset({"deleteLater", "Queue"})
 
 def _hands_itself_over(field_expression: Node, receiver: Node) -> bool:
     """``receiver->deleteLater()``, ``receiver->Queue()``: a call of such a method on the object."""
-    if field_expression.child_by_field_name("argument") != receiver:
-        return False
-    field = field_expression.child_by_field_name("field")
-    call = field_expression.parent
-    return (
-        field is not None
-        and syn.text(field) in _HANDING_ITSELF_OVER
-        and call is not None
-        and call.type == "call_expression"
-        and call.child_by_field_name("function") == field_expression
-    )
+    method = _method_called_on(field_expression, receiver)
+    return method is not None and method[1] in _HANDING_ITSELF_OVER
 
 
 def _method_called_on(field_expression: Node, receiver: Node) -> tuple[Node, str] | None:
