@@ -7,7 +7,7 @@ import libcst as cst
 from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.module import ModuleAnalysis, dotted_name, terminal_name
+from gemlint.analysis.module import ModuleAnalysis, dotted_name
 
 # TensorRT's `Runtime` method that turns a serialized engine into one: the engine holds the weights. A method of an
 # object (`runtime.deserialize_cuda_engine(data)`), told by its name in a module that imports TensorRT.
@@ -70,8 +70,7 @@ def read_as_data(analysis: ModuleAnalysis, node: cst.Call) -> bool:
     saved["bank"].keys()``), in a function that puts no weights into a model. A value called, handed to a call
     (``load_state_dict``), returned or kept may be a model: it stays a load."""
     function = analysis.enclosing_function(node)
-    body = function.body if function is not None else analysis.module
-    if any(isinstance(call, cst.Call) and terminal_name(call.func) == "load_state_dict" for call in analysis.subtree(body)):
+    if any(analysis.enclosing_function(site.call) is function for site in analysis.index.sites("load_state_dict")):
         return False
     return _used_as_data(analysis, node, 0)
 
