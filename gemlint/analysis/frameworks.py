@@ -151,8 +151,10 @@ HOOK_CLASS_NAMES: dict[str, frozenset[str]] = {
 }
 # Class decorators that make every public method (and __call__) a request handler.
 DEPLOYMENT_DECORATORS = frozenset({"ray.serve.deployment", "ray.serve.api.deployment", "bentoml.service"})
-# Method decorators that make a method a request handler.
-API_DECORATORS = frozenset({"bentoml.api", "bentoml.task", "bentoml.Runnable.method"})
+# Method decorators that make a method a request handler (Jina's `@requests` serves one request's documents).
+API_DECORATORS = frozenset(
+    {"bentoml.api", "bentoml.task", "bentoml.Runnable.method", "jina.requests", "jina.serve.executors.decorators.requests"}
+)
 
 # Function name prefixes of SPEC §2 (matched after leading underscores, case-insensitively).
 # Classes whose name says they perform inference (``Inference``, ``SamPredictor``, ``ImageInferencer``): their
@@ -698,7 +700,7 @@ OFFLOAD_METHODS = {"run_in_executor": 1, "submit": 0}
 TOKENIZER_LOADERS = frozenset({"tokenizers.Tokenizer.from_file", "tokenizers.Tokenizer.from_pretrained", "sentencepiece.SentencePieceProcessor"})
 
 # Text markers of a module that serves requests: it imports a web or serving framework (prefilters of GEM502/GEM602).
-SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "ts", "kserve", "litserve", "mlserver", "mosec", "ray", "triton_python_backend_utils")
+SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "jina", "ts", "kserve", "litserve", "mlserver", "mosec", "ray", "triton_python_backend_utils")
 SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
     "TritonPythonModel",
     "check_health",

@@ -74,6 +74,8 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
             return f"`{name}` runs before or after every request"
         if attribute in _STARTUP_DECORATORS:
             return None
+    if analysis.is_serving_api(function):
+        return f"`{name}` is a serving API, run on every request"
     if analysis.is_registered_handler(function):
         return f"`{name}` is registered as a route handler"
     if analysis.is_gradio_callback(function):

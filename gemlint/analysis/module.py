@@ -885,6 +885,16 @@ class ModuleAnalysis:
     def _handed_to_bots(self) -> frozenset[str]:
         return bots.handed_to_bots(self)
 
+    def is_serving_api(self, function: cst.FunctionDef) -> bool:
+        """``function`` is decorated as a serving framework's API, run per request (BentoML's ``@bentoml.api``,
+        Jina's ``@requests``, bare or called with ``on=``)."""
+        for decorator in function.decorators:
+            expression = decorator.decorator
+            target = expression.func if isinstance(expression, cst.Call) else expression
+            if terminal_name(target) in fw.API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
+                return True
+        return False
+
     def is_bot_handler(self, function: cst.FunctionDef) -> bool:
         """``function`` is a chat bot's handler, run on every message (:mod:`gemlint.analysis.bots`): decorated as
         one, or a module-level function handed to a handler class or registration."""
@@ -1229,12 +1239,10 @@ class ModuleAnalysis:
         callback, a Lightning prediction hook."""
         name = function.name.value
         for decorator in function.decorators:
-            expression = decorator.decorator
-            target = expression.func if isinstance(expression, cst.Call) else expression
-            if routes.is_route_decorator(self, expression):
+            if routes.is_route_decorator(self, decorator.decorator):
                 return f"`{name}` is an HTTP route handler"
-            if terminal_name(target) in fw.API_DECORATOR_NAMES and self.resolves_to(target, fw.API_DECORATORS):
-                return f"`{name}` is a serving API"
+        if self.is_serving_api(function):
+            return f"`{name}` is a serving API"
         if self.is_registered_handler(function):
             return f"`{name}` is registered as a route handler"
         if self.is_gradio_callback(function):
