@@ -19,22 +19,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from gemlint.analysis.frameworks import GRADIO_APPS, GRADIO_EVENTS
 from gemlint.analysis.syntax import dotted_name, iter_subtree, keyword_arg, positional_arg
 
 if TYPE_CHECKING:  # pragma: no cover
     from gemlint.analysis.module import ModuleAnalysis
 
-#: Gradio calls that take the function to run per event as ``fn`` (first positional argument).
-GRADIO_APPS = frozenset({"gradio.Interface", "gradio.ChatInterface", "gradio.on", "gradio.interface.Interface", "gradio.chat_interface.ChatInterface"})
-#: Event listeners of Gradio components and Blocks (``btn.click(fn, inputs, outputs)``).
-GRADIO_EVENTS = frozenset(
-    {
-        "click", "submit", "change", "input", "upload", "select", "release", "load", "then", "success", "stream",
-        "clear", "play", "pause", "stop", "end", "edit", "like", "retry", "undo", "focus", "blur", "key_up",
-        "apply", "tick", "double_click", "expand", "collapse", "download", "copy", "delete", "start_recording",
-        "stop_recording", "pause_recording", "upload_button",
-    }
-)
 #: Streamlit decorators whose function runs once per set of arguments, not per rerun.
 STREAMLIT_RUN_ONCE = frozenset(
     {

@@ -707,6 +707,17 @@ SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODUL
 )
 # Text markers of a demo app whose framework runs its code per interaction (Gradio callbacks, a Streamlit script).
 APP_IMPORT_MARKERS = ("import gradio", "from gradio", "import streamlit", "from streamlit")
+# Gradio calls that take the function to run per event as ``fn`` (first positional argument).
+GRADIO_APPS = frozenset({"gradio.Interface", "gradio.ChatInterface", "gradio.on", "gradio.interface.Interface", "gradio.chat_interface.ChatInterface"})
+# Event listeners of Gradio components and Blocks (``btn.click(fn, inputs, outputs)``).
+GRADIO_EVENTS = frozenset(
+    {
+        "click", "submit", "change", "input", "upload", "select", "release", "load", "then", "success", "stream",
+        "clear", "play", "pause", "stop", "end", "edit", "like", "retry", "undo", "focus", "blur", "key_up",
+        "apply", "tick", "double_click", "expand", "collapse", "download", "copy", "delete", "start_recording",
+        "stop_recording", "pause_recording", "upload_button",
+    }
+)
 # Chat-bot frameworks, whose handlers run once per message, command or interaction (:mod:`gemlint.analysis.bots`):
 # Telegram (pyTelegramBotAPI, aiogram, python-telegram-bot, Pyrogram, Telethon), Discord (discord.py and its
 # forks, interactions.py) and Slack (Bolt).

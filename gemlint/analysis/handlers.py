@@ -364,10 +364,15 @@ def _kept_through_a_local(
 def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> bool:
     """A Gradio event that loads a model and keeps it for the app's other events (``global model; model =
     load(choice)``, or ``self.pipeline = Pipeline(unet=..., vae=load(...))`` in a dropdown's ``change``
-    handler): the app switches models on the user's request, it does not load one per prediction."""
+    handler): the app switches models on the user's request, it does not load one per prediction. A route or
+    hook switches so when it keeps what it loads and neither it nor the request goes on to use it (an admin's
+    ``POST /config`` that reloads the embedding model into ``request.app.state.ef``, which the other routes use)."""
+    stored = _stored_beyond_the_call(analysis, node)
     if GRADIO_EVENT not in reason:
-        return False
-    if _stored_beyond_the_call(analysis, node) is not None:
+        function = analysis.enclosing_function(node)
+        # only the handler's own store: a helper's store is for its caller, which uses it
+        return stored is not None and function is not None and _own_reason(analysis, function) is not None and not _used_after(analysis, function, *stored)
+    if stored is not None:
         return True
     # `self.pipeline = pipeline` after building it from the loads: the event changes the app's state. Only a store of
     # what the load went into counts (`vq.fusion_w = weight` on a global, beside a model loaded into a local, changes
@@ -382,6 +387,35 @@ def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> 
         if isinstance(statement, cst.Assign) and made & _mentioned(analysis, statement.value)
         for target in statement.targets
     )
+
+
+def _used_after(analysis: ModuleAnalysis, function: cst.FunctionDef, statement: cst.CSTNode, keys: set[str]) -> bool:
+    """What ``statement`` stores under ``keys`` is used later in ``function``: read (``self.model(x)`` after
+    ``self.model = load()``), or the object that holds it called or handed on (``self.run(x)``, ``call_next(request)``
+    after ``request.state.tokenizer = load()``). Handing it to what is stored beside it (``state.embed =
+    wrap(state.ef)``) is no use: the switch goes on."""
+    holders = {key.rsplit(".", depth)[0] for key in keys for depth in range(1, key.count(".") + 1)}
+    inside = set(analysis.subtree(statement))
+    after = False
+    for node in analysis.subtree(function.body):
+        if node is statement:
+            after = True
+        if not after or node in inside or not isinstance(node, (cst.Name, cst.Attribute)):
+            continue
+        spelled = dotted_name(node)
+        if spelled not in keys and spelled not in holders:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.AssignTarget):
+            continue
+        called = isinstance(parent, cst.Call) and parent.func is node or (
+            isinstance(parent, cst.Attribute) and isinstance(analysis.parent(parent), cst.Call) and analysis.parent(parent).func is parent
+        )
+        if called:
+            return True
+        if _stored_beyond_the_call(analysis, node) is None and (isinstance(parent, cst.Arg) or spelled in keys):
+            return True
+    return False
 
 
 def _bound_from(analysis: ModuleAnalysis, node: cst.CSTNode) -> set[str | None]:

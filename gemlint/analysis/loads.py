@@ -67,12 +67,24 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
 def read_as_data(analysis: ModuleAnalysis, node: cst.Call) -> bool:
     """What ``node`` (``torch.load(path)``) reads is only read as data: every use of it takes an entry by key,
     iterates it, or computes a string or number from it (``saved["name"] + saved["text"]``, ``for k in
-    saved["bank"].keys()``), in a function that puts no weights into a model. A value called, handed to a call
-    (``load_state_dict``), returned or kept may be a model: it stays a load."""
+    saved["bank"].keys()``), in a function that puts no weights into a model; or it is fed to a model's forward. A
+    value called, handed to another call (``load_state_dict``), returned or kept may be a model: it stays a load."""
+    if _fed_to_a_model(analysis, node):
+        return True
     function = analysis.enclosing_function(node)
     if any(analysis.enclosing_function(site.call) is function for site in analysis.index.sites("load_state_dict")):
         return False
     return _used_as_data(analysis, node, 0)
+
+
+def _fed_to_a_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
+    """``model(torch.load(path))``: what is read is the input of a model's forward, not weights."""
+    parent = analysis.parent(node)
+    call = analysis.parent(parent) if isinstance(parent, cst.Arg) and parent.keyword is None else None
+    if not isinstance(call, cst.Call):
+        return False
+    receiver = analysis.models.forward_receiver(call)
+    return receiver is not None and bool(analysis.models.origins(receiver))
 
 
 def _used_as_data(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int) -> bool:

@@ -1417,14 +1417,13 @@ class ModuleAnalysis:
         owner = self.enclosing_class(function)
         if owner is None:
             return name in callbacks
-        # `chat.respond` with `chat = ChatDemo(...)` at module level, as well as `self.respond`.
+        # `chat.respond` with `chat = ChatDemo(...)`, at module level or in the function that builds the page, as
+        # well as `self.respond`.
         instances = [
             target.target.value
-            for statement in self.module.body
-            if isinstance(statement, cst.SimpleStatementLine)
-            for small in statement.body
-            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and terminal_name(small.value.func) == owner.name.value
-            for target in small.targets
+            for assign in self.nodes_of(cst.Assign)
+            if isinstance(assign.value, cst.Call) and terminal_name(assign.value.func) == owner.name.value
+            for target in assign.targets
             if isinstance(target.target, cst.Name)
         ]
         return not callbacks.isdisjoint((f"self.{name}", f"{owner.name.value}.{name}", *(f"{i}.{name}" for i in instances)))

@@ -170,8 +170,8 @@ class ProjectAnswers:
         for caller_entry, site in callers:
             located = self._located_call(caller_entry, site)
             enclosing = located[0].enclosing_function(located[1]) if located is not None else None
-            if enclosing is None:
-                return [None]
+            if enclosing is None or kept_once(*located):  # type: ignore[misc]
+                return [None]  # also run at import, or its result kept while empty (`if M is None: M = build()`)
             reason = per_request_reason(located[0], enclosing)
             if reason is None:
                 return [None]
@@ -503,9 +503,14 @@ class ProjectAnswers:
 
     def helper_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
-        if resolved is None or resolved[1].kind != "function" or resolved[1].module == resolved[0].summary.name:
+        if resolved is None:
+            # a method of what a local holds (`runner = Runner(name)`, then `runner.load_models()`)
+            call = analysis.parent(func)
+            located = self._graph_callee(analysis, call) if isinstance(call, cst.Call) and call.func is func else None
+        elif resolved[1].kind != "function" or resolved[1].module == resolved[0].summary.name:
             return None
-        located = self.model.function_of(resolved[1])
+        else:
+            located = self.model.function_of(resolved[1])
         if located is None:
             return None
         loader = self.model.helper_loader(*located, accept=self._loads_each_call)

@@ -1248,7 +1248,7 @@ class ProjectModel:
 
     def _entry_points(self, entry: ModuleEntry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
         """The module's entry points (qualname, evidenced, puts its file in context by itself), and the project
-        functions its module-level code runs when it is a script that runs what it builds."""
+        functions its module-level code runs when it is a script that runs what it builds, or hands to Gradio."""
         points = []
         for function in entry.summary.callables():
             if self._is_entry(entry, function, names=False):
@@ -1266,6 +1266,15 @@ class ProjectModel:
         if self.is_script(entry):
             for site in entry.summary.module_calls:
                 target = self.resolve_call(entry, None, site.callee)
+                located = self.function_of(target) if target is not None and target.kind == "function" else None
+                if located is not None:
+                    scripts.append((located[0].path, located[1].qualname))
+        # Functions handed to Gradio run on every event, wherever they are defined (`fn=app.respond`, with `app`
+        # an instance the page's builder made; `gr.Interface(predict)` with `predict` imported).
+        for owner, spellings in entry.summary.callbacks.items():
+            handing = _located(entry, owner) if owner else None
+            for spelled in spellings:
+                target = self.resolve_call(entry, handing, spelled)
                 located = self.function_of(target) if target is not None and target.kind == "function" else None
                 if located is not None:
                     scripts.append((located[0].path, located[1].qualname))
@@ -1293,6 +1302,12 @@ class ProjectModel:
         for name, function in entry.summary.functions.items():
             if self.helper_loader(entry, function):
                 found.append(name)
+        # Methods named for loading that load (`runner.load_models()`): only those are asked, as every method of a
+        # large project would cost the facts seconds.
+        for cls in entry.summary.classes.values():
+            for name, method in cls.methods.items():
+                if "load" in name.lower() and name not in found and self.helper_loader(entry, method):
+                    found.append(name)
         return found
 
     def _reach(
@@ -1318,7 +1333,8 @@ class ProjectModel:
                 visit((entry.path, qualname), evidenced, None)
                 if alone:
                     found[evidenced].add(entry.path)
-        # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would.
+        # Module-level code of a script that runs what it builds calls its helpers per run, as an entry point would;
+        # Gradio calls what a module hands it on every event.
         for entry in order:
             for function in ledger.pieces[entry.path].scripts:
                 visit(function, True, entry.path)

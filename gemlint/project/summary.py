@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields, fields_table
+from gemlint.analysis.frameworks import GRADIO_APPS, GRADIO_EVENTS
 from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
 from gemlint.discovery import forget_listings, listed_package
 
@@ -112,6 +113,9 @@ class ModuleSummary:
     #: (``from .kernel import fused`` gives ``pkg.kernel``), even where two of them bind one local name in two
     #: branches. (Only a package's imports are asked about: other modules leave it empty.)
     imported_modules: list[str] = field(default_factory=list)
+    #: Functions handed to Gradio (an app's ``fn``, an event listener's ``btn.click(f)``), which Gradio calls on
+    #: every event: the qualname of the function that hands them ("" at module level) -> their spellings.
+    callbacks: dict[str, list[str]] = field(default_factory=dict)
     #: The triage facts of the same tree, so that linting the file needs no second ``ast`` parse.
     syntax: SyntaxFacts | None = None
 
@@ -210,6 +214,10 @@ class _Summariser:
         #: ``layers.append(Block())`` -> ["Norm", "Block"]), for the container built from it; None once the list
         #: is rebound, handed to a call or written through an index (what it holds is then not known).
         self._lists: list[dict[str, list[str] | None]] = []
+        #: Whether the module imports Gradio, and the names and attributes bound to its components, Blocks and
+        #: events (``btn = gr.Button()``, ``with gr.Blocks() as demo``): the receivers whose listeners take callbacks.
+        self._gradio = False
+        self._gradio_objects: set[str] = set()
         self._handlers = {
             ast.Import: self._import,
             ast.ImportFrom: self._import_from,
@@ -279,6 +287,7 @@ class _Summariser:
         self.syntax.import_(node)
         for alias in node.names:
             self._imported_module(alias.name)
+            self._gradio = self._gradio or alias.name.split(".")[0] == "gradio"
             if alias.asname:
                 self.summary.imports[alias.asname] = alias.name
             else:
@@ -290,6 +299,7 @@ class _Summariser:
         base = _absolute(self.summary.name, self.summary.is_package, node.level, node.module)
         if base:
             self._imported_module(base)
+            self._gradio = self._gradio or base.split(".")[0] == "gradio"
         for alias in node.names:
             if alias.name == "*":
                 self.summary.star_imports.append(base)
@@ -379,6 +389,10 @@ class _Summariser:
         guard = 0
         for item in node.items:
             self.visit(item)
+            if self._gradio and item.optional_vars is not None and self._is_gradio_object(item.context_expr):
+                spelled = dotted(item.optional_vars)
+                if spelled:
+                    self._gradio_objects.add(spelled)
             if not guard and _grad_free(item.context_expr):
                 guard = 1
                 self._guards += 1
@@ -424,6 +438,8 @@ class _Summariser:
         self.syntax.assign(node)
         self._track_lists(node.targets, node.value)
         self._bind(node.targets, node.value)
+        if self._gradio and isinstance(node.value, ast.Call) and self._is_gradio_object(node.value):
+            self._gradio_objects.update(spelled for target in node.targets if (spelled := dotted(target)))
         if not self.functions and not self.classes and isinstance(node.value, ast.Dict) and node.value.values:
             values = [dotted(value) for value in node.value.values]
             if all(values):
@@ -630,7 +646,48 @@ class _Summariser:
                 self._guarded_callbacks(node)
             if self._lists:
                 self._list_call(node, callee)
+            if self._gradio:
+                self._gradio_callback(node, callee)
         self.children(node)
+
+    def _gradio_name(self, spelled: str) -> str | None:
+        """``spelled`` as the absolute name this module's imports make it, where that is Gradio's
+        (``gr.Button`` -> ``gradio.Button``); else None."""
+        head, _, rest = spelled.partition(".")
+        imported = self.summary.imports.get(head)
+        if imported is None or imported.split(".")[0] != "gradio":
+            return None
+        return f"{imported}.{rest}" if rest else imported
+
+    def _is_gradio_object(self, node: ast.AST, depth: int = 0) -> bool:
+        """A Gradio component, Blocks or event: ``gr.Button()``, a name or attribute bound to one, a listener's
+        result (``btn.click(f).then(g)``)."""
+        if isinstance(node, ast.Call):
+            callee = dotted(node.func)
+            if callee is not None and self._gradio_name(callee) is not None:
+                return True
+            func = node.func
+            return depth < 4 and isinstance(func, ast.Attribute) and func.attr in GRADIO_EVENTS and self._is_gradio_object(func.value, depth + 1)
+        spelled = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return spelled is not None and spelled in self._gradio_objects
+
+    def _gradio_callback(self, node: ast.Call, callee: str) -> None:
+        """A function handed to Gradio, which calls it on every event: ``gr.Interface(fn=predict)``,
+        ``btn.click(app.respond, ...)``, ``demo.load(functools.partial(refresh, cfg))``, ``lambda x: run(x)``."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in GRADIO_EVENTS:
+            if not self._is_gradio_object(func.value):
+                return
+        elif callee.rsplit(".", 1)[-1] not in _GRADIO_APP_NAMES or self._gradio_name(callee) not in GRADIO_APPS:
+            return
+        handed = next((keyword.value for keyword in node.keywords if keyword.arg == "fn"), node.args[0] if node.args else None)
+        if isinstance(handed, ast.Call) and dotted(handed.func) in _PARTIAL and handed.args:
+            handed = handed.args[0]
+        elif isinstance(handed, ast.Lambda) and isinstance(handed.body, ast.Call):
+            handed = handed.body.func
+        spelled = dotted(handed) if handed is not None else None
+        if spelled and "()" not in spelled:
+            self.summary.callbacks.setdefault(self.functions[-1].qualname if self.functions else "", []).append(spelled)
 
     def _container_parts(self, node: ast.Call) -> None:
         """``super().__init__(*layers)`` in the ``__init__`` of a class derived from a torch container: its parts."""
@@ -658,6 +715,8 @@ class _Summariser:
 
 
 _GRAD_GUARD_NAMES = frozenset({"no_grad", "inference_mode"})
+_GRADIO_APP_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in GRADIO_APPS)
+_PARTIAL = frozenset({"partial", "functools.partial"})
 #: Node type -> the fields the summary's walk goes into.
 _FIELDS = fields_table(SCALAR_FIELDS)
 

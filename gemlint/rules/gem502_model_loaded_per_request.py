@@ -153,6 +153,10 @@ def classify(text: str):
         elif outside is not None and name is not None and name in self._project_loaders:
             # a loading function, or a loading class named in lower case (`pSp(opts)`)
             what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.construction_loads(self.analysis, node.func))
+        elif outside is not None and isinstance(node.func, cst.Attribute) and name is not None and "load" in name.lower():
+            # a method of another module's class named for loading (`runner.load_models()`), resolved through
+            # what its receiver holds; the name only spares resolving every method call
+            what, how = _project_load(outside.helper_loads(self.analysis, node.func))
         else:
             return  # cheap syntactic gate before resolving names
         if what is None:
