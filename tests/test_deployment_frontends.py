@@ -96,6 +96,19 @@ def test_opencv_storage_yaml_is_no_manifest_and_no_parse_error():
     assert [d.code for d in lint_source("%YAML 1.2\n---\n# livenessProbe\na: [1, 2\n", "broken.yaml")] == ["GEM000"]
 
 
+def test_protocol_buffer_text_under_a_yaml_name_is_no_yaml_and_no_parse_error():
+    # DeepStream's nvinferserver configs are protobuf text format in `.yml` files, often with Windows line ends.
+    text = "# livenessProbe; gpu\r\ninfer_config {\r\n  unique_id: 1\r\n  backend {  # the server\r\n    triton { model_name: \"m\" }\r\n  }\r\n}\r\n"
+    assert lint_source(text, "config_infer.yml") == []
+    # A YAML flow mapping opened after a key is YAML: a broken one is still reported.
+    assert [d.code for d in lint_source("# livenessProbe\nserver: {\n  port: [1, 2\n", "broken.yml")] == ["GEM000"]
+
+
+def test_terraform_template_directives_make_a_template_not_a_broken_file():
+    text = "# livenessProbe\nserver:\n  replicas: 1\n%{ if metrics ~}\n  metrics: true\n%{ endif ~}\n"
+    assert lint_source(text, "values.yaml") == []
+
+
 def test_deeply_nested_yaml_is_reported():
     # livenessProbe: a word the YAML rules look for, so the file reaches the parser.
     text = "# livenessProbe\na: " + "[" * 5000 + "]" * 5000 + "\n"

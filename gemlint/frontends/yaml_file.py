@@ -14,6 +14,12 @@ _DOCUMENT_MARKER = re.compile(r"^---(?:\s|$)", re.MULTILINE)
 #: OpenCV's FileStorage dialect (``%YAML:1.0``, a directive YAML itself spells ``%YAML 1.0``): a file for
 #: ``cv::FileStorage`` and the tools built on it (tracker configs), never a manifest.
 _OPENCV_STORAGE = re.compile(r"\A(?:\ufeff)?%YAML:")
+# Protocol-buffer text format under a YAML name (DeepStream's nvinferserver configs): a message opened by a field
+# name and a brace with no colon between them, which YAML never writes.
+_TEXT_PROTO_MESSAGE = re.compile(r"^[ \t]*[A-Za-z_]\w*[ \t]*\{[ \t\r]*(?:#.*)?$", re.MULTILINE)
+# Directives of the tools that render a file into YAML (Helm's and Jinja's `{{ }}` and `{% %}`, Terraform's
+# `%{ }`): such a file is a template, read for what can be read.
+_TEMPLATE_MARKERS = ("{{", "{%", "%{")
 # A CustomResourceDefinition declares a schema (thousands of lines that name `livenessProbe`, `env`,
 # `resources` as fields), never a workload: no rule reads one, so such documents are not composed.
 _DEFINITION = re.compile(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -51,7 +57,9 @@ def parse(source, text: str) -> YamlFile:
     try:
         return YamlFile(path, _documents(text))
     except SourceError:
-        if "{{" not in text:
+        if _TEXT_PROTO_MESSAGE.search(text):
+            return YamlFile(path, [])  # another format under a YAML name: nothing here for gemlint to read
+        if not any(marker in text for marker in _TEMPLATE_MARKERS):
             raise
     # Templated YAML outside a chart (Jinja, gomplate, ...): read what can be read.
     return _template(path, text, None, None)
