@@ -80,6 +80,9 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
         return f"`{name}` is registered as a route handler"
     if analysis.is_gradio_callback(function):
         return f"`{name}` is {GRADIO_EVENT}, run on every event"
+    handing = analysis.gradio_callback_elsewhere(function)
+    if handing is not None:
+        return f"`{name}` is {GRADIO_EVENT} (in `{handing}`), run on every event"
     if analysis.is_bot_handler(function):
         return f"`{name}` is a chat bot handler, run on every message"
     owner = analysis.enclosing_class(function)

@@ -885,6 +885,10 @@ class ModuleAnalysis:
     def _handed_to_bots(self) -> frozenset[str]:
         return bots.handed_to_bots(self)
 
+    def gradio_callback_elsewhere(self, function: cst.FunctionDef) -> str | None:
+        """The module of another file that hands ``function`` to Gradio, which calls it on every event."""
+        return self.outside.handed_to_gradio(self, function) if self.outside is not None else None
+
     def is_serving_api(self, function: cst.FunctionDef) -> bool:
         """``function`` is decorated as a serving framework's API, run per request (BentoML's ``@bentoml.api``,
         Jina's ``@requests``, bare or called with ``on=``)."""
@@ -1247,6 +1251,9 @@ class ModuleAnalysis:
             return f"`{name}` is registered as a route handler"
         if self.is_gradio_callback(function):
             return f"`{name}` is a Gradio callback (it runs on every event)"
+        handing = self.gradio_callback_elsewhere(function)
+        if handing is not None:
+            return f"`{name}` is handed to Gradio in `{handing}` (it runs on every event)"
         if self.is_bot_handler(function):
             return f"`{name}` is a chat bot handler (it runs on every message)"
         owner = self.enclosing_class(function)

@@ -139,6 +139,10 @@ class OutsideFacts(Protocol):
     def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
         """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""
 
+    def handed_to_gradio(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> str | None:
+        """The module of another file that hands ``function`` to Gradio (``gr.Interface(fn=predict)`` with
+        ``predict`` imported), which calls it on every event; None when none does."""
+
     def per_request_callers(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> list[str | None]:
         """For each call of ``function`` from another module: why the caller runs on every request, or None
         when it does not (a start-up hook, module level, code that is not request code)."""

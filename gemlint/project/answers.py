@@ -142,6 +142,14 @@ class ProjectAnswers:
             return True  # a file the index does not hold, or a package's module: its callers are not all known
         return any(caller.path != entry.path for caller, _, _ in self.model.calls_named(function.name.value))
 
+    def handed_to_gradio(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
+        located = self._function_target(analysis, function)
+        # A function handed over is an entry point with evidence: any other is answered by a set's look-up.
+        if located is None or not self.model.on_evidenced_path(located[0].path, located[1]):
+            return None
+        handing = self.model.handed_to(*located)
+        return handing[0].summary.name if handing else None
+
     def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
         located = self._function_target(analysis, function)
         if located is None:

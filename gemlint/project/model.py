@@ -763,6 +763,26 @@ class ProjectModel:
             self._callers[name] = found
         return found
 
+    def handed_to(self, entry: ModuleEntry, qualname: str) -> list[ModuleEntry]:
+        """The modules of other files that hand the project function ``qualname`` of ``entry``'s module to Gradio
+        (found through the callers index, which lists the names a module hands over with those it calls)."""
+        name = qualname.rsplit(".", 1)[-1]
+        found = []
+        for path in self._facts_part("callers").get(name, ()):
+            handing = self.by_path.get(path)
+            if handing is None or handing.path == entry.path:
+                continue
+            for owner, spellings in handing.summary.callbacks.items():
+                function = _located(handing, owner) if owner else None
+                for spelled in spellings:
+                    if spelled.rsplit(".", 1)[-1] != name:
+                        continue
+                    target = self.resolve_call(handing, function, spelled)
+                    located = self.function_of(target) if target is not None and target.kind == "function" else None
+                    if located is not None and located[0].path == entry.path and located[1].qualname == qualname and handing not in found:
+                        found.append(handing)
+        return found
+
     def _compute_callers(self) -> dict[str, list[str]]:
         called = self._called_now or self._kept_contribution(1, self._called_names)
         return callers_index((entry.path, called(entry)) for entries in self.modules.values() for entry in entries)
@@ -1244,6 +1264,7 @@ class ProjectModel:
     def _called_names(entry: ModuleEntry) -> list[str]:
         names = {site.callee.rsplit(".", 1)[-1] for function in entry.summary.callables() for site in function.calls}
         names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
+        names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.callbacks.values() for spelled in spellings)
         return sorted(names)
 
     def _entry_points(self, entry: ModuleEntry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
