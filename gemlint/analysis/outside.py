@@ -83,7 +83,8 @@ class OutsideFacts(Protocol):
 
     def helper_loads(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
         """How calling the project function ``func`` names (in another module) loads a model, to return or to run
-        (its body calls a model loader, or ``torch.load`` and ``load_state_dict``), or None."""
+        (its body calls a model loader, or ``torch.load`` and ``load_state_dict``), or None; None too when that load
+        is reported where it is written (every call of the function runs per request)."""
 
     def construction_loads(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,

@@ -20,7 +20,8 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import kept_once, per_request_reason
+from gemlint.analysis.handlers import kept_once, per_request_reason, runs_per_request
+from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
 from gemlint.analysis.triage import is_test_path
@@ -521,15 +522,21 @@ class ProjectAnswers:
             located = self.model.function_of(resolved[1])
         if located is None:
             return None
-        loader = self.model.helper_loader(*located, accept=self._loads_each_call)
-        return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`" if loader is not None else None
+        found: list[tuple[ModuleAnalysis, cst.Call]] = []
+        loader = self.model.helper_loader(*located, accept=lambda entry, site: self._loads_each_call(entry, site, found))
+        if loader is None or (found and _reported_where_written(*found[-1])):
+            return None
+        return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`"
 
-    def _loads_each_call(self, entry: ModuleEntry, site: CallSite) -> bool:
+    def _loads_each_call(self, entry: ModuleEntry, site: CallSite, found: list[tuple[ModuleAnalysis, cst.Call]]) -> bool:
         """The loading call ``site`` of a helper in another module runs on each call of the helper: not one kept in
         a global or attribute only while that is empty (``if MODEL is None: MODEL = load()``), read from the helper's
-        module."""
+        module (and added to ``found``)."""
         located = self._located_call(entry, site)
-        return located is None or not kept_once(*located)
+        if located is None:
+            return True
+        found.append(located)
+        return not kept_once(*located)
 
     def helper_exports(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
@@ -684,3 +691,9 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
         ]
         on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
+
+
+def _reported_where_written(analysis: ModuleAnalysis, load: cst.Call) -> bool:
+    """The helper's load is reported in its own module: every call of the helper runs per request, so that module
+    says it once, as a helper of the same file is reported at its load (not at each of its callers)."""
+    return load_kind(analysis, load) is not None and runs_per_request(analysis, load) is not None

@@ -24,8 +24,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "Loading weights reads and deserialises hundreds of megabytes to gigabytes, allocates them on the "
         "device and, for ONNX Runtime, optimises the graph again: seconds of latency added to every request, "
         "memory spikes when requests overlap, and a cold-start cost paid forever. Load once when the process "
-        "starts and reuse the object. A helper of the file that loads is reported at its load when only requests "
-        "call it, and at each per-request call when it also runs at start-up (the same helper building the app's "
+        "starts and reuse the object. A helper that loads, of this file or another module, is reported at its load "
+        "when only requests call it, and at each per-request call when it also runs at start-up (the same helper building the app's "
         "model once and a request's model on every call)."
     )
     not_flagged = (
