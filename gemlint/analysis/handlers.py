@@ -146,9 +146,51 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     if analysis.trains(function):
         return None  # a request that starts training (a web UI's "train" button) loads what it trains
     reason = per_request_reason(analysis, function)
-    if reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason) or _default_for_a_missing_argument(analysis, node, function):
+    if (
+        reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason)
+        or _default_for_a_missing_argument(analysis, node, function) or _returns_while_kept(analysis, node, function)
+    ):
         return None
     return reason
+
+
+def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """What ``node`` loads is kept while empty (:func:`kept_once`), or its function loads only when asked for
+    another than the one it keeps (:func:`_returns_while_kept`): not a load on each call."""
+    function = analysis.enclosing_function(node)
+    return kept_once(analysis, node) or (function is not None and _returns_while_kept(analysis, node, function))
+
+
+def _returns_while_kept(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Before ``node``, ``function`` returns when what the request asks for is what an object keeps, and it sets
+    that after loading (``if model.state_path == path: return``, then ``model.state_path = path``): a reload keyed
+    by a setting, as ``if version != self.version:`` around the load is."""
+    assigned = {dotted_name(target.target) for n in analysis.subtree(function.body) if isinstance(n, cst.Assign) for target in n.targets}
+    for earlier in _statements_before(analysis, node, function):
+        if (
+            isinstance(earlier, cst.If) and earlier.orelse is None and _only_returns(earlier.body)
+            and isinstance(earlier.test, cst.Comparison) and all(isinstance(t.operator, (cst.Equal, cst.Is)) for t in earlier.test.comparisons)
+            and any(name and "." in name and name in assigned for name in _mentioned(analysis, earlier.test))
+        ):
+            return True
+    return False
+
+
+def _statements_before(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef):
+    """The statements that run before ``node`` in its block and in each block around it, up to ``function``."""
+    child = node
+    for ancestor in analysis.ancestors(node):
+        if ancestor is function:
+            return
+        body = getattr(ancestor, "body", None)
+        if isinstance(body, (list, tuple)) and child in body:
+            yield from body[: body.index(child)]
+        child = ancestor
+
+
+def _only_returns(block: cst.BaseSuite) -> bool:
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    return len(statements) == 1 and isinstance(statements[0], cst.SimpleStatementLine) and len(statements[0].body) == 1 and isinstance(statements[0].body[0], cst.Return)
 
 
 def _default_for_a_missing_argument(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:

@@ -20,7 +20,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import kept_once, per_request_reason, runs_per_request
+from gemlint.analysis.handlers import kept_once, kept_or_keyed, per_request_reason, runs_per_request
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
@@ -536,7 +536,7 @@ class ProjectAnswers:
         if located is None:
             return True
         found.append(located)
-        return not kept_once(*located)
+        return not kept_or_keyed(*located)
 
     def helper_exports(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)

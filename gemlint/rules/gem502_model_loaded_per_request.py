@@ -5,7 +5,7 @@ from functools import cached_property
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
-from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_once, runs_per_request
+from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_or_keyed, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, NotTest, Spelled
@@ -37,7 +37,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "also in a helper of another module the handler calls (`if SESSION is not None: ... else: SESSION = ...`).",
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
-        "a flag only such branches raise).",
+        "a flag only such branches raise, or a return before the load when they are the same: `if model.state_path == "
+        "path: return`, then `model.state_path = path`).",
         "Training modules (`training-paths`: by default `**/train*.py`, `**/train/**`, `**/training/**`), whose "
         "buttons and routes load what they train or convert.",
         "Functions that are not request handlers, hooks, or helpers called only from them; test modules (`tests/`, "
@@ -131,7 +132,7 @@ def classify(text: str):
         Asked once per helper, however many calls name it."""
         known = self._helper_loads
         if helper not in known:
-            loads = [] if is_cached(self.analysis, helper) else [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_once(self.analysis, load)]
+            loads = [] if is_cached(self.analysis, helper) else [(load, what) for load, what in _loads_in(self.analysis, helper) if not kept_or_keyed(self.analysis, load)]
             shared = bool(loads) and all(runs_per_request(self.analysis, load) is None for load, _ in loads)
             known[helper] = loads[0] if shared else None
         return known[helper]
