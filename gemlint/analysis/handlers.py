@@ -413,11 +413,16 @@ def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> 
     hook switches so when it keeps what it loads and neither it nor the request goes on to use it (an admin's
     ``POST /config`` that reloads the embedding model into ``request.app.state.ef``, which the other routes use)."""
     stored = _stored_beyond_the_call(analysis, node)
+    function = analysis.enclosing_function(node)
     if GRADIO_EVENT not in reason:
-        function = analysis.enclosing_function(node)
         # only the handler's own store: a helper's store is for its caller, which uses it
         return stored is not None and function is not None and _own_reason(analysis, function) is not None and not _used_after(analysis, function, *stored)
     if stored is not None:
+        return True
+    # `manager.load_model(name)` on an object the app keeps (a module-level name, an attribute, the session's state
+    # handed in): the object keeps what its method loads, for the other events, where this one does not use it.
+    receiver = _kept_receiver(analysis, node, function) if function is not None else None
+    if receiver is not None and not _used_after(analysis, function, node, {receiver}):  # type: ignore[arg-type]
         return True
     # `self.pipeline = pipeline` after building it from the loads: the event changes the app's state. Only a store of
     # what the load went into counts (`vq.fusion_w = weight` on a global, beside a model loaded into a local, changes
@@ -432,6 +437,26 @@ def switches_model(analysis: ModuleAnalysis, node: cst.CSTNode, reason: str) -> 
         if isinstance(statement, cst.Assign) and made & _mentioned(analysis, statement.value)
         for target in statement.targets
     )
+
+
+def _kept_receiver(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> str | None:
+    """The spelling of the object whose method ``node`` calls, where that object outlives the call: rooted at
+    ``self``, a parameter or a module-level name, and not bound in ``function``."""
+    func = node.func if isinstance(node, cst.Call) else None
+    if not isinstance(func, cst.Attribute):
+        return None
+    root: cst.BaseExpression = func.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return None
+    parameters = {param.name.value for param in named_parameters(function)}
+    if root.value != "self" and root.value not in parameters and root.value not in _module_names(analysis):
+        return None  # a module (`torch.load`), a builtin, or what the function made
+    bound = any(
+        isinstance(n, cst.Assign) and any(is_name(t.target, root.value) for t in n.targets) for n in analysis.subtree(function.body)
+    )
+    return None if bound and root.value not in _declared_global(analysis, function) else dotted_name(func.value)
 
 
 def _used_after(analysis: ModuleAnalysis, function: cst.FunctionDef, statement: cst.CSTNode, keys: set[str]) -> bool:
