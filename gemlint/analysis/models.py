@@ -59,6 +59,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Annotations of a class object rather than an instance (``layer_class: Type[Layer] = Layer``).
 _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_extensions.Type"})
+_ANNOTATED = frozenset({"typing.Annotated", "typing_extensions.Annotated"})
+_DEPENDS = frozenset({"fastapi.Depends", "fastapi.params.Depends", "fastapi.param_functions.Depends"})
 _MAX_DEPTH = 12
 _ULTRALYTICS = ("ultralytics.",)
 #: The packages whose names `producer` compares a call with: loaders, pretrained constructors, vision model
@@ -924,6 +926,9 @@ class ModelTracker:
         name = param.name.value
         if _class_default(param):
             return []  # `linear_cls: nn.Module = nn.Linear`: it holds a class, and calling it builds a layer
+        injected = self._injected_origins(param, depth)
+        if injected:
+            return injected
         evidence = None
         if param.annotation is not None and self._is_model_annotation(param.annotation.annotation):
             evidence = f"parameter `{name}`, annotated as a model"
@@ -947,6 +952,38 @@ class ModelTracker:
         # What every caller hands over holds no parameter (a packed kernel): neither does the parameter.
         parameter_free = all_models and all(origin.parameter_free for origin in passed)
         return [ModelOrigin(Origin.EVIDENT, param, evidence, parameter_free=parameter_free), *passed]
+
+    def _injected_origins(self, param: cst.Param, depth: int) -> list[ModelOrigin]:
+        """FastAPI's dependency injection: a parameter given ``Depends(get_model)`` (as its default, or in an
+        ``Annotated[..., Depends(get_model)]`` annotation, written there or in a module-level alias) holds what the
+        same-file function ``get_model`` returns or yields, when every such value is a model."""
+        dependency = self._dependency_of(param)
+        function = self.analysis.module_functions.get(dependency.value) if isinstance(dependency, cst.Name) else None
+        if function is None or self.analysis.enclosing_class(function) is not None:
+            return []
+        values = [
+            node.value for node in self.analysis.subtree(function.body) if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None
+        ]
+        resolved = [self._resolve(value, follow_names=True, depth=depth + 1) for value in values]
+        if not resolved or not all(resolved):
+            return []
+        evidence = f"parameter `{param.name.value}`, given the model `{function.name.value}` provides (`Depends`)"
+        return [ModelOrigin(Origin.EVIDENT, param, evidence), *(origin for found in resolved for origin in found)]
+
+    def _dependency_of(self, param: cst.Param) -> cst.BaseExpression | None:
+        """The function of ``Depends(f)`` that FastAPI calls to give ``param`` its value, or None."""
+        candidates: list[cst.BaseExpression] = [param.default] if param.default is not None else []
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if isinstance(annotation, cst.Name):
+            annotation = next(iter(self.analysis.assigned_values(annotation)), None)  # `ModelDep = Annotated[...]`
+        if isinstance(annotation, cst.Subscript) and self.analysis.resolves_to(annotation.value, _ANNOTATED):
+            candidates.extend(element.slice.value for element in annotation.slice[1:] if isinstance(element.slice, cst.Index))
+        for candidate in candidates:
+            if isinstance(candidate, cst.Call) and self.analysis.resolves_to(candidate.func, _DEPENDS):
+                given = next((arg.value for arg in candidate.args if arg.keyword is None or arg.keyword.value == "dependency"), None)
+                if given is not None:
+                    return given
+        return None
 
     # -- helpers for resolution ------------------------------------------------------------------
     def _is_member_access(self, attribute: cst.Attribute) -> bool:
