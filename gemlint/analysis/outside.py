@@ -86,6 +86,10 @@ class OutsideFacts(Protocol):
         (its body calls a model loader, or ``torch.load`` and ``load_state_dict``), or None; None too when that load
         is reported where it is written (every call of the function runs per request)."""
 
+    def inherited_pretrained(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
+        """``Pipe.from_pretrained`` of a project class (of another module) that derives from a library's model or
+        pipeline class without a loader of its own: how the inherited loader loads, or None."""
+
     def construction_loads(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,
         in another module, calls ``torch.load``, ``from_pretrained`` and the like), or None."""

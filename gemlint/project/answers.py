@@ -510,6 +510,18 @@ class ProjectAnswers:
             self.model.memo[key] = self.model.initialiser_loads(target, entry.path)
         return self.model.memo[key]  # type: ignore[return-value]
 
+    def inherited_pretrained(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
+        if not isinstance(func, cst.Attribute) or func.attr.value not in fw.PRETRAINED_METHODS:
+            return None
+        resolved = self._resolved(analysis, func.value)
+        if resolved is None or resolved[1].kind != "class":
+            return None
+        chain, external = self.model.lineage(resolved[1], resolved[0].path)
+        if any(func.attr.value in cls.methods for _, cls in chain):
+            return None  # the project's own loader: helper_loads reads what it does
+        base = next((name for name in sorted(external) if name.startswith(fw.FROM_PRETRAINED_LIBRARIES) and not name.endswith(fw.NON_MODEL_PRETRAINED)), None)
+        return f"`{resolved[1].qualname}` derives from `{base}`, whose `{func.attr.value}` loads its weights" if base else None
+
     def helper_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
         if resolved is None:
@@ -520,8 +532,8 @@ class ProjectAnswers:
             return None
         else:
             located = self.model.function_of(resolved[1])
-        if located is None:
-            return None
+        if located is None or summary_trains(located[1]):
+            return None  # a training job (a web UI's "Train" button) loads what it trains
         found: list[tuple[ModuleAnalysis, cst.Call]] = []
         loader = self.model.helper_loader(*located, accept=lambda entry, site: self._loads_each_call(entry, site, found))
         if loader is None or (found and _reported_where_written(*found[-1])):

@@ -146,7 +146,7 @@ def classify(text: str):
             if what is None and outside is not None and (name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute)):
                 # A project class's own `from_pretrained`, or a project method named as a loader (`manager.load_model`):
                 # a load where it reads weights into a model, itself or through the class's helpers.
-                what, how = _project_load(outside.helper_loads(self.analysis, node.func))
+                what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.inherited_pretrained(self.analysis, node.func))
         elif outside is not None and name is not None and name[:1].isupper():
             what, how = _project_load(outside.construction_loads(self.analysis, node.func))
         elif isinstance(node.func, cst.Name) and name in self.analysis.module_functions:
