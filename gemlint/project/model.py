@@ -778,7 +778,7 @@ class ProjectModel:
                     if spelled.rsplit(".", 1)[-1] != name:
                         continue
                     target = self.resolve_call(handing, function, spelled)
-                    located = self.function_of(target) if target is not None and target.kind == "function" else None
+                    located = self.function_of(target, handing.path) if target is not None and target.kind == "function" else None
                     if located is not None and located[0].path == entry.path and located[1].qualname == qualname and handing not in found:
                         found.append(handing)
         return found
@@ -864,8 +864,10 @@ class ProjectModel:
         return found
 
     # -- where inference code may be --------------------------------------------------------------------
-    def function_of(self, target: Target) -> tuple[ModuleEntry, FunctionSummary] | None:
-        entry = self.entry(target.module)
+    def function_of(self, target: Target, near: str | None = None) -> tuple[ModuleEntry, FunctionSummary] | None:
+        """The module and summary of the project function ``target``; ``near``, the file that names it, chooses
+        among modules of one name (each demo folder's ``app.py``)."""
+        entry = self.entry(target.module, near)
         if entry is None:
             return None
         function = _located(entry, target.qualname)
@@ -1296,7 +1298,7 @@ class ProjectModel:
             handing = _located(entry, owner) if owner else None
             for spelled in spellings:
                 target = self.resolve_call(entry, handing, spelled)
-                located = self.function_of(target) if target is not None and target.kind == "function" else None
+                located = self.function_of(target, entry.path) if target is not None and target.kind == "function" else None
                 if located is not None:
                     scripts.append((located[0].path, located[1].qualname))
         return points, scripts
