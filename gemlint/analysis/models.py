@@ -1062,8 +1062,9 @@ class ModelTracker:
             last = name.rsplit(".", 1)[-1]
             return last[:1].isupper() and not last.endswith(("Cfg", "Config"))
         if name.startswith("torchvision.models.") and not name.startswith("torchvision.models.feature_extraction."):
-            last = name.rsplit(".", 1)[-1]
-            return not last.startswith("_") and not last.endswith("Weights") and last not in fw.TORCHVISION_NON_CONSTRUCTORS
+            parts = name.split(".")
+            # `ViT_L_16_Weights.IMAGENET1K_V1.transforms()`: a weights enum's preprocessing preset, no model
+            return not parts[-1].startswith("_") and not any(part.endswith("Weights") for part in parts[2:]) and parts[-1] not in fw.TORCHVISION_NON_CONSTRUCTORS
         return False
 
     @staticmethod
