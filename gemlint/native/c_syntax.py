@@ -109,6 +109,23 @@ def _is_named_cast(call: Node) -> bool:
     return function is not None and function.type == "template_function" and name_of(function) in CASTS
 
 
+def cast_type_text(cast: Node) -> str:
+    """The type a cast converts to, as written (``void *`` of ``reinterpret_cast<void *>(p)`` or ``(void *)p``)."""
+    if cast.type == "cast_expression":
+        return text(cast.child_by_field_name("type")) if cast.child_by_field_name("type") is not None else ""
+    function = cast.child_by_field_name("function") if cast.type == "call_expression" else None
+    if function is None or not _is_named_cast(cast):
+        return ""
+    arguments = function.child_by_field_name("arguments")
+    return text(arguments) if arguments is not None else ""
+
+
+def returns_pointer(function: Node) -> bool:
+    """``T *data()``: the function definition's declarator is a pointer to its function declarator."""
+    declarator = function.child_by_field_name("declarator")
+    return declarator is not None and declarator.type == "pointer_declarator"
+
+
 def is_transparent_parent(node: Node, child: Node) -> bool:
     """``child`` denotes the same object as ``node`` (a parenthesis or cast around it)."""
     if node.type in TRANSPARENT:

@@ -247,6 +247,8 @@ class Uses:
                 if self._returns_this(name, arity):
                     node = call  # `ctx->Tag()` is `ctx`: what happens to the result happens to it
                     continue
+                if _stored_for_later(unit, call) and (_cast_to_a_pointer(call) or self._returns_a_pointer(name, arity)):
+                    return Use.ESCAPE  # `params.dev_ptr = buffer->data()`: what keeps the pointer needs the object alive
             if kind == "subscript_argument_list" and not address and _keyed_into_a_kept_container(unit, parent.parent):
                 return Use.ESCAPE  # `initial_hash_[p] = elem`: a key of a container that outlives the call
             if kind in ("subscript_expression", "field_expression", "unary_expression", "sizeof_expression",
@@ -311,6 +313,11 @@ class Uses:
             if kind in _STATEMENT_TYPES:
                 return Use.USE
             node = parent
+
+    def _returns_a_pointer(self, name: str, arity: int) -> bool:
+        """Every method of this file named ``name`` returns a pointer (``T* data()``): one into the object."""
+        units = self._defined(name, arity)
+        return bool(units) and all(_is_method(unit.node) and syn.returns_pointer(unit.node) for unit in units)
 
     def _hands_this_over(self, name: str, arity: int, depth: int) -> bool:
         """Some method ``name`` of this file gives the object itself to another object (``m_Stream->StartCall(
@@ -753,6 +760,33 @@ def _method_called_on(field_expression: Node, receiver: Node) -> tuple[Node, str
     if field is None or call is None or call.type != "call_expression" or call.child_by_field_name("function") != field_expression:
         return None
     return call, syn.text(field)
+
+
+def _stored_for_later(unit: Unit, call: Node) -> bool:
+    """The result of ``call`` (through parentheses and casts) is returned, or assigned where it outlives the
+    function: a field, a dereference, an element, a global (not a plain local)."""
+    child, parent = call, call.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        child, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type == "return_statement":
+        return True
+    if parent.type != "assignment_expression" or parent.child_by_field_name("right") != child:
+        return False
+    left = syn.strip(parent.child_by_field_name("left"))
+    return left is not None and not (left.type == "identifier" and unit.is_local(syn.text(left)))
+
+
+def _cast_to_a_pointer(call: Node) -> bool:
+    """``reinterpret_cast<void *>(call)`` or ``(float *)call``: the result is used as an address."""
+    child, parent = call, call.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        cast = parent if parent.type == "cast_expression" else parent.parent if parent.type == "argument_list" else parent
+        if cast is not None and cast.type in ("cast_expression", "call_expression") and "*" in syn.cast_type_text(cast):
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _is_method(function: Node) -> bool:
