@@ -178,7 +178,9 @@ def is_setup_hook(name: str) -> bool:
 _MANAGING_VERBS = frozenset(
     {"load", "reload", "unload", "export", "save", "convert", "merge", "fuse", "download", "switch", "swap", "change", "select", "set", "update", "import", "register"}
 )
-_MANAGED_OBJECTS = frozenset({"model", "models", "checkpoint", "checkpoints", "weights", "adapter", "adapters", "lora", "loras", "pipeline", "pipelines"})
+_MANAGED_OBJECTS = frozenset(
+    {"model", "models", "checkpoint", "checkpoints", "ckpt", "ckpts", "weights", "adapter", "adapters", "lora", "loras", "pipeline", "pipelines"}
+)
 
 
 def manages_models(name: str) -> bool:

@@ -350,9 +350,17 @@ def _lasting_names(analysis: ModuleAnalysis, targets: list[cst.BaseExpression], 
     for target in _unpacked(targets):
         base = target.value if isinstance(target, cst.Subscript) else target
         text = dotted_name(base)
-        if text and ((isinstance(base, cst.Attribute) and not _of_a_local(analysis, base, declared_global)) or text in declared_global or (target is not base and text in _module_names(analysis))):
+        if text and (
+            (isinstance(base, cst.Attribute) and not _of_a_local(analysis, base, declared_global)) or text in declared_global
+            or (target is not base and (text in _module_names(analysis) or _imported_object(analysis, base)))
+        ):
             keys.add(text)
     return keys
+
+
+def _imported_object(analysis: ModuleAnalysis, name: cst.BaseExpression) -> bool:
+    """``name`` is an object another module defines and this one imports (``from app_utils import state``)."""
+    return isinstance(name, cst.Name) and any("." in qualified and "<locals>" not in qualified for qualified in analysis.qualified_names(name))
 
 
 def _unpacked(targets: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
