@@ -28,6 +28,7 @@ _UPLOADED_FILES = frozenset({"cog.Path", "cog.File", "cog.types.Path", "cog.type
 _AS_PATH = frozenset({"str", "builtins.str", "os.fspath", "pathlib.Path"})
 _WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
 # What a value read from a file may go through and stay data: its mapping views, and builtins that only look at it.
+_WEIGHT_WRITERS = frozenset({"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model"})
 _MAPPING_READS = frozenset({"keys", "items", "values", "get"})
 _LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip"})
 # Expressions that compute a new value from their operands: what is computed from data is data.
@@ -69,12 +70,25 @@ def read_as_data(analysis: ModuleAnalysis, node: cst.Call) -> bool:
     iterates it, or computes a string or number from it (``saved["name"] + saved["text"]``, ``for k in
     saved["bank"].keys()``), in a function that puts no weights into a model; or it is fed to a model's forward. A
     value called, handed to another call (``load_state_dict``), returned or kept may be a model: it stays a load."""
-    if _fed_to_a_model(analysis, node):
+    if _fed_to_a_model(analysis, node) or _rewrites_weights(analysis, node):
         return True
     function = analysis.enclosing_function(node)
     if any(analysis.enclosing_function(site.call) is function for site in analysis.index.sites("load_state_dict")):
         return False
     return _used_as_data(analysis, node, 0)
+
+
+def _rewrites_weights(analysis: ModuleAnalysis, node: cst.Call) -> bool:
+    """``node`` reads a checkpoint in a function that writes one and runs no model: weights merged or converted
+    (``mixed[k] += model[k] * rate``, then ``torch.save(mixed, path)``), a job the user asked for, not a model
+    loaded to serve."""
+    function = analysis.enclosing_function(node)
+    if function is None:
+        return False
+    calls = [call for call in analysis.subtree(function.body) if isinstance(call, cst.Call)]
+    return any(analysis.resolves_to(call.func, _WEIGHT_WRITERS) for call in calls) and not any(
+        analysis.models.forward_receiver(call) is not None for call in calls
+    )
 
 
 def _fed_to_a_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:

@@ -59,7 +59,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "typed as an uploaded file (Cog's `Path` and `File` inputs, FastAPI's `UploadFile`), also as `str(image)`.",
         "`torch.load` of a saved dictionary read for its entries (`saved[\"name\"] + saved[\"notes\"]`, its tensors "
         "listed or copied out), in a function that puts no weights into a model: data the user asked for, not a "
-        "model; a value called, handed to a call, returned or kept is still a load.",
+        "model; a value called, handed to a call, returned or kept is still a load. A checkpoint read in a function "
+        "that writes one and runs no model (weights merged or converted, then `torch.save`) is a job the user asked for.",
     )
     bad = """\
 from fastapi import FastAPI
