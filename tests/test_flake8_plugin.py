@@ -218,17 +218,26 @@ NEEDS_THE_PROJECT = {
             ("cog_predict.py", 28, 30, "GEM502"),
             ("cog_predict.py", 43, 17, "GEM502"),
             ("upscaler/choose.py", 10, 12, "GEM502"),  # called from a Cog runner in cog_runner.py
-            ("cog_helpers.py", 15, 19, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights
+            ("cog_helpers.py", 15, 20, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights
             ("voice/ui.py", 10, 12, "GEM502"),  # the class's own from_pretrained, in voice/speech.py, loads the weights
             ("aging/predict.py", 14, 15, "GEM502"),  # the class's __init__, in aging/nets.py, reads the checkpoint
-            ("tagger/app.py", 12, 16, "GEM502"),  # the helper, in tagger/tags.py, opens a session on each call
             # a gRPC servicer's methods are per-request hooks by the project's reading of its base
             ("rpc_backend.py", 33, 18, "GEM502"),
             ("rpc_backend.py", 43, 18, "GEM502"),
-            # the helpers, re-exported by enhance/__init__.py's star import, load in enhance/pipeline.py
+            # the helper, re-exported by enhance/__init__.py's star import, loads in enhance/pipeline.py; it also runs
+            # at start-up, so each per-request call is the finding
             ("enhance_ui.py", 14, 16, "GEM502"),
-            ("enhance_ui.py", 31, 5, "GEM502"),
-            ("photo-editor/ui/editor.py", 12, 12, "GEM502"),  # the helper, in photo-editor/painting.py, loads a pipeline
+            # helpers whose every caller is a Gradio callback of another module: their loads are the findings
+            ("enhance/pipeline.py", 30, 27, "GEM502"),
+            ("photo-editor/painting.py", 8, 12, "GEM502"),
+            ("tagger/tags.py", 23, 15, "GEM502"),
+            ("talking-head/engine.py", 17, 34, "GEM502"),
+            # functions another module hands to Gradio
+            ("talking-head/engine.py", 30, 12, "GEM101"),
+            ("talking-head/engine.py", 36, 25, "GEM502"),
+            ("drag-editor/handlers.py", 8, 12, "GEM502"),
+            ("talking-head/engine.py", 26, 12, "GEM101"),  # called from a Gradio callback in talking-head/page.py
+            ("model-picker/chat_ui.py", 16, 5, "GEM502"),  # the manager's method, in model-picker/registry.py, loads
         },
         set(),
     ),
