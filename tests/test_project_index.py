@@ -430,3 +430,30 @@ def test_one_large_route_module_is_composed_once_before_the_workers_fork(tmp_pat
     padding = "".join(f"# a comment line of the large server module, number {n}\n" for n in range(runner.ROUTE_MODULE_BYTES_COMPOSED_ONCE // 40))
     _, composers, linters = _linted_with_routes(tmp_path, monkeypatch, {"items_0.py": ROUTER.format(n=0) + padding})
     assert len(composers) == 1 and not composers & (linters | {str(os.getpid())})
+
+
+def test_modules_that_star_import_each_other_resolve_a_name_none_defines_in_bounded_work(tmp_path, monkeypatch):
+    # Six modules, each `from <every other> import *`: a name none of them defines (a builtin, a local) was
+    # looked up along every path of the ring, up to the depth limit (millions of look-ups in a real repository).
+    names = [f"part{i}" for i in range(6)]
+    for name in names:
+        stars = "".join(f"from {other} import *\n" for other in names if other != name)
+        (tmp_path / f"{name}.py").write_text(f"{stars}\n\ndef {name}_helper(x):\n    return len(x)\n")
+    forget_projects()
+    model = project_for(default_config(tmp_path)).model
+    model.build()
+    from gemlint.project.model import ProjectModel
+
+    looked_up = 0
+    resolve_absolute = ProjectModel.resolve_absolute
+
+    def counted(self, *args, **kwargs):
+        nonlocal looked_up
+        looked_up += 1
+        assert looked_up < 1000, "the ring of star imports is walked path by path"
+        return resolve_absolute(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProjectModel, "resolve_absolute", counted)
+    entry = model.by_path[str(tmp_path / "part0.py")]
+    assert model.resolve(entry, "len") is None
+    assert model.resolve(entry, "part3_helper").qualname == "part3_helper"  # a name one of them defines is found
