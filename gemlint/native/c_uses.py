@@ -720,9 +720,7 @@ def _calls_an_object(call: Node, unit: Unit | None) -> bool:
 
 def _passed_to(node: Node) -> tuple[Node, list[Node], int] | None:
     """The call ``node`` is an argument of (through parentheses and casts), its arguments, and ``node``'s index."""
-    child, parent = node, node.parent
-    while parent is not None and syn.is_transparent_parent(parent, child):
-        child, parent = parent, parent.parent
+    child, parent = _through_casts(node)
     if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call_expression":
         return None
     arguments = [c for c in parent.named_children if c.type != "comment"]
@@ -762,12 +760,18 @@ def _method_called_on(field_expression: Node, receiver: Node) -> tuple[Node, str
     return call, syn.text(field)
 
 
+def _through_casts(node: Node) -> tuple[Node, Node | None]:
+    """The outermost expression that still denotes ``node`` (through parentheses and casts), and its parent."""
+    child, parent = node, node.parent
+    while parent is not None and syn.is_transparent_parent(parent, child):
+        child, parent = parent, parent.parent
+    return child, parent
+
+
 def _stored_for_later(unit: Unit, call: Node) -> bool:
     """The result of ``call`` (through parentheses and casts) is returned, or assigned where it outlives the
     function: a field, a dereference, an element, a global (not a plain local)."""
-    child, parent = call, call.parent
-    while parent is not None and syn.is_transparent_parent(parent, child):
-        child, parent = parent, parent.parent
+    child, parent = _through_casts(call)
     if parent is None:
         return False
     if parent.type == "return_statement":
@@ -904,9 +908,7 @@ def _is_plain_value(type_node: Node | None) -> bool:
 def _result_type(unit: Unit, call: Node) -> Node | None:
     """The declared type the result of ``call`` ends up in: the variable it initialises, or for a returned
     call the function's return type (None when not known or not a plain declaration)."""
-    child, parent = call, call.parent
-    while parent is not None and syn.is_transparent_parent(parent, child):
-        child, parent = parent, parent.parent
+    child, parent = _through_casts(call)
     if parent is None:
         return None
     if parent.type == "return_statement":
@@ -941,9 +943,7 @@ def _declared_type(unit: Unit, name: str) -> Node | None:
 
 def _bound_local(unit: Unit, call: Node) -> str | None:
     """The local that ``call``'s result initialises or is assigned to (``T v = f(p);``, ``v = f(p);``)."""
-    child, parent = call, call.parent
-    while parent is not None and syn.is_transparent_parent(parent, child):
-        child, parent = parent, parent.parent
+    child, parent = _through_casts(call)
     if parent is None:
         return None
     if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
@@ -959,9 +959,7 @@ def _bound_local(unit: Unit, call: Node) -> str | None:
 
 def _constructs_declared_type(call: Node, name: str) -> bool:
     """``std::locale l = std::locale(loc, facet);``: the call constructs the declared type, which takes the argument."""
-    child, parent = call, call.parent
-    while parent is not None and syn.is_transparent_parent(parent, child):
-        child, parent = parent, parent.parent
+    child, parent = _through_casts(call)
     if parent is None or parent.type != "init_declarator" or parent.child_by_field_name("value") != child:
         return False
     declaration = parent.parent
