@@ -32,7 +32,7 @@ _WEIGHT_WRITERS = frozenset({"torch.save", "safetensors.torch.save_file", "safet
 _MAPPING_READS = frozenset({"keys", "items", "values", "get"})
 _LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip"})
 # Expressions that compute a new value from their operands: what is computed from data is data.
-_COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.FormattedStringExpression)
+_COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation, cst.FormattedStringExpression)
 
 
 def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
@@ -101,13 +101,15 @@ def _fed_to_a_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
     return receiver is not None and bool(analysis.models.origins(receiver))
 
 
-def _used_as_data(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int) -> bool:
+def _used_as_data(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int, entry: bool = False) -> bool:
     parent = analysis.parent(node)
     if isinstance(parent, cst.Subscript) and parent.value is node:
-        return _used_as_data(analysis, parent, depth)  # an entry of it: what that entry is used for decides
+        return _used_as_data(analysis, parent, depth, True)  # an entry of it: what that entry is used for decides
     if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _MAPPING_READS:
         call = analysis.parent(parent)
-        return isinstance(call, cst.Call) and call.func is parent and _used_as_data(analysis, call, depth)
+        return isinstance(call, cst.Call) and call.func is parent and _used_as_data(analysis, call, depth, True)
+    if entry and isinstance(parent, (cst.DictElement, cst.Element)) and parent.value is node:
+        return True  # an entry copied into a record (`{"name": saved.get("name")}`): a value read, not a model kept
     if isinstance(parent, _COMPUTING) or isinstance(parent, cst.Index):
         return True  # a string or number computed from it, or a key that looks another entry up
     if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
