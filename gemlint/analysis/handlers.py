@@ -136,8 +136,9 @@ def _reruns(analysis: ModuleAnalysis) -> bool:
 
 def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     """Why ``node`` runs on every request: its function is per-request code (see :func:`per_request_reason`)
-    and what it makes is not kept once (:func:`kept_once`); else None. A test module serves no request: what it
-    loads or compiles, it does for the test (the rules' triage rules test modules out with `NotTest()`, sooner)."""
+    and what it makes is neither kept once nor reloaded only when asked for another (:func:`kept_or_keyed`); else
+    None. A test module serves no request: what it loads or compiles, it does for the test (the rules' triage rules
+    test modules out with `NotTest()`, sooner)."""
     if analysis.is_test_file or analysis.is_training_file:
         return None  # a training module (`training-paths`) loads what it trains, whatever asks it to
     function = analysis.enclosing_function(node)
@@ -146,10 +147,7 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
     if analysis.trains(function):
         return None  # a request that starts training (a web UI's "train" button) loads what it trains
     reason = per_request_reason(analysis, function)
-    if (
-        reason is None or kept_once(analysis, node) or switches_model(analysis, node, reason)
-        or _default_for_a_missing_argument(analysis, node, function) or _returns_while_kept(analysis, node, function)
-    ):
+    if reason is None or kept_or_keyed(analysis, node) or switches_model(analysis, node, reason) or _default_for_a_missing_argument(analysis, node, function):
         return None
     return reason
 
@@ -165,15 +163,18 @@ def _returns_while_kept(analysis: ModuleAnalysis, node: cst.CSTNode, function: c
     """Before ``node``, ``function`` returns when what the request asks for is what an object keeps, and it sets
     that after loading (``if model.state_path == path: return``, then ``model.state_path = path``): a reload keyed
     by a setting, as ``if version != self.version:`` around the load is."""
-    assigned = {dotted_name(target.target) for n in analysis.subtree(function.body) if isinstance(n, cst.Assign) for target in n.targets}
-    for earlier in _statements_before(analysis, node, function):
-        if (
-            isinstance(earlier, cst.If) and earlier.orelse is None and _only_returns(earlier.body)
-            and isinstance(earlier.test, cst.Comparison) and all(isinstance(t.operator, (cst.Equal, cst.Is)) for t in earlier.test.comparisons)
-            and any(name and "." in name and name in assigned for name in _mentioned(analysis, earlier.test))
-        ):
-            return True
-    return False
+    tested = {
+        name
+        for earlier in _statements_before(analysis, node, function)
+        if isinstance(earlier, cst.If) and earlier.orelse is None and _only_returns(earlier.body)
+        and isinstance(earlier.test, cst.Comparison) and all(isinstance(t.operator, (cst.Equal, cst.Is)) for t in earlier.test.comparisons)
+        for name in _mentioned(analysis, earlier.test)
+        if name and "." in name
+    }
+    # The function's assignments are read only where such a return is found (most loads have none before them).
+    return bool(tested) and any(
+        dotted_name(target.target) in tested for n in analysis.subtree(function.body) if isinstance(n, cst.Assign) for target in n.targets
+    )
 
 
 def _statements_before(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef):

@@ -27,8 +27,9 @@ _WIDGETS = ("streamlit.", "gradio.")
 _UPLOADED_FILES = frozenset({"cog.Path", "cog.File", "cog.types.Path", "cog.types.File", "fastapi.UploadFile", "starlette.datastructures.UploadFile"})
 _AS_PATH = frozenset({"str", "builtins.str", "os.fspath", "pathlib.Path"})
 _WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
-# What a value read from a file may go through and stay data: its mapping views, and builtins that only look at it.
+# Calls that write a checkpoint: a function that reads one and writes one, running no model, rewrites weights.
 _WEIGHT_WRITERS = frozenset({"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model"})
+# What a value read from a file may go through and stay data: its mapping views, and builtins that only look at it.
 _MAPPING_READS = frozenset({"keys", "items", "values", "get"})
 _LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip"})
 # Expressions that compute a new value from their operands: what is computed from data is data.

@@ -784,15 +784,8 @@ class ProjectModel:
             handing = self.by_path.get(path)
             if handing is None or handing.path == entry.path:
                 continue
-            for owner, spellings in handing.summary.callbacks.items():
-                function = _located(handing, owner) if owner else None
-                for spelled in spellings:
-                    if spelled.rsplit(".", 1)[-1] != name:
-                        continue
-                    target = self.resolve_call(handing, function, spelled)
-                    located = self.function_of(target, handing.path) if target is not None and target.kind == "function" else None
-                    if located is not None and located[0].path == entry.path and located[1].qualname == qualname and handing not in found:
-                        found.append(handing)
+            if any(module.path == entry.path and function.qualname == qualname for module, function in self._handed_functions(handing, name)):
+                found.append(handing)
         return found
 
     def _compute_callers(self) -> dict[str, list[str]]:
@@ -1306,14 +1299,23 @@ class ProjectModel:
                     scripts.append((located[0].path, located[1].qualname))
         # Functions handed to Gradio run on every event, wherever they are defined (`fn=app.respond`, with `app`
         # an instance the page's builder made; `gr.Interface(predict)` with `predict` imported).
+        scripts.extend((located[0].path, located[1].qualname) for located in self._handed_functions(entry))
+        return points, scripts
+
+    def _handed_functions(self, entry: ModuleEntry, name: str | None = None) -> list[tuple[ModuleEntry, FunctionSummary]]:
+        """The project functions the module of ``entry`` hands to Gradio (those spelled ending in ``name``, when
+        given), each looked up near the module that hands it over."""
+        found = []
         for owner, spellings in entry.summary.callbacks.items():
             handing = _located(entry, owner) if owner else None
             for spelled in spellings:
+                if name is not None and spelled.rsplit(".", 1)[-1] != name:
+                    continue
                 target = self.resolve_call(entry, handing, spelled)
                 located = self.function_of(target, entry.path) if target is not None and target.kind == "function" else None
                 if located is not None:
-                    scripts.append((located[0].path, located[1].qualname))
-        return points, scripts
+                    found.append(located)
+        return found
 
     def _callees(self, path: str, qualname: str) -> list[tuple[str, str]]:
         """The project functions the calls of one function reach (overrides of a called method included)."""

@@ -25,8 +25,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "device and, for ONNX Runtime, optimises the graph again: seconds of latency added to every request, "
         "memory spikes when requests overlap, and a cold-start cost paid forever. Load once when the process "
         "starts and reuse the object. A helper that loads, of this file or another module, is reported at its load "
-        "when only requests call it, and at each per-request call when it also runs at start-up (the same helper building the app's "
-        "model once and a request's model on every call)."
+        "when only requests call it, and at each per-request call when it also runs at start-up (the same helper "
+        "building the app's model once and a request's model on every call)."
     )
     not_flagged = (
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
