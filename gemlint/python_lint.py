@@ -99,6 +99,7 @@ def lint_python(
     )
     try:
         _run_rules(context, rules)
+        _let_go(context)
         return context.diagnostics
     except RecursionError:
         return [parse_error(source, "the file is nested too deeply to analyse")]
@@ -115,6 +116,14 @@ def lint_python(
             except Exception as error:
                 diagnostics.append(internal_error(source, rule, error))
         return diagnostics
+
+
+def _let_go(context: PythonFileContext) -> None:
+    """Free the file's analysis now that its rules have run, unless the project holds it: the project's own
+    analysis of the file (``earlier``), or this one adopted for other modules' questions about the file."""
+    analysis = context.__dict__.get("analysis")  # computed only if a rule asked
+    if analysis is not None and context.earlier is None and not analysis.shared:
+        analysis.release()
 
 
 def _run_rules(context: PythonFileContext, rules: Sequence[type[PythonRule]]) -> None:

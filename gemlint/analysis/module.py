@@ -117,6 +117,16 @@ class ModuleAnalysis:
         self._unpacked_attributes: set[tuple[cst.ClassDef, str]] = set()
         #: The project model (None when the file is analysed alone): callers, bases and models in other modules.
         self.outside = getattr(context, "outside", None)
+        #: Held by the project for other modules' questions about this file: not released with the lint.
+        self.shared = False
+
+    def release(self) -> None:
+        """Break the reference cycles of this analysis once nothing asks it again: its source caches it, and
+        each fact computed on it (the index, the scopes, the model tracking) holds it. Without this the module's
+        trees outlive the lint until the cyclic collector finds them, and each collection walks them first (a
+        tenth of a large project's cold run). Any later question raises."""
+        self.context.__dict__.pop("analysis", None)  # PythonSource.analysis, a cached property
+        self.__dict__.clear()
 
     # -- tree navigation -------------------------------------------------------------
     @property

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, walk
@@ -80,26 +80,14 @@ class SyntaxCollector:
         )
         #: Each name imported ``as`` another -> what it names (every one, should a module rebind it).
         self._aliases: dict[str, set[str]] = {}
-        #: The handler of each node type the facts read; other nodes hold nothing of them.
-        self.handlers = {
-            ast.Call: self.call,
-            ast.FunctionDef: self.function,
-            ast.AsyncFunctionDef: self.function,
-            ast.ClassDef: self.class_,
-            ast.Assign: self.assign,
-            ast.AnnAssign: self.assign,
-            ast.AugAssign: self.assign,
-            ast.Import: self.import_,
-            ast.ImportFrom: self.import_from,
-        }
 
     def walk(self, node: ast.AST) -> None:
         """Take every node of the subtree ``node`` the facts read."""
-        handlers = self.handlers
+        handlers = self._HANDLERS
         for inner in walk(node, SCALAR_FIELDS):
             handler = handlers.get(type(inner))
             if handler is not None:
-                handler(inner)
+                handler(self, inner)
 
     def call(self, node: ast.Call) -> None:
         name = terminal(node.func)
@@ -144,6 +132,19 @@ class SyntaxCollector:
                 names.update([original for name in names if name in aliases for original in aliases[name]])
         return facts
 
+    # The handler of each node type the facts read (other nodes hold nothing of them), as plain functions: bound
+    # methods in a dict of the collector's would make a cycle, left for the garbage collector to find.
+    _HANDLERS: dict[type, Callable[["SyntaxCollector", Any], None]] = {
+        ast.Call: call,
+        ast.FunctionDef: function,
+        ast.AsyncFunctionDef: function,
+        ast.ClassDef: class_,
+        ast.Assign: assign,
+        ast.AnnAssign: assign,
+        ast.AugAssign: assign,
+        ast.Import: import_,
+        ast.ImportFrom: import_from,
+    }
 
 def _add_targets(target: ast.AST, into: set[str]) -> None:
     if isinstance(target, (ast.Tuple, ast.List)):

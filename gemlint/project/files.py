@@ -137,6 +137,7 @@ class ParsedFile:
 
     def adopt(self, analysis) -> None:
         """Use ``analysis`` (the engine's, of the same text) so that nodes handed out belong to its tree."""
+        analysis.shared = True
         self._analysis = analysis
 
     def release(self) -> None:

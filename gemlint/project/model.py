@@ -195,7 +195,9 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, s
             # Too deep for the summary walk as for the parse (an `elif` chain of hundreds of keys): the module
             # stays out of the index, and its own lint says why.
             return digest, None, ""
-        return digest, summary, shape_digest(summary)
+        # Freed before the collector is on again: the first collection after would walk the whole tree.
+        del tree
+    return digest, summary, shape_digest(summary)
 
 
 class ProjectModel:

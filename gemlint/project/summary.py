@@ -14,7 +14,7 @@ import ast
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields, fields_table
 from gemlint.analysis.frameworks import GRADIO_APPS, GRADIO_EVENTS
@@ -218,31 +218,6 @@ class _Summariser:
         #: events (``btn = gr.Button()``, ``with gr.Blocks() as demo``): the receivers whose listeners take callbacks.
         self._gradio = False
         self._gradio_objects: set[str] = set()
-        self._handlers = {
-            ast.Import: self._import,
-            ast.ImportFrom: self._import_from,
-            ast.ClassDef: self._class,
-            ast.FunctionDef: self._function,
-            ast.AsyncFunctionDef: self._function,
-            ast.Assign: self._assign,
-            ast.AnnAssign: self._ann_assign,
-            ast.AugAssign: self._aug_assign,
-            ast.Return: self._return,
-            ast.Call: self._call,
-            ast.With: self._with,
-            ast.AsyncWith: self._with,
-            ast.Name: self._name,
-            ast.Attribute: self._attribute,
-            ast.Constant: _nothing,
-            ast.If: self._branches,
-            ast.While: self._branches,
-            ast.For: self._branches,
-            ast.AsyncFor: self._branches,
-            ast.Try: self._branches,
-            ast.Match: self._branches,
-        }
-        if hasattr(ast, "TryStar"):
-            self._handlers[ast.TryStar] = self._branches
 
     def _name(self, node: ast.Name) -> None:
         if node.id in _GRAD_GUARD_NAMES and self.functions:
@@ -256,15 +231,15 @@ class _Summariser:
         self.children(node)
 
     def visit(self, node: ast.AST) -> None:
-        handler = self._handlers.get(type(node))
+        handler = self._HANDLERS.get(type(node))
         if handler is None:
             self.children(node)
         else:
-            handler(node)
+            handler(self, node)
 
     def children(self, node: ast.AST) -> None:
         # :meth:`visit` written out: a module's walk makes a million of these dispatches (a tenth of the walk).
-        handlers = self._handlers
+        handlers = self._HANDLERS
         kind = type(node)
         for name in _FIELDS.get(kind) or child_fields(kind, SCALAR_FIELDS):
             value = getattr(node, name, None)
@@ -272,13 +247,13 @@ class _Summariser:
                 for item in value:
                     handler = handlers.get(type(item))
                     if handler is not None:
-                        handler(item)
+                        handler(self, item)
                     elif isinstance(item, ast.AST):
                         self.children(item)
             elif value is not None:
                 handler = handlers.get(type(value))
                 if handler is not None:
-                    handler(value)
+                    handler(self, value)
                 elif isinstance(value, ast.AST):
                     self.children(value)
 
@@ -713,12 +688,44 @@ class _Summariser:
         self._seen[key] = ordinal + 1
         return CallSite(callee, node.lineno, node.col_offset, ordinal, guarded)
 
+    def _skip(self, node: ast.AST) -> None:
+        """Constants hold nothing the index records."""
+
+    # The handler of each node type the walk reads, as plain functions: bound methods in a dict of the walker's
+    # would make a cycle, and every walker garbage for the collector rather than freed when its module is done.
+    _HANDLERS: dict[type, Callable[["_Summariser", Any], None]] = {
+        ast.Import: _import,
+        ast.ImportFrom: _import_from,
+        ast.ClassDef: _class,
+        ast.FunctionDef: _function,
+        ast.AsyncFunctionDef: _function,
+        ast.Assign: _assign,
+        ast.AnnAssign: _ann_assign,
+        ast.AugAssign: _aug_assign,
+        ast.Return: _return,
+        ast.Call: _call,
+        ast.With: _with,
+        ast.AsyncWith: _with,
+        ast.Name: _name,
+        ast.Attribute: _attribute,
+        ast.Constant: _skip,
+        ast.If: _branches,
+        ast.While: _branches,
+        ast.For: _branches,
+        ast.AsyncFor: _branches,
+        ast.Try: _branches,
+        ast.Match: _branches,
+    }
+    if hasattr(ast, "TryStar"):
+        _HANDLERS[ast.TryStar] = _branches
+
 
 _GRAD_GUARD_NAMES = frozenset({"no_grad", "inference_mode"})
 _GRADIO_APP_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in GRADIO_APPS)
 _PARTIAL = frozenset({"partial", "functools.partial"})
 #: Node type -> the fields the summary's walk goes into.
 _FIELDS = fields_table(SCALAR_FIELDS)
+
 
 
 def _common_branch(first: tuple, second: tuple) -> tuple:
@@ -741,10 +748,6 @@ def _grad_free(expression: ast.AST) -> bool:
         mode = call.args[0] if call.args else next((keyword.value for keyword in call.keywords if keyword.arg == "mode"), None)
         return mode is not None and not (isinstance(mode, ast.Constant) and mode.value is True)
     return False
-
-
-def _nothing(node: ast.AST) -> None:
-    """Names and constants hold nothing the index records."""
 
 
 #: torch.nn containers: what they hold is recorded with them (``_contents``).
