@@ -315,6 +315,21 @@ def test_ipython_lines_become_pass_statements_line_for_line():
     assert cell.python.splitlines() == ["for i in range(2):", "    pass  # %time step(i)", "pass  # x = !ls", "print(x)"]
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["files = !ls data/", "a, b = %time f()", "env['TOKEN'], = !openssl rand -hex 32", "self.out: list = !ls", "rows[0] =!wc -l x"],
+)
+def test_any_assignment_of_an_ipython_escape_becomes_a_pass_statement(line):
+    (cell,) = read_notebook(notebook(code([line + "\n", "print(1)"]))).cells
+    assert cell.python.splitlines() == [f"pass  # {line}", "print(1)"]
+
+
+@pytest.mark.parametrize("line", ["same = a == b", "differs = a != b", "ratio = '%d' % n", "ok = x >= 2"])
+def test_a_comparison_or_a_formatted_string_is_python_not_an_escape(line):
+    (cell,) = read_notebook(notebook(code([line]))).cells
+    assert cell.python == line
+
+
 def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_checked(folder):
     write(folder, "explore.ipynb", explore(code(["def half(x:\n", "    return x / 2"], count=3), code(SCORE, count=4)))
     findings = json.loads(invoke("explore.ipynb", "--format", "json").output)

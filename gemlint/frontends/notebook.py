@@ -52,8 +52,10 @@ _LOADED = re.compile(r"#\s*%load\s+(\S+)")
 _AUTOMAGIC = re.compile(r"\s*(\w+)\s+\S")
 # At the start of a statement these never begin Python: magics, shell escapes, help, autocall escapes.
 _ESCAPE = re.compile(r"\s*[!%?/,;]")
-# `x = !ls`, `files = %sx ls`, `a, b = %time f()`: an assignment of what IPython's escape returns.
-_ESCAPE_ASSIGNMENT = re.compile(r"\s*[\w.\[\](),*\s]+=\s*[!%]")
+# `x = !ls`, `files = %sx ls`, `a, b = %time f()`, `env["KEY"], = !cmd`: an assignment of what IPython's escape
+# returns. IPython takes the first `=` of the line as the assignment, whatever the targets before it are;
+# `==`, `!=`, `<=` and `>=` are no assignment.
+_ESCAPE_ASSIGNMENT = re.compile(r"\s*[^=!<>#\s][^=!<>#]*=\s*[!%]")
 # `obj?`, `obj.method??`, `np.*load*?`: help on a name.
 _HELP = re.compile(r"\s*[\w.*\[\]()]+\?\??\s*$")
 #: What an IPython line becomes: a statement (an indented block stays valid), and the original as a comment.
