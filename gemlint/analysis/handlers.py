@@ -161,20 +161,35 @@ def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
 
 def _returns_while_kept(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
     """Before ``node``, ``function`` returns when what the request asks for is what an object keeps, and it sets
-    that after loading (``if model.state_path == path: return``, then ``model.state_path = path``): a reload keyed
-    by a setting, as ``if version != self.version:`` around the load is."""
-    tested = {
-        name
-        for earlier in _statements_before(analysis, node, function)
-        if isinstance(earlier, cst.If) and earlier.orelse is None and _only_returns(earlier.body)
-        and isinstance(earlier.test, cst.Comparison) and all(isinstance(t.operator, (cst.Equal, cst.Is)) for t in earlier.test.comparisons)
-        for name in _mentioned(analysis, earlier.test)
-        if name and "." in name
-    }
+    that after loading (``if model.state_path == path: return``, then ``model.state_path = path``; ``if
+    CACHE["rate"] == rate: return CACHE["model"]``, then ``CACHE["rate"] = rate``): a reload keyed by a setting,
+    as ``if version != self.version:`` around the load is."""
+    declared_global = _declared_global(analysis, function)
+    tested: set[str] = set()
+    for earlier in _statements_before(analysis, node, function):
+        if isinstance(earlier, cst.If) and earlier.orelse is None and _only_returns(earlier.body):
+            tested |= _state_compared(analysis, earlier.test, declared_global)
     # The function's assignments are read only where such a return is found (most loads have none before them).
     return bool(tested) and any(
-        dotted_name(target.target) in tested for n in analysis.subtree(function.body) if isinstance(n, cst.Assign) for target in n.targets
+        _lasting_names(analysis, [target.target for target in n.targets], declared_global) & tested
+        for n in analysis.subtree(function.body)
+        if isinstance(n, cst.Assign)
     )
+
+
+def _state_compared(analysis: ModuleAnalysis, test: cst.BaseExpression, declared_global: set[str]) -> set[str]:
+    """The lasting state (attributes, globals, module-level containers) that an equality in ``test`` reads, where
+    ``test`` holds only when that equality does: the whole test, or one operand of an ``and``
+    (``CACHE["loaded"] and CACHE["rate"] == rate``)."""
+    parts, found = [test], set()
+    while parts:
+        part = parts.pop()
+        if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.And):
+            parts += [part.left, part.right]
+        elif isinstance(part, cst.Comparison) and all(isinstance(t.operator, (cst.Equal, cst.Is)) for t in part.comparisons):
+            read = [n for n in analysis.subtree(part, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute, cst.Subscript))]
+            found |= _lasting_names(analysis, read, declared_global)
+    return found
 
 
 def _statements_before(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef):

@@ -20,7 +20,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import kept_once, kept_or_keyed, per_request_reason, runs_per_request
+from gemlint.analysis.handlers import kept_or_keyed, per_request_reason, runs_per_request
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
@@ -179,8 +179,10 @@ class ProjectAnswers:
         for caller_entry, site in callers:
             located = self._located_call(caller_entry, site)
             enclosing = located[0].enclosing_function(located[1]) if located is not None else None
-            if enclosing is None or kept_once(*located):  # type: ignore[misc]
-                return [None]  # also run at import, or its result kept while empty (`if M is None: M = build()`)
+            if enclosing is None or kept_or_keyed(*located):  # type: ignore[misc]
+                # Also run at import, or its result kept while empty (`if M is None: M = build()`), or built again
+                # only when asked for another than the one kept.
+                return [None]
             reason = per_request_reason(located[0], enclosing)
             if reason is None:
                 return [None]
