@@ -638,7 +638,9 @@ MODEL_PRODUCERS: dict[str, str] = {
     "faster_whisper.transcribe.WhisperModel": "faster-whisper",
 }
 # ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
-FROM_PRETRAINED_LIBRARIES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.")
+FROM_PRETRAINED_LIBRARIES = (
+    "transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.", "pyannote.", "nemo.",
+)
 # Classes whose from_pretrained result is not a model: tokenizers, processors, configs (loads for GEM502, no forward).
 NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
 # Methods that hand a generation (or an embedding) request to an inference engine, whose loop then runs the
