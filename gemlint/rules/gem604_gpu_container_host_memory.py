@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
-from gemlint.quantities import format_bytes
+from gemlint.quantities import GI, format_bytes
 from gemlint.rule import DocumentRule
 
 
@@ -32,7 +32,8 @@ class GpuContainerHostMemory(DocumentRule):
         "that fills a 16-24 GB GPU in half precision); set it to what your largest model per GPU needs."
     )
     not_flagged = (
-        "Containers without a memory limit, or with a limit at or above the minimum for their GPU count.",
+        "Containers without a memory limit, or with a limit at or above the minimum for their GPU count, in binary "
+        "or decimal units (`16G` for a minimum of 16Gi).",
         "Limits that a template hides (a Helm value with no default in values.yaml, compose `${VAR}` interpolation).",
         "Containers that request no GPU (or `nvidia.com/gpu: 0`).",
         "Containers that run no large-language-model server (vLLM, TGI, SGLang, TensorRT-LLM, LMDeploy, Ollama, "
@@ -91,8 +92,8 @@ spec:
                 continue  # without an LLM server the weights' size is unknown: a ResNet or a BERT loads in a few GiB
             gpus = container.gpus or 1  # "all" or a hidden count: at least one
             minimum = gpus * per_gpu
-            if container.memory_limit >= minimum:
-                continue
+            if container.memory_limit >= minimum * 10**9 // GI:
+                continue  # the minimum in decimal units (16G for 16Gi): the spellings differ by 7 %, the weights by more
             counted = f"{gpus} GPU{'s' if gpus != 1 else ''}" if container.gpus else "at least 1 GPU"
             node = container.memory_node
             self.report_at(
