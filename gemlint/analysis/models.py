@@ -479,7 +479,7 @@ class ModelTracker:
                     continue
                 if not self.analysis.qualified_names(base.value) & fw.PLAIN_MODULE_BASES:
                     return False
-            if self._attribute_values_of.get(current):
+            if not all(self._plain_part(value) for value in self._attribute_values_of.get(current, ())):
                 return False
             if any(isinstance(s, (cst.SimpleStatementLine)) and any(isinstance(small, (cst.Assign, cst.AnnAssign)) for small in s.body) for s in current.body.body):
                 return False
@@ -712,6 +712,24 @@ class ModelTracker:
         ):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a project class used as an nn.Module", unseen_class=True)
         return None
+
+    def _plain_part(self, value: cst.BaseExpression) -> bool:
+        """What a class keeps in ``value`` holds no parameter and no mode: a literal or arithmetic on literals and
+        the object's own settings (``self.k ** 2 // 2``), a parameter whose default is a literal (``n_peaks=256``),
+        or a layer without parameters (``nn.Sigmoid()``, a transform)."""
+        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)) or is_name(value, "True", "False", "None"):
+            return True
+        if isinstance(value, cst.UnaryOperation):
+            return self._plain_part(value.expression)
+        if isinstance(value, cst.BinaryOperation):
+            return self._plain_part(value.left) and self._plain_part(value.right)
+        if isinstance(value, cst.Attribute) and is_name(value.value, "self"):
+            return True  # another of its own settings, judged where it is set
+        if isinstance(value, cst.Name):
+            function = self.analysis.enclosing_function(value)
+            param = next((p for p in named_parameters(function) if p.name.value == value.value), None) if function is not None else None
+            return param is not None and param.default is not None and self._plain_part(param.default)
+        return self._parameter_free(value)
 
     def _parameter_free(self, value: cst.BaseExpression) -> bool:
         """``value`` builds a layer without parameters or mode: an activation, pooling or loss of torch.nn, or a

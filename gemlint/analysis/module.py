@@ -1125,8 +1125,15 @@ class ModuleAnalysis:
                 isinstance(element, cst.DictElement) and (_scalar_argument(element.value) or self._made_up_value(element.value, seen))
                 for element in value.elements
             )
+        if isinstance(value, cst.Call) and value.args and self.resolves_to(value.func, _AS_TENSOR):
+            return self._made_up_value(value.args[0].value, seen)  # an array made up, as a tensor
         if isinstance(value, cst.Call):
             return self._made_up_tensor(value)
+        if isinstance(value, cst.UnaryOperation):
+            return self._made_up_value(value.expression, seen)
+        if isinstance(value, cst.BinaryOperation):  # `np.random.rand(1, 64, 64, 3) * 255`: scaled, still made up
+            operands = (value.left, value.right)
+            return any(self._made_up_value(o, seen) for o in operands) and all(_scalar_argument(o) or self._made_up_value(o, seen) for o in operands)
         if isinstance(value, cst.Name) and value.value not in seen:
             seen.add(value.value)
             values = [v for v in self.assigned_values(value) if not _moves_name(v, value.value)]
@@ -1156,8 +1163,10 @@ class ModuleAnalysis:
             if isinstance(parent, cst.Attribute) and parent.value is node:
                 return parent.attr.value in _SHAPE_ATTRIBUTES
             if isinstance(parent, cst.Arg):
-                call = self.parent(parent)
-                return isinstance(call, cst.Call) and is_name(call.func, "len") and len(call.args) == 1
+                call = self.parent(parent)  # `len(x)`, `isinstance(x, tuple)`: its size or its type
+                return isinstance(call, cst.Call) and call.args[0] is parent and (is_name(call.func, "len") or is_name(call.func, "isinstance"))
+            if isinstance(parent, cst.For) and parent.iter is node and isinstance(parent.target, cst.Name):
+                return not self._read_beyond_shape(parent.target)  # `for x in outputs: print(x.shape)`
             return False
 
     def _made_up_tensor(self, call: cst.Call) -> bool:
@@ -1993,7 +2002,9 @@ def _libraries_of(names: Collection[str], *, prefixes: bool = False) -> frozense
 
 
 #: Methods that move or cast a tensor and return it: what it holds stays made up.
-_MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "int", "long", "contiguous", "unsqueeze"})
+_MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "int", "long", "contiguous", "unsqueeze", "astype"})
+#: torch's calls that make a tensor of an array's values (``torch.as_tensor(np.random.rand(...))``).
+_AS_TENSOR = frozenset({"torch.as_tensor", "torch.from_numpy", "torch.tensor"})
 
 
 #: Methods that lay a tensor's values out anew: what they return is as made up as what they are called on.
