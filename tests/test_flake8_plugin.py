@@ -238,6 +238,7 @@ NEEDS_THE_PROJECT = {
             ("drag-editor/handlers.py", 8, 12, "GEM502"),
             ("talking-head/engine.py", 26, 12, "GEM101"),  # called from a Gradio callback in talking-head/page.py
             ("model-picker/chat_ui.py", 16, 5, "GEM502"),  # the manager's method, in model-picker/registry.py, loads
+            ("rate_switch.py", 26, 24, "GEM502"),  # the helper, in voice_builder.py, loads the voice
         },
         set(),
     ),

@@ -636,6 +636,8 @@ MODEL_PRODUCERS: dict[str, str] = {
     "ctranslate2.Translator": "ctranslate2",
     "faster_whisper.WhisperModel": "faster-whisper",
     "faster_whisper.transcribe.WhisperModel": "faster-whisper",
+    "easyocr.Reader": "easyocr",
+    "easyocr.easyocr.Reader": "easyocr",
 }
 # ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
 FROM_PRETRAINED_LIBRARIES = (
@@ -688,6 +690,7 @@ FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
     "ultralytics": (frozenset({"predict", "track"}), True),
     "ctranslate2": (frozenset({"generate_batch", "translate_batch", "generate_tokens", "score_batch"}), False),
     "faster-whisper": (frozenset({"transcribe", "detect_language"}), False),
+    "easyocr": (frozenset({"readtext", "readtext_batched", "readtextlang", "detect", "recognize"}), False),
     "engine": (ENGINE_SUBMIT_METHODS, False),
 }
 # Methods that return the same model (``AutoModel.from_pretrained(...).to("cuda").eval()``).

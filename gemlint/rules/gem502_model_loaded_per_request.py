@@ -8,7 +8,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_or_keyed, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import terminal_name
-from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, NotTest, Spelled
+from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Imports, NotTest, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -103,8 +103,9 @@ def classify(text: str):
     # project function that loads and returns a model makes its call one.
     sees_project = True
 
-    # A test module serves no request (see runs_per_request).
-    syntax_gate = NotTest() & DefinesFunctions() & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
+    # A test module serves no request (see runs_per_request); loads per request are in functions, or at the module
+    # level of a Streamlit script, which reruns (a script of a few lines defines none).
+    syntax_gate = NotTest() & (DefinesFunctions() | Imports(("streamlit",))) & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
 
     @property
     def _project_loaders(self) -> frozenset[str]:
