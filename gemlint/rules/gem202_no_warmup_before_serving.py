@@ -21,6 +21,9 @@ _WARMING_NAME = re.compile(r"warm|ready|readiness|health|self_test|selftest", re
 _HELPER_DEPTH = 2
 # Attributes a serving framework reads at start-up to warm the model itself (Mosec's worker examples).
 _WARMUP_ATTRIBUTES = frozenset({"example", "multi_examples"})
+# Engines whose constructor runs the model: vLLM's `LLM` profiles memory with a dummy batch and captures its CUDA
+# graphs before it returns.
+_WARMED_WHEN_BUILT = frozenset({"vllm.LLM", "vllm.entrypoints.llm.LLM"})
 # Calls that start serving from the script itself.
 _SERVER_STARTS = frozenset({"uvicorn.run", "uvicorn.main.run", "hypercorn.asyncio.serve", "waitress.serve"})
 _SERVER_START_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _SERVER_STARTS)
@@ -44,6 +47,8 @@ class NoWarmupBeforeServing(AnalysisRule):
         "through a helper of the same class or module, or calls a warm-up function, or sets the example a "
         "framework runs before traffic (Mosec's `self.example`).",
         "A readiness or health check of the same module that runs the model (the first probe warms it).",
+        "Engines whose construction runs the model (vLLM's `LLM`, which profiles memory with a dummy batch and "
+        "captures CUDA graphs before it returns).",
         "Loads outside start-up code (request handlers are GEM502's), loads whose result is not kept, "
         "tokenizers and processors alone, and tests and benchmarks.",
     )
@@ -87,7 +92,7 @@ def load():
         if terminal_name(node.func) not in LOADER_NAMES or not self.analysis.is_production:
             return  # tests and benchmarks start services to exercise them, not to take traffic
         what = load_kind(self.analysis, node)
-        if what not in ("a model", "a pipeline", "an ONNX Runtime session"):
+        if what not in ("a model", "a pipeline", "an ONNX Runtime session") or self.analysis.resolves_to(node.func, _WARMED_WHEN_BUILT):
             return
         function = self.analysis.enclosing_function(node)
         if function is None:
@@ -190,11 +195,36 @@ def _kept_as(analysis, call: cst.Call) -> str | None:
             return _spelled(outer.func.value)
         return None
     target = statement.targets[0].target if isinstance(statement, cst.Assign) else statement.target
-    if isinstance(target, (cst.Name, cst.Attribute)):
+    if isinstance(target, cst.Name):
+        # `state = torch.load(path)`, then `net.load_state_dict(state["model"])`: weights, kept in the module
+        return _loaded_into(analysis, call, target.value) or target.value
+    if isinstance(target, cst.Attribute):
         return dotted_name(target)
     if isinstance(target, cst.Subscript):
         return _spelled(target)
     return None
+
+
+def _loaded_into(analysis, call: cst.Call, name: str) -> str | None:
+    """The module that ``load_state_dict`` fills, in the function of ``call``, with what ``name`` holds (itself or
+    an entry of it)."""
+    function = analysis.enclosing_function(call)
+    for site in analysis.index.sites("load_state_dict"):
+        func = site.call.func
+        if not site.call.args or not isinstance(func, cst.Attribute) or analysis.enclosing_function(site.call) is not function:
+            continue
+        if _holds(site.call.args[0].value, name):
+            return _spelled(func.value)
+    return None
+
+
+def _holds(weights: cst.BaseExpression, name: str) -> bool:
+    """``weights`` is ``name``, an entry of it, or one of them by a condition (``state["model"] if ... else state``)."""
+    if isinstance(weights, cst.IfExp):
+        return _holds(weights.body, name) or _holds(weights.orelse, name)
+    if isinstance(weights, cst.Subscript):
+        weights = weights.value
+    return isinstance(weights, cst.Name) and weights.value == name
 
 
 def _spelled(expression: cst.BaseExpression) -> str | None:
