@@ -11,7 +11,7 @@ from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import dotted_name, terminal_name
 from gemlint.analysis.syntax import is_member
 from gemlint.analysis.triage import Spelled
-from gemlint.diagnostics import Severity
+from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
 # Calls on a loaded model that run it (a warm-up), besides calling it.
@@ -111,13 +111,36 @@ def load():
         names = {target, *self._aliases(body, target)}
         if any(self._warmed(body, name, function, 0) or self._warmed_by_a_check(name) for name in names):
             return
-        text = self.analysis.module.code_for_node(node.func)
-        self.report(
-            node,
-            f"`{text}(...)` loads {what} at start-up ({where}), and nothing runs `{target}` before the service takes "
-            "traffic: the first requests pay CUDA context creation, kernel selection and allocator growth; run one "
-            "inference on a representative input after loading",
-        )
+        self._cold.setdefault(function, (where, []))[1].append((node, what, target))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        # Per start-up function (None: the module level of a served application), its loads that nothing warms.
+        self._cold: dict[cst.FunctionDef | None, tuple[str, list[tuple[cst.Call, str, str]]]] = {}
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        # One finding per start-up path, as one warm-up fixes it: on the hook's definition, or on the first load of
+        # a module-level application; each load is a related location.
+        for function, (where, loads) in self._cold.items():
+            first, what, target = loads[0]
+            text = self.analysis.module.code_for_node(first.func)
+            if len(loads) == 1:
+                loaded = f"`{text}(...)` loads {what}"
+                unwarmed = f"`{target}`"
+            else:
+                loaded = f"{len(loads)} models are loaded"
+                unwarmed = ", ".join(f"`{t}`" for _, _, t in loads)
+            related = []
+            for load, load_what, load_target in loads if function is not None or len(loads) > 1 else ():
+                start, end = self.range_of(load)
+                span = Span(self.context.display_path, start.line, start.column, end.line, end.column)
+                related.append(RelatedLocation(span, f"`{self.analysis.module.code_for_node(load.func)}(...)` loads {load_what}, kept in `{load_target}`"))
+            self.report(
+                function.name if function is not None else first,
+                f"{loaded} at start-up ({where}), and nothing runs {unwarmed} before the service takes traffic: the "
+                "first requests pay CUDA context creation, kernel selection and allocator growth; run one inference "
+                "on a representative input after loading",
+                related=related,
+            )
 
     def _starts_a_server(self, function: cst.FunctionDef) -> str | None:
         """``function`` starts the server itself (``uvicorn.run(app)`` in a ``main()``): what it loads before
