@@ -523,9 +523,14 @@ class PyTracker:
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
             comparison = node.comparisons[0]
             operator = comparison.operator
-            if isinstance(operator, (cst.GreaterThan, cst.LessThanEqual)):  # `ptr > 0`: false when it is null
-                if self._subject(node.left, status_valid) == "handle" and literal_value(comparison.comparator) == 0:
+            if isinstance(operator, (cst.GreaterThan, cst.LessThanEqual)) and literal_value(comparison.comparator) == 0:
+                subject = self._subject(node.left, status_valid)
+                if subject == "handle":  # `ptr > 0`: false when it is null
                     return isinstance(operator, cst.LessThanEqual)
+                if subject == "status":  # `err > 0`: an error code (success is 0)
+                    return isinstance(operator, cst.GreaterThan)
+                return None
+            if isinstance(operator, (cst.GreaterThan, cst.LessThanEqual)):
                 return None
             equal = isinstance(operator, (cst.Equal, cst.Is))
             if not equal and not isinstance(operator, (cst.NotEqual, cst.IsNot)):

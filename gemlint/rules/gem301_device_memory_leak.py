@@ -54,7 +54,8 @@ class DeviceMemoryLeak(PairingRule):
         "two allocators ran, `err = pooled ? pool_malloc(&p, n) : cudaMalloc(&p, n)`; `CUDA_CHECK(...)` returning; a "
         "predicate named for the outcome such as `CUDA_FAILED(...)` or `SUCCEEDED(hr)`; a check that did not pass, "
         "`!check_cuda(err, \"what\")`; in "
-        "Python also the status enum's number, `assert status.value == 0`) or a null test of the pointer says "
+        "Python also the status enum's number, `assert status.value == 0`, `if err > 0: raise`) or a null test of the "
+        "pointer says "
         "nothing was allocated.",
         "Members allocated in a constructor and freed in the destructor.",
         "Allocation and free in every iteration of a loop; frees in both branches of an `if`; frees under the same "
