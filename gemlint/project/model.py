@@ -1485,8 +1485,10 @@ class ProjectModel:
                 for spelled in spellings:
                     if spelled == UNKNOWN_ELEMENT and not container:
                         continue  # put into a plain list (`self.widths.append(width)`): not a submodule
-                    if _SELF_REBINDING.fullmatch(spelled):
-                        continue  # `self.model = self.model.eval()`: the attribute's other bindings decide
+                    if _SELF_REBINDING.fullmatch(spelled) or spelled.startswith(f"self.{attribute}."):
+                        # `self.model = self.model.eval()`, `self.grid = self.grid.repeat(n, 1, 1)`: made from the
+                        # attribute's own earlier value, which its other bindings decide
+                        continue
                     if self._returns_data(entry, chain, spelled.removesuffix("()")):
                         # `self.magnitude = self.transform(x)` (or an element of its result): what its own method
                         # computes with package functions
@@ -1670,9 +1672,9 @@ class ProjectModel:
                             result = False
             if cls.opaque_attributes:
                 result = False  # `self.net = net`: a module handed in may hold anything
-            for spellings in cls.attributes.values():
+            for attribute, spellings in cls.attributes.items():
                 for spelled in spellings:
-                    if spelled == UNKNOWN_ELEMENT or _SELF_REBINDING.fullmatch(spelled):
+                    if spelled == UNKNOWN_ELEMENT or _SELF_REBINDING.fullmatch(spelled) or spelled.startswith(f"self.{attribute}."):
                         continue
                     produced = self.resolve(entry, spelled) if not spelled.endswith("()") else None
                     if produced is None:
