@@ -132,6 +132,29 @@ def decode_text(data: bytes) -> DecodedSource:
     return _decode(data, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
 
 
+# YAML's encodings (YAML 1.2, 5.2): a byte order mark says which, else the zero bytes around the first character
+# (which is ASCII) do; UTF-32's marks begin with UTF-16's, so they are tried first.
+_YAML_MARKS = ((codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF16_BE, "utf-16"), (codecs.BOM_UTF16_LE, "utf-16"))
+
+
+def decode_yaml(data: bytes) -> DecodedSource:
+    """Decode YAML: UTF-8 (with an optional BOM), or UTF-16 or UTF-32 as its byte order mark or its first
+    character's zero bytes say, which YAML parsers accept (a manifest saved by a Windows editor)."""
+    for mark, encoding in _YAML_MARKS:
+        if data.startswith(mark):
+            return _decode(data, encoding)
+    head = data[:4]
+    if len(head) == 4 and head[:3] == b"\x00\x00\x00":
+        return _decode(data, "utf-32-be")
+    if len(head) == 4 and head[1:] == b"\x00\x00\x00":
+        return _decode(data, "utf-32-le")
+    if len(head) >= 2 and head[0] == 0 and head[1] != 0:
+        return _decode(data, "utf-16-be")
+    if len(head) >= 2 and head[0] != 0 and head[1] == 0:
+        return _decode(data, "utf-16-le")
+    return decode_text(data)
+
+
 def decode_lenient(data: bytes) -> DecodedSource:
     """Decode C/C++/CUDA source and Dockerfiles: UTF-8 (with an optional BOM), else Latin-1.
 
@@ -158,7 +181,9 @@ def decoder_for(language: Language | None):
         return decode_python
     if language in (Language.NATIVE, Language.DOCKERFILE):
         return decode_lenient
-    return decode_text  # YAML and JSON (a notebook) are UTF-8 by their specifications
+    if language is Language.YAML:
+        return decode_yaml
+    return decode_text  # JSON (a notebook) and Triton's protobuf text are UTF-8 by their specifications
 
 
 def _decode(data: bytes, encoding: str) -> DecodedSource:
