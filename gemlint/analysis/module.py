@@ -1110,6 +1110,43 @@ class ModuleAnalysis:
             return bool(names) and not any(self._read_beyond_shape(name) for name in names)
         return False
 
+    def converted_to_numpy(self, call: cst.Call) -> bool:
+        """What ``call`` returns is made a NumPy array as it is (``model(x).cpu().numpy()``, ``np.asarray(out)``), with
+        no ``detach`` between: on a tensor that records a graph that raises, so in working code the forward records
+        none (the model turns autograd off itself, or returns arrays)."""
+        if self._made_numpy(call):
+            return True
+        parent = self.parent(call)
+        if not (isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0].target
+        scope = self._scopes.get(target) if isinstance(target, cst.Name) else None
+        return scope is not None and any(
+            self._made_numpy(access.node)
+            for assignment in scope[target.value]
+            if isinstance(assignment, Assignment) and assignment.node is target
+            for access in assignment.references
+        )
+
+    def _made_numpy(self, node: cst.CSTNode) -> bool:
+        """``node`` is made a NumPy array, through moves and casts (``.cpu().float().numpy()``)."""
+        while True:
+            parent = self.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                call = self.parent(parent)
+                if not isinstance(call, cst.Call) or call.func is not parent:
+                    return False
+                if parent.attr.value == "numpy":
+                    return not call.args  # `.numpy(force=True)` detaches first
+                if parent.attr.value not in _MOVES_AND_CASTS or parent.attr.value == "astype":
+                    return False
+                node = call
+                continue
+            if isinstance(parent, cst.Arg):
+                call = self.parent(parent)
+                return isinstance(call, cst.Call) and bool(call.args) and call.args[0] is parent and self.resolves_to(call.func, _NUMPY_CONVERSIONS)
+            return False
+
     def _made_up_value(self, value: cst.BaseExpression, seen: set[str]) -> bool:
         """A tensor made up here, perhaps moved or cast (``torch.ones(...).cuda()``), or a name bound only to such;
         or the keyword arguments of a call (``dict(x=torch.randn(...), mask=...)``, ``{"x": ...}``) made up so."""
@@ -2003,6 +2040,8 @@ def _libraries_of(names: Collection[str], *, prefixes: bool = False) -> frozense
 
 #: Methods that move or cast a tensor and return it: what it holds stays made up.
 _MOVES_AND_CASTS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "int", "long", "contiguous", "unsqueeze", "astype"})
+#: NumPy's calls that make an array of a tensor's values, which raise on a tensor that requires grad.
+_NUMPY_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.asanyarray"})
 #: torch's calls that make a tensor of an array's values (``torch.as_tensor(np.random.rand(...))``).
 _AS_TENSOR = frozenset({"torch.as_tensor", "torch.from_numpy", "torch.tensor"})
 

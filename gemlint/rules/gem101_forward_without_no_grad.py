@@ -152,6 +152,8 @@ def score(batch: dict):
             return
         if self.analysis.discarded_run_on_made_up_input(node):
             return  # a warm-up or a check on made-up input: its graph is dropped at once
+        if self.analysis.converted_to_numpy(node):
+            return  # made a NumPy array as it is, which a graph's output refuses: the forward records none
         if self.context.source.path.suffix == NOTEBOOK_SUFFIX and not self._repeats(node):
             return
         if models.forward_guard(receiver):
