@@ -156,6 +156,11 @@ API_DECORATORS = frozenset(
     {"bentoml.api", "bentoml.task", "bentoml.Runnable.method", "jina.requests", "jina.serve.executors.decorators.requests"}
 )
 
+# Celery: the decorators that make a function a task (run for every job a queue hands the worker), and the app
+# whose ``task`` method does.
+CELERY_TASK_DECORATORS = frozenset({"celery.shared_task", "celery.task", "celery.app.shared_task"})
+CELERY_APPS = frozenset({"celery.Celery", "celery.app.Celery", "celery.app.base.Celery"})
+
 # Function name prefixes of SPEC §2 (matched after leading underscores, case-insensitively).
 # Classes whose name says they perform inference (``Inference``, ``SamPredictor``, ``ImageInferencer``): their
 # methods that run a model are per-prediction code; set-up methods are not.
@@ -712,6 +717,8 @@ SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODUL
     "TritonPythonModel",
     "check_health",
 )
+# Text markers of a task queue whose workers run a task per job.
+QUEUE_IMPORT_MARKERS = ("import celery", "from celery")
 # Text markers of a demo app whose framework runs its code per interaction (Gradio callbacks, a Streamlit script).
 APP_IMPORT_MARKERS = ("import gradio", "from gradio", "import streamlit", "from streamlit")
 # Gradio calls that take the function to run per event as ``fn`` (first positional argument).

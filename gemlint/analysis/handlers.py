@@ -85,6 +85,8 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
         return f"`{name}` is {GRADIO_EVENT} (in `{handing}`), run on every event"
     if analysis.is_bot_handler(function):
         return f"`{name}` is a chat bot handler, run on every message"
+    if analysis.is_queue_task(function):
+        return f"`{name}` is a Celery task, run for every job"
     owner = analysis.enclosing_class(function)
     if owner is not None and not is_setup_hook(name):
         hooks = analysis.class_hooks(owner)

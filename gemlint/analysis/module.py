@@ -909,6 +909,22 @@ class ModuleAnalysis:
                 return True
         return False
 
+    def is_queue_task(self, function: cst.FunctionDef) -> bool:
+        """``function`` is a Celery task, run for every job a queue hands the worker: ``@shared_task``, or
+        ``@app.task`` on an app this module builds (``app = Celery(...)``), bare or called."""
+        if not self.imports_any(("celery",)):
+            return False
+        for decorator in function.decorators:
+            expression = decorator.decorator
+            target = expression.func if isinstance(expression, cst.Call) else expression
+            if self.resolves_to(target, fw.CELERY_TASK_DECORATORS):
+                return True
+            if isinstance(target, cst.Attribute) and target.attr.value == "task" and isinstance(target.value, cst.Name):
+                values = self.assigned_values(target.value)
+                if any(isinstance(value, cst.Call) and self.resolves_to(value.func, fw.CELERY_APPS) for value in values):
+                    return True
+        return False
+
     def is_bot_handler(self, function: cst.FunctionDef) -> bool:
         """``function`` is a chat bot's handler, run on every message (:mod:`gemlint.analysis.bots`): decorated as
         one, or a module-level function handed to a handler class or registration."""
@@ -1312,6 +1328,8 @@ class ModuleAnalysis:
             return f"`{name}` is handed to Gradio in `{handing}` (it runs on every event)"
         if self.is_bot_handler(function):
             return f"`{name}` is a chat bot handler (it runs on every message)"
+        if self.is_queue_task(function):
+            return f"`{name}` is a Celery task (it runs for every job)"
         owner = self.enclosing_class(function)
         if owner is not None:
             hooks = self.class_hooks(owner)

@@ -95,9 +95,9 @@ def classify(text: str):
     )
     precision = "high"
     # Only code that serves requests can load per request: a web or serving framework, a demo-app framework
-    # whose callbacks (Gradio) or script (Streamlit) run per interaction, or a chat-bot framework whose handlers
-    # run per message, must be imported.
-    prefilter = fw.SERVING_IMPORT_MARKERS + fw.APP_IMPORT_MARKERS + fw.BOT_IMPORT_MARKERS
+    # whose callbacks (Gradio) or script (Streamlit) run per interaction, a chat-bot framework whose handlers
+    # run per message, or a task queue whose tasks run per job, must be imported.
+    prefilter = fw.SERVING_IMPORT_MARKERS + fw.APP_IMPORT_MARKERS + fw.BOT_IMPORT_MARKERS + fw.QUEUE_IMPORT_MARKERS
 
     # A project class whose ``__init__`` (in another module) loads weights makes its construction a load; a
     # project function that loads and returns a model makes its call one.
