@@ -501,6 +501,14 @@ PRETRAINED_CONSTRUCTORS = frozenset(
         "sentence_transformers.CrossEncoder",
         "sentence_transformers.cross_encoder.CrossEncoder",
         "sentence_transformers.SparseEncoder",
+        # OpenMMLab's builders: the model from a config, its checkpoint loaded, put in eval mode
+        "mmdet.apis.init_detector",
+        "mmdet.apis.inference.init_detector",
+        "mmpose.apis.init_model",
+        "mmpose.apis.inference.init_model",
+        "mmpose.apis.init_pose_model",
+        "mmseg.apis.init_model",
+        "mmseg.apis.init_segmentor",
     }
 )
 # Class methods that build a model from a config (weights random, training mode).

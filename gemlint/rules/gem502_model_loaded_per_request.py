@@ -139,11 +139,22 @@ def classify(text: str):
             known[helper] = loads[0] if shared else None
         return known[helper]
 
+    @cached_property
+    def _loader_aliases(self) -> frozenset[str]:
+        """Loaders imported under another name (``from mmpose.apis import init_model as init_pose_estimator``)."""
+        return frozenset(
+            alias.asname.name.value
+            for statement in self.analysis.nodes_of(cst.ImportFrom)
+            if not isinstance(statement.names, cst.ImportStar)
+            for alias in statement.names
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and isinstance(alias.name, cst.Name) and alias.name.value in LOADER_NAMES
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
         outside = self.analysis.outside
         how = ""
-        if name in LOADER_NAMES:
+        if name in LOADER_NAMES or name in self._loader_aliases:
             what = load_kind(self.analysis, node)
             if what is None and outside is not None and (name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute)):
                 # A project class's own `from_pretrained`, or a project method named as a loader (`manager.load_model`):
