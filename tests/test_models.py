@@ -267,3 +267,28 @@ def test_a_name_reassigned_many_times_is_judged_once_per_assignment(monkeypatch)
             models.origins(node)
     assert models.origins(call(analysis, "x(y)").func)[0].kind is Origin.EVIDENT
     assert len(asked) <= 26  # once per assignment of x, not once per reference and assignment
+
+
+@pytest.mark.parametrize(
+    "init, holds_nothing",
+    [
+        ("def __init__(self, top_k=64):\n        super().__init__()\n        self.top_k = top_k\n        self.squash = nn.Sigmoid()", True),
+        ("def __init__(self, size=3):\n        super().__init__()\n        self.area = -(self.size ** 2) + 2 * size", True),
+        # a default naming the parameter itself is the value of an outer name: unknown, and read once
+        ("def __init__(self, width=width):\n        super().__init__()\n        self.width = width", False),
+        ("def __init__(self, head):\n        super().__init__()\n        self.head = head", False),
+        ("def __init__(self):\n        super().__init__()\n        self.drop = nn.Dropout(0.1)", False),
+    ],
+)
+def test_a_module_that_keeps_only_settings_and_parameter_free_layers_holds_nothing(init, holds_nothing):
+    source = f"import torch.nn as nn\nwidth = 3\n\n\nclass Part(nn.Module):\n    {init}\n\n\npart = Part()\n"
+    analysis = analyse(source)
+    constructed = call(analysis, "Part()")
+    assert (analysis.models.producer(constructed) is None) is holds_nothing
+
+
+def test_a_long_chain_of_operations_is_read_without_recursion():
+    chain = " + ".join(["1"] * 1500)
+    source = f"import torch.nn as nn\n\n\nclass Part(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.total = {chain}\n\n\npart = Part()\n"
+    analysis = analyse(source)
+    assert analysis.models.producer(call(analysis, "Part()")) is None

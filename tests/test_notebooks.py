@@ -324,7 +324,19 @@ def test_any_assignment_of_an_ipython_escape_becomes_a_pass_statement(line):
     assert cell.python.splitlines() == [f"pass  # {line}", "print(1)"]
 
 
-@pytest.mark.parametrize("line", ["same = a == b", "differs = a != b", "ratio = '%d' % n", "ok = x >= 2"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "same = a == b",
+        "differs = a != b",
+        "ratio = '%d' % n",
+        "ok = x >= 2",
+        'log.info("  Num examples = %d", count)',
+        "print(f'rate = {rate}', end='%')",
+        "total += !wc -l",
+        "x = 1  # y = !ls",
+    ],
+)
 def test_a_comparison_or_a_formatted_string_is_python_not_an_escape(line):
     (cell,) = read_notebook(notebook(code([line]))).cells
     assert cell.python == line

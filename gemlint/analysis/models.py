@@ -716,20 +716,29 @@ class ModelTracker:
     def _plain_part(self, value: cst.BaseExpression) -> bool:
         """What a class keeps in ``value`` holds no parameter and no mode: a literal or arithmetic on literals and
         the object's own settings (``self.k ** 2 // 2``), a parameter whose default is a literal (``n_peaks=256``),
-        or a layer without parameters (``nn.Sigmoid()``, a transform)."""
-        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)) or is_name(value, "True", "False", "None"):
-            return True
-        if isinstance(value, cst.UnaryOperation):
-            return self._plain_part(value.expression)
-        if isinstance(value, cst.BinaryOperation):
-            return self._plain_part(value.left) and self._plain_part(value.right)
-        if isinstance(value, cst.Attribute) and is_name(value.value, "self"):
-            return True  # another of its own settings, judged where it is set
-        if isinstance(value, cst.Name):
-            function = self.analysis.enclosing_function(value)
-            param = next((p for p in named_parameters(function) if p.name.value == value.value), None) if function is not None else None
-            return param is not None and param.default is not None and self._plain_part(param.default)
-        return self._parameter_free(value)
+        or a layer without parameters (``nn.Sigmoid()``, a transform). Read with a work list: a long chain of
+        operations is a deep tree."""
+        todo, followed = [value], set()
+        while todo:
+            part = todo.pop()
+            if isinstance(part, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)) or is_name(part, "True", "False", "None"):
+                continue
+            if isinstance(part, cst.UnaryOperation):
+                todo.append(part.expression)
+            elif isinstance(part, cst.BinaryOperation):
+                todo += [part.left, part.right]
+            elif isinstance(part, cst.Attribute) and is_name(part.value, "self"):
+                continue  # another of its own settings, judged where it is set
+            elif isinstance(part, cst.Name):
+                function = self.analysis.enclosing_function(part)
+                param = next((p for p in named_parameters(function) if p.name.value == part.value), None) if function is not None else None
+                if param is None or param.default is None or param in followed:
+                    return False  # no literal default, or one naming the parameter itself (`width=width`)
+                followed.add(param)
+                todo.append(param.default)
+            elif not self._parameter_free(part):
+                return False
+        return True
 
     def _parameter_free(self, value: cst.BaseExpression) -> bool:
         """``value`` builds a layer without parameters or mode: an activation, pooling or loss of torch.nn, or a

@@ -1182,11 +1182,20 @@ class ModuleAnalysis:
             return self._made_up_value(value.args[0].value, seen)  # an array made up, as a tensor
         if isinstance(value, cst.Call):
             return self._made_up_tensor(value)
-        if isinstance(value, cst.UnaryOperation):
-            return self._made_up_value(value.expression, seen)
-        if isinstance(value, cst.BinaryOperation):  # `np.random.rand(1, 64, 64, 3) * 255`: scaled, still made up
-            operands = (value.left, value.right)
-            return any(self._made_up_value(o, seen) for o in operands) and all(_scalar_argument(o) or self._made_up_value(o, seen) for o in operands)
+        if isinstance(value, (cst.UnaryOperation, cst.BinaryOperation)):
+            # `-np.random.rand(...) * 255`: scaled, still made up; the operands gathered with a work list (a long
+            # chain of operations is a deep tree)
+            operands, todo = [], [value]
+            while todo:
+                part = todo.pop()
+                if isinstance(part, cst.UnaryOperation):
+                    todo.append(part.expression)
+                elif isinstance(part, cst.BinaryOperation):
+                    todo += [part.left, part.right]
+                else:
+                    operands.append(part)
+            made_up = [o for o in operands if not _scalar_argument(o)]
+            return bool(made_up) and all(self._made_up_value(o, seen) for o in made_up)
         if isinstance(value, cst.Name) and value.value not in seen:
             seen.add(value.value)
             values = [v for v in self.assigned_values(value) if not _moves_name(v, value.value)]

@@ -53,9 +53,10 @@ _AUTOMAGIC = re.compile(r"\s*(\w+)\s+\S")
 # At the start of a statement these never begin Python: magics, shell escapes, help, autocall escapes.
 _ESCAPE = re.compile(r"\s*[!%?/,;]")
 # `x = !ls`, `files = %sx ls`, `a, b = %time f()`, `env["KEY"], = !cmd`: an assignment of what IPython's escape
-# returns. IPython takes the first `=` of the line as the assignment, whatever the targets before it are;
-# `==`, `!=`, `<=` and `>=` are no assignment.
-_ESCAPE_ASSIGNMENT = re.compile(r"\s*[^=!<>#\s][^=!<>#]*=\s*[!%]")
+# returns. IPython takes the line's first `=` outside brackets and strings as the assignment, whatever the targets
+# before it are (:func:`_escape_assignment`).
+_ESCAPE_ASSIGNMENT = re.compile(r"=\s*[!%]")
+_OPENING, _CLOSING = "([{", ")]}"
 # `obj?`, `obj.method??`, `np.*load*?`: help on a name.
 _HELP = re.compile(r"\s*[\w.*\[\]()]+\?\??\s*$")
 #: What an IPython line becomes: a statement (an indented block stays valid), and the original as a comment.
@@ -406,7 +407,38 @@ def _is_ipython(line: str) -> bool:
     """A line of IPython syntax, for a line that starts a statement (a cell magic's line starts with ``%`` too)."""
     if not line.strip() or line.lstrip().startswith("#"):
         return False
-    return bool(_ESCAPE.match(line) or _ESCAPE_ASSIGNMENT.match(line) or _HELP.match(line))
+    return bool(_ESCAPE.match(line) or _escape_assignment(line) or _HELP.match(line))
+
+
+def _escape_assignment(line: str) -> bool:
+    """``line`` assigns what an IPython escape returns: its first ``=`` outside brackets and strings (not one of
+    ``==``, ``!=``, ``<=``, ``>=``, ``:=`` or an augmented assignment), with targets before it, is followed by ``!``
+    or ``%``."""
+    depth, quote, index = 0, "", 0
+    while index < len(line):
+        char = line[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif line.startswith(quote, index):
+                index += len(quote) - 1
+                quote = ""
+        elif char in "'\"":
+            quote = line[index : index + 3] if line.startswith(char * 3, index) else char
+            index += len(quote) - 1
+        elif char == "#":
+            return False
+        elif char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+        elif char == "=" and depth == 0:
+            if line.startswith("==", index) or (index and line[index - 1] in "=!<>:+-*/%&|^@"):
+                index += 2 if line.startswith("==", index) else 1
+                continue
+            return bool(line[:index].strip()) and _ESCAPE_ASSIGNMENT.match(line, index) is not None
+        index += 1
+    return False
 
 
 class _StatementScanner:
