@@ -152,8 +152,11 @@ def score(batch: dict):
             return
         if self.analysis.discarded_run_on_made_up_input(node):
             return  # a warm-up or a check on made-up input: its graph is dropped at once
-        if self.analysis.converted_to_numpy(node):
-            return  # made a NumPy array as it is, which a graph's output refuses: the forward records none
+        if receiver is node.func and self.analysis.converted_to_numpy(node):
+            # The model called itself, and its output made a NumPy array as it is, which an output of a graph refuses:
+            # the forward records none. (A method's output may be codes or labels, integers that autograd never marks,
+            # whatever the forward recorded.)
+            return
         if self.context.source.path.suffix == NOTEBOOK_SUFFIX and not self._repeats(node):
             return
         if models.forward_guard(receiver):
