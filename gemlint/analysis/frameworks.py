@@ -192,6 +192,8 @@ def manages_models(name: str) -> bool:
     """``name`` says its function acts on a model: a managing verb first, then a model, checkpoint, adapter or
     pipeline (``export_model``, ``LoadLora``, ``switch_base_model``), and no inference word."""
     words = _WORD_START.sub("_", name).lower().strip("_").split("_")
+    if len(words) > 2 and words[0] in ("handle", "on"):
+        words = words[1:]  # an event handler named for what it handles (`handle_load_model`, `on_switch_model`)
     return (
         len(words) > 1 and words[0] in _MANAGING_VERBS and any(word in _MANAGED_OBJECTS for word in words[1:])
         and not any(word.startswith(INFERENCE_NAME_PREFIXES) for word in words)

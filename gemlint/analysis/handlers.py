@@ -156,9 +156,63 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
 
 def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     """What ``node`` loads is kept while empty (:func:`kept_once`), or its function loads only when asked for
-    another than the one it keeps (:func:`_returns_while_kept`): not a load on each call."""
+    another than the one it keeps (:func:`_returns_while_kept`, :func:`_returns_a_kept_entry`): not a load on each
+    call."""
     function = analysis.enclosing_function(node)
-    return kept_once(analysis, node) or (function is not None and _returns_while_kept(analysis, node, function))
+    return kept_once(analysis, node) or (
+        function is not None and (_returns_while_kept(analysis, node, function) or _returns_a_kept_entry(analysis, node, function))
+    )
+
+
+def _returns_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Before ``node``, ``function`` looks the request's key up in a container that outlives the call and returns
+    what it finds (``cached = MODELS.get(name)``, ``if cached is not None: ...; return cached``), and it stores into
+    that container: a cache, which loads only on a miss."""
+    declared_global = _declared_global(analysis, function)
+    found: dict[str, str] = {}  # local -> the container it was read from
+    tested: set[str] = set()
+    for earlier in _statements_before(analysis, node, function):
+        for small in earlier.body if isinstance(earlier, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                container = _entry_read(small.value)
+                if container is not None and _lasting_container(analysis, container, declared_global):
+                    found[small.targets[0].target.value] = dotted_name(container) or ""
+        if isinstance(earlier, cst.If) and _ends_in_a_return(earlier.body):
+            for name in _mentioned(analysis, earlier.test):
+                if name in found:
+                    tested.add(found[name])
+            if isinstance(earlier.test, cst.Comparison):  # `if name in MODELS: return MODELS[name]`
+                for target in earlier.test.comparisons:
+                    if isinstance(target.operator, cst.In) and _lasting_container(analysis, target.comparator, declared_global):
+                        tested.add(dotted_name(target.comparator) or "")
+    tested.discard("")
+    return bool(tested) and any(
+        isinstance(n, cst.Assign)
+        and any(isinstance(t.target, cst.Subscript) and dotted_name(t.target.value) in tested for t in n.targets)
+        for n in analysis.subtree(function.body)
+    )
+
+
+def _entry_read(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The container ``value`` reads an entry of (``MODELS.get(name)``, ``MODELS[name]``), or None."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get" and value.args:
+        return value.func.value
+    if isinstance(value, cst.Subscript):
+        return value.value
+    return None
+
+
+def _lasting_container(analysis: ModuleAnalysis, container: cst.BaseExpression, declared_global: set[str]) -> bool:
+    """``container`` outlives the call: a module-level name, a global, or an attribute not of a local object."""
+    if isinstance(container, cst.Name):
+        return container.value in declared_global or container.value in _module_names(analysis)
+    return isinstance(container, cst.Attribute) and not _of_a_local(analysis, container, declared_global)
+
+
+def _ends_in_a_return(block: cst.BaseSuite) -> bool:
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = statements[-1] if statements else None
+    return isinstance(last, cst.SimpleStatementLine) and any(isinstance(small, cst.Return) for small in last.body)
 
 
 def _returns_while_kept(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:

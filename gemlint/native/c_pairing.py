@@ -214,9 +214,10 @@ class FileAnalysis:
             # An exit in a branch of `if constexpr` may not exist for the types instantiated.
             skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
         )
-        if leak is None or (self._runs_once(acquisition.unit) and self._released_somewhere(acquisition)):
-            # What a function that runs once per process leaks on a failure exit, having released it on its
-            # normal path, is held only until the failure ends the process.
+        if leak is None or (self._runs_once(acquisition.unit) and (self._released_somewhere(acquisition) or self._kept_somewhere(acquisition))):
+            # What a function that runs once per process leaks on a failure exit, having released it or handed it to
+            # an owner on its normal path (`ctx->attrs = attrs`, freed when the owner is), is held only until the
+            # failure ends the process.
             return
         if acquisition.row.name == "new" and acquisition.call.type == "new_expression" and self._registered_with_an_owner(acquisition.call):
             return
@@ -272,6 +273,22 @@ class FileAnalysis:
         variable or a local copied from it (a cleanup that forgets a handle on every path is not this)."""
         names = self.uses.aliases(acquisition.unit, acquisition.variable) if acquisition.variable else frozenset()
         return any(released in names for released in _released_in(acquisition.unit))
+
+    def _kept_somewhere(self, acquisition: Acquisition) -> bool:
+        """The function stores what ``acquisition`` holds, or a local copied from it, where it outlives the call on
+        some path: a field, a dereference, an element or a global (not a plain local)."""
+        if not acquisition.variable:
+            return False
+        names = self.uses.aliases(acquisition.unit, acquisition.variable)
+        for facts in acquisition.unit.facts.values():
+            for assignment in facts.assignments:
+                right = syn.strip(assignment.child_by_field_name("right"))
+                left = syn.strip(assignment.child_by_field_name("left"))
+                if right is None or left is None or right.type != "identifier" or syn.text(right) not in names:
+                    continue
+                if not (left.type == "identifier" and acquisition.unit.is_local(syn.text(left))):
+                    return True
+        return False
 
     def _runs_once(self, unit: Unit) -> bool:
         """``unit`` is a function other than ``main`` that runs at most once per process (``main`` itself is left

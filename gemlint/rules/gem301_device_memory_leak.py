@@ -66,7 +66,7 @@ class DeviceMemoryLeak(PairingRule):
         "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`); what `main` itself acquires "
         "outside any loop, or in its loop over the command line (a loop whose condition reads `argc`), which it holds "
         "at most once per option until the process ends. Likewise the failure exits of a "
-        "function that runs once per process and releases the memory on its normal path (a sample's `runTest()` that "
+        "function that runs once per process and releases the memory, or hands it to an owner, on its normal path (a sample's `runTest()` that "
         "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
         "file that defines `main`, called from one place, outside any loop, in `main` or in another such function. "
         "Memory such a function never releases is reported, unless its call is the last statement of `main` (only "

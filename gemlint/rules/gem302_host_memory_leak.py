@@ -82,7 +82,7 @@ class HostMemoryLeak(PairingRule):
         "in a constructor stores into the member).",
         "Leaving `main` (the process ends), what `main` acquires outside any loop or in its loop over the command line, "
         "calls that never return (`exit`, `abort`), and the failure exits of a function "
-        "that runs once per process and releases the memory on its normal path, or whose call is the last statement "
+        "that runs once per process and releases the memory, or hands it to an owner, on its normal path, or whose call is the last statement "
         "of `main`, as for GEM301.",
         "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
     )
