@@ -34,7 +34,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru) or cached by Streamlit "
         "(`st.cache_resource`, `st.cache_data`), and lazy loading into a global or attribute guarded by `if ... is None:` "
         "or `if key not in self.cache:` (the load bound to a local that the next statements store there counts too), "
-        "also in a helper of another module the handler calls (`if SESSION is not None: ... else: SESSION = ...`).",
+        "also in a helper of another module the handler calls (`if SESSION is not None: ... else: SESSION = ...`), and "
+        "a cache lookup that returns what it finds and stores what it builds (`cached = MODELS.get(name)`, `if cached "
+        "is not None: return cached`, then `MODELS[name] = model`).",
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
         "a flag only such branches raise, or a return before the load when they are the same: `if model.state_path == "
