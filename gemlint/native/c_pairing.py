@@ -31,7 +31,7 @@ from gemlint.native import c_syntax as syn
 from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
 from gemlint.native.c_units import Acquisition, Finding, Target, Unit, parameters
-from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument
+from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument, stored_for_later
 from gemlint.native.once import LOOPS, ends_with_the_process, runs_once
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
@@ -280,15 +280,12 @@ class FileAnalysis:
         if not acquisition.variable:
             return False
         names = self.uses.aliases(acquisition.unit, acquisition.variable)
-        for facts in acquisition.unit.facts.values():
-            for assignment in facts.assignments:
-                right = syn.strip(assignment.child_by_field_name("right"))
-                left = syn.strip(assignment.child_by_field_name("left"))
-                if right is None or left is None or right.type != "identifier" or syn.text(right) not in names:
-                    continue
-                if not (left.type == "identifier" and acquisition.unit.is_local(syn.text(left))):
-                    return True
-        return False
+        return any(
+            right is not None and right.type == "identifier" and syn.text(right) in names and stored_for_later(acquisition.unit, right)
+            for facts in acquisition.unit.facts.values()
+            for assignment in facts.assignments
+            for right in [syn.strip(assignment.child_by_field_name("right"))]
+        )
 
     def _runs_once(self, unit: Unit) -> bool:
         """``unit`` is a function other than ``main`` that runs at most once per process (``main`` itself is left

@@ -247,7 +247,7 @@ class Uses:
                 if self._returns_this(name, arity):
                     node = call  # `ctx->Tag()` is `ctx`: what happens to the result happens to it
                     continue
-                if _stored_for_later(unit, call) and (_cast_to_a_pointer(call) or self._returns_a_pointer(name, arity)):
+                if stored_for_later(unit, call) and (_cast_to_a_pointer(call) or self._returns_a_pointer(name, arity)):
                     return Use.ESCAPE  # `params.dev_ptr = buffer->data()`: what keeps the pointer needs the object alive
             if kind == "subscript_argument_list" and not address and _keyed_into_a_kept_container(unit, parent.parent):
                 return Use.ESCAPE  # `initial_hash_[p] = elem`: a key of a container that outlives the call
@@ -768,9 +768,9 @@ def _through_casts(node: Node) -> tuple[Node, Node | None]:
     return child, parent
 
 
-def _stored_for_later(unit: Unit, call: Node) -> bool:
-    """The result of ``call`` (through parentheses and casts) is returned, or assigned where it outlives the
-    function: a field, a dereference, an element, a global (not a plain local)."""
+def stored_for_later(unit: Unit, call: Node) -> bool:
+    """The value of ``call`` (or of any expression, through parentheses and casts) is returned, or assigned where
+    it outlives the function: a field, a dereference, an element, a global (not a plain local)."""
     child, parent = _through_casts(call)
     if parent is None:
         return False

@@ -1485,10 +1485,8 @@ class ProjectModel:
                 for spelled in spellings:
                     if spelled == UNKNOWN_ELEMENT and not container:
                         continue  # put into a plain list (`self.widths.append(width)`): not a submodule
-                    if _SELF_REBINDING.fullmatch(spelled) or spelled.startswith(f"self.{attribute}."):
-                        # `self.model = self.model.eval()`, `self.grid = self.grid.repeat(n, 1, 1)`: made from the
-                        # attribute's own earlier value, which its other bindings decide
-                        continue
+                    if _made_from_itself(spelled, attribute):
+                        continue  # the attribute's other bindings decide
                     if self._returns_data(entry, chain, spelled.removesuffix("()")):
                         # `self.magnitude = self.transform(x)` (or an element of its result): what its own method
                         # computes with package functions
@@ -1674,7 +1672,7 @@ class ProjectModel:
                 result = False  # `self.net = net`: a module handed in may hold anything
             for attribute, spellings in cls.attributes.items():
                 for spelled in spellings:
-                    if spelled == UNKNOWN_ELEMENT or _SELF_REBINDING.fullmatch(spelled) or spelled.startswith(f"self.{attribute}."):
+                    if spelled == UNKNOWN_ELEMENT or _made_from_itself(spelled, attribute):
                         continue
                     produced = self.resolve(entry, spelled) if not spelled.endswith("()") else None
                     if produced is None:
@@ -2064,6 +2062,13 @@ def _frozen_when_called(method: FunctionSummary, callee: str, false_arguments: l
         if f"{callee}:{parameter}" in false_arguments or (position >= 0 and f"{callee}:{position}" in false_arguments):
             frozen.add(owner)
     return frozen
+
+
+def _made_from_itself(spelled: str, attribute: str) -> bool:
+    """A value bound to ``attribute`` that is made from an attribute's earlier value: the module moved or switched
+    (``self.model = self.model.eval()``), or the attribute's own value computed anew (``self.grid =
+    self.grid.repeat(n, 1, 1)``)."""
+    return _SELF_REBINDING.fullmatch(spelled) is not None or spelled.startswith(f"self.{attribute}.")
 
 
 def _runs_attribute(callees: Collection[str], attribute: str) -> bool:
