@@ -19,7 +19,7 @@ from gemlint.config import Config
 from gemlint.diagnostics import Diagnostic, Severity
 from gemlint.discovery import OnSourceFile, SourceFile
 from gemlint.frontends import frontend_for
-from gemlint.frontends.notebook import Notebook, read_notebook
+from gemlint.frontends.notebook import Notebook, jupytext_python, read_notebook
 from gemlint.languages import Language
 from gemlint.lint_notes import note
 from gemlint.project.files import project_for
@@ -77,6 +77,11 @@ def lint_text(
         return []
     if source.language is Language.NOTEBOOK:
         return _lint_notebook(source, text, rules, selection, line_noqa=line_noqa, project=project)
+    if source.language is Language.PYTHON and (ipython := jupytext_python(text)) is not None:
+        # A notebook kept as a .py file, with IPython lines: linted as IPython runs it. Its fixes are left out,
+        # since a fix is written to the file as Python.
+        diagnostics = _lint_checked(source, ipython, rules, selection, line_noqa, None, project, None)
+        return [replace(diagnostic, fix=None) if diagnostic.fix is not None else diagnostic for diagnostic in diagnostics]
     return _lint_checked(source, text, rules, selection, line_noqa, tree, project, facts)
 
 

@@ -382,6 +382,9 @@ SELF_MODULE_MEMBERS = (MODULE_ONLY_METHODS - {"train"}) | {
     "add_module",
     "post_init",
 }
+#: Of those, the members no other kind of class is likely to have (not ``eval``, ``parameters``, ``modules``,
+#: ``children``: names of many objects' APIs): what makes a class below a base of an unknown package a module.
+TORCH_ONLY_SELF_MEMBERS = SELF_MODULE_MEMBERS - {"eval", "parameters", "modules", "children", "named_children", "post_init"}
 #: torch's own module base: a class deriving from it directly is a plain module, not a framework model.
 PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Module base classes (a class deriving from one, in the file, is a model class).

@@ -457,15 +457,34 @@ class ModelTracker:
             return False  # transformers' Pipeline has a `forward` too
         if self.analysis.class_hooks(cls) is not None:
             return False  # a serving framework's worker (Mosec's `forward` runs per batch): it runs models, it is none
+        # Below a base of a package outside the project, which may be any class, a name many classes use
+        # (`self.parameters(task)` of txtai's ONNX exporter) says nothing: only torch's own members do.
+        members = fw.TORCH_ONLY_SELF_MEMBERS if self._third_party_base(chain) else fw.SELF_MODULE_MEMBERS
         if any(
             self._member_owner(node) in chain
-            for member in fw.SELF_MODULE_MEMBERS
+            for member in members
             for node in self._attributes_named.get(member, ())
             if is_name(node.value, "self")
         ):
             return True
         defines_forward = any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for c in chain for s in c.body.body)
         return defines_forward and any(self._holds_submodule(current) for current in chain)
+
+    def _third_party_base(self, chain: list[cst.ClassDef]) -> bool:
+        """A class of ``chain`` derives from a class imported from a package the project does not hold (known only
+        where the project is: a single file cannot tell its own packages from installed ones)."""
+        outside = self.analysis.outside
+        if outside is None:
+            return False
+        for current in chain:
+            for base in current.bases:
+                if self._local_class(base.value) is not None:
+                    continue
+                for name in self.analysis.qualified_names(base.value):
+                    top = name.partition(".")[0]
+                    if "." in name and top and not outside.project_package(top):
+                        return True
+        return False
 
     def _holds_nothing(self, cls: cst.ClassDef) -> bool:
         """An nn.Module subclass of this file with no parameters and no mode: every class of its chain derives

@@ -289,6 +289,40 @@ def _restore_magics(cell: CodeCell, python: str) -> str:
     return "".join(lines)
 
 
+# -- Jupytext ----------------------------------------------------------------------------------------
+
+#: Jupytext keeps a notebook as a ``.py`` file whose header is the notebook's metadata, a YAML block in comments
+#: (``# ---`` ... ``#   jupytext:`` ... ``# ---``), below an optional shebang or encoding line.
+_JUPYTEXT_HEADER = re.compile(r"(?:#!.*\n)?(?:#.*coding[:=].*\n)?# ---[ \t]*\r?\n(?:#(?! ---).*\r?\n){0,40}?#\s+jupytext:")
+#: Where a cell of Jupytext's percent format starts (``# %%``, ``# %% [markdown]``).
+_PERCENT_CELL = re.compile(r"#\s*%%")
+
+
+def jupytext_python(text: str) -> str | None:
+    """A notebook kept as a ``.py`` file by Jupytext, as IPython runs it: in each cell, the IPython lines (``!pip
+    install``, ``%cd``) neutralised as in a notebook's cells, line for line, and a cell that a cell magic hands to
+    another interpreter commented out. None for any other file, and for one without IPython syntax (its text is
+    already the Python)."""
+    if not _JUPYTEXT_HEADER.match(text):
+        return None
+    cells: list[list[str]] = [[]]
+    for line in split_lines(text):
+        if _PERCENT_CELL.match(line) and cells[-1]:
+            cells.append([])
+        cells[-1].append(line)
+    python = []
+    for lines in cells:
+        source = "".join(lines)
+        neutralised = _neutralised(source)
+        if neutralised is None:
+            python.append("".join(f"# {line}" if line.strip() else line for line in lines))
+        else:
+            # A cell indented as a whole is left as it is: its lines would move.
+            python.append(source if neutralised[2] else neutralised[0])
+    result = "".join(python)
+    return result if result != text else None
+
+
 # -- reading -----------------------------------------------------------------------------------------
 
 
