@@ -303,11 +303,22 @@ class ProjectModel:
         aliased = self._aliases.get(module)
         if aliased:
             found = [*(found or ()), *aliased]
+        if not found and near is not None:
+            beside = self._beside(module, near)
+            found = [beside] if beside is not None else None
         if not found:
             return None
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
         return found[0]
+
+    def _beside(self, module: str, near: str) -> ModuleEntry | None:
+        """The module ``module`` names in the folder of the file ``near``, which Python searches first when that
+        file runs as a script (``sys.path[0]``), also inside a package: ``src/predict.py`` importing ``model``
+        gets ``src/model.py``, though the index knows it as ``src.model``. Asked only for a name nothing else
+        is found under."""
+        base = os.path.join(os.path.dirname(os.path.abspath(near)), *module.split("."))
+        return self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
 
     def _importable_from(self, entry: ModuleEntry, near: str) -> bool:
         """A lone module file (no package) in a subfolder is importable as a top-level name only by the
@@ -440,13 +451,15 @@ class ProjectModel:
         if _depth > _MAX_RESOLVE:
             return None
         parts = dotted.split(".")
-        if parts[0] not in self._top_names:
+        if parts[0] not in self._top_names and (near is None or self._beside(parts[0], near) is None):
             return Target("external", dotted)  # no module of the project starts so (`torch`, `numpy`): no lookups
         for split in range(len(parts), 0, -1):
             module = ".".join(parts[:split])
             entry = self.entry(module, near)
             if entry is None:
                 continue
+            if module not in self.modules and module not in self._aliases:
+                module = entry.name  # found beside ``near`` (a script's folder): named as the index knows it
             rest = parts[split:]
             if not rest:
                 return Target("module", module)
