@@ -765,6 +765,8 @@ class ProjectModel:
             init = summary.methods.get("__init__")
             if init is not None and any(site.callee.rsplit(".", 1)[-1] == "eval" for site in init.calls):
                 return True
+            if init is not None and "self" in self._own_methods_switch(cls, init, near)[0]:
+                return True  # `self.eval_and_disable_grad()`, whose `self.train(not mode)` puts it in eval mode
         # A wrapper run through its own methods (no `forward` in its chain): the methods that run its parts put
         # them in eval mode (`self.model.eval()` in `generate`), and none puts anything back in training mode.
         if any(name == "forward" for _, summary in chain for name in summary.methods):
@@ -772,6 +774,28 @@ class ProjectModel:
         methods = [function for _, summary in chain for name, function in summary.methods.items() if name != "__init__"]
         switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
         return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
+
+    def _own_methods_switch(self, cls: Target, function: FunctionSummary, near: str | None, depth: int = 0) -> tuple[set[str], set[str]]:
+        """What the methods of ``cls`` that ``function`` calls on ``self`` put in eval mode and freeze, given the
+        arguments ``function`` passes (``self.freeze()``; ``self.set_mode(False)``, whose ``self.train(mode)``
+        switches), following the methods those call on ``self`` in turn."""
+        evaluated: set[str] = set()
+        frozen: set[str] = set()
+        for site in function.calls:
+            head, _, method = site.callee.partition(".")
+            if head != "self" or not method or "." in method or method == "__init__":
+                continue
+            located = self.method_summary(cls, method, near)
+            if located is None or located[1] is function:
+                continue
+            called = located[1]
+            evaluated |= called.evaluated | _given_false(called, called.switched_by, site.callee, function.false_arguments)
+            frozen |= called.frozen | _given_false(called, called.frozen_by, site.callee, function.false_arguments)
+            if depth < 2:
+                deeper = self._own_methods_switch(cls, called, near, depth + 1)
+                evaluated |= deeper[0]
+                frozen |= deeper[1]
+        return evaluated, frozen
 
     # -- calls ---------------------------------------------------------------------------------------
     def calls_named(self, name: str) -> list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]:
@@ -1927,13 +1951,7 @@ class ProjectModel:
             init = summary.methods.get("__init__")
             if init is None:
                 continue
-            frozen |= init.frozen
-            for site in init.calls:
-                head, _, method = site.callee.partition(".")
-                if head == "self" and method and "." not in method and method != "__init__":
-                    located = self.method_summary(cls, method, near)
-                    if located is not None:
-                        frozen |= located[1].frozen | _frozen_when_called(located[1], site.callee, init.false_arguments)
+            frozen |= init.frozen | self._own_methods_switch(cls, init, near)[1]
         owner = chain[0][1].name
         if "self" in frozen:
             return f"`{owner}.__init__` freezes every parameter of the model"
@@ -2066,15 +2084,16 @@ class ProjectModel:
         return None
 
 
-def _frozen_when_called(method: FunctionSummary, callee: str, false_arguments: list[str]) -> set[str]:
-    """What ``method`` freezes when called as ``callee`` with the literal ``False`` arguments ``false_arguments``
-    (``self.set_requires_grad(False)``, whose loop sets ``requires_grad = state``)."""
-    frozen = set()
-    for owner, parameter in method.frozen_by.items():
+def _given_false(method: FunctionSummary, by_parameter: dict[str, str], callee: str, false_arguments: list[str]) -> set[str]:
+    """The owners of ``by_parameter`` (what ``method`` freezes or switches by a parameter's value) whose parameter
+    ``method``, called as ``callee``, is given ``False`` (``false_arguments``): ``self.set_requires_grad(False)``,
+    whose loop sets ``requires_grad = state``."""
+    given = set()
+    for owner, parameter in by_parameter.items():
         position = method.params.index(parameter) - 1 if parameter in method.params[1:] else -1  # after `self`
         if f"{callee}:{parameter}" in false_arguments or (position >= 0 and f"{callee}:{position}" in false_arguments):
-            frozen.add(owner)
-    return frozen
+            given.add(owner)
+    return given
 
 
 def _made_from_itself(spelled: str, attribute: str) -> bool:

@@ -62,8 +62,13 @@ class FunctionSummary:
     #: Names and attributes whose every parameter the body sets to a parameter's value: ``for p in
     #: self.parameters(): p.requires_grad = state`` -> {"self": "state"}: frozen where a caller passes ``False``.
     frozen_by: dict[str, str] = field(default_factory=dict)
-    #: Calls of the object's own methods given a literal ``False``, as "callee:position" or "callee:keyword"
-    #: (``self.set_requires_grad(False)`` -> "self.set_requires_grad:0").
+    #: Names and attributes the body switches to a parameter's mode: ``self.train(mode)`` -> {"self": "mode"}: put
+    #: in eval mode where a caller passes ``False``.
+    switched_by: dict[str, str] = field(default_factory=dict)
+    #: Calls of the object's own methods given ``False``, as "callee:position" or "callee:keyword": a literal, or
+    #: what is ``False`` when the function's own parameters keep their defaults (``flag`` whose default is
+    #: ``False``, ``not mode`` whose default is ``True``) (``self.set_requires_grad(False)`` ->
+    #: "self.set_requires_grad:0").
     false_arguments: list[str] = field(default_factory=list)
     #: Local names bound to names: ``block = Fast if convert else Plain`` (or ``block = Fast`` and, in another
     #: branch, ``block = Plain``) -> {"block": ["Fast", "Plain"]}: what ``self.layer = block(...)`` may build.
@@ -201,8 +206,10 @@ class _Summariser:
         self._annotations: list[dict[str, str]] = []
         #: Per open function: its parameters whose default is a literal value (``use_gpu=True``, ``ids=[0]``).
         self._valued: list[frozenset[str]] = []
-        #: Per open function: its parameters whose default is ``False`` (``requires_grad=False``).
+        #: Per open function: its parameters whose default is ``False`` (``requires_grad=False``), and those whose
+        #: default is ``True``.
         self._false_by_default: list[frozenset[str]] = []
+        self._true_by_default: list[frozenset[str]] = []
         #: How many grad-free ``with`` blocks and decorated functions enclose the current node.
         self._guards = 0
         self._seen: dict[tuple[int, str], int] = {}
@@ -342,7 +349,8 @@ class _Summariser:
             {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         )
         self._valued.append(_valued_parameters(args))
-        self._false_by_default.append(_false_by_default(args))
+        self._false_by_default.append(_by_default(args, False))
+        self._true_by_default.append(_by_default(args, True))
         for decorator in node.decorator_list:
             self.visit(decorator)
         # A grad-free decorator guards the body; an async def's only covers making the coroutine.
@@ -355,6 +363,7 @@ class _Summariser:
         self._annotations.pop()
         self._valued.pop()
         self._false_by_default.pop()
+        self._true_by_default.pop()
         self._bound_at.pop()
         self._lists.pop()
         self.functions.pop()
@@ -586,11 +595,16 @@ class _Summariser:
                 function = self.functions[-1]
                 function.calls.append(site)
                 if callee.startswith("self.") and callee.count(".") == 1:
-                    function.false_arguments.extend(_false_arguments(callee, node))
+                    function.false_arguments.extend(_false_arguments(callee, node, self._false_by_default[-1], self._true_by_default[-1]))
                 if isinstance(node.func, ast.Attribute):
                     receiver = dotted(node.func.value)
                     if receiver and (node.func.attr in _EVAL_METHODS and not node.args or _train_false(node)):
                         function.evaluated.add(receiver)
+                    elif receiver and node.func.attr == "train" and (mode := _mode_argument(node)) is not None:
+                        if _false_by_default_value(mode, self._false_by_default[-1], self._true_by_default[-1]):
+                            function.evaluated.add(receiver)  # `self.train(not mode)`, `mode` True by default
+                        elif isinstance(mode, ast.Name) and mode.id in function.params:
+                            function.switched_by[receiver] = mode.id
                     if receiver and node.func.attr == "load_state_dict":
                         function.loads_state.add(receiver)
                     if node.func.attr == "requires_grad_" and _false_argument(node, "requires_grad"):
@@ -844,11 +858,31 @@ def _false_argument(node: ast.Call, keyword: str) -> bool:
     return bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
 
 
-def _false_arguments(callee: str, call: ast.Call) -> list[str]:
-    """The literal ``False`` arguments of ``call`` as "callee:position" or "callee:keyword"."""
-    found = [f"{callee}:{index}" for index, arg in enumerate(call.args) if isinstance(arg, ast.Constant) and arg.value is False]
-    found += [f"{callee}:{kw.arg}" for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant) and kw.value.value is False]
+def _false_arguments(callee: str, call: ast.Call, false: frozenset[str] = frozenset(), true: frozenset[str] = frozenset()) -> list[str]:
+    """The ``False`` arguments of ``call`` as "callee:position" or "callee:keyword": literals, and values that are
+    ``False`` while the calling function's parameters keep their defaults (``false``: those whose default is
+    ``False``; ``true``: those whose default is ``True``)."""
+    found = [f"{callee}:{index}" for index, arg in enumerate(call.args) if _false_by_default_value(arg, false, true)]
+    found += [f"{callee}:{kw.arg}" for kw in call.keywords if kw.arg and _false_by_default_value(kw.value, false, true)]
     return found
+
+
+def _false_by_default_value(value: ast.AST, false: frozenset[str], true: frozenset[str]) -> bool:
+    """``value`` is ``False`` while the function's parameters keep their defaults: the literal, a parameter whose
+    default is ``False``, or ``not`` one whose default is ``True``."""
+    if isinstance(value, ast.Constant):
+        return value.value is False
+    if isinstance(value, ast.Name):
+        return value.id in false
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        operand = value.operand
+        return (isinstance(operand, ast.Constant) and operand.value is True) or (isinstance(operand, ast.Name) and operand.id in true)
+    return False
+
+
+def _mode_argument(call: ast.Call) -> ast.AST | None:
+    """What ``m.train(...)`` is given for ``mode``, positionally or by keyword (None when nothing)."""
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "mode"), None)
 
 
 def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:
@@ -883,11 +917,16 @@ def _frozen_by_loop(node: ast.For | ast.AsyncFor, false_by_default: frozenset[st
                 return owner, value.id
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             call = statement.value
-            if (
+            if not (
                 isinstance(call.func, ast.Attribute) and call.func.attr == "requires_grad_" and isinstance(call.func.value, ast.Name)
-                and call.func.value.id == name and _false_argument(call, "requires_grad")
+                and call.func.value.id == name
             ):
+                continue
+            if _false_argument(call, "requires_grad"):
                 return owner, None
+            given = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "requires_grad"), None)
+            if isinstance(given, ast.Name):  # `p.requires_grad_(mode)`, as `p.requires_grad = mode`
+                return (owner, None) if given.id in false_by_default else (owner, given.id)
     return None
 
 
@@ -921,11 +960,11 @@ def _mode_free_layer(value: ast.AST, choices: dict[str, list[str]]) -> bool | No
     return given is None or (isinstance(given, ast.Constant) and type(given.value) in (int, float, bool) and not given.value)
 
 
-def _false_by_default(args: ast.arguments) -> frozenset[str]:
-    """The parameters whose default is the literal ``False``."""
+def _by_default(args: ast.arguments, value: bool) -> frozenset[str]:
+    """The parameters whose default is the literal ``value`` (``True`` or ``False``)."""
     positional = [*args.posonlyargs, *args.args]
     pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
-    return frozenset(arg.arg for arg, default in pairs if isinstance(default, ast.Constant) and default.value is False)
+    return frozenset(arg.arg for arg, default in pairs if isinstance(default, ast.Constant) and default.value is value)
 
 
 def _train_false(node: ast.Call) -> bool:
