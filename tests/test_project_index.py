@@ -292,7 +292,8 @@ def test_a_file_the_project_read_for_its_routes_is_analysed_once(tmp_path, monke
     monkeypatch.setattr(module_analysis, "build_index", lambda module: indexed.append(module.code) or build_index(module))
     monkeypatch.setattr(routes, "extract", lambda analysis: extracted.append(analysis.module.code) or extract(analysis))
     result = run([tmp_path / "svc" / "handlers.py", tmp_path / "svc" / "main.py"], config, jobs=1)
-    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [("GEM602", "handlers.py")]
+    # main.py's route table hands `health` to FastAPI: a route, whose forward is also unguarded (GEM101)
+    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [("GEM602", "handlers.py"), ("GEM101", "handlers.py")]
     assert indexed.count(MAIN) == extracted.count(MAIN) == 1
     assert indexed.count(HANDLERS) == extracted.count(HANDLERS) == 1
 

@@ -141,6 +141,12 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     "django.views.View": frozenset({"get", "post", "put", "patch", "delete"}),
     "django.views.generic.View": frozenset({"get", "post", "put", "patch", "delete"}),
     "aiohttp.web.View": frozenset({"get", "post", "put", "patch", "delete"}),
+    # Django REST framework: a view's HTTP verbs, a view set's actions
+    "rest_framework.views.APIView": frozenset({"get", "post", "put", "patch", "delete"}),
+    "rest_framework.generics.GenericAPIView": frozenset({"get", "post", "put", "patch", "delete"}),
+    "rest_framework.viewsets.ViewSet": frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"}),
+    "rest_framework.viewsets.GenericViewSet": frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"}),
+    "rest_framework.viewsets.ModelViewSet": frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"}),
 }
 # TorchServe's custom service: a class with ``initialize(self, context)`` and ``handle(self, data, context)``
 # and no base class; TorchServe calls ``handle`` per request.

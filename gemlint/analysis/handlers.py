@@ -83,6 +83,9 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
     handing = analysis.gradio_callback_elsewhere(function)
     if handing is not None:
         return f"`{name}` is {GRADIO_EVENT} (in `{handing}`), run on every event"
+    routing = analysis.route_handler_elsewhere(function)
+    if routing is not None:
+        return f"`{name}` is registered as a route handler in `{routing}`"
     if analysis.is_bot_handler(function):
         return f"`{name}` is a chat bot handler, run on every message"
     if analysis.is_queue_task(function):

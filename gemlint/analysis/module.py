@@ -899,6 +899,11 @@ class ModuleAnalysis:
         """The module of another file that hands ``function`` to Gradio, which calls it on every event."""
         return self.outside.handed_to_gradio(self, function) if self.outside is not None else None
 
+    def route_handler_elsewhere(self, function: cst.FunctionDef) -> str | None:
+        """The module of another file whose route table hands ``function`` to a web framework, which calls it on
+        every request (Django's ``urls.py``)."""
+        return self.outside.routed_elsewhere(self, function) if self.outside is not None else None
+
     def is_serving_api(self, function: cst.FunctionDef) -> bool:
         """``function`` is decorated as a serving framework's API, run per request (BentoML's ``@bentoml.api``,
         Jina's ``@requests``, bare or called with ``on=``)."""
@@ -1335,6 +1340,9 @@ class ModuleAnalysis:
         handing = self.gradio_callback_elsewhere(function)
         if handing is not None:
             return f"`{name}` is handed to Gradio in `{handing}` (it runs on every event)"
+        routing = self.route_handler_elsewhere(function)
+        if routing is not None:
+            return f"`{name}` is registered as a route handler in `{routing}`"
         if self.is_bot_handler(function):
             return f"`{name}` is a chat bot handler (it runs on every message)"
         if self.is_queue_task(function):

@@ -148,6 +148,10 @@ class OutsideFacts(Protocol):
         """The module of another file that hands ``function`` to Gradio (``gr.Interface(fn=predict)`` with
         ``predict`` imported), which calls it on every event; None when none does."""
 
+    def routed_elsewhere(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> str | None:
+        """The module of another file whose route table hands ``function`` to a web framework (Django's
+        ``path("predict/", views.predict)`` in ``urls.py``), which calls it on every request; None when none does."""
+
     def per_request_callers(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> list[str | None]:
         """For each call of ``function`` from another module: why the caller runs on every request, or None
         when it does not (a start-up hook, module level, code that is not request code)."""

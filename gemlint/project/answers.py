@@ -151,6 +151,13 @@ class ProjectAnswers:
         handing = self.model.handed_to(*located)
         return handing[0].summary.name if handing else None
 
+    def routed_elsewhere(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
+        located = self._function_target(analysis, function)
+        if located is None or not self.model.on_evidenced_path(located[0].path, located[1]):
+            return None
+        handing = self.model.handed_to(*located, routed=True)
+        return handing[0].summary.name if handing else None
+
     def per_request_callers(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str | None]:
         located = self._function_target(analysis, function)
         if located is None:

@@ -814,16 +814,17 @@ class ProjectModel:
             self._callers[name] = found
         return found
 
-    def handed_to(self, entry: ModuleEntry, qualname: str) -> list[ModuleEntry]:
-        """The modules of other files that hand the project function ``qualname`` of ``entry``'s module to Gradio
-        (found through the callers index, which lists the names a module hands over with those it calls)."""
+    def handed_to(self, entry: ModuleEntry, qualname: str, routed: bool = False) -> list[ModuleEntry]:
+        """The modules of other files that hand the project function ``qualname`` of ``entry``'s module to Gradio,
+        or with ``routed`` to a route table (found through the callers index, which lists the names a module hands
+        over with those it calls)."""
         name = qualname.rsplit(".", 1)[-1]
         found = []
         for path in self._facts_part("callers").get(name, ()):
             handing = self.by_path.get(path)
             if handing is None or handing.path == entry.path:
                 continue
-            if any(module.path == entry.path and function.qualname == qualname for module, function in self._handed_functions(handing, name)):
+            if any(module.path == entry.path and function.qualname == qualname for module, function in self._handed_functions(handing, name, routed)):
                 found.append(handing)
         return found
 
@@ -1311,6 +1312,7 @@ class ProjectModel:
         names = {site.callee.rsplit(".", 1)[-1] for function in entry.summary.callables() for site in function.calls}
         names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
         names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.callbacks.values() for spelled in spellings)
+        names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.routed.values() for spelled in spellings)
         return sorted(names)
 
     def _entry_points(self, entry: ModuleEntry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
@@ -1339,13 +1341,15 @@ class ProjectModel:
         # Functions handed to Gradio run on every event, wherever they are defined (`fn=app.respond`, with `app`
         # an instance the page's builder made; `gr.Interface(predict)` with `predict` imported).
         scripts.extend((located[0].path, located[1].qualname) for located in self._handed_functions(entry))
+        # So do the views a route table hands to a web framework (Django's `path("predict/", views.predict)`).
+        scripts.extend((located[0].path, located[1].qualname) for located in self._handed_functions(entry, routed=True))
         return points, scripts
 
-    def _handed_functions(self, entry: ModuleEntry, name: str | None = None) -> list[tuple[ModuleEntry, FunctionSummary]]:
-        """The project functions the module of ``entry`` hands to Gradio (those spelled ending in ``name``, when
-        given), each looked up near the module that hands it over."""
+    def _handed_functions(self, entry: ModuleEntry, name: str | None = None, routed: bool = False) -> list[tuple[ModuleEntry, FunctionSummary]]:
+        """The project functions the module of ``entry`` hands to Gradio, or with ``routed`` to a route table
+        (those spelled ending in ``name``, when given), each looked up near the module that hands it over."""
         found = []
-        for owner, spellings in entry.summary.callbacks.items():
+        for owner, spellings in (entry.summary.routed if routed else entry.summary.callbacks).items():
             handing = _located(entry, owner) if owner else None
             for spelled in spellings:
                 if name is not None and spelled.rsplit(".", 1)[-1] != name:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from gemlint.analysis.ast_walk import SCALAR_FIELDS, child_fields, fields_table
-from gemlint.analysis.frameworks import GRADIO_APPS, GRADIO_EVENTS
+from gemlint.analysis.frameworks import GRADIO_APPS, GRADIO_EVENTS, REGISTRATION_METHODS, ROUTE_HANDLER_KEYWORDS, ROUTE_OBJECTS, WEB_FRAMEWORKS
 from gemlint.analysis.triage import SyntaxCollector, SyntaxFacts
 from gemlint.discovery import forget_listings, listed_package
 
@@ -121,6 +121,10 @@ class ModuleSummary:
     #: Functions handed to Gradio (an app's ``fn``, an event listener's ``btn.click(f)``), which Gradio calls on
     #: every event: the qualname of the function that hands them ("" at module level) -> their spellings.
     callbacks: dict[str, list[str]] = field(default_factory=dict)
+    #: Functions handed to a web framework's route table (Django's ``path("predict/", views.predict)``, Flask's
+    #: ``app.add_url_rule("/", view_func=views.index)``), which the framework calls on every request: as
+    #: :attr:`callbacks`.
+    routed: dict[str, list[str]] = field(default_factory=dict)
     #: The triage facts of the same tree, so that linting the file needs no second ``ast`` parse.
     syntax: SyntaxFacts | None = None
 
@@ -224,6 +228,8 @@ class _Summariser:
         #: Whether the module imports Gradio, and the names and attributes bound to its components, Blocks and
         #: events (``btn = gr.Button()``, ``with gr.Blocks() as demo``): the receivers whose listeners take callbacks.
         self._gradio = False
+        #: The module imports a web framework: its route tables hand functions to it (see :attr:`ModuleSummary.routed`).
+        self._web = False
         self._gradio_objects: set[str] = set()
 
     def _name(self, node: ast.Name) -> None:
@@ -270,6 +276,7 @@ class _Summariser:
         for alias in node.names:
             self._imported_module(alias.name)
             self._gradio = self._gradio or alias.name.split(".")[0] == "gradio"
+            self._web = self._web or alias.name.split(".")[0] in WEB_FRAMEWORKS
             if alias.asname:
                 self.summary.imports[alias.asname] = alias.name
             else:
@@ -282,6 +289,7 @@ class _Summariser:
         if base:
             self._imported_module(base)
             self._gradio = self._gradio or base.split(".")[0] == "gradio"
+            self._web = self._web or base.split(".")[0] in WEB_FRAMEWORKS
         for alias in node.names:
             if alias.name == "*":
                 self.summary.star_imports.append(base)
@@ -637,7 +645,27 @@ class _Summariser:
                 self._list_call(node, callee)
             if self._gradio:
                 self._gradio_callback(node, callee)
+            if self._web:
+                self._route_handler(node, callee)
         self.children(node)
+
+    def _route_handler(self, node: ast.Call, callee: str) -> None:
+        """A function handed to a route table: a route object of a web framework (Django's ``path(route, view)``,
+        Starlette's ``Route(path, endpoint)``), or a registration method (``app.add_url_rule(rule, endpoint,
+        view_func)``, ``app.add_api_route(path, endpoint)``), by position or by the handler's keyword."""
+        head, _, rest = callee.partition(".")
+        imported = self.summary.imports.get(head)
+        qualified = f"{imported}.{rest}" if imported and rest else imported
+        table = ROUTE_OBJECTS.get(qualified or "")
+        if table is None and "." in callee:
+            table = REGISTRATION_METHODS.get(callee.rsplit(".", 1)[-1])
+        if table is None:
+            return
+        position = table[1]
+        handed = next((k.value for k in node.keywords if k.arg in ROUTE_HANDLER_KEYWORDS), node.args[position] if len(node.args) > position else None)
+        spelled = dotted(handed) if isinstance(handed, (ast.Name, ast.Attribute)) else None
+        if spelled and "()" not in spelled:
+            self.summary.routed.setdefault(self.functions[-1].qualname if self.functions else "", []).append(spelled)
 
     def _gradio_name(self, spelled: str) -> str | None:
         """``spelled`` as the absolute name this module's imports make it, where that is Gradio's
