@@ -428,6 +428,17 @@ class CTracker:
             return None
         if kind == "call_expression" and self._length_of_handle(node):
             return False  # `if (strlen(p))`
+        if kind == "call_expression" and not syn.arguments(node):
+            # `if (!status.is_ok()) return status;` with `Status status = to_status(cudaMalloc(&p, n))`: the status
+            # object's own predicate, named for its outcome
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "field_expression" and self._subject(syn.strip(function.child_by_field_name("argument")), status_valid) == "status":
+                name = syn.text(function.child_by_field_name("field"))
+                if _FAILURE_PREDICATE.search(name):
+                    return True
+                if _SUCCESS_PREDICATE.search(name):
+                    return False
+            return None
         if kind == "call_expression":
             # `if (CUDA_FAILED(cudaMalloc(&p, n))) return false;`: a predicate on the status that says its outcome;
             # `if (!checkCudaError(err, "what failed"))`: a check, true when it passes (a message may follow)
