@@ -280,9 +280,10 @@ class ModelTracker:
             outer = chained
         return isinstance(outer, cst.Call) and self._bound_and_used_as_module(outer)
 
-    def forward_guard(self, receiver: cst.BaseExpression) -> str | None:
+    def forward_guard(self, receiver: cst.BaseExpression, called_itself: bool = False) -> str | None:
         """Why the forward of a model ``receiver`` may hold runs without gradients by itself: its class's
-        ``forward`` (here or in another project module) carries a grad-free decorator. One such producer is
+        ``forward`` (here or in another project module) carries a grad-free decorator; for a model called itself
+        (``called_itself``), its class's own ``__call__`` where it overrides the module's. One such producer is
         enough: the producers of a name are read without its control flow (``model = Net()`` and then
         ``model = Guarded(model)``, or one on each branch of the arguments), so which one runs here is not known."""
         for origin in self.origins(receiver):
@@ -291,9 +292,11 @@ class ModelTracker:
                 return f"it runs in {runtime}, which records no autograd graph"
             reason = None
             cls = self._constructed_class(origin) if origin.kind is Origin.CONSTRUCTED else None
-            forward = self._method_of(cls, "forward") if cls is not None else None
+            forward = None
+            if cls is not None:
+                forward = (self._method_of(cls, "__call__") if called_itself else None) or self._method_of(cls, "forward")
             if forward is not None and any(self.analysis.decorator_grad_mode(d.decorator) == "off" for d in forward.decorators):
-                reason = f"`{cls.name.value}.forward` is decorated with a grad-free guard"
+                reason = f"`{cls.name.value}.{forward.name.value}` is decorated with a grad-free guard"
             elif isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
                 entry = self._own_hub_entry(origin.node)
                 if entry is not None:
@@ -354,7 +357,16 @@ class ModelTracker:
             return False
         repository = passed_argument(call, 0, "repo_or_dir")
         name = literal_value(repository) if repository is not None else None
-        if not isinstance(name, str) or name.partition(":")[0] not in fw.SELF_GUARDED_HUB_REPOS:
+        if not isinstance(name, str):
+            return False
+        source = passed_argument(call, None, "source")
+        if source is not None and literal_value(source) == "local":
+            # A local clone of the repository (`torch.hub.load("/yolov5", "yolov5s", source="local")`), in a folder
+            # named as the repository is
+            folder = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+            if folder not in {repo.rsplit("/", 1)[-1] for repo in fw.SELF_GUARDED_HUB_REPOS}:
+                return False
+        elif name.partition(":")[0] not in fw.SELF_GUARDED_HUB_REPOS:
             return False
         shaped = passed_argument(call, None, "autoshape")
         return (shaped is None or literal_value(shaped) is not False) and self.analysis.resolves_to(call.func, _HUB_LOADS)

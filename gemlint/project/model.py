@@ -1770,6 +1770,12 @@ class ProjectModel:
         if classes or "()" in callee:
             return None
         target = self.resolve(entry, callee)
+        if target is not None and target.kind == "class":
+            # `commons.Adam(model.parameters(), ...)`: a project class that builds a torch optimizer when made
+            init = self.method_summary(target, "__init__", entry.path)
+            if init is not None and self._builds_optimizer(*init):
+                return f"`{target.qualname}` in `{target.module}` builds a torch optimizer"
+            return None
         if target is None or target.kind != "function" or "." in target.qualname:
             return None
         key = ("trains", target)
@@ -1788,6 +1794,16 @@ class ProjectModel:
             located = self.method_summary(cls, method, near)
             self.memo[key] = self._body_trains(located[0], located[1], cls, near, depth) if located is not None else None
         return self.memo[key]  # type: ignore[return-value]
+
+    def _builds_optimizer(self, entry: ModuleEntry, function: FunctionSummary) -> bool:
+        """``function`` (of ``entry``) builds one of torch's optimizers (``torch.optim.Adam(params, ...)``)."""
+        for site in function.calls:
+            if site.callee.rsplit(".", 1)[-1] not in fw.OPTIMIZER_CLASSES:
+                continue
+            resolved = self.resolve(entry, site.callee)
+            if resolved is not None and resolved.kind == "external" and resolved.module.startswith("torch.optim."):
+                return True
+        return False
 
     def _body_trains(self, entry: ModuleEntry, function: FunctionSummary, cls: Target | None, near: str, depth: int) -> str | None:
         """Why ``function`` (of ``entry``; a method of ``cls``) runs a training step, itself or through what it

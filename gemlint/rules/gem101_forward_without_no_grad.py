@@ -159,7 +159,7 @@ def score(batch: dict):
             return
         if self.context.source.path.suffix == NOTEBOOK_SUFFIX and not self._repeats(node):
             return
-        if models.forward_guard(receiver):
+        if models.forward_guard(receiver, called_itself=receiver is node.func):
             return
         verdict = self.analysis.reported_context(node, verdict)  # the callers of a named function, asked last
         if not verdict.is_inference:
