@@ -504,6 +504,8 @@ TENSORRT_ENGINE_MODULES = frozenset({"torch2trt.TRTModule", "torch2trt.torch2trt
 ULTRALYTICS_FRONT_ENDS = frozenset({"YOLO", "RTDETR", "SAM", "FastSAM", "NAS", "YOLOWorld", "YOLOE", "Model"})
 # Class names that are never models, whatever else they contain.
 NON_MODEL_CLASS_WORDS = ("Tokenizer", "Processor", "Config", "Scheduler", "FeatureExtractor", "Pipeline", "Extractor", "Trainer", "Collator", "Callback")
+#: Of those, the words of classes that hold data and no module (a diffusers noise scheduler, a tokenizer).
+DATA_CLASS_WORDS = ("Tokenizer", "Processor", "Config", "Scheduler", "FeatureExtractor")
 # Classes whose construction loads a pretrained model (already in eval mode).
 PRETRAINED_CONSTRUCTORS = frozenset(
     {

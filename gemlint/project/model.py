@@ -1585,6 +1585,8 @@ class ProjectModel:
                             # a class of a package outside torch and the model libraries (`julius`'s filters,
                             # `kaldifeat`): its insides are not read, and it is no evidence of a mode
                             or produced.module.partition(".")[0] not in fw.LAYER_PACKAGES
+                            # a noise scheduler, tokenizer, processor or configuration of a model library: data
+                            or any(word in last for word in fw.DATA_CLASS_WORDS)
                         )
                         result = result and plain and (not _MODE_DEPENDENT.search(last) or self._mode_free_layer(produced, cls, attribute))
                     elif produced.kind == "function" and self.returns_eval_mode_only(produced, entry.path):
