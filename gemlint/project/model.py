@@ -317,8 +317,15 @@ class ProjectModel:
         file runs as a script (``sys.path[0]``), also inside a package: ``src/predict.py`` importing ``model``
         gets ``src/model.py``, though the index knows it as ``src.model``. Asked only for a name nothing else
         is found under."""
+        if module.partition(".")[0] not in self._file_stems:
+            return None  # `torch`, `numpy`: no file or package of the project is named so
         base = os.path.join(os.path.dirname(os.path.abspath(near)), *module.split("."))
         return self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
+
+    @cached_property
+    def _file_stems(self) -> frozenset[str]:
+        """The last part of every module's name: what a script's own folder may hold under a bare name."""
+        return frozenset(name.rpartition(".")[2] for name in self.modules)
 
     def _importable_from(self, entry: ModuleEntry, near: str) -> bool:
         """A lone module file (no package) in a subfolder is importable as a top-level name only by the
