@@ -28,8 +28,12 @@ COMPARISON_CALLS = frozenset(
         "dist",
     }
 )
-#: Reductions that turn ``(a - b).abs()`` into the size of the difference: ``(out - ref).abs().max()``.
+#: Reductions that turn ``(a - b).abs()`` into the size of the difference: ``(out - ref).abs().max()``, or as
+#: functions, ``np.sum(np.abs(out - ref))``.
 _REDUCTIONS = frozenset({"max", "mean", "sum"})
+#: Methods that hand back the same values in another place or type: ``model(x).cpu().detach().numpy()`` holds what
+#: the model returned.
+_SAME_VALUES = frozenset({"cpu", "cuda", "detach", "numpy", "float", "double", "to", "astype", "contiguous", "squeeze", "tolist"})
 
 
 def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
@@ -37,7 +41,11 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
     two calls that were handed the same value."""
     nodes = list(nodes)
     results: dict[str, cst.Call] = {}
+    # `diff = np.abs(out - ref)`, reduced below as `np.sum(diff)`: what each name is bound to
+    bound: dict[str, cst.BaseExpression] = {}
     for node in nodes:
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            bound[node.targets[0].target.value] = node.value
         call = _returned_by(node.value) if isinstance(node, cst.Assign) and len(node.targets) == 1 else None
         if call is not None:
             target = node.targets[0].target
@@ -48,7 +56,7 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
                     results[name.value] = call
     for node in nodes:
         if isinstance(node, cst.Call):
-            for first, second in _compared(node):
+            for first, second in _compared(node, bound):
                 left, right = _call_behind(first, results), _call_behind(second, results)
                 if left is not None and right is not None and left is not right and _shared_input(left, right):
                     return True
@@ -56,13 +64,19 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
 
 
 def _returned_by(value: cst.BaseExpression) -> cst.Call | None:
-    """The call whose result ``value`` is, or a part of it: ``f(x)``, ``f(x).sample``, ``f(x)[0]``."""
-    while isinstance(value, (cst.Attribute, cst.Subscript)):
-        value = value.value
+    """The call whose result ``value`` is, or a part of it: ``f(x)``, ``f(x).sample``, ``f(x)[0]``,
+    ``f(x).cpu().numpy()``."""
+    while True:
+        if isinstance(value, (cst.Attribute, cst.Subscript)):
+            value = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _SAME_VALUES:
+            value = value.func.value
+        else:
+            break
     return value if isinstance(value, cst.Call) else None
 
 
-def _compared(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+def _compared(call: cst.Call, bound: dict[str, cst.BaseExpression]) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
     name = terminal_name(call.func)
     if name in COMPARISON_CALLS:
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
@@ -78,6 +92,13 @@ def _compared(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpressi
         inner = call.func.value
         if terminal_name(inner.func) == "abs" and isinstance(inner.func, cst.Attribute):
             operand = inner.func.value
+    elif name in _REDUCTIONS and call.args:
+        # `np.sum(np.abs(out - ref))`, or `np.sum(diff)` with `diff = np.abs(out - ref)`
+        inner = call.args[0].value
+        if isinstance(inner, cst.Name):
+            inner = bound.get(inner.value, inner)
+        if isinstance(inner, cst.Call) and terminal_name(inner.func) == "abs":
+            operand = inner.args[0].value if inner.args else inner.func.value if isinstance(inner.func, cst.Attribute) else None
     elif name == "all" and isinstance(call.func, cst.Attribute) and not call.args:
         # `(a == b).all()`: every element the same
         equal = call.func.value
