@@ -35,6 +35,9 @@ _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _BUILTIN_USES = frozenset({"int", "hex", "print", "len", "str", "repr", "format", "bool", "id", "isinstance", "float", "min", "max"})
 
 
+_LOOPS = (cst.For, cst.While)
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -231,6 +234,10 @@ class PyFileAnalysis:
             return
         if acquisition.target is not Target.TRACKED:
             return
+        if self._once_per_process(acquisition):
+            # A script's `main`, run once from its `__main__` block: what it acquires outside a loop is held at most
+            # once, until the process ends (as C's `main`; see gemlint.native.once).
+            return
         tracker = PyTracker(self, acquisition)
         leak = find_leak(acquisition.step, tracker, state=True)
         if leak is None:
@@ -252,6 +259,30 @@ class PyFileAnalysis:
                 f"{leak.reason} before `{release}` releases it"
             )
         self.findings.append(Finding(row.kind.leak_code, acquisition.call, message))
+
+    def _once_per_process(self, acquisition: Acquisition) -> bool:
+        """The acquisition is outside any loop of a module-level function that the module's ``__main__`` block
+        calls once, outside a loop, and that nothing else in the module names."""
+        function = acquisition.unit.function
+        analysis = self.analysis
+        if analysis.parent(function) is not self.context.module or not analysis.has_main_block:
+            return False
+        for node in analysis.ancestors(acquisition.call):
+            if node is function:
+                break
+            if isinstance(node, _LOOPS):
+                return False
+        name = function.name.value
+        uses = [node for node in iter_subtree(self.context.module, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name]
+        call = analysis.parent(uses[0]) if len(uses) == 1 else None
+        if not isinstance(call, cst.Call) or call.func is not uses[0]:
+            return False
+        for node in analysis.ancestors(call):
+            if isinstance(node, cst.If) and analysis.is_main_block(node):
+                return True
+            if isinstance(node, (*_LOOPS, cst.FunctionDef, cst.Lambda)):
+                return False
+        return False
 
     @staticmethod
     def _release_label(row: Acquire, label: str) -> str:
