@@ -189,10 +189,19 @@ def _returns_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, function:
                     if isinstance(target.operator, cst.In) and _lasting_container(analysis, target.comparator, declared_global):
                         tested.add(dotted_name(target.comparator) or "")
     tested.discard("")
-    return bool(tested) and any(
-        isinstance(n, cst.Assign)
-        and any(isinstance(t.target, cst.Subscript) and dotted_name(t.target.value) in tested for t in n.targets)
-        for n in analysis.subtree(function.body)
+    return bool(tested) and any(_stores_into(n, tested) for n in analysis.subtree(function.body))
+
+
+def _stores_into(node: cst.CSTNode, containers: set[str]) -> bool:
+    """``node`` stores an entry into one of ``containers``: ``MODELS[name] = model``, ``MODELS.update({name:
+    model})``, ``MODELS.setdefault(name, model)``."""
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Subscript) and dotted_name(t.target.value) in containers for t in node.targets)
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("update", "setdefault")
+        and dotted_name(node.func.value) in containers
     )
 
 
@@ -357,7 +366,8 @@ def _under_test_of_kept(analysis: ModuleAnalysis, node: cst.CSTNode, keys: set[s
 
 
 def _mentioned(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> set[str | None]:
-    return {dotted_name(n) for n in analysis.subtree(expression, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute))}
+    """The names and attributes ``expression`` reads, itself included (a test that is a bare name: ``if cached:``)."""
+    return {dotted_name(n) for n in (expression, *analysis.subtree(expression, into_scopes=True)) if isinstance(n, (cst.Name, cst.Attribute))}
 
 
 def _keyed_by_kept_state(analysis: ModuleAnalysis, branch: cst.If, function: cst.FunctionDef) -> bool:
