@@ -451,7 +451,7 @@ class FileAnalysis:
             if _raw_pointer_of_owner(argument):
                 return True  # `new QTcpServer(m_server.get())`: a parent held by a smart pointer
         type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
-        return bool(type_name) and type_name in self.self_owning_classes
+        return bool(type_name) and (type_name in self.self_owning_classes or type_name in SELF_DELETING_BASES)
 
     def _registered_with_an_owner(self, new: Node) -> bool:
         """``new Conv2d(&net, ...)`` of a class whose constructor (or a base's) hands ``this`` to what it is given
@@ -569,7 +569,9 @@ class FileAnalysis:
 #: Library base classes whose objects delete themselves when their work is done.
 SELF_DELETING_BASES = frozenset(
     {"Napi::AsyncWorker", "Napi::AsyncProgressWorker", "Napi::AsyncProgressQueueWorker", "Nan::AsyncWorker",
-     "Nan::AsyncProgressWorker", "Nan::AsyncProgressQueueWorker"}
+     "Nan::AsyncProgressWorker", "Nan::AsyncProgressQueueWorker",
+     # wxWidgets' top-level frames: closing one destroys it (`Destroy()`, deleted by the framework)
+     "wxFrame", "wxMDIParentFrame", "wxMiniFrame", "wxTopLevelWindow"}
 )
 
 
