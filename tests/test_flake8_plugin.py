@@ -233,6 +233,7 @@ NEEDS_THE_PROJECT = {
     ),
     "GEM502": (
         {
+            ("chat_backend/provider.py", 24, 18, "GEM502"),  # the route that calls the loader is in chat_backend/routes.py
             # the classes' __init__, in upscaler/restorer.py, read the weights
             ("cog_predict.py", 26, 30, "GEM502"),
             ("cog_predict.py", 28, 30, "GEM502"),

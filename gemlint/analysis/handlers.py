@@ -246,9 +246,9 @@ def _returns_while_kept(analysis: ModuleAnalysis, node: cst.CSTNode, function: c
 
 
 def _state_compared(analysis: ModuleAnalysis, test: cst.BaseExpression, declared_global: set[str]) -> set[str]:
-    """The lasting state (attributes, globals, module-level containers) that an equality in ``test`` reads, where
-    ``test`` holds only when that equality does: the whole test, or one operand of an ``and``
-    (``CACHE["loaded"] and CACHE["rate"] == rate``)."""
+    """The lasting state (attributes, globals, module-level containers) that an equality in ``test`` reads, or that
+    ``test`` finds set (``MODEL is not None``, a bare ``self.model``), where ``test`` holds only when that does: the
+    whole test, or one operand of an ``and`` (``CACHE["loaded"] and CACHE["rate"] == rate``)."""
     parts, found = [test], set()
     while parts:
         part = parts.pop()
@@ -257,6 +257,15 @@ def _state_compared(analysis: ModuleAnalysis, test: cst.BaseExpression, declared
         elif isinstance(part, cst.Comparison) and all(isinstance(t.operator, (cst.Equal, cst.Is)) for t in part.comparisons):
             read = [n for n in analysis.subtree(part, into_scopes=True) if isinstance(n, (cst.Name, cst.Attribute, cst.Subscript))]
             found |= _lasting_names(analysis, read, declared_global)
+        elif (
+            isinstance(part, cst.Comparison)
+            and len(part.comparisons) == 1
+            and isinstance(part.comparisons[0].operator, cst.IsNot)
+            and is_name(part.comparisons[0].comparator, "None")
+        ):
+            found |= _lasting_names(analysis, [part.left], declared_global)  # `if MODEL is not None: return`: loaded once
+        elif isinstance(part, (cst.Name, cst.Attribute, cst.Subscript)):
+            found |= _lasting_names(analysis, [part], declared_global)  # `if self.model: return`
     return found
 
 
