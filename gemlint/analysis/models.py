@@ -693,6 +693,8 @@ class ModelTracker:
             return None  # `nn.DataParallel(model)`: the model it wraps is the one to follow, not a module of its own
         if any(_torch_nn_class(name) for name in names):
             kind = Origin.CONSTRUCTED if any(_torch_nn_class(name) in fw.TORCH_NN_MODE_DEPENDENT for name in names) else Origin.EVIDENT
+            if kind is Origin.CONSTRUCTED and self._chain_of_mode_free_layers(call):
+                kind = Origin.EVIDENT  # `nn.Sequential(nn.Conv2d(...), nn.ReLU(), ...)`: the same in both modes
             return ModelOrigin(kind, call, f"`{text}(...)`, a torch.nn module")
         if any(self._is_hf_model_class(name) for name in names):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model built from a config")
@@ -1096,6 +1098,23 @@ class ModelTracker:
         if names & fw.MODULE_BASES:
             return True
         return any(_torch_nn_class(name) or self._is_hf_model_class(name) or _is_hf_base(name) for name in names)
+
+    def _chain_of_mode_free_layers(self, call: cst.Call, depth: int = 0) -> bool:
+        """``nn.Sequential(...)`` handed, one by one, only torch.nn layers that are the same in train and eval mode
+        (``nn.Conv2d``, ``nn.ReLU``; such a chain nested), and handed nothing else."""
+        if depth > 4 or not call.args or not any(_torch_nn_class(name) == "Sequential" for name in self.analysis.qualified_names(call.func)):
+            return False
+        for arg in call.args:
+            layer = arg.value
+            if arg.keyword is not None or arg.star or not isinstance(layer, cst.Call):
+                return False
+            classes = {_torch_nn_class(name) for name in self.analysis.qualified_names(layer.func)}
+            if classes == {"Sequential"}:
+                if not self._chain_of_mode_free_layers(layer, depth + 1):
+                    return False
+            elif not classes or None in classes or not all(fw.torch_nn_without_mode(name) for name in classes):  # type: ignore[arg-type]
+                return False
+        return True
 
     def _is_model_annotation(self, annotation: cst.BaseExpression) -> bool:
         if isinstance(annotation, cst.Subscript) and self.analysis.resolves_to(annotation.value, _CLASS_ANNOTATIONS):
