@@ -28,8 +28,8 @@ class TrainModeInInference(AnalysisRule):
         "(ultralytics' `YOLO.train(data=..., epochs=3)`).",
         "A `.train()` that restores training mode after the same function put the model in eval mode (an "
         "evaluation step inside a training run), a `.train()` that the same function (or script) undoes with a later "
-        "`.eval()` before running the model (a window for fine-tuning or gathering statistics), and a `.train()` "
-        "under an `if` on a run-time flag.",
+        "`.eval()`, reading no output of the model in between (a window for fine-tuning, or for gathering batch-norm "
+        "statistics by running it and dropping what it returns), and a `.train()` under an `if` on a run-time flag.",
         "A model put in training mode and then only handed to a parameter or FLOP counter or a summary (torchsummary, "
         "torchinfo, thop, fvcore), never run: the mode changes nothing the tool prints.",
         "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`), and, in a "
@@ -114,15 +114,16 @@ def predict(x: list[float]):
         return self._calls_around(node, function.body if function is not None else self.context.module)[1]
 
     def _switched_back(self, after: list[cst.Call], origins) -> bool:
-        """A later `.eval()` of the same model in the same function (or script), with no forward of it in between:
-        the training-mode window is for something else (fine-tuning it hands the model to, statistics it gathers)."""
+        """A later `.eval()` of the same model in the same function (or script), where nothing in between reads an
+        output of the model: the training-mode window is for something else (fine-tuning it hands the model to,
+        batch-norm statistics gathered by running it on calibration data and dropping what it returns)."""
         models = self.analysis.models
         for call in after:
             if self._switches_to_eval(call, origins):
                 return True
             receiver = models.forward_receiver(call)
-            if receiver is not None and self._same_model(receiver, origins):
-                return False  # run in training mode before it is switched back
+            if receiver is not None and self._same_model(receiver, origins) and not isinstance(self.analysis.parent(call), cst.Expr):
+                return False  # an output of training mode read before it is switched back: a prediction
         return False
 
     def _only_measured(self, after: list[cst.Call], origins) -> bool:
