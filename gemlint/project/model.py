@@ -316,9 +316,14 @@ class ProjectModel:
         """The module ``module`` names in the folder of the file ``near``, which Python searches first when that
         file runs as a script (``sys.path[0]``), also inside a package: ``src/predict.py`` importing ``model``
         gets ``src/model.py``, though the index knows it as ``src.model``. Asked only for a name nothing else
-        is found under."""
+        is found under. Only a script's folder is searched so: a module imported from a package finds `torch` where
+        Python does, not in a `torch.py` beside it."""
         if module.partition(".")[0] not in self._file_stems:
             return None  # `torch`, `numpy`: no file or package of the project is named so
+        importer = self.by_path.get(os.path.abspath(near))
+        syntax = importer.summary.syntax if importer is not None else None
+        if syntax is None or not (syntax.main_block or syntax.script_runs):
+            return None
         base = os.path.join(os.path.dirname(os.path.abspath(near)), *module.split("."))
         return self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
 
