@@ -234,9 +234,10 @@ class PyFileAnalysis:
             return
         if acquisition.target is not Target.TRACKED:
             return
-        if self._once_per_process(acquisition):
-            # A script's `main`, run once from its `__main__` block: what it acquires outside a loop is held at most
-            # once, until the process ends (as C's `main`; see gemlint.native.once).
+        if self._once_per_process(acquisition) and not self._releases_anything(acquisition.unit.function):
+            # A script's `main`, the last thing its `__main__` block runs, that cleans nothing up: what it acquires
+            # outside a loop is held at most once, until the process ends (as C's; see gemlint.native.once). One that
+            # releases some of what it holds and forgets the rest has a cleanup to fix.
             return
         tracker = PyTracker(self, acquisition)
         leak = find_leak(acquisition.step, tracker, state=True)
@@ -260,9 +261,12 @@ class PyFileAnalysis:
             )
         self.findings.append(Finding(row.kind.leak_code, acquisition.call, message))
 
+    def _releases_anything(self, function: cst.FunctionDef) -> bool:
+        return any(isinstance(node, cst.Call) and self.release_of(node) is not None for node in iter_subtree(function.body, into_scopes=True))
+
     def _once_per_process(self, acquisition: Acquisition) -> bool:
         """The acquisition is outside any loop of a module-level function that the module's ``__main__`` block
-        calls once, outside a loop, and that nothing else in the module names."""
+        calls once, as its last statement, and that nothing else in the module names."""
         function = acquisition.unit.function
         analysis = self.analysis
         if analysis.parent(function) is not self.context.module or not analysis.has_main_block:
@@ -279,7 +283,9 @@ class PyFileAnalysis:
             return False
         for node in analysis.ancestors(call):
             if isinstance(node, cst.If) and analysis.is_main_block(node):
-                return True
+                # the last thing the block does (`main()`, `sys.exit(main())`): nothing runs after it but the exit
+                last = node.body.body[-1] if isinstance(node.body, cst.IndentedBlock) and node.body.body else None
+                return last is not None and any(ancestor is last for ancestor in analysis.ancestors(call))
             if isinstance(node, (*_LOOPS, cst.FunctionDef, cst.Lambda)):
                 return False
         return False
