@@ -190,7 +190,8 @@ _MANAGING_VERBS = frozenset(
     {"load", "reload", "unload", "export", "save", "convert", "merge", "fuse", "download", "switch", "swap", "change", "select", "set", "update", "import", "register"}
 )
 _MANAGED_OBJECTS = frozenset(
-    {"model", "models", "checkpoint", "checkpoints", "ckpt", "ckpts", "weights", "adapter", "adapters", "lora", "loras", "pipeline", "pipelines"}
+    {"model", "models", "checkpoint", "checkpoints", "ckpt", "ckpts", "weights", "adapter", "adapters", "lora", "loras", "pipeline", "pipelines",
+     "engine", "engines"}
 )
 
 

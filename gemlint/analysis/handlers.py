@@ -120,6 +120,8 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
             continue
         if caller is None or caller is function:
             return None  # also called at import time or recursively: not only per request
+        if kept_or_keyed(analysis, call):
+            continue  # `if ENGINE is None: ENGINE = make_engine()`: what this call makes is kept, made once
         caller_reason = per_request_reason(analysis, caller, _depth + 1)
         if caller_reason is None:
             return None
