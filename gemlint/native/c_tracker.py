@@ -428,33 +428,31 @@ class CTracker:
             return None
         if kind == "call_expression" and self._length_of_handle(node):
             return False  # `if (strlen(p))`
-        if kind == "call_expression" and not syn.arguments(node):
-            # `if (!status.is_ok()) return status;` with `Status status = to_status(cudaMalloc(&p, n))`: the status
-            # object's own predicate, named for its outcome
-            function = node.child_by_field_name("function")
-            if function is not None and function.type == "field_expression" and self._subject(syn.strip(function.child_by_field_name("argument")), status_valid) == "status":
-                name = syn.text(function.child_by_field_name("field"))
-                if _FAILURE_PREDICATE.search(name):
-                    return True
-                if _SUCCESS_PREDICATE.search(name):
-                    return False
-            return None
         if kind == "call_expression":
             # `if (CUDA_FAILED(cudaMalloc(&p, n))) return false;`: a predicate on the status that says its outcome;
-            # `if (!checkCudaError(err, "what failed"))`: a check, true when it passes (a message may follow)
+            # `if (!status.is_ok()) return status;` with `Status status = to_status(cudaMalloc(&p, n))`: the status
+            # object's own predicate; `if (!checkCudaError(err, "what failed"))`: a check, true when it passes (a
+            # message may follow)
             arguments = syn.arguments(node)
-            if arguments and self._subject(syn.strip(arguments[0]), status_valid) == "status":
-                name = syn.last_component(syn.callee_name(node))
-                negated = node.parent is not None and node.parent.type == "unary_expression" and syn.operator(node.parent) in ("!", "not")
-                if _CHECK_PREDICATE.search(name) and (negated or not _ERROR_WORD.search(name)):
-                    # `!check...(err)`: the check did not pass; `if (checkRuntime(cudaMallocHost(&p, n))) return p;`
-                    # likewise, false when it fails. A check named for the error (`if (checkError(e))`) may be true
-                    # when there is one: only its negation is read.
-                    return False
-                if len(arguments) == 1 and _FAILURE_PREDICATE.search(name):
-                    return True
-                if len(arguments) == 1 and _SUCCESS_PREDICATE.search(name):
-                    return False
+            function = node.child_by_field_name("function")
+            if arguments:
+                subject, name = arguments[0], syn.last_component(syn.callee_name(node))
+            elif function is not None and function.type == "field_expression":
+                subject, name = function.child_by_field_name("argument"), syn.text(function.child_by_field_name("field"))
+            else:
+                return None
+            if self._subject(syn.strip(subject), status_valid) != "status":
+                return None
+            negated = node.parent is not None and node.parent.type == "unary_expression" and syn.operator(node.parent) in ("!", "not")
+            if arguments and _CHECK_PREDICATE.search(name) and (negated or not _ERROR_WORD.search(name)):
+                # `!check...(err)`: the check did not pass; `if (checkRuntime(cudaMallocHost(&p, n))) return p;`
+                # likewise, false when it fails. A check named for the error (`if (checkError(e))`) may be true
+                # when there is one: only its negation is read.
+                return False
+            if len(arguments) <= 1 and _FAILURE_PREDICATE.search(name):
+                return True
+            if len(arguments) <= 1 and _SUCCESS_PREDICATE.search(name):
+                return False
             return None
         if kind in ("declaration", "init_declarator"):
             target = node.child_by_field_name("declarator")

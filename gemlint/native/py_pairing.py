@@ -129,6 +129,7 @@ class PyFileAnalysis:
         self.positions = context.analysis.positions
         self.findings: list[Finding] = []
         self._mismatches: set[int] = set()
+        self._mains: dict[cst.FunctionDef, bool] = {}  # function -> a script's main that cleans nothing up
 
     def line_of(self, node: cst.CSTNode, end: bool = False) -> int:
         position = self.positions.get(node)
@@ -234,10 +235,7 @@ class PyFileAnalysis:
             return
         if acquisition.target is not Target.TRACKED:
             return
-        if self._once_per_process(acquisition) and not self._releases_anything(acquisition.unit.function):
-            # A script's `main`, the last thing its `__main__` block runs, that cleans nothing up: what it acquires
-            # outside a loop is held at most once, until the process ends (as C's; see gemlint.native.once). One that
-            # releases some of what it holds and forgets the rest has a cleanup to fix.
+        if self._held_until_exit(acquisition):
             return
         tracker = PyTracker(self, acquisition)
         leak = find_leak(acquisition.step, tracker, state=True)
@@ -261,21 +259,29 @@ class PyFileAnalysis:
             )
         self.findings.append(Finding(row.kind.leak_code, acquisition.call, message))
 
-    def _releases_anything(self, function: cst.FunctionDef) -> bool:
-        return any(isinstance(node, cst.Call) and self.release_of(node) is not None for node in iter_subtree(function.body, into_scopes=True))
-
-    def _once_per_process(self, acquisition: Acquisition) -> bool:
-        """The acquisition is outside any loop of a module-level function that the module's ``__main__`` block
-        calls once, as its last statement, and that nothing else in the module names."""
+    def _held_until_exit(self, acquisition: Acquisition) -> bool:
+        """The acquisition is outside any loop of a script's `main` that cleans nothing up: what it acquires is
+        held at most once, until the process ends (as C's; see gemlint.native.once). One that releases some of what
+        it holds and forgets the rest has a cleanup to fix."""
         function = acquisition.unit.function
-        analysis = self.analysis
-        if analysis.parent(function) is not self.context.module or not analysis.has_main_block:
-            return False
-        for node in analysis.ancestors(acquisition.call):
+        for node in self.analysis.ancestors(acquisition.call):
             if node is function:
                 break
             if isinstance(node, _LOOPS):
                 return False
+        if function not in self._mains:
+            self._mains[function] = self._main_without_cleanup(function)
+        return self._mains[function]
+
+    def _main_without_cleanup(self, function: cst.FunctionDef) -> bool:
+        """``function`` is at the module's level, releases nothing, is named nowhere else in the module but in one
+        call, and that call is the last statement of the ``__main__`` block (``main()``, ``sys.exit(main())``):
+        nothing runs after it but the exit."""
+        analysis = self.analysis
+        if analysis.parent(function) is not self.context.module or not analysis.has_main_block:
+            return False
+        if any(isinstance(node, cst.Call) and self.release_of(node) is not None for node in iter_subtree(function.body, into_scopes=True)):
+            return False
         name = function.name.value
         uses = [node for node in iter_subtree(self.context.module, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name]
         call = analysis.parent(uses[0]) if len(uses) == 1 else None
@@ -283,7 +289,6 @@ class PyFileAnalysis:
             return False
         for node in analysis.ancestors(call):
             if isinstance(node, cst.If) and analysis.is_main_block(node):
-                # the last thing the block does (`main()`, `sys.exit(main())`): nothing runs after it but the exit
                 last = node.body.body[-1] if isinstance(node.body, cst.IndentedBlock) and node.body.body else None
                 return last is not None and any(ancestor is last for ancestor in analysis.ancestors(call))
             if isinstance(node, (*_LOOPS, cst.FunctionDef, cst.Lambda)):

@@ -653,10 +653,7 @@ class _Summariser:
         """A function handed to a route table: a route object of a web framework (Django's ``path(route, view)``,
         Starlette's ``Route(path, endpoint)``), or a registration method (``app.add_url_rule(rule, endpoint,
         view_func)``, ``app.add_api_route(path, endpoint)``), by position or by the handler's keyword."""
-        head, _, rest = callee.partition(".")
-        imported = self.summary.imports.get(head)
-        qualified = f"{imported}.{rest}" if imported and rest else imported
-        table = ROUTE_OBJECTS.get(qualified or "")
+        table = ROUTE_OBJECTS.get(self._imported_name(callee) or "")
         if table is None and "." in callee:
             table = REGISTRATION_METHODS.get(callee.rsplit(".", 1)[-1])
         if table is None:
@@ -667,14 +664,18 @@ class _Summariser:
         if spelled and "()" not in spelled:
             self.summary.routed.setdefault(self.functions[-1].qualname if self.functions else "", []).append(spelled)
 
+    def _imported_name(self, spelled: str) -> str | None:
+        """``spelled`` as the absolute name this module's imports make it (``gr.Button`` -> ``gradio.Button``), or
+        None where its first part is imported by none."""
+        head, _, rest = spelled.partition(".")
+        imported = self.summary.imports.get(head)
+        return f"{imported}.{rest}" if imported and rest else imported
+
     def _gradio_name(self, spelled: str) -> str | None:
         """``spelled`` as the absolute name this module's imports make it, where that is Gradio's
         (``gr.Button`` -> ``gradio.Button``); else None."""
-        head, _, rest = spelled.partition(".")
-        imported = self.summary.imports.get(head)
-        if imported is None or imported.split(".")[0] != "gradio":
-            return None
-        return f"{imported}.{rest}" if rest else imported
+        name = self._imported_name(spelled)
+        return name if name is not None and name.split(".")[0] == "gradio" else None
 
     def _is_gradio_object(self, node: ast.AST, depth: int = 0) -> bool:
         """A Gradio component, Blocks or event: ``gr.Button()``, a name or attribute bound to one, a listener's
