@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -10,7 +11,8 @@ from pathlib import Path
 from astroid.manager import AstroidManager
 from click.testing import CliRunner
 
-from gemlint.project.reach import MAX_DEPTH, build_astroid
+from gemlint.project.astroid_trees import build_astroid
+from gemlint.project.reach import MAX_DEPTH
 from gemlint.analysis.route_paths import is_health_path, path_matches
 from gemlint.cli import main
 from gemlint.config import default_config
@@ -234,11 +236,11 @@ def test_a_function_that_calls_only_builtins_and_other_packages_needs_no_astroid
             """,
         },
     )
-    import gemlint.project.reach as reach
+    import gemlint.project.astroid_trees as trees
 
     built: list[str] = []
-    original = reach.build_astroid
-    monkeypatch.setattr(reach, "build_astroid", lambda text, modname, path: built.append(modname) or original(text, modname, path))
+    original = trees.build_astroid
+    monkeypatch.setattr(trees, "build_astroid", lambda text, modname, path: built.append(modname) or original(text, modname, path))
     project = Project(default_config(tmp_path))
     assert project.reach.forward_from(project.parsed(tmp_path / "plain.py"), 5) is None
     assert built == []
@@ -248,6 +250,38 @@ def test_a_function_that_calls_only_builtins_and_other_packages_needs_no_astroid
         assert found is not None and [step.name for step in found.via] == ["probe"], line
     found = project.reach.forward_from(project.parsed(tmp_path / "local.py"), 5)
     assert found is not None and [step.name for step in found.via] == ["run"]
+
+
+def test_a_question_answered_on_libcst_does_not_import_astroid(tmp_path):
+    """Importing astroid costs a run about 0.07 s: a process whose reachability questions LibCST answers never
+    imports it, and one that must follow a call into the project does, without astroid's start-up (its
+    `builtins` module built by introspection, 0.09 s more)."""
+    _write(
+        tmp_path,
+        {
+            "state.py": _MODEL,
+            "plain.py": "import json\nfrom fastapi import Response\ndef health():\n    return Response(json.dumps({}))\n",
+            "local.py": "from state import model\ndef run():\n    return model.generate([1])\ndef health():\n    print(len([]))\n    return run()\n",
+        },
+    )
+    program = textwrap.dedent(
+        """
+        import sys
+        from pathlib import Path
+        from gemlint.config import default_config
+        from gemlint.project.files import Project
+        root = Path(sys.argv[1])
+        project = Project(default_config(root))
+        assert project.reach.forward_from(project.parsed(root / "plain.py"), 3) is None
+        print("astroid" in sys.modules)
+        assert project.reach.forward_from(project.parsed(root / "local.py"), 4) is not None
+        print("astroid" in sys.modules)
+        from astroid.raw_building import InspectBuilder
+        print(InspectBuilder.bootstrapped)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", program, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "False"]
 
 
 def test_astroid_never_imports_project_or_extension_modules(tmp_path):

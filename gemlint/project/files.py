@@ -9,7 +9,7 @@ are linted (pre-commit), this context still comes from the whole project root
 
 Files are scanned as bytes for cheap markers first; only candidates are parsed,
 with LibCST (routes, model objects) and astroid (cross-module calls, see
-:mod:`gemlint.project.reach`). Nothing is imported or run.
+:mod:`gemlint.project.call_graph`, asked by :mod:`gemlint.project.reach`). Nothing is imported or run.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class ParsedFile:
     @property
     def astroid(self):
         if self._astroid is None and not self.failed:
-            from gemlint.project.reach import build_astroid
+            from gemlint.project.astroid_trees import build_astroid
 
             self._astroid = build_astroid(self.text, self.modname, str(self.path))
             if self._astroid is None:
