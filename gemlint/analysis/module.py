@@ -1061,22 +1061,57 @@ class ModuleAnalysis:
         """The ``__main__`` block of a module the project's other files use (they call its functions or build its
         classes), whose only effect is printing: its author's check of the library's code (shapes, dtypes, a
         sample output), not how the project runs it. A block that saves, shows, serves or calls anything else
-        for its effect is a script's run."""
-        if not only_prints(block.body):
+        for its effect is a script's run. A block that only calls this module's functions (``main()``) prints
+        what they print: each of those must only print."""
+        if not (only_prints(block.body) or self._only_calls_printing_functions(block.body, set())):
             return False
         outside = self.outside
         return outside is not None and outside.used_by_other_modules(self)
 
+    def _only_calls_printing_functions(self, body: cst.BaseSuite, seen: set[str]) -> bool:
+        """Every statement of ``body`` is a call of a function of this module, without arguments, whose own body
+        only prints, or only calls such functions in turn."""
+        statements = _simple_statements(body)
+        if not statements:
+            return False
+        for small in statements:
+            call = small.value if isinstance(small, cst.Expr) else None
+            function = self.module_functions.get(call.func.value) if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and not call.args else None
+            if function is None or function.name.value in seen:
+                return False
+            seen.add(function.name.value)
+            if not (only_prints(function.body) or self._only_calls_printing_functions(function.body, seen)):
+                return False
+        return True
+
     def _smoke_test_block(self, block: cst.If) -> bool:
         """A ``__main__`` block that builds a model from scratch and runs it on made-up inputs, loading no
-        weights itself and calling no function of this module (which might): a model file's shape check, even
-        where other code of the module loads weights."""
+        weights itself or through the functions of this module it calls (``main()``): a model file's shape check,
+        even where other code of the module loads weights."""
         calls = [node for node in self.subtree(block.body) if isinstance(node, cst.Call)]
         if any(self._loads_weights(call) for call in calls):
             return False
         if any(isinstance(call.func, cst.Name) and call.func.value in self.module_functions and self._call_may_load(call) for call in calls):
             return False
-        return any(self._made_up_tensor(call) for call in calls)
+        reached = self._calls_of_called_functions(calls, set())
+        return reached is not None and any(self._made_up_tensor(call) for call in (*calls, *reached))
+
+    def _calls_of_called_functions(self, calls: list[cst.Call], seen: set[str]) -> list[cst.Call] | None:
+        """The calls made by the functions of this module that ``calls`` call by name, and by those they call in
+        turn; None when one of the functions they call in turn loads weights (those ``calls`` call directly are
+        asked :meth:`_call_may_load`, which knows a load made only when a parameter is passed)."""
+        found: list[cst.Call] = []
+        for call in calls:
+            function = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            if function is None or function.name.value in seen:
+                continue
+            seen.add(function.name.value)
+            inner = [node for node in self.subtree(function.body) if isinstance(node, cst.Call)]
+            deeper = self._calls_of_called_functions(inner, seen)
+            if deeper is None or any(self._loads_weights(node) for node in deeper):
+                return None
+            found += inner + deeper
+        return found
 
     def _call_may_load(self, call: cst.Call) -> bool:
         """Calling this module's function may load weights: it loads some, other than only under ``if <param>:``
@@ -2142,3 +2177,15 @@ def _root_names(value: cst.BaseExpression) -> set[str]:
     while isinstance(value, (cst.Attribute, cst.Subscript)):
         value = _unmoved(value.value)
     return {value.value} if isinstance(value, cst.Name) else set()
+
+
+def _simple_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The small statements of ``body``; none where it holds a compound one (a loop, a ``with``)."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return list(body.body)
+    smalls: list[cst.BaseSmallStatement] = []
+    for line in body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return []
+        smalls.extend(line.body)
+    return smalls
