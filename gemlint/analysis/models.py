@@ -829,7 +829,7 @@ class ModelTracker:
         if isinstance(expression, cst.Attribute):
             if self._is_member_access(expression):
                 return self._member_origins(expression, depth)
-            return self._submodule_origins(expression, depth) or self._held_origins(expression, depth)
+            return self._submodule_origins(expression, depth) or self._held_origins(expression, depth) or self._imported_member_origins(expression)
         return []
 
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
@@ -858,6 +858,13 @@ class ModelTracker:
                 continue
             if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
                 continue
+            if isinstance(node, (cst.Import, cst.ImportFrom)):
+                imported = self._imported_model(name.value, node)
+                if imported is not None:
+                    found.append(imported)
+                else:
+                    unknown = True
+                continue
             value = assignment_value(self.analysis, node)
             values = [value] if value is not None else self._unpacked_values(node)
             if not values:
@@ -879,6 +886,49 @@ class ModelTracker:
             if not isinstance(assignment.node, cst.Param) and self._references_used_as_module(assignment):
                 return [ModelOrigin(Origin.EVIDENT, assignment.node, f"`{name.value}`, used as an nn.Module")]
         return []
+
+    def _imported_model(self, spelled: str, statement: cst.Import | cst.ImportFrom) -> ModelOrigin | None:
+        """A model bound at the top level of another project module and imported from it (``from app.state
+        import model``, ``state.model`` after ``from app import state``): as that module's own tracker knows it."""
+        outside = self.analysis.outside
+        description = outside.imported_model(self.analysis, spelled) if outside is not None else None
+        return ModelOrigin(Origin.EVIDENT, statement, description) if description is not None else None
+
+    def _imported_member_origins(self, attribute: cst.Attribute) -> list[ModelOrigin]:
+        """``state.model``, with ``state`` bound only by imports (of a project module, whose top level binds
+        ``model`` to a model)."""
+        holder = attribute.value
+        if not isinstance(holder, cst.Name):
+            return []
+        scope = self.analysis.scope_of(holder)
+        assignments = [a for a in scope[holder.value] if isinstance(a, Assignment)] if scope is not None else []
+        if not assignments or not all(isinstance(a.node, (cst.Import, cst.ImportFrom)) for a in assignments):
+            return []
+        found = self._imported_model(f"{holder.value}.{attribute.attr.value}", assignments[-1].node)
+        return [found] if found is not None else []
+
+    def exported_model(self, name: str) -> str | None:
+        """Why the name ``name`` that this module binds at its top level holds a model whose forward records an
+        autograd graph wherever another module calls it: the description of what binds it. None when it is bound
+        to no model, or to one whose forward records none (a compiled runtime, a forward under a grad-free
+        decorator, a hub wrapper that guards itself, parameters frozen or absent)."""
+        targets = [
+            target
+            for node in self.analysis.subtree(self.analysis.module)
+            if isinstance(node, (cst.Assign, cst.AnnAssign))
+            for target in ([t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target])
+            if isinstance(target, cst.Name) and target.value == name and self.analysis.enclosing_function(target) is None
+        ]
+        if not targets:
+            return None
+        target = targets[-1]
+        origins = self.origins(target)
+        if not origins or all(self._guards_itself(origin) for origin in origins):
+            return None
+        if self.frozen(target) is not None or self.forward_guard(target, called_itself=True) is not None:
+            return None
+        module = self.analysis.context.source.display
+        return f"`{name}`, bound in `{module}` to {origins[0].description}"
 
     def _member_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
         """``self.X`` / ``cls.X`` (set in any method, or a class attribute) and ``Class.X``."""

@@ -94,6 +94,11 @@ class OutsideFacts(Protocol):
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,
         in another module, calls ``torch.load``, ``from_pretrained`` and the like), or None."""
 
+    def imported_model(self, analysis: "ModuleAnalysis", spelled: str) -> str | None:
+        """Why the dotted name ``spelled`` (``model``, ``state.model``), imported from another project module, holds
+        a model whose forward records a graph: what that module binds it to at its top level, as its own tracker
+        knows it (:meth:`~gemlint.analysis.models.ModelTracker.exported_model`); None otherwise."""
+
     def models_passed(self, analysis: "ModuleAnalysis", function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         """For each call of ``function`` from another module (tests aside): why the argument it passes for
         ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""

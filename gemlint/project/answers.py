@@ -196,6 +196,20 @@ class ProjectAnswers:
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
         return reasons
 
+    def imported_model(self, analysis: ModuleAnalysis, spelled: str) -> str | None:
+        entry = self._entry_for(analysis)
+        head, _, rest = spelled.partition(".")
+        absolute = entry.summary.imports.get(head) if entry is not None else None
+        if absolute is None or "." in rest or absolute.endswith(".*"):
+            return None
+        module, _, name = (f"{absolute}.{rest}" if rest else absolute).rpartition(".")
+        owner = self.model.entry(module, entry.path) if module else None
+        if owner is None or owner.path == entry.path or name not in owner.summary.bindings:
+            return None  # no module of the project binds it to a call at its top level
+        parsed = self.model.project.parsed(Path(owner.path))
+        other = parsed.analysis if parsed is not None else None
+        return other.models.exported_model(name) if other is not None else None
+
     def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         located = self._function_target(analysis, function)
         if located is None:
