@@ -206,9 +206,12 @@ class ProjectAnswers:
         owner = self.model.entry(module, entry.path) if module else None
         if owner is None or owner.path == entry.path or name not in owner.summary.bindings:
             return None  # no module of the project binds it to a call at its top level
-        parsed = self.model.project.parsed(Path(owner.path))
-        other = parsed.analysis if parsed is not None else None
-        return other.models.exported_model(name) if other is not None else None
+        key = ("imported-model", owner.path, name)
+        if key not in self.model.memo:
+            parsed = self.model.project.parsed(Path(owner.path))
+            other = parsed.analysis if parsed is not None else None
+            self.model.memo[key] = other.models.exported_model(name) if other is not None else None
+        return self.model.memo[key]  # type: ignore[return-value]
 
     def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         located = self._function_target(analysis, function)
