@@ -1086,32 +1086,14 @@ class ModuleAnalysis:
 
     def _smoke_test_block(self, block: cst.If) -> bool:
         """A ``__main__`` block that builds a model from scratch and runs it on made-up inputs, loading no
-        weights itself or through the functions of this module it calls (``main()``): a model file's shape check,
-        even where other code of the module loads weights."""
+        weights itself and calling no function of this module (which might): a model file's shape check, even
+        where other code of the module loads weights."""
         calls = [node for node in self.subtree(block.body) if isinstance(node, cst.Call)]
         if any(self._loads_weights(call) for call in calls):
             return False
         if any(isinstance(call.func, cst.Name) and call.func.value in self.module_functions and self._call_may_load(call) for call in calls):
             return False
-        reached = self._calls_of_called_functions(calls, set())
-        return reached is not None and any(self._made_up_tensor(call) for call in (*calls, *reached))
-
-    def _calls_of_called_functions(self, calls: list[cst.Call], seen: set[str]) -> list[cst.Call] | None:
-        """The calls made by the functions of this module that ``calls`` call by name, and by those they call in
-        turn; None when one of the functions they call in turn loads weights (those ``calls`` call directly are
-        asked :meth:`_call_may_load`, which knows a load made only when a parameter is passed)."""
-        found: list[cst.Call] = []
-        for call in calls:
-            function = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
-            if function is None or function.name.value in seen:
-                continue
-            seen.add(function.name.value)
-            inner = [node for node in self.subtree(function.body) if isinstance(node, cst.Call)]
-            deeper = self._calls_of_called_functions(inner, seen)
-            if deeper is None or any(self._loads_weights(node) for node in deeper):
-                return None
-            found += inner + deeper
-        return found
+        return any(self._made_up_tensor(call) for call in calls)
 
     def _call_may_load(self, call: cst.Call) -> bool:
         """Calling this module's function may load weights: it loads some, other than only under ``if <param>:``
