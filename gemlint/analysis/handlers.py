@@ -125,6 +125,8 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
         caller_reason = per_request_reason(analysis, caller, _depth + 1)
         if caller_reason is None:
             return None
+        if switches_model(analysis, call, caller_reason):
+            continue  # an admin's `POST /config` that keeps what this call makes in the app's state, for the other routes
         reasons.append(caller_reason)
     if analysis.outside is not None:  # callers in other modules count alike (the project model bounds the hops)
         elsewhere = analysis.outside.per_request_callers(analysis, function)

@@ -20,7 +20,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import kept_or_keyed, per_request_reason, runs_per_request
+from gemlint.analysis.handlers import kept_or_keyed, per_request_reason, runs_per_request, switches_model
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
@@ -191,8 +191,8 @@ class ProjectAnswers:
                 # only when asked for another than the one kept.
                 return [None]
             reason = per_request_reason(located[0], enclosing)
-            if reason is None:
-                return [None]
+            if reason is None or switches_model(located[0], located[1], reason):
+                return [None]  # or kept for the other routes by an admin's route that sets it
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
         return reasons
 
