@@ -16,6 +16,7 @@ import libcst as cst
 
 from gemlint.analysis import apps
 from gemlint.analysis.frameworks import is_setup_hook, manages_models
+from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator
 from gemlint.analysis.syntax import SCOPE_NODES, is_name, named_parameters
@@ -125,8 +126,8 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
         caller_reason = per_request_reason(analysis, caller, _depth + 1)
         if caller_reason is None:
             return None
-        if switches_model(analysis, call, caller_reason):
-            continue  # an admin's `POST /config` that keeps what this call makes in the app's state, for the other routes
+        if switches_model(analysis, call, caller_reason) and returns_what_it_loads(analysis, function):
+            continue  # an admin's `POST /config` that keeps the model this call makes in the app's state, for the other routes
         reasons.append(caller_reason)
     if analysis.outside is not None:  # callers in other modules count alike (the project model bounds the hops)
         elsewhere = analysis.outside.per_request_callers(analysis, function)
@@ -136,6 +137,30 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     if reasons:
         return f"`{function.name.value}` is called from request code ({reasons[0]})"
     return None
+
+
+def returns_what_it_loads(analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
+    """Every value ``function`` returns is a model it loads: a load, or a name the function binds only to loads and
+    ``None`` (``model = None``, ``model = WhisperModel(...)``, ``return model``). What a caller keeps of it is then
+    the model, not a prediction made with it."""
+    returned = [node.value for node in analysis.subtree(function.body) if isinstance(node, cst.Return) and node.value is not None]
+    if not returned:
+        return False
+    for value in returned:
+        if isinstance(value, cst.Name):
+            bound = [
+                node.value
+                for node in analysis.subtree(function.body)
+                if isinstance(node, cst.Assign) and any(is_name(target.target, value.value) for target in node.targets)
+            ]
+            calls = [v for v in bound if not is_name(v, "None")]
+            if not calls or len(calls) != sum(isinstance(v, cst.Call) for v in calls):
+                return False
+        else:
+            calls = [value]
+        if not all(isinstance(call, cst.Call) and load_kind(analysis, call) is not None for call in calls):
+            return False
+    return True
 
 
 def _reruns(analysis: ModuleAnalysis) -> bool:

@@ -20,7 +20,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import kept_or_keyed, per_request_reason, runs_per_request, switches_model
+from gemlint.analysis.handlers import kept_or_keyed, per_request_reason, returns_what_it_loads, runs_per_request, switches_model
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
@@ -168,10 +168,10 @@ class ProjectAnswers:
         with self.model.hop() as allowed:
             if not allowed:
                 return []
-            self.model.memo[key] = result = self._per_request_callers(located)
+            self.model.memo[key] = result = self._per_request_callers(located, returns_what_it_loads(analysis, function))
             return result
 
-    def _per_request_callers(self, located: tuple[ModuleEntry, str]) -> list[str | None]:
+    def _per_request_callers(self, located: tuple[ModuleEntry, str], returns_model: bool) -> list[str | None]:
         callers = []
         for caller_entry, caller, site in self.model.callers(*located):
             relative = os.path.relpath(caller_entry.path, self.model.project.root).replace(os.sep, "/")
@@ -191,8 +191,8 @@ class ProjectAnswers:
                 # only when asked for another than the one kept.
                 return [None]
             reason = per_request_reason(located[0], enclosing)
-            if reason is None or switches_model(located[0], located[1], reason):
-                return [None]  # or kept for the other routes by an admin's route that sets it
+            if reason is None or (returns_model and switches_model(located[0], located[1], reason)):
+                return [None]  # or the model it returns kept for the other routes by an admin's route that sets it
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
         return reasons
 
