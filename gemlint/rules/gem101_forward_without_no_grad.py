@@ -22,6 +22,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "output is freed. Serving code never calls backward, so that memory (it grows with batch size, sequence "
         "length and depth) and the bookkeeping time are pure waste, and they limit the batch size a GPU can serve. "
         "`torch.inference_mode()` (or `torch.no_grad()`) turns the recording off."
+        " A model is known where it is built or loaded, and in the other modules that import it from there "
+        "(`from app.state import model`, `state.model`), as the module that binds it knows it."
     )
     not_flagged = (
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
@@ -75,7 +77,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`model(**dict(x=torch.randn(...), step=0))`), outside request handlers: the graph is dropped as soon as it is "
         "built. A library module's "
         "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "
-        "modules of the project) is its author's check, not inference code.",
+        "modules of the project) is its author's check, not inference code; so is one that only calls the module's "
+        "functions without arguments (`main()`), each of which only prints in turn.",
         "A grad-free decorator on an `async def` does not count as a guard and is reported: it only covers the "
         "creation of the coroutine, not the body that runs the forward.",
         "A project nn.Module whose parts are only data, plain project objects and objects of packages other than "

@@ -55,6 +55,10 @@ class ModelLoadedPerRequest(AnalysisRule):
         "A function named as a setup hook (`load`, `setup`, `load_model`, or in an RPC's camel case `LoadModel`), "
         "unless it is handed to a Gradio app's `load` event, which runs it each time a visitor opens the page (a "
         "\"Load\" button's click loads because the user asked).",
+        "A route that keeps the model it loads in the app's state for the other routes and does not run it "
+        "(an admin's `POST /config/update` setting `request.app.state.whisper = make_whisper(name)`): it switches "
+        "the model the service runs; also where a helper, of this file or another module, loads the model and "
+        "returns it. A route that keeps only what a helper computed with a model it loaded still loads per request.",
         "A route or RPC named for what it does to a model (`export_model`, `UnloadModel`, `switch_checkpoint`, "
         "`merge_lora`): it loads because that is what its caller asks of it, not to serve a prediction.",
         "`torch.load` of what the request sends: `io.BytesIO` of its body, a Gradio or Streamlit upload, a parameter "
