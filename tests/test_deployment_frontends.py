@@ -11,7 +11,7 @@ from gemlint.analysis.deployment import env_settings, health_checks, parse_durat
 from gemlint.analysis.probe_commands import command_targets, inference_request, local_urls
 from gemlint.api import lint_source
 from gemlint.frontends import dockerfile_file, helm, yaml_file
-from gemlint.frontends.yaml_nodes import Mapping, Scalar, compose_documents
+from gemlint.frontends.yaml_nodes import Mapping, compose_documents
 from gemlint.text import SourceError
 
 
