@@ -829,6 +829,8 @@ def _names_delete_later(argument: Node) -> bool:
 def _takes_user_data(function: Node) -> bool:
     """A host function with a ``void*`` parameter: the shape of a callback that is handed its user data."""
     declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
+        declarator = declarator.child_by_field_name("declarator")  # `void *run(void *arg)`: a thread's start routine
     parameters = declarator.child_by_field_name("parameters") if declarator is not None and declarator.type == "function_declarator" else None
     head = (function.text or b"")[: (declarator.start_byte - function.start_byte) if declarator is not None else 0]
     return parameters is not None and b"__global__" not in head and b"void*" in (parameters.text or b"").replace(b" ", b"")
