@@ -147,18 +147,8 @@ def returns_what_it_loads(analysis: ModuleAnalysis, function: cst.FunctionDef) -
     if not returned:
         return False
     for value in returned:
-        if isinstance(value, cst.Name):
-            bound = [
-                node.value
-                for node in analysis.subtree(function.body)
-                if isinstance(node, cst.Assign) and any(is_name(target.target, value.value) for target in node.targets)
-            ]
-            calls = [v for v in bound if not is_name(v, "None")]
-            if not calls or len(calls) != sum(isinstance(v, cst.Call) for v in calls):
-                return False
-        else:
-            calls = [value]
-        if not all(isinstance(call, cst.Call) and load_kind(analysis, call) is not None for call in calls):
+        made = [v for v in analysis.assigned_values(value) if not is_name(v, "None")] if isinstance(value, cst.Name) else [value]
+        if not made or not all(isinstance(call, cst.Call) and load_kind(analysis, call) is not None for call in made):
             return False
     return True
 

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gemlint.analysis.deployment import HealthCheck
 from gemlint.analysis.probe_commands import HttpTarget, local_urls
 from gemlint.project.files import ParsedFile, Project, ProjectRoute
+from gemlint.project.forward_paths import ForwardPath
 from gemlint.project.served_routes import served_routes
-
-if TYPE_CHECKING:  # the paths come from the project's call graph, which imports astroid only when followed
-    from gemlint.project.reach import ForwardPath
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from gemlint.project.call_graph import CallGraph
     from gemlint.project.files import ParsedFile, Project
 
-__all__ = ["MAX_DEPTH", "ForwardPath", "Reachability", "Step"]
-
 MAX_DEPTH = 6
 MAX_FUNCTIONS = 300
 _STAR_IMPORT = re.compile(r"\bimport\s*\*")
