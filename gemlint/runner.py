@@ -286,7 +286,7 @@ def _facts_in_a_child(config: Config) -> Callable[[Callable[[], None]], ProjectF
         try:
             return _in_a_forked_child(_project_facts, config, meanwhile=meanwhile)
         except BrokenProcessPool:  # the child died: compute them here
-            return _project_facts(config)
+            return _project_facts(config, alone=False)
 
     return isolate
 
@@ -326,10 +326,14 @@ def _route_rows(config: Config) -> list[tuple]:
     return project_for(config).route_rows()
 
 
-def _project_facts(config: Config) -> ProjectFacts:
+def _project_facts(config: Config, alone: bool = True) -> ProjectFacts:
+    """The facts, for the process that forked this one; ``alone``: this is that forked process, which runs no other
+    thread and may fork again to derive them on both cores."""
     from gemlint.project.files import project_for
 
-    return project_for(config).model.facts_to_hand_over()
+    model = project_for(config).model
+    model.split_derivation = alone
+    return model.facts_to_hand_over()
 
 
 def _forget_projects() -> None:

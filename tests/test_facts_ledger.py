@@ -674,3 +674,43 @@ def test_summaries_decoded_as_they_come_give_the_facts_of_summaries_decoded_late
     model.prepare(mapper, isolate=child, forks=True, decode=True)
     assert events == ["made"] * len(MODULES)
     assert not any(isinstance(found, ModuleSummary) for found in model._index.entries.values())
+
+
+def derived_with_the_split(root: Path, split: bool, monkeypatch) -> tuple:
+    """The facts and the ledger derived afresh, with the loading and holder pieces handed to a forked copy or not."""
+    monkeypatch.setattr(model_module, "SPLIT_DERIVATION_AFTER", 1)
+    forget_projects()
+    keep_index_in(root, IndexCache(None))
+    model = project_for(default_config(root)).model
+    model.build()
+    model.split_derivation = split
+    facts, ledger = model._derive_facts("key", None)
+    parts = ("subclass_rows", "subclass_reads", "called", "points", "scripts", "points_reads", "loading", "loading_reads", "holder", "holder_reads")
+    pieces = {path: tuple(getattr(pieces, part) for part in parts) for path, pieces in ledger.pieces.items()}
+    return facts, pieces, ledger.callees
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="processes fork only where the system can")
+def test_pieces_derived_in_a_forked_copy_are_the_pieces_derived_here(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    forks = []
+    start = model_module.forked.start
+    monkeypatch.setattr(model_module.forked, "start", lambda function: forks.append(1) or start(function))
+    split = derived_with_the_split(tmp_path, True, monkeypatch)
+    assert forks  # the copy derived them
+    assert split == derived_with_the_split(tmp_path, False, monkeypatch)
+    facts = split[0]
+    assert facts.loading and facts.holders  # pieces the copy derives, not empty ones on both sides
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="processes fork only where the system can")
+def test_a_forked_copy_that_fails_leaves_the_pieces_to_this_process(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    here = derived_with_the_split(tmp_path, False, monkeypatch)
+
+    class Failed:  # a copy that died: it gives nothing back
+        def result(self):
+            return None
+
+    monkeypatch.setattr(model_module.forked, "start", lambda function: Failed())
+    assert derived_with_the_split(tmp_path, True, monkeypatch) == here

@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "gemlint.confinement",
             "gemlint.atomic",
             "gemlint.collector",
+            "gemlint.forked",
             "gemlint.quantities",
             "gemlint.config",
             "gemlint.config_tree",

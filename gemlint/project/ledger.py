@@ -72,6 +72,10 @@ class Reads:
             found.update(behind.get(key, ()))
         return found
 
+    def shared(self, found: frozenset[Read]) -> frozenset[Read]:
+        """``found`` (read sets derived elsewhere, in a forked copy) as this log's one set of its value."""
+        return self._sets.setdefault(found, found)
+
     def with_module(self, found: frozenset[Read], path: str) -> frozenset[Read]:
         """``found`` and the module ``path`` (a piece always reads its own module), as one shared set."""
         result = found if path in found else found | {path}

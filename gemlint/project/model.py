@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterator, NamedTuple, Pr
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
+from gemlint import forked
 from gemlint.collector import collector_paused, kept_for_the_run
 from gemlint.project.buffers import buffer, read_bytes
 from gemlint.project.facts import LEDGER_FACTS, PARTS, ProjectFacts, facts_file, facts_key, load_facts, load_part, modules_key, part_key, part_stored, read_facts, save_facts, save_part, write_facts
@@ -62,6 +63,9 @@ LEDGER_REWRITE_AFTER = 8
 #: Up to this many pieces and walked functions that read a changed module are derived again to tell whether the
 #: edit left the facts as the stored ledger's derivation had them (:meth:`ProjectModel._facts_kept_through_edits`).
 LEDGER_TOUCHED_IN_PROCESS = 64
+#: The fewest modules whose loading classes and model holdings a derivation hands to a forked copy of its process
+#: (where it may fork: :attr:`ProjectModel.split_derivation`): for fewer, the fork costs more than it spares.
+SPLIT_DERIVATION_AFTER = 400
 #: How deep submodules are followed to tell that a model has no mode, no parameter or no layer the analysis knows
 #: (a StyleGAN generator's convolutions sit five classes down). Each class is answered once (memoised), so the
 #: bound only stops a pathological nesting; an answer cut off by it is "not known", and findings stand.
@@ -224,6 +228,9 @@ class ProjectModel:
         self._shapes: tuple[dict[str, list[ModuleEntry]], dict[str, tuple[str, str]], str] | None = None
         #: The index keys of the modules built, until the index is stored.
         self._unsaved: set[tuple[str, str]] | None = None
+        #: Whether a large derivation may hand half its pieces to a forked copy of this process (:mod:`gemlint.forked`):
+        #: set by the process of its own that derives the facts, which runs no other thread.
+        self.split_derivation = False
 
     # -- building ----------------------------------------------------------------------------
     def build(self, mapper=map, save: bool = True, decode: bool = False) -> None:
@@ -1243,16 +1250,29 @@ class ProjectModel:
             called_by: dict[str, tuple[list[str] | None, str]] = {}
             # The modules none of whose pieces read a change keep their pieces as they are (most of them, after an
             # edit): one test per read set, no piece made again.
-            whole: set[str] = set()
+            whole = {
+                entry.path
+                for entry in order
+                if traced and (old := kept.get(entry.path)) is not None and entry.path not in stale and rows[entry.path][2] is old.subclass_reads
+                and untouched(old.points_reads, stale) and untouched(old.loading_reads, stale) and untouched(old.holder_reads, stale)
+            }
+
+            def later_pieces(entries: list[ModuleEntry]) -> dict[str, tuple[tuple[object, frozenset], tuple[object, frozenset]]]:
+                # Each module's loading classes and whether it holds project models: asked of an empty memo, as
+                # after the walk below (what each read is kept with its answer).
+                self.memo.clear()
+                return {entry.path: (piece(entry, "loading", self._loading_names), piece(entry, "holder", self._imports_project_models)) for entry in entries}
+
+            later = [entry for entry in order if entry.path not in whole]
+            # A large derivation hands those pieces to a copy of this process, which derives them while this one
+            # walks from the entry points: they read the subclass index, built above, and nothing the walk finds.
+            copy = forked.start(lambda: later_pieces(later)) if self.split_derivation and len(later) >= SPLIT_DERIVATION_AFTER and facts.subclasses is not None else None
             for entry in order:  # then each module's entry points and called names, on the final stale set
                 old = kept.get(entry.path)
-                if (
-                    traced and old is not None and entry.path not in stale and rows[entry.path][2] is old.subclass_reads
-                    and untouched(old.points_reads, stale) and untouched(old.loading_reads, stale) and untouched(old.holder_reads, stale)
-                ):
+                if entry.path in whole:
+                    assert old is not None
                     ledger.pieces[entry.path] = old
                     called_by[entry.path] = (old.called, old.called_digest)
-                    whole.add(entry.path)
                     continue
                 (entry_points, scripts), points_reads = piece(entry, "points", self._entry_points)
                 if old is not None and entry.path not in stale:
@@ -1292,13 +1312,17 @@ class ProjectModel:
 
             facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach(order, ledger, callees)
             self.memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
+            derived = copy.result() if copy is not None else None
+            if derived is None:  # not handed over, or the copy failed
+                derived = later_pieces(later)
+            else:  # the copy's read sets, shared with the equal ones of this process's pieces
+                derived = {path: tuple((found, reads.shared(read)) for found, read in pair) for path, pair in derived.items()}  # type: ignore[misc]
             loading: set[str] = set()
             holders: list[str] = []
             for entry in order:
                 record = ledger.pieces[entry.path]
                 if entry.path not in whole:
-                    record.loading, record.loading_reads = piece(entry, "loading", self._loading_names)  # type: ignore[assignment]
-                    record.holder, record.holder_reads = piece(entry, "holder", self._imports_project_models)  # type: ignore[assignment]
+                    (record.loading, record.loading_reads), (record.holder, record.holder_reads) = derived[entry.path]  # type: ignore[assignment]
                 loading.update(record.loading)
                 if record.holder:
                     holders.append(entry.path)
