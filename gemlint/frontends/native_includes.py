@@ -42,12 +42,23 @@ class MacroDefinition:
 
     parameters: tuple[str, ...] | None
     body: str
+    #: The header defines the name more than once, differently (``#ifdef DEBUG`` / ``#else``): this is the last
+    #: definition, and which one a build takes is not known.
+    varies: bool = False
 
 
 def macro_definitions(text: str) -> dict[str, MacroDefinition]:
-    """``name -> definition`` for every ``#define`` of ``text`` (continuation lines joined)."""
+    """``name -> definition`` for every ``#define`` of ``text`` (continuation lines joined); the last, where a name
+    is defined more than once."""
     joined = _CONTINUATION.sub(" ", text)
-    return {match.group(1): MacroDefinition(macro_parameters(match.group(2)), match.group(3)) for match in _DEFINE.finditer(joined)}
+    found: dict[str, MacroDefinition] = {}
+    for match in _DEFINE.finditer(joined):
+        name, definition = match.group(1), MacroDefinition(macro_parameters(match.group(2)), match.group(3))
+        earlier = found.get(name)
+        if earlier is not None and (earlier.varies or earlier != definition):
+            definition = MacroDefinition(definition.parameters, definition.body, varies=True)
+        found[name] = definition
+    return found
 
 
 def macro_parameters(written: str | None) -> tuple[str, ...] | None:

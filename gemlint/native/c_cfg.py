@@ -87,6 +87,19 @@ class Macros:
         macro = self.at(name, node)
         return macro.exit if macro is not None else None
 
+    def truth(self, name: str) -> bool | None:
+        """What an object-like macro that stands for a constant tests as (``#define DEBUG_ENABLE 0``): True or
+        False where every definition the file and its headers give the name is that one literal, else None (one
+        value under ``#ifdef DEBUG`` and another otherwise: which one the build takes is not known)."""
+        found = self._definitions.get(name)
+        if not found:
+            return None
+        definitions = [macro.definition for _, macro in found]
+        bodies = {definition.body.strip() for definition in definitions}
+        if len(bodies) != 1 or any(definition.parameters is not None or definition.varies for definition in definitions):
+            return None
+        return _MACRO_TRUTH.get(bodies.pop().strip("()").strip())
+
 
 def macro_use(identifier: Node) -> Node | None:
     """The use of a macro that ``identifier`` names: the call it is the callee of (``CHECK(x)``), or the
@@ -119,6 +132,9 @@ def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
         value = next((c for c in clause.named_children if c.type in ("declaration", "init_declarator")), None)
     return ([init] if init is not None else []), value
 
+
+#: The bodies of object-like macros that test as a constant.
+_MACRO_TRUTH = {"0": False, "false": False, "FALSE": False, "1": True, "true": True, "TRUE": True}
 
 #: Where a header's definitions sit in the order of a file's: before all of its own.
 _HEADER_START = -1
@@ -408,13 +424,24 @@ class CfgBuilder:
             self._breaks.pop()
             self._continues.pop()
 
+    def _truth(self, condition: Node | None) -> bool | None:
+        """What ``condition`` always tests as: a literal (``while (1)``, ``if (0)``), or a macro defined as one
+        (``if (DEBUG_ENABLE)`` with ``#define DEBUG_ENABLE 0`` in a header); None when it depends on the run."""
+        if condition is None:
+            return None
+        if syn.is_constant_true(condition):
+            return True
+        if syn.is_constant_false(condition):
+            return False
+        named = syn.strip(condition)
+        return self.macros.truth(syn.text(named)) if named is not None and named.type == "identifier" else None
+
     def _branch(
         self, condition: Node | None, when_true: Step, when_false: Step, line: int, *, assume: dict | None = None
     ) -> Step:
-        if condition is not None and syn.is_constant_true(condition):
-            return when_true
-        if condition is not None and syn.is_constant_false(condition):
-            return when_false
+        truth = self._truth(condition)
+        if truth is not None:
+            return when_true if truth else when_false
         step = self.graph.add(StepKind.BRANCH, (condition,) if condition is not None else (), condition=condition, line=line)
         step.in_loop = bool(self._continues)
         if assume is None and condition is not None:
@@ -556,7 +583,7 @@ class CfgBuilder:
         head = self.graph.join()
         update_entry = self._effect(update, head) if update is not None else head
         body_entry = self._loop_body(_Loop(body, line), after, update_entry) if body is not None else update_entry
-        if condition is None or syn.is_constant_true(condition):
+        if condition is None or self._truth(condition) is True:
             head.then(body_entry)
             return head
         head.then(_of_loop(self._branch(condition, body_entry, after, line), body))
@@ -650,7 +677,7 @@ class CfgBuilder:
         body = node.child_by_field_name("body")
         body_entry = self._loop_body(_Loop(body, syn.line_of(node)), after, test) if body is not None else test
         condition = node.child_by_field_name("condition")
-        if condition is not None and syn.is_constant_false(condition):
+        if self._truth(condition) is False:
             test.then(after)  # do { ... } while (0)
         else:
             test.then(_of_loop(self._branch(condition, body_entry, after, syn.line_of(node)), body))

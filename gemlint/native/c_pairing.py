@@ -339,8 +339,11 @@ class FileAnalysis:
 
     # -- finding acquisitions --------------------------------------------------------------------
     def _acquisitions(self, unit: Unit) -> Iterator[Acquisition]:
+        # Code no path reaches is not compiled in (a branch the build switches off): what it acquires is never held.
+        reachable = unit.graph.reachable()
         for step in unit.graph.steps:
-            yield from self.step_acquisitions(unit, step)
+            if step.index in reachable:
+                yield from self.step_acquisitions(unit, step)
 
     def step_acquisitions(self, unit: Unit, step: Step) -> list[Acquisition]:
         key = (unit.node.start_byte, unit.node.end_byte, step.index)

@@ -163,6 +163,20 @@ class Graph:
         """A step that does nothing: a loop head, a label, a placeholder to be wired later."""
         return self.add(StepKind.EFFECT)
 
+    def reachable(self) -> frozenset[int]:
+        """The indices of the steps some path from :attr:`entry` passes: not those under a test that is always
+        false (``if (0)``, ``if (DEBUG_ENABLE)`` with the macro defined as ``0``), which the build leaves out."""
+        if self.entry is None:
+            return frozenset()
+        seen = {self.entry.index}
+        todo = [self.entry]
+        while todo:
+            for successor, _ in todo.pop().successors:
+                if successor.index not in seen:
+                    seen.add(successor.index)
+                    todo.append(successor)
+        return frozenset(seen)
+
 
 class Outcome(enum.Enum):
     NOTHING = "nothing"  # the resource is untouched or only used
