@@ -938,18 +938,24 @@ class ModelTracker:
         name = attribute.attr.value
         found: list[ModelOrigin] = []
         unknown = False
+        bound = False  # to something other than a `None` placeholder
         for cls in self._class_chain(owner):
             for value in self.analysis.attribute_values(cls, name):
                 resolved = self._resolve(value, follow_names=True, depth=depth + 1)
                 found.extend(resolved)
                 if not resolved and not self._known_non_model(value):
                     unknown = True
+                bound = bound or not (isinstance(value, cst.Name) and value.value == "None")
         if found and any(self.analysis.unpacked_attribute(cls, name) for cls in self._class_chain(owner)):
             # `self.detector = build_torch_detector()` on one branch, `self.detector, self.landmarks = init_dlib()`
             # on another: what it holds where it is called is not known
             return []
         if found:
             return found
+        if bound and not unknown:
+            # The class binds it itself, only to what is no model (a pipeline, a tokenizer): what the framework's
+            # base would have loaded there is not what it holds.
+            return []
         for cls in self._class_chain(owner):
             for base in cls.bases:
                 for qualified in self.analysis.qualified_names(base.value):
@@ -1238,7 +1244,7 @@ class ModelTracker:
             for b in current.bases
         )
 
-    def _known_non_model(self, value: cst.BaseExpression) -> bool:
+    def _known_non_model(self, value: cst.BaseExpression, depth: int = 0) -> bool:
         """A value that is certainly not a torch model to judge: literals, containers, and calls of known non-model
         classes (tokenizers, processors, pipelines, trainers), of a check's stand-in (``TestModule``), of third-party
         functions and classes, or of a class of this file built on another framework's modules (an MLX model used
@@ -1257,7 +1263,11 @@ class ModelTracker:
             if local is None and outside is not None and outside.other_framework_class(self.analysis, value.func):
                 return True  # a class of another module built on another framework's module class
             target = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value == "from_pretrained" else value.func
-            for name in self.analysis.qualified_names(target):
+            names = self.analysis.qualified_names(target)
+            if not names and isinstance(target, cst.Name):
+                # Bound by nothing of the file: a name of a star import (`from transformers import *`), judged by itself.
+                names = frozenset({target.value})
+            for name in names:
                 last = name.rsplit(".", 1)[-1]
                 if any(word in last for word in fw.NON_MODEL_CLASS_WORDS) or last == "pipeline" or fw.other_framework_hub_class(name):
                     return True
@@ -1265,7 +1275,20 @@ class ModelTracker:
                 return True
             if self.analysis.resolves_to(value.func, fw.TENSORRT_ENGINE_MODULES):
                 return True  # a TensorRT engine behind a module's interface (`TRTModule()`)
+            if depth < _NON_MODEL_HELPER_DEPTH:
+                # A function or method of this file that returns only such values (`return pipeline(...)`, or a
+                # name bound to one).
+                returned = self._returned_values(value)
+                if returned and all(self._holds_non_model(item, depth + 1) for item in returned):
+                    return True
         return False
+
+    def _holds_non_model(self, value: cst.BaseExpression, depth: int) -> bool:
+        """``value``, or what every binding of the name ``value`` is, is :meth:`_known_non_model`."""
+        if isinstance(value, cst.Name):
+            bindings = self.analysis.assigned_values(value)
+            return bool(bindings) and all(self._known_non_model(binding, depth) for binding in bindings)
+        return self._known_non_model(value, depth)
 
     def _ultralytics_front_end(self, func: cst.BaseExpression) -> bool:
         """``YOLO``, ``RTDETR``, ``SAM`` ... of Ultralytics (not its raw ``ultralytics.nn`` modules)."""
@@ -1613,6 +1636,8 @@ def _is_hf_base(name: str) -> bool:
 
 
 _HUB_LOADS = frozenset({"torch.hub.load"})
+#: How many helpers deep a value returned by a helper of this file is followed to tell it is no model.
+_NON_MODEL_HELPER_DEPTH = 2
 _OTHER_FRAMEWORK_PACKAGES = tuple(prefix.rstrip(".") for prefix in fw.OTHER_FRAMEWORKS)
 
 
