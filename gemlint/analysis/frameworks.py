@@ -492,6 +492,22 @@ def torch_nn_without_mode(name: str) -> bool:
 # torchvision.models except these, timm.create_model and the classes under timm.models.
 TORCHVISION_NON_CONSTRUCTORS = frozenset({"get_weight", "get_model_weights", "get_model_builder", "list_models"})
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
+
+
+def is_vision_constructor(name: str) -> bool:
+    """``torchvision.models.resnet50``, ``timm.create_model``, ``timm.models.VisionTransformer``: a constructor of
+    a whole vision model (not a weights enum, its preprocessing preset, or a registry function)."""
+    if name in TIMM_CONSTRUCTORS:
+        return True
+    if name.startswith("timm.models."):
+        last = name.rsplit(".", 1)[-1]
+        return last[:1].isupper() and not last.endswith(("Cfg", "Config"))
+    if name.startswith("torchvision.models.") and not name.startswith("torchvision.models.feature_extraction."):
+        parts = name.split(".")
+        # `ViT_L_16_Weights.IMAGENET1K_V1.transforms()`: a weights enum's preprocessing preset, no model
+        return not parts[-1].startswith("_") and not any(part.endswith("Weights") for part in parts[2:]) and parts[-1] not in TORCHVISION_NON_CONSTRUCTORS
+    return False
+
 # Packages whose `*.from_pretrained` classes are models when the class name says so (see models.py).
 PRETRAINED_PACKAGES = ("transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.")
 #: Compilers whose output is a TorchScript module running a graph compiled for an accelerator (AWS Inferentia and

@@ -8,6 +8,7 @@ from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
+from gemlint.analysis.syntax import NOT_LITERAL, literal_value, terminal_name
 
 # TensorRT's `Runtime` method that turns a serialized engine into one: the engine holds the weights. A method of an
 # object (`runtime.deserialize_cuda_engine(data)`), told by its name in a module that imports TensorRT.
@@ -19,6 +20,10 @@ LOADER_NAMES = frozenset(
     | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
     | {_ENGINE_DESERIALIZER}
 )
+#: The keywords with which a vision library's model constructor downloads and loads pretrained weights
+#: (``resnet50(weights="DEFAULT")``, ``timm.create_model(name, pretrained=True)``).
+WEIGHT_KEYWORDS = frozenset({"pretrained", "weights"})
+_VISION_LIBRARIES = ("torchvision.models.", "timm.")
 # Every qualified name load_kind compares a call with.
 _LOADS = fw.TOKENIZER_LOADERS | fw.MODEL_LOADERS | frozenset(fw.MODEL_PRODUCERS) | fw.PRETRAINED_CONSTRUCTORS
 _IN_MEMORY = frozenset({"io.BytesIO", "_io.BytesIO"})
@@ -34,6 +39,28 @@ _MAPPING_READS = frozenset({"keys", "items", "values", "get"})
 _LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip"})
 # Expressions that compute a new value from their operands: what is computed from data is data.
 _COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation, cst.FormattedStringExpression)
+
+
+def may_load(call: cst.Call) -> bool:
+    """Whether ``call`` may load, by its spelling alone: named as a loader, or given pretrained weights
+    (:func:`load_kind` decides, from qualified names)."""
+    return terminal_name(call.func) in LOADER_NAMES or any(arg.keyword is not None and arg.keyword.value in WEIGHT_KEYWORDS for arg in call.args)
+
+
+def _pretrained_vision_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
+    """A torchvision or timm model constructor given pretrained weights: a truthy literal (``pretrained=True``,
+    ``weights="DEFAULT"``) or a member of a weights enum (``weights=ResNet50_Weights.IMAGENET1K_V2``). A flag passed
+    on (``pretrained=args.pretrained``) may be off: not known to load."""
+    given = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value in WEIGHT_KEYWORDS), None)
+    if given is None:
+        return False
+    value = literal_value(given)
+    if value is NOT_LITERAL:
+        if not isinstance(given, cst.Attribute) or not any(part.endswith("Weights") for part in (dotted_name(given) or "").split(".")):
+            return False
+    elif not value:
+        return False  # `weights=None`, `pretrained=False`: random weights, nothing loaded
+    return any(fw.is_vision_constructor(name) for name in analysis.names_with_prefix(node.func, _VISION_LIBRARIES))
 
 
 def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
@@ -58,6 +85,8 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
             return None  # `torch.load(path)["description"]`: a saved dictionary read, no model
         return "a model"
     loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
+    if not loaded and _pretrained_vision_model(analysis, node):
+        return "a model"
     if not loaded:
         return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load
     family = fw.MODEL_PRODUCERS.get(sorted(loaded)[0])

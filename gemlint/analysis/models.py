@@ -683,7 +683,7 @@ class ModelTracker:
             return ModelOrigin(Origin.LOADED, call, f"`{text}(...)`, a whole module loaded in its saved mode")
         if names & fw.PRETRAINED_CONSTRUCTORS:
             return ModelOrigin(Origin.PRETRAINED, call, f"`{text}(...)`, a pretrained model")
-        if any(self._is_vision_constructor(name) for name in names):
+        if any(fw.is_vision_constructor(name) for name in names):
             return ModelOrigin(Origin.CONSTRUCTED, call, f"`{text}(...)`, a model constructor")
         if any(fw.TORCH_NN_PARAMETER_FREE.search(_torch_nn_class(name) or "-") for name in names):
             return None  # nn.Softmax(...), nn.CrossEntropyLoss(...): no parameters, no mode, not a model
@@ -1185,19 +1185,6 @@ class ModelTracker:
                 outside = self.analysis.outside
                 if local is None and outside is not None and outside.model_class(self.analysis, node) is not None:
                     return True  # a project nn.Module class from another module
-        return False
-
-    @staticmethod
-    def _is_vision_constructor(name: str) -> bool:
-        if name in fw.TIMM_CONSTRUCTORS:
-            return True
-        if name.startswith("timm.models."):
-            last = name.rsplit(".", 1)[-1]
-            return last[:1].isupper() and not last.endswith(("Cfg", "Config"))
-        if name.startswith("torchvision.models.") and not name.startswith("torchvision.models.feature_extraction."):
-            parts = name.split(".")
-            # `ViT_L_16_Weights.IMAGENET1K_V1.transforms()`: a weights enum's preprocessing preset, no model
-            return not parts[-1].startswith("_") and not any(part.endswith("Weights") for part in parts[2:]) and parts[-1] not in fw.TORCHVISION_NON_CONSTRUCTORS
         return False
 
     @staticmethod

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_or_keyed, runs_per_request
-from gemlint.analysis.loads import LOADER_NAMES, load_kind
+from gemlint.analysis.loads import LOADER_NAMES, WEIGHT_KEYWORDS, load_kind, may_load
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Imports, NotTest, Spelled
 from gemlint.diagnostics import Severity
@@ -26,7 +26,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "memory spikes when requests overlap, and a cold-start cost paid forever. Load once when the process "
         "starts and reuse the object. A helper that loads, of this file or another module, is reported at its load "
         "when only requests call it, and at each per-request call when it also runs at start-up (the same helper "
-        "building the app's model once and a request's model on every call)."
+        "building the app's model once and a request's model on every call). A torchvision or timm model built with "
+        "its pretrained weights (`resnet50(weights=ResNet50_Weights.DEFAULT)`, `pretrained=True`) is a load too: the "
+        "weights are read from the hub's cache, or downloaded."
     )
     not_flagged = (
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
@@ -45,6 +47,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "buttons and routes load what they train or convert.",
         "Functions that are not request handlers, hooks, or helpers called only from them; test modules (`tests/`, "
         "`test_*.py`, `conftest.py`), whose apps and routes are built for the test and serve no request.",
+        "A torchvision or timm model built with random weights (`weights=None`, `pretrained=False`), or with a flag "
+        "passed on (`pretrained=args.pretrained`), which may be off.",
         "Project classes whose construction loads nothing (their `__init__` only builds layers), and project "
         "functions of other modules (a class's own `from_pretrained` among them, with the class's helpers it calls) "
         "that load no model, to return or to run (`torch.load` or safetensors' `load_file` alone may read data: a helper "
@@ -111,7 +115,7 @@ def classify(text: str):
 
     # A test module serves no request (see runs_per_request); loads per request are in functions, or at the module
     # level of a Streamlit script, which reruns (a script of a few lines defines none).
-    syntax_gate = NotTest() & (DefinesFunctions() | Imports(("streamlit",))) & (Spelled("calls", LOADER_NAMES) | CallsProjectLoader())
+    syntax_gate = NotTest() & (DefinesFunctions() | Imports(("streamlit",))) & (Spelled("calls", LOADER_NAMES) | Spelled("keywords", WEIGHT_KEYWORDS) | CallsProjectLoader())
 
     @property
     def _project_loaders(self) -> frozenset[str]:
@@ -160,7 +164,10 @@ def classify(text: str):
         name = terminal_name(node.func)
         outside = self.analysis.outside
         how = ""
-        if name in LOADER_NAMES or name in self._loader_aliases:
+        pretrained = load_kind(self.analysis, node) if name not in LOADER_NAMES and may_load(node) else None
+        if pretrained is not None:
+            what = pretrained  # a vision library's model built with its pretrained weights
+        elif name in LOADER_NAMES or name in self._loader_aliases:
             what = load_kind(self.analysis, node)
             if what is None and outside is not None and (name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute)):
                 # A project class's own `from_pretrained`, or a project method named as a loader (`manager.load_model`):
@@ -197,7 +204,7 @@ def _loads_in(analysis, function: cst.FunctionDef) -> list[tuple[cst.Call, str]]
     """The loading calls of ``function``'s own body (not of functions nested in it), with what each loads."""
     found = []
     for node in analysis.subtree(function.body):
-        if isinstance(node, cst.Call) and terminal_name(node.func) in LOADER_NAMES:
+        if isinstance(node, cst.Call) and may_load(node):
             what = load_kind(analysis, node)
             if what is not None:
                 found.append((node, what))
