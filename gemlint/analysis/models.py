@@ -142,6 +142,8 @@ class ModelTracker:
             receiver = func.value
         elif isinstance(func, (cst.Name, cst.Attribute)):
             receiver = func
+        elif isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute) and func.func.attr.value in _RUNS_AS_ITSELF:
+            receiver = func  # `net.to(device)(x)`: the module moved (or put in a mode) and run at once
         else:
             return None
         # `model.encoder(x)` runs a submodule's forward; `model.get_text_features(x)` a method: told apart
@@ -1623,6 +1625,9 @@ def _is_hf_base(name: str) -> bool:
 
 
 _HUB_LOADS = frozenset({"torch.hub.load"})
+#: Module methods whose result is the module, called and run in one expression (`net.to(device)(x)`); not
+#: `requires_grad_`, whose module records no graph when given `False`.
+_RUNS_AS_ITSELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "eval", "train", "xpu", "mps"})
 #: How many helpers deep a value returned by a helper of this file is followed to tell it is no model.
 _NON_MODEL_HELPER_DEPTH = 2
 _OTHER_FRAMEWORK_PACKAGES = tuple(prefix.rstrip(".") for prefix in fw.OTHER_FRAMEWORKS)

@@ -23,7 +23,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "length and depth) and the bookkeeping time are pure waste, and they limit the batch size a GPU can serve. "
         "`torch.inference_mode()` (or `torch.no_grad()`) turns the recording off."
         " A model is known where it is built or loaded, and in the other modules that import it from there "
-        "(`from app.state import model`, `state.model`), as the module that binds it knows it."
+        "(`from app.state import model`, `state.model`), as the module that binds it knows it. A model moved or put "
+        "in a mode and run in one expression (`net.to(device)(x)`) runs a forward too."
     )
     not_flagged = (
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
@@ -140,7 +141,7 @@ def score(batch: dict):
         self._by_function: dict[cst.FunctionDef, list[tuple[cst.Call, str, str, Fix | None, str | None]]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, (cst.Name, cst.Attribute)) or not self.analysis.may_have_inference_context:
+        if not isinstance(node.func, (cst.Name, cst.Attribute, cst.Call)) or not self.analysis.may_have_inference_context:
             return
         # Whether a model runs here is a question about this file; its context may be a question about the
         # callers' files (parsed to answer it), so it is asked second.
