@@ -541,6 +541,17 @@ PRETRAINED_CONSTRUCTORS = frozenset(
         "mmseg.apis.init_segmentor",
     }
 )
+#: Builders that read a checkpoint when given one (the keyword naming it, and its position): Segment Anything's
+#: registry of builders (``sam_model_registry["vit_h"](checkpoint=path)``) and its builder functions, SAM 2's.
+#: Without a checkpoint they build random weights, and load nothing.
+CHECKPOINT_BUILDERS: dict[str, tuple[str, int]] = {
+    **{
+        f"{package}.{name}": ("checkpoint", 0)
+        for package in ("segment_anything", "segment_anything.build_sam", "mobile_sam", "mobile_sam.build_sam")
+        for name in ("sam_model_registry", "build_sam", "build_sam_vit_h", "build_sam_vit_l", "build_sam_vit_b", "build_sam_vit_t")
+    },
+    **{f"sam2.build_sam.{name}": ("ckpt_path", 1) for name in ("build_sam2", "build_sam2_video_predictor", "build_sam2_camera_predictor")},
+}
 # Class methods that build a model from a config (weights random, training mode).
 FROM_CONFIG_METHODS = frozenset({"from_config", "_from_config"})
 # Framework base classes that provide a model attribute to their subclasses.

@@ -17,7 +17,7 @@ _ENGINE_DESERIALIZER = "deserialize_cuda_engine"
 LOADER_NAMES = frozenset(
     fw.PRETRAINED_METHODS
     | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
-    | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS}
+    | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS | fw.CHECKPOINT_BUILDERS.keys()}
     | {_ENGINE_DESERIALIZER}
 )
 #: The keywords with which a vision library's model constructor downloads and loads pretrained weights
@@ -44,7 +44,8 @@ _COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.Boo
 def may_load(call: cst.Call) -> bool:
     """Whether ``call`` may load, by its spelling alone: named as a loader, or given pretrained weights
     (:func:`load_kind` decides, from qualified names)."""
-    return terminal_name(call.func) in LOADER_NAMES or any(arg.keyword is not None and arg.keyword.value in WEIGHT_KEYWORDS for arg in call.args)
+    func = call.func.value if isinstance(call.func, cst.Subscript) else call.func  # a registry's builder: `registry[kind](...)`
+    return terminal_name(func) in LOADER_NAMES or any(arg.keyword is not None and arg.keyword.value in WEIGHT_KEYWORDS for arg in call.args)
 
 
 def _pretrained_vision_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
@@ -61,6 +62,21 @@ def _pretrained_vision_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
     elif not value:
         return False  # `weights=None`, `pretrained=False`: random weights, nothing loaded
     return any(fw.is_vision_constructor(name) for name in analysis.names_with_prefix(node.func, _VISION_LIBRARIES))
+
+
+def _built_from_a_checkpoint(analysis: ModuleAnalysis, node: cst.Call) -> bool:
+    """A builder of :data:`fw.CHECKPOINT_BUILDERS` (or a builder of the registry: ``sam_model_registry[kind](...)``)
+    given a checkpoint that is not ``None``."""
+    func = node.func.value if isinstance(node.func, cst.Subscript) else node.func
+    for name in analysis.names_among(func, fw.CHECKPOINT_BUILDERS.keys()):
+        keyword, position = fw.CHECKPOINT_BUILDERS[name]
+        given = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == keyword), None)
+        positional = [arg.value for arg in node.args if arg.keyword is None and arg.star == ""]
+        if given is None and len(positional) > position:
+            given = positional[position]
+        if given is not None and literal_value(given) not in (None, False, ""):
+            return True
+    return False
 
 
 def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
@@ -85,7 +101,7 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
             return None  # `torch.load(path)["description"]`: a saved dictionary read, no model
         return "a model"
     loaded = names & (fw.MODEL_PRODUCERS.keys() | fw.PRETRAINED_CONSTRUCTORS)
-    if not loaded and _pretrained_vision_model(analysis, node):
+    if not loaded and (_pretrained_vision_model(analysis, node) or _built_from_a_checkpoint(analysis, node)):
         return "a model"
     if not loaded:
         return None  # constructing a project nn.Module or wrapping one (torch.compile) is not a load

@@ -28,7 +28,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "when only requests call it, and at each per-request call when it also runs at start-up (the same helper "
         "building the app's model once and a request's model on every call). A torchvision or timm model built with "
         "its pretrained weights (`resnet50(weights=ResNet50_Weights.DEFAULT)`, `pretrained=True`) is a load too: the "
-        "weights are read from the hub's cache, or downloaded."
+        "weights are read from the hub's cache, or downloaded; so is a Segment Anything (or SAM 2) builder given a "
+        "checkpoint (`sam_model_registry[kind](checkpoint=path)`)."
     )
     not_flagged = (
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
