@@ -190,7 +190,8 @@ _EVIDENCE_TIERS = [
     "",
     "`test*` functions are never inference code, wherever they are. Neither is what runs a model to measure, trace "
     "or check it, whoever calls it: FLOP and parameter counters (a package's, or the project's own copy, whose hooks "
-    "are named for it: `add_flops_counting_methods(model)`, `model.start_activation_count()`), exports, a factory's "
+    "are named for it: `add_flops_counting_methods(model)`, `model.start_activation_count()`, or a summary whose "
+    "forward hooks count each layer's parameters), exports, a factory's "
     "run of the model it builds, and a parity check that runs one input through two implementations and compares "
     "their outputs (`torch.allclose(model(x), ported(x))`, `(out - reference).norm()`). Evaluation code by its body "
     "alone is not inference code where a caller in the file hands what it returns to a function that runs a "

@@ -814,7 +814,31 @@ class ModuleAnalysis:
     @cached_property
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
         found = {function for call in self._measuring_calls if (function := self.enclosing_function(call)) is not None}
+        found |= self._hook_counting_functions
         return frozenset(self._callers_within_module(found)) if found else frozenset()
+
+    @cached_property
+    def _hook_counting_functions(self) -> frozenset[cst.FunctionDef]:
+        """Functions that hang forward hooks on a model's modules and count parameters in them (``p.numel()``, or
+        a walk of ``module.parameters()``, in a function nested in it): a model summary written out (torchsummary's, HRNet's, copied into a
+        project), which runs the model once to measure it. Hooks that only keep activations (features taken from a
+        layer) count nothing."""
+        hooking, counting = set(), set()
+        for call in self.nodes_of(cst.Call):
+            name = terminal_name(call.func)
+            if name in _HOOK_REGISTRATIONS:
+                hooking.add(self._outermost_function(call))
+            elif name in _PARAMETER_COUNTING and (outer := self._outermost_function(call)) is not self.enclosing_function(call):
+                counting.add(outer)  # in a function nested in it, the hook (not `next(model.parameters()).device`)
+        return frozenset(hooking & counting - {None})
+
+    def _outermost_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """The function ``node`` is in that no other function holds (its hooks are functions nested in it)."""
+        outer = None
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                outer = ancestor
+        return outer
 
     def counts(self, call: cst.Call) -> bool:
         """``call`` is a FLOP, MAC or parameter counter or a model summary of a counting package (thop, fvcore,
@@ -2010,6 +2034,10 @@ def _names_bound_to(statement: cst.CSTNode | None, value: cst.CSTNode) -> tuple[
 _DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[\s*__name__\s*\]|\bFire\(\s*\)")
 #: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
+#: How a hook is hung on a module's forward.
+_HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+#: What a function that counts a module's parameters calls.
+_PARAMETER_COUNTING = frozenset({"numel", "parameters"})
 
 
 def _statement_calls(statement: cst.CSTNode) -> Iterator[cst.Call]:
