@@ -82,8 +82,6 @@ NEEDS_THE_PROJECT = {
             ("jupytext_colab_notebook.py", 27, 7, "GEM101"),
             ("guards_up_the_chain.py", 32, 16, "GEM101"),  # likewise
             ("export_through_helper.py", 43, 14, "GEM101"),  # likewise
-            ("unpacked_attribute.py", 37, 16, "GEM101"),  # a method called on a module-level instance from a route
-            ("constructor_turns_grad_off.py", 39, 16, "GEM101"),  # likewise
             ("policy_rollouts.py", 45, 17, "GEM101"),  # evaluation code under no inference name: the project index says so
             ("held_by_a_plain_object.py", 55, 1, "GEM102"),  # the script's module-level run, read from the project index
             # a class imported from another module: without its definition, whether its mode matters is unknown
@@ -113,14 +111,13 @@ NEEDS_THE_PROJECT = {
         {
             ("handlers/text.py", 8, 16, "GEM101"),  # the TorchServe base is reached through handlers/base.py
             ("cutout/masks.py", 11, 14, "GEM101"),  # the route that calls it, and the model it passes, are in cutout/app.py
+            ("voiceconv/speaker.py", 18, 16, "GEM101"),  # the script that builds a speaker and runs it is voiceconv/say_all.py
             # the models are bound at the top level of imported_models/state.py
             ("imported_models/app.py", 15, 12, "GEM101"),
             ("imported_models/app.py", 32, 12, "GEM101"),
             ("serving/encoders.py", 8, 12, "GEM101"),  # called from a route in serving/app.py
             ("heads/pooling.py", 22, 12, "GEM101"),  # reached from a route in heads/serve_blend.py
             ("similarity/compare.py", 9, 1, "GEM102"),  # NoisyDistance, in similarity/metric.py, holds a dropout layer
-            # the loader in vocoder/loading.py hands back a tuple whose model is not in eval mode
-            ("vocoder/serve.py", 52, 9, "GEM102"),
             # the distance's classes are in perceptual/distance.py, their networks in perceptual/networks.py
             ("perceptual/score.py", 14, 21, "GEM101"),
             ("namesake/encoding.py", 9, 12, "GEM101"),  # reached from a Cog predictor in namesake/predict.py
@@ -216,6 +213,7 @@ NEEDS_THE_PROJECT = {
             # that no other module calls the script's leftover helper is known from the other modules
             ("leftovers/export_classifier.py", 18, 12, "GEM101"),
             # that the loaders of vocoder/loading.py hand back their models in eval mode is known from that module
+            ("vocoder/serve.py", 51, 9, "GEM102"),
             ("vocoder/serve.py", 60, 1, "GEM102"),
             ("vocoder/serve.py", 61, 1, "GEM102"),
             # that the captioner's constructor turns its gradients off, through two of its methods, is known from

@@ -1585,7 +1585,16 @@ class ModuleAnalysis:
                 caller_class = self.enclosing_class(caller) if caller is not None else None
                 if owner is None or caller_class is None or self._related_classes(owner, caller_class):
                     calls.append(site.call)
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and owner is not None and self._instance_of(func.value, owner):
+                calls.append(site.call)  # `converter = Converter(path)`, then `converter.convert(x)`
         return calls
+
+    def _instance_of(self, name: cst.Name, cls: cst.ClassDef) -> bool:
+        """Every value the variable ``name`` is assigned is a construction of the class ``cls`` of this file."""
+        values = self.assigned_values(name)
+        return bool(values) and all(
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and self.local_classes.get(value.func.value) is cls for value in values
+        )
 
     def _related_classes(self, first: cst.ClassDef, second: cst.ClassDef) -> bool:
         return first in self._local_lineage(second) or second in self._local_lineage(first)

@@ -134,11 +134,50 @@ def include_folders(folder: str) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(f for f in found if f.is_dir()))
 
 
+#: Build files whose text may define a macro for the sources below them (``add_definitions(-DDEBUG)``,
+#: ``CFLAGS += -DDEBUG``, ``define_macros=[("DEBUG", None)]``, ``cmake -DDEBUG=ON`` in a build script).
+_BUILD_NAMES = frozenset({"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile", "BUILD", "BUILD.bazel", "meson.build", "setup.py", "build.py", "compile_commands.json"})
+_BUILD_SUFFIXES = (".cmake", ".mk", ".sh", ".bazel", ".vcxproj", ".props", ".pro", ".gyp", ".gypi", ".bzl")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+#: A line that is a comment in the build files' languages (CMake, Make, shell, Python, Bazel).
+_COMMENT_LINE = re.compile(r"^\s*#")
+
+
+@lru_cache(maxsize=1024)
+def build_mentions(folder: str) -> frozenset[str]:
+    """Every name the build files in ``folder`` and the folders above it (to the repository's root) spell outside
+    their comment lines: the macros the build may define for a source of ``folder``, and more."""
+    found: set[str] = set()
+    current = Path(folder).resolve()
+    for _ in range(MAX_LEVELS):
+        try:
+            names = [entry for entry in current.iterdir() if entry.name in _BUILD_NAMES or entry.name.endswith(_BUILD_SUFFIXES)]
+        except OSError:
+            names = []
+        for build in names:
+            if companion_exists(build, folder):
+                found |= _build_words(str(build), _stamp(build))
+        if (current / ".git").exists() or current.parent == current:
+            break
+        current = current.parent
+    return frozenset(found)
+
+
+@lru_cache(maxsize=256)
+def _build_words(written: str, stamp: tuple[int, int]) -> frozenset[str]:
+    try:
+        text = read_companion(written, written).decode("utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    return frozenset(word for line in text.splitlines() if not _COMMENT_LINE.match(line) for word in _WORD.findall(line))
+
+
 def forget_lookups() -> None:
     """Forget which file each include named and the include folders found: a long-lived process (the
     language server) calls this when a header or a build file appears, moves or changes."""
     _resolve.cache_clear()
     include_folders.cache_clear()
+    build_mentions.cache_clear()
     _cmake_folders.cache_clear()  # its folders depend on the build files above it too
 
 

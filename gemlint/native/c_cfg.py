@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import Iterable, Iterator
 
 from gemlint.frontends.native import NativeDocument, Node, definition_nodes, in_disabled_block, is_disabled_condition
-from gemlint.frontends.native_includes import MacroDefinition, macro_parameters
+from gemlint.frontends.native_includes import MacroDefinition, build_mentions, macro_parameters
 from gemlint.native import c_syntax as syn
 from gemlint.native.paths import Graph, OneOf, Step, StepKind
 from gemlint.native.resources import NO_RETURN
@@ -66,8 +66,10 @@ class Macros:
     those of the headers the file includes first, then the file's own (at file scope or inside a function
     body). A use of the name means the last definition written before it."""
 
-    def __init__(self, definitions: dict[str, list[tuple[int, Macro]]]) -> None:
+    def __init__(self, definitions: dict[str, list[tuple[int, Macro]]], folder: str | None = None) -> None:
         self._definitions = definitions
+        #: The file's folder, whose build files (and those above it) may define macros (:meth:`switched_off`).
+        self._folder = folder
         self._starts = {name: [start for start, _ in found] for name, found in self._definitions.items()}
         self.any_exit = any(macro.exit is not None for found in self._definitions.values() for _, macro in found)
 
@@ -86,6 +88,15 @@ class Macros:
     def exit_at(self, name: str, node: Node) -> MacroExit | None:
         macro = self.at(name, node)
         return macro.exit if macro is not None else None
+
+    def switched_off(self, name: str) -> bool:
+        """``name`` is a debugging switch (``DEBUG_INPUT``, ``VERBOSE``, ``DUMP_TENSORS``) that nothing defines: not
+        the file, not the project headers it includes, not a build file above it (outside comments), so code under
+        ``#ifdef`` it is not compiled by default. A name the compiler reserves (``_DEBUG``, ``__CUDACC__``) and
+        ``NDEBUG`` (which release builds define) are never taken for one."""
+        if not _DEBUG_SWITCH.search(name) or name.startswith("_") or name == "NDEBUG" or name in self._starts or self._folder is None:
+            return False
+        return name not in build_mentions(self._folder)
 
     def truth(self, name: str) -> bool | None:
         """What an object-like macro that stands for a constant tests as (``#define DEBUG_ENABLE 0``): True or
@@ -133,6 +144,8 @@ def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
     return ([init] if init is not None else []), value
 
 
+#: The words of a debugging switch's name.
+_DEBUG_SWITCH = re.compile(r"(?:^|_)(?:DEBUG|DBG|VERBOSE|TRACE|DUMP)(?:_|$)", re.IGNORECASE)
 #: The bodies of object-like macros that test as a constant.
 _MACRO_TRUTH = {"0": False, "false": False, "FALSE": False, "1": True, "true": True, "TRUE": True}
 
@@ -150,7 +163,7 @@ def file_macros(document: NativeDocument) -> Macros:
     definitions: dict[str, list[tuple[int, Macro]]] = {}
     for index, (name, start, definition) in enumerate(written):
         definitions.setdefault(name, []).append((start, Macro(definition, exits[index])))
-    return Macros(definitions)
+    return Macros(definitions, str(document.path.parent) if document.path is not None else None)
 
 
 def _definitions_in(document: NativeDocument) -> list[tuple[str, Node, MacroDefinition]]:
@@ -753,15 +766,20 @@ class CfgBuilder:
     def _preproc_branch(self, node: Node, after: Step) -> Step:
         """``#if``/``#ifdef`` inside a body: either branch may be compiled, the same one on every path."""
         alternative = node.child_by_field_name("alternative")
-        if node.type == "preproc_if" and is_disabled_condition(node):  # `#if 0`: only the `#else` is compiled
+        skipped = [node.child_by_field_name(name) for name in _CONDITION_FIELDS]
+        statements = [c for c in node.named_children if c not in skipped]
+        key, inverted = _preproc_key(node)
+        switch = _SWITCH_KEY.fullmatch(key)
+        off = switch is not None and self.macros.switched_off(switch.group(1))
+        if (node.type == "preproc_if" and is_disabled_condition(node)) or (off and not inverted):
+            # `#if 0`, or `#ifdef DEBUG_DUMP` with the switch defined nowhere: only the `#else` is compiled
             if alternative is None:
                 return after
             if alternative.type == "preproc_else":
                 return self.sequence(list(alternative.named_children), after)
             return self._preproc_branch(alternative, after)
-        skipped = [node.child_by_field_name(name) for name in _CONDITION_FIELDS]
-        statements = [c for c in node.named_children if c not in skipped]
-        key, inverted = _preproc_key(node)
+        if off:  # `#ifndef DEBUG_DUMP`: only its own branch is compiled
+            return self.sequence(statements, after)
         self._preproc_tests.add(key)  # one configuration per path, even where a test is met once
         with self._given([(key, not inverted)]):
             then_entry = self.sequence(statements, after)
@@ -788,6 +806,10 @@ class CfgBuilder:
 
 
 _DEFINED = re.compile(r"defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?")
+
+
+#: A preprocessor test of one name: ``#ifdef X``, ``#if defined(X)``, ``#if X``.
+_SWITCH_KEY = re.compile(r"#(?:defined\()?([A-Za-z_]\w*)\)?")
 
 
 def _preproc_key(node: Node) -> tuple[str, bool]:

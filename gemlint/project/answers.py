@@ -88,7 +88,7 @@ class ProjectAnswers:
         found = []
         for caller_entry, caller, site in self.model.callers(*located):
             if caller is None:
-                if not self.model.is_script(caller_entry):
+                if not self.model.runs_as_script(caller_entry):
                     continue  # module-level code that is not a script's run: an import-time call
             elif not self.model.on_inference_path(caller_entry.path, caller.qualname):
                 continue  # a test or unreached code calling it is not a path from a request

@@ -1368,7 +1368,7 @@ class ProjectModel:
             alone = _evaluates(function) or (owner in entry.summary.classes and self.hooks(Target("class", entry.summary.name, owner), entry.path) is not None)
             points.append((function.qualname, evidenced, alone))
         scripts = []
-        if self.is_script(entry):
+        if self.runs_as_script(entry):
             for site in entry.summary.module_calls:
                 target = self.resolve_call(entry, None, site.callee)
                 located = self.function_of(target) if target is not None and target.kind == "function" else None
@@ -1463,6 +1463,33 @@ class ProjectModel:
 
     def is_script(self, entry: ModuleEntry) -> bool:
         return _runs_as_script(entry, os.path.relpath(entry.path, self.project.root).replace(os.sep, "/"))
+
+    def runs_as_script(self, entry: ModuleEntry) -> bool:
+        """The module's own code runs what it builds (:meth:`is_script`), or runs the methods of an object whose
+        construction loads weights (:meth:`_runs_what_it_loads`): the functions its module-level code calls run
+        as a script's."""
+        return self.is_script(entry) or self._runs_what_it_loads(entry)
+
+    def _runs_what_it_loads(self, entry: ModuleEntry) -> bool:
+        """A ``__main__`` block that builds an object of a project class whose construction loads weights and calls
+        its methods (``runner = Inferencer(config)``, then ``runner.convert(path)``): a script that loads weights
+        and predicts, through the object's methods. Not a test, and not one that trains."""
+        syntax = entry.summary.syntax
+        relative = os.path.relpath(entry.path, self.project.root).replace(os.sep, "/")
+        if syntax is None or not syntax.main_block or is_test_path(relative):
+            return False
+        calls = entry.summary.module_calls
+        if any(_TRAINS.match(site.callee.rsplit(".", 1)[-1]) for site in calls):
+            return False  # `solver.train(iterations)`: a training script, whose object may load a checkpoint to resume
+        receivers = {site.callee.partition(".")[0] for site in calls if "." in site.callee}
+        for name, callees in entry.summary.bindings.items():
+            if name not in receivers:
+                continue
+            for callee in callees:
+                target = self.resolve(entry, callee)
+                if target is not None and target.kind == "class" and self.initialiser_loads(target, entry.path) is not None:
+                    return True
+        return False
 
     def on_inference_path(self, path: str, qualname: str) -> bool:
         """The function is an entry point or reached from one (through at most ``MAX_HOPS`` calls)."""
@@ -2193,6 +2220,10 @@ def _evaluates(function: FunctionSummary) -> bool:
     if any(site.callee.rsplit(".", 1)[-1] in fw.TRAINING_CANDIDATES for site in function.calls):
         return False
     return bool({site.callee for site in function.calls} & function.evaluated)
+
+
+#: What a script's module-level code calls when it trains: a training step, or an object's training loop.
+_TRAINS = re.compile(r"(?:backward|zero_grad|step|grad|GradScaler|train\w*|fit|finetune\w*|fine_tune\w*|learn)$")
 
 
 def _runs_as_script(entry: ModuleEntry, relative: str) -> bool:

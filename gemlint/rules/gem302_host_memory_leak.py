@@ -84,7 +84,8 @@ class HostMemoryLeak(PairingRule):
         "calls that never return (`exit`, `abort`), and the failure exits of a function "
         "that runs once per process and releases the memory, or hands it to an owner, on its normal path, or whose call is the last statement "
         "of `main`, as for GEM301.",
-        "Releases through macros, stores inside loops and code that did not parse, as for GEM301.",
+        "Releases through macros, stores inside loops, code that did not parse and code the build does not compile "
+        "(`if (0)`, a debugging switch nothing defines), as for GEM301.",
     )
     bad = """\
 int stage_batch(const float* src, float* dst, size_t n, cudaStream_t stream) {
