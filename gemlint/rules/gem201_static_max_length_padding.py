@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from functools import cached_property
 from pathlib import Path
 
@@ -40,7 +42,12 @@ _EXPORT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _EXPORTS)
 # Tokenizer methods called on the tokenizer object (``tok.encode_plus(...)``); anything else is the tokenizer itself.
 _TOKENIZER_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "prepare_for_model"})
 _TEXT_ENCODER_CALLS = frozenset({"encode_text", "get_text_features"})
-_CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast"})
+_CLIP_TOKENIZERS = frozenset({"CLIPTokenizer", "CLIPTokenizerFast", "SiglipTokenizer", "SiglipProcessor", "Siglip2Processor", "CLIPProcessor"})
+#: Checkpoints of text encoders trained on fixed-length sequences, by their names: CLIP's and SigLIP's (whose
+#: documentation asks for ``padding="max_length"``, what the model was trained with).
+_FIXED_LENGTH_CHECKPOINT = re.compile(r"(?i)(?:^|[/_-])(?:clip|siglip2?)(?:[/_-]|$)")
+#: A processor's inputs that are no text: called with only these, it pads no token.
+_NON_TEXT_INPUTS = frozenset({"images", "videos", "audio", "audios"})
 #: CLIP's text encoder reads 77 positions: its tokenizer's ``model_max_length``, spelled as a number.
 _CLIP_POSITIONS = 77
 _DIFFUSION_PACKAGES = ("diffusers",)
@@ -91,9 +98,12 @@ class StaticMaxLengthPadding(AnalysisRule):
         "`max_length`), to the model configuration's caption length (`self.config.model_max_length`, with prompt "
         "tokens added or not) or to CLIP's 77 positions (a number, or a parameter's default), and the code feeds a "
         "text encoder: the same function (or, in a method, its class) calls a model named `*text_encoder*`, "
-        "`encode_text` or `get_text_features`, or the tokenizer is a `CLIPTokenizer`. In a "
+        "`encode_text` or `get_text_features`, or the tokenizer (or processor) is CLIP's or SigLIP's, by its class or "
+        "by the name of the checkpoint it is loaded from (`google/siglip-base-patch16-224`). In a "
         "module that imports `diffusers` (a diffusion model's code), any length: its text encoders condition a model "
         "trained on prompts of one length (learned padding, pooled positions, 77-token chunks).",
+        "A processor called with images, videos or audio and no text (`processor(images=batch, padding=\"max_length\")`): "
+        "no token is padded.",
         "Example inputs for an export: the tokenized output flows (through assignments) into `torch.jit.trace`, "
         "`torch.onnx.export`, `torch.export.export`, `torch_tensorrt.compile` or `torch2trt` in the same function "
         "or script, or the function is an export function (named `*export*`, or calling one of those).",
@@ -157,6 +167,10 @@ def embed(text: str):
             offending = legacy
         else:
             return
+        if not node.args or all(arg.keyword is not None for arg in node.args):
+            given = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+            if given & _NON_TEXT_INPUTS and not given & {"text", "input_ids"}:
+                return  # `processor(images=images, padding="max_length")`: no text, so no token is padded
         verdict = self.analysis.reported_context(node)
         if not verdict.is_inference:
             return
@@ -278,9 +292,13 @@ def embed(text: str):
         return isinstance(value, cst.Attribute) and value.attr.value == "max_position_embeddings"
 
     def _is_clip_tokenizer(self, tokenizer: cst.BaseExpression) -> bool:
+        """A CLIP or SigLIP tokenizer or processor: by its class, or by the checkpoint it is loaded from."""
         for value in self.analysis.bound_values(tokenizer):
             target = value.func if isinstance(value, cst.Call) else value
             if isinstance(target, cst.Attribute) and target.attr.value == "from_pretrained":
+                checkpoint = literal_value(value.args[0].value) if isinstance(value, cst.Call) and value.args else NOT_LITERAL
+                if isinstance(checkpoint, str) and _FIXED_LENGTH_CHECKPOINT.search(checkpoint):
+                    return True
                 target = target.value
             if terminal_name(target) in _CLIP_TOKENIZERS:
                 return True
