@@ -456,6 +456,18 @@ class ModelTracker:
         self._class_cache[cls] = result
         return result
 
+    def _plain_lineage(self, chain: list[cst.ClassDef]) -> bool:
+        """Every base of the classes of ``chain`` is one of them, ``object``, or a project class of another module
+        that derives from no class outside the project (``class TextRecognizer(BaseOCRV20)`` with ``BaseOCRV20`` a
+        plain class that holds the network in ``self.net``)."""
+        outside = self.analysis.outside
+        if outside is None:
+            return False
+        bases = [base.value for current in chain for base in current.bases]
+        return bool(bases) and all(
+            self._local_class(base) in chain or is_name(base, "object") or outside.plain_project_class(self.analysis, base) for base in bases
+        )
+
     def _duck_typed_module(self, cls: cst.ClassDef) -> bool:
         """A derived class that uses module members on ``self`` (``self.training``, ``self.parameters()``,
         ``self.register_buffer(...)``, transformers' ``self.post_init()``), or defines ``forward`` and holds a
@@ -471,6 +483,8 @@ class ModelTracker:
             return False  # transformers' Pipeline has a `forward` too
         if self.analysis.class_hooks(cls) is not None:
             return False  # a serving framework's worker (Mosec's `forward` runs per batch): it runs models, it is none
+        if self._plain_lineage(chain):
+            return False  # its bases are project classes the index reads, none of them a module: a wrapper that holds one
         # Below a base of a package outside the project, which may be any class, a name many classes use
         # (`self.parameters(task)` of txtai's ONNX exporter) says nothing: only torch's own members do.
         members = fw.TORCH_ONLY_SELF_MEMBERS if self._third_party_base(chain) else fw.SELF_MODULE_MEMBERS

@@ -29,7 +29,7 @@ class ModelLoadedPerRequest(AnalysisRule):
         "building the app's model once and a request's model on every call). A torchvision or timm model built with "
         "its pretrained weights (`resnet50(weights=ResNet50_Weights.DEFAULT)`, `pretrained=True`) is a load too: the "
         "weights are read from the hub's cache, or downloaded; so is a Segment Anything (or SAM 2) builder given a "
-        "checkpoint (`sam_model_registry[kind](checkpoint=path)`)."
+        "checkpoint (a builder of `sam_model_registry` called with `checkpoint=path`)."
     )
     not_flagged = (
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
