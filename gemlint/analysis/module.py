@@ -1591,6 +1591,8 @@ class ModuleAnalysis:
 
     def _instance_of(self, name: cst.Name, cls: cst.ClassDef) -> bool:
         """Every value the variable ``name`` is assigned is a construction of the class ``cls`` of this file."""
+        if not self.index.sites(cls.name.value):
+            return False  # the file never builds one (asked before the scope analysis the values need)
         values = self.assigned_values(name)
         return bool(values) and all(
             isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and self.local_classes.get(value.func.value) is cls for value in values
