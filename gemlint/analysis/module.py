@@ -775,7 +775,7 @@ class ModuleAnalysis:
         ``count_params``) or calls a counter (``FlopCounterMode``, fvcore, thop, ptflops, ...) or an exporter
         (``torch.jit.trace``, ``torch.onnx.export``): it runs the model once, to measure or trace it."""
         name = function.name.value.lower()
-        if "flop" in name or "macs" in name or name.startswith(("count_param", "num_param", "profile")):
+        if "flop" in name or "macs" in name or name.startswith(_MEASURING_PREFIXES) or name.endswith("model_summary"):
             return True
         if "flop" in self.context.relative_path.rpartition("/")[2].lower():  # a FLOP-counting module
             return True
@@ -2045,6 +2045,9 @@ def _names_bound_to(statement: cst.CSTNode | None, value: cst.CSTNode) -> tuple[
 _DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[\s*__name__\s*\]|\bFire\(\s*\)")
 #: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
+#: How the name of a function that measures a model begins: counts of its parameters (``params_size``, fastai's), a
+#: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
+_MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
 #: How a hook is hung on a module's forward.
 _HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
 #: What a function that counts a module's parameters calls.
