@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 from typing import Callable, Generic, TypeVar
 
 T = TypeVar("T")
@@ -22,6 +23,15 @@ class Forked(Generic[T]):
     def __init__(self, pid: int, reader: int) -> None:
         self._pid = pid
         self._reader = reader
+
+    def discard(self) -> None:
+        """Stop waiting for the copy: it is ended, and its result dropped (the caller left before asking for it)."""
+        try:
+            os.kill(self._pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.close(self._reader)
+        os.waitpid(self._pid, 0)
 
     def result(self) -> T | None:
         """The function's result; None if the copy failed (an exception, killed, out of memory), for the caller

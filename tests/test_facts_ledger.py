@@ -712,5 +712,27 @@ def test_a_forked_copy_that_fails_leaves_the_pieces_to_this_process(tmp_path, mo
         def result(self):
             return None
 
+        def discard(self):
+            raise AssertionError("a copy whose result was asked for is not discarded")
+
     monkeypatch.setattr(model_module.forked, "start", lambda function: Failed())
     assert derived_with_the_split(tmp_path, True, monkeypatch) == here
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="processes fork only where the system can")
+def test_a_derivation_that_fails_ends_its_forked_copy(tmp_path, monkeypatch):
+    write(tmp_path, MODULES)
+    discarded = []
+    start = model_module.forked.start
+
+    def tracked(function):
+        copy = start(function)
+        original = copy.discard
+        copy.discard = lambda: discarded.append(1) or original()
+        return copy
+
+    monkeypatch.setattr(model_module.forked, "start", tracked)
+    monkeypatch.setattr(ProjectModel, "_reach", lambda self, *args: (_ for _ in ()).throw(RecursionError()))
+    with pytest.raises(RecursionError):
+        derived_with_the_split(tmp_path, True, monkeypatch)
+    assert discarded == [1]

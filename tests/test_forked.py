@@ -39,3 +39,12 @@ def test_a_copy_that_dies_gives_nothing():
     copy = forked.start(lambda: os.kill(os.getpid(), 9))
     assert copy is not None
     assert copy.result() is None
+
+
+def test_a_copy_discarded_before_its_result_is_ended():
+    copy = forked.start(lambda: __import__("time").sleep(60))
+    assert copy is not None
+    pid = copy._pid
+    copy.discard()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no such child any more
