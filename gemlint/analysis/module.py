@@ -668,7 +668,43 @@ class ModuleAnalysis:
                 if isinstance(owner, cst.FunctionDef):
                     owners.add(owner)
                 break
-        return frozenset(owners), any_training
+        recalibrating = self._recalibrates_batch_norm
+        return frozenset(owners | recalibrating), any_training or bool(recalibrating)
+
+    @cached_property
+    def _recalibrates_batch_norm(self) -> frozenset[cst.FunctionDef]:
+        """Functions that put a model in training mode to recompute its batch-norm statistics: they set the layers'
+        ``momentum`` or reset their running statistics, then run the model over data (the shape of torch's own
+        ``swa_utils.update_bn``, written out for weight averaging). What they run updates the model's buffers: the
+        training side, not a prediction."""
+        if "momentum" not in self.context.text and "reset_running_stats" not in self.context.text:
+            return frozenset()
+        found = set()
+        for site in self.index.sites("train"):
+            function = self.enclosing_function(site.call)
+            if function is None or site.call.args:
+                continue  # `model.train()`; `model.train(False)` puts it in eval mode
+            body = self.subtree(function.body)
+            if any(
+                (isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) and node.target.attr.value == "momentum")
+                or (isinstance(node, cst.Call) and terminal_name(node.func) == "reset_running_stats")
+                for node in body
+            ) or self._applies_a_reset(function):
+                found.add(function)
+        return frozenset(found)
+
+    def _applies_a_reset(self, function: cst.FunctionDef) -> bool:
+        """``model.apply(reset_bn)`` where ``reset_bn`` is a function of this module that resets running statistics."""
+        for node in self.subtree(function.body):
+            if isinstance(node, cst.Call) and terminal_name(node.func) == "apply" and node.args and isinstance(node.args[0].value, cst.Name):
+                helper = self.module_functions.get(node.args[0].value.value)
+                if helper is not None and any(
+                    isinstance(inner, cst.Name) and inner.value in ("running_mean", "running_var", "reset_running_stats")
+                    or isinstance(inner, cst.Attribute) and inner.attr.value in ("running_mean", "running_var", "reset_running_stats")
+                    for inner in self.subtree(helper.body)
+                ):
+                    return True
+        return False
 
     def trains(self, node: cst.CSTNode) -> bool:
         """``node`` (a function or loop) runs a training step in its own body."""

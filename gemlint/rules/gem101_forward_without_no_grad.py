@@ -30,7 +30,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
         "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, files matched by `training-paths`, and scripts "
         "that build an optimizer, make a model's adapters trainable (PEFT's `get_peft_model`) or draw its autograd "
-        "graph (torchviz's `make_dot`).",
+        "graph (torchviz's `make_dot`), and functions that put a model in training mode to recompute its batch-norm "
+        "statistics (they set the layers' `momentum` or reset their running statistics, then run it over data: "
+        "`swa_utils.update_bn`'s shape, for weight averaging).",
         "Test modules (`tests/`, `conftest.py`, `test_*.py`, `*_test.py`; outside a test folder, a file with a "
         "`__main__` block counts only when it holds tests) and `test*` functions, unless `inference-paths` names the "
         "file: a test runs the code it checks; likewise instances of classes named as test classes (`TestModule`), "
