@@ -1068,6 +1068,8 @@ class ModelTracker:
             evidence = f"parameter `{name}`, used as an nn.Module in `{function.name.value}`"
         passed: list[ModelOrigin] = []
         arguments = self._arguments_for(function, param)
+        if arguments and all(value is not None and self._holds_non_model(value, 0) for value in arguments):
+            return []  # every caller of the file hands it what is no model (a pipeline), whatever its annotation says
         all_models = bool(arguments)
         for value in arguments:
             resolved = self._resolve(value, follow_names=True, depth=depth + 1) if value is not None else ()
