@@ -8,7 +8,7 @@ from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
-from gemlint.analysis.syntax import NOT_LITERAL, literal_value, terminal_name
+from gemlint.analysis.syntax import NOT_LITERAL, argument, literal_value, terminal_name
 
 # TensorRT's `Runtime` method that turns a serialized engine into one: the engine holds the weights. A method of an
 # object (`runtime.deserialize_cuda_engine(data)`), told by its name in a module that imports TensorRT.
@@ -41,11 +41,15 @@ _LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "l
 _COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation, cst.FormattedStringExpression)
 
 
+def _builder(call: cst.Call) -> cst.BaseExpression:
+    """What ``call`` calls, the registry for a registry's builder (``registry[kind](...)``)."""
+    return call.func.value if isinstance(call.func, cst.Subscript) else call.func
+
+
 def may_load(call: cst.Call) -> bool:
     """Whether ``call`` may load, by its spelling alone: named as a loader, or given pretrained weights
     (:func:`load_kind` decides, from qualified names)."""
-    func = call.func.value if isinstance(call.func, cst.Subscript) else call.func  # a registry's builder: `registry[kind](...)`
-    return terminal_name(func) in LOADER_NAMES or any(arg.keyword is not None and arg.keyword.value in WEIGHT_KEYWORDS for arg in call.args)
+    return terminal_name(_builder(call)) in LOADER_NAMES or any(arg.keyword is not None and arg.keyword.value in WEIGHT_KEYWORDS for arg in call.args)
 
 
 def _pretrained_vision_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
@@ -67,14 +71,10 @@ def _pretrained_vision_model(analysis: ModuleAnalysis, node: cst.Call) -> bool:
 def _built_from_a_checkpoint(analysis: ModuleAnalysis, node: cst.Call) -> bool:
     """A builder of :data:`fw.CHECKPOINT_BUILDERS` (or a builder of the registry: ``sam_model_registry[kind](...)``)
     given a checkpoint that is not ``None``."""
-    func = node.func.value if isinstance(node.func, cst.Subscript) else node.func
-    for name in analysis.names_among(func, fw.CHECKPOINT_BUILDERS.keys()):
+    for name in analysis.names_among(_builder(node), fw.CHECKPOINT_BUILDERS.keys()):
         keyword, position = fw.CHECKPOINT_BUILDERS[name]
-        given = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == keyword), None)
-        positional = [arg.value for arg in node.args if arg.keyword is None and arg.star == ""]
-        if given is None and len(positional) > position:
-            given = positional[position]
-        if given is not None and literal_value(given) not in (None, False, ""):
+        given = argument(node, position, keyword)
+        if given is not None and literal_value(given.value) not in (None, False, ""):
             return True
     return False
 

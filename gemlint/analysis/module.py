@@ -679,28 +679,25 @@ class ModuleAnalysis:
         training side, not a prediction."""
         if "momentum" not in self.context.text and "reset_running_stats" not in self.context.text:
             return frozenset()
-        found = set()
-        for site in self.index.sites("train"):
-            function = self.enclosing_function(site.call)
-            if function is None or site.call.args:
-                continue  # `model.train()`; `model.train(False)` puts it in eval mode
-            body = self.subtree(function.body)
-            if any(
-                (isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) and node.target.attr.value == "momentum")
-                or (isinstance(node, cst.Call) and terminal_name(node.func) == "reset_running_stats")
-                for node in body
-            ) or self._applies_a_reset(function):
-                found.add(function)
-        return frozenset(found)
+        # `model.train()`; `model.train(False)` puts it in eval mode
+        training = {self.enclosing_function(site.call) for site in self.index.sites("train") if not site.call.args} - {None}
+        return frozenset(function for function in training if self._recomputes_statistics(function))  # type: ignore[misc]
 
-    def _applies_a_reset(self, function: cst.FunctionDef) -> bool:
-        """``model.apply(reset_bn)`` where ``reset_bn`` is a function of this module that resets running statistics."""
+    def _recomputes_statistics(self, function: cst.FunctionDef) -> bool:
+        """``function`` sets a layer's ``momentum``, resets running statistics, or applies a function of this module
+        that resets them (``model.apply(reset_bn)``)."""
         for node in self.subtree(function.body):
-            if isinstance(node, cst.Call) and terminal_name(node.func) == "apply" and node.args and isinstance(node.args[0].value, cst.Name):
+            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) and node.target.attr.value == "momentum":
+                return True
+            if not isinstance(node, cst.Call):
+                continue
+            name = terminal_name(node.func)
+            if name == "reset_running_stats":
+                return True
+            if name == "apply" and node.args and isinstance(node.args[0].value, cst.Name):
                 helper = self.module_functions.get(node.args[0].value.value)
                 if helper is not None and any(
-                    isinstance(inner, cst.Name) and inner.value in ("running_mean", "running_var", "reset_running_stats")
-                    or isinstance(inner, cst.Attribute) and inner.attr.value in ("running_mean", "running_var", "reset_running_stats")
+                    isinstance(inner, (cst.Name, cst.Attribute)) and (inner.value if isinstance(inner, cst.Name) else inner.attr.value) in _RUNNING_STATISTICS
                     for inner in self.subtree(helper.body)
                 ):
                     return True
@@ -856,9 +853,9 @@ class ModuleAnalysis:
     @cached_property
     def _hook_counting_functions(self) -> frozenset[cst.FunctionDef]:
         """Functions that hang forward hooks on a model's modules and count parameters in them (``p.numel()``, or
-        a walk of ``module.parameters()``, in a function nested in it): a model summary written out (torchsummary's, HRNet's, copied into a
-        project), which runs the model once to measure it. Hooks that only keep activations (features taken from a
-        layer) count nothing."""
+        a walk of ``module.parameters()``, in a function nested in it): a model summary written out (torchsummary's,
+        HRNet's, copied into a project), which runs the model once to measure it. Hooks that only keep activations
+        (features taken from a layer) count nothing."""
         hooking, counting = set(), set()
         for call in self.nodes_of(cst.Call):
             name = terminal_name(call.func)
@@ -2086,6 +2083,8 @@ _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
 _MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
 #: How a hook is hung on a module's forward.
 _HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+#: What resets a batch-norm layer's running statistics.
+_RUNNING_STATISTICS = frozenset({"running_mean", "running_var", "reset_running_stats"})
 #: What a function that counts a module's parameters calls.
 _PARAMETER_COUNTING = frozenset({"numel", "parameters"})
 

@@ -1203,7 +1203,7 @@ class ProjectModel:
         reads = Reads()
         saved, self.memo, self._facts = self.memo, TracedMemo(reads) if traced else {}, facts  # the pieces ask nothing of the facts they derive
         ModuleEntry.reads = reads.log if traced else None
-        cleanups: list[Callable[[], None]] = []
+        copy: forked.Forked | None = None  # the forked copy deriving the later pieces, until its result is taken
         try:
             kept = {entry.path: previous.pieces[entry.path] for entry in order if entry.path in previous.pieces} if previous is not None else {}
             # The changed modules (by path, and by number for reads kept from a file), then also the subclass-index
@@ -1268,8 +1268,6 @@ class ProjectModel:
             # A large derivation hands those pieces to a copy of this process, which derives them while this one
             # walks from the entry points: they read the subclass index, built above, and nothing the walk finds.
             copy = forked.start(lambda: later_pieces(later)) if self.split_derivation and len(later) >= SPLIT_DERIVATION_AFTER and facts.subclasses is not None else None
-            if copy is not None:
-                cleanups.append(copy.discard)  # ended with the derivation, should this process leave before its result
             for entry in order:  # then each module's entry points and called names, on the final stale set
                 old = kept.get(entry.path)
                 if entry.path in whole:
@@ -1315,8 +1313,7 @@ class ProjectModel:
 
             facts.evidenced, facts.reached_evidenced, facts.context, facts.reached = self._reach(order, ledger, callees)
             self.memo.clear()  # each part's answers are kept while it runs, not after (a large project's are MBs)
-            derived = copy.result() if copy is not None else None
-            cleanups.clear()
+            derived, copy = (copy.result() if copy is not None else None), None
             if derived is None:  # not handed over, or the copy failed
                 derived = later_pieces(later)
             else:  # the copy's read sets, shared with the equal ones of this process's pieces
@@ -1332,8 +1329,8 @@ class ProjectModel:
                     holders.append(entry.path)
             facts.loading, facts.holders = frozenset(loading), frozenset(holders)
         finally:
-            for cleanup in cleanups:
-                cleanup()
+            if copy is not None:  # left before taking its result (an error in the walk): ended with the derivation
+                copy.discard()
             ModuleEntry.reads = None
             self.memo, self._facts = saved, None
             self.memo.clear()
