@@ -109,11 +109,10 @@ def _local_function(analysis: ModuleAnalysis, func: cst.BaseExpression) -> cst.F
 
 def returned_model_family(analysis: ModuleAnalysis, function: cst.FunctionDef, depth: int = 0) -> str | None:
     """The family of the model a function returns (``def load(): return AutoModel.from_pretrained(...)``)."""
-    for node in analysis.subtree(function.body):
-        if isinstance(node, cst.Return) and node.value is not None:
-            family = model_family(analysis, node.value, depth + 1)
-            if family is not None:
-                return family
+    for value in analysis.returned_values(function):
+        family = model_family(analysis, value, depth + 1)
+        if family is not None:
+            return family
     return None
 
 

@@ -143,7 +143,7 @@ def returns_what_it_loads(analysis: ModuleAnalysis, function: cst.FunctionDef) -
     """Every value ``function`` returns is a model it loads: a load, or a name the function binds only to loads and
     ``None`` (``model = None``, ``model = WhisperModel(...)``, ``return model``). What a caller keeps of it is then
     the model, not a prediction made with it."""
-    returned = [node.value for node in analysis.subtree(function.body) if isinstance(node, cst.Return) and node.value is not None]
+    returned = analysis.returned_values(function)
     if not returned:
         return False
     for value in returned:

@@ -1095,9 +1095,7 @@ class ModelTracker:
         function = self.analysis.module_functions.get(dependency.value) if isinstance(dependency, cst.Name) else None
         if function is None or self.analysis.enclosing_class(function) is not None:
             return []
-        values = [
-            node.value for node in self.analysis.subtree(function.body) if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None
-        ]
+        values = self.analysis.returned_values(function, yielded=True)
         resolved = [self._resolve(value, follow_names=True, depth=depth + 1) for value in values]
         if not resolved or not all(resolved):
             return []
@@ -1305,13 +1303,7 @@ class ModelTracker:
     def _returned_values(self, call: cst.Call) -> list[cst.BaseExpression]:
         """What a same-file function or method called by ``call`` returns."""
         function = self._callee(call)
-        if function is None:
-            return []
-        return [
-            node.value
-            for node in self.analysis.subtree(function.body)
-            if isinstance(node, cst.Return) and node.value is not None
-        ]
+        return self.analysis.returned_values(function) if function is not None else []
 
     def _unpacked_values(self, target: cst.CSTNode) -> list[cst.BaseExpression]:
         """``model, tokenizer = load(args)``: what ``model`` is bound to, item by item, where the right side
@@ -1497,10 +1489,7 @@ class ModelTracker:
         method = self._method_of(owner, func.attr.value) if owner is not None else None
         if method is None or not _is_classmethod(method):
             return None
-        returns_instance = any(
-            isinstance(node, cst.Return) and isinstance(node.value, cst.Call) and is_name(node.value.func, "cls")
-            for node in self.analysis.subtree(method.body)
-        )
+        returns_instance = any(isinstance(value, cst.Call) and is_name(value.func, "cls") for value in self.analysis.returned_values(method))
         return owner if returns_instance else None
 
     def _self_eval_methods(self, cls: cst.ClassDef) -> frozenset[str]:

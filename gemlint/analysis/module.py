@@ -829,20 +829,24 @@ class ModuleAnalysis:
         known = self._factories
         if function not in known:
             # `return model, outputs` hands back what it computed too: only a lone model counts.
-            known[function] = any(
-                node.value is not None and not isinstance(node.value, cst.Tuple) and bool(self.models.origins(node.value))
-                for node in self._returns.get(function, ())
-            )
+            known[function] = any(not isinstance(value, cst.Tuple) and bool(self.models.origins(value)) for value in self.returned_values(function))
         return known[function]
 
+    def returned_values(self, function: cst.FunctionDef, *, yielded: bool = False) -> list[cst.BaseExpression]:
+        """The values ``function`` itself returns (``return x``; with ``yielded``, what it yields too), in source
+        order: not those of the functions nested in it."""
+        kinds = (cst.Return, cst.Yield) if yielded else (cst.Return,)
+        return [node.value for node in self._returning_nodes.get(function, ()) if isinstance(node, kinds) and node.value is not None]
+
     @cached_property
-    def _returns(self) -> dict[cst.FunctionDef, list[cst.Return]]:
-        returns: dict[cst.FunctionDef, list[cst.Return]] = {}
-        for node in self.nodes_of(cst.Return):
+    def _returning_nodes(self) -> dict[cst.FunctionDef, list[cst.Return | cst.Yield]]:
+        """Each function's ``return`` and ``yield`` nodes: one pass over the module for every function asked about."""
+        returning: dict[cst.FunctionDef, list[cst.Return | cst.Yield]] = {}
+        for node in self.nodes_of(cst.Return, cst.Yield):
             function = self.enclosing_function(node)
             if function is not None:
-                returns.setdefault(function, []).append(node)
-        return returns
+                returning.setdefault(function, []).append(node)
+        return returning
 
     @cached_property
     def _counting_functions(self) -> frozenset[cst.FunctionDef]:
