@@ -11,6 +11,10 @@ request: a model loaded there is loaded per message. A handler is registered
 * or by handing it to a handler class or registration: ``CommandHandler("draw", draw)``,
   ``MessageHandler(filters.TEXT, reply)`` (python-telegram-bot), ``bot.register_message_handler(reply)``.
 
+A Socket.IO server (python-socketio, Flask-SocketIO) runs its event handlers the same way, once per message a
+client emits: ``@sio.on("frame")``, ``@socketio.on("audio")``, ``@sio.event`` on any event but the connection's
+own (``connect``, ``disconnect``), and ``sio.on("frame", handle)`` or ``socketio.on_event("audio", handle)``.
+
 Only in a module that imports one of those frameworks (:data:`~gemlint.analysis.frameworks.BOT_FRAMEWORKS`).
 """
 
@@ -29,6 +33,11 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Decorators that register a handler for an event the framework names: per message only for such events.
 _EVENT_DECORATORS = frozenset({"event", "listen"})
 _PER_MESSAGE_EVENTS = ("on_message", "on_interaction", "on_reaction_add", "on_raw_reaction_add", "message", "app_mention")
+#: Socket.IO's registrations called with the handler: ``sio.on("frame", handle)``, ``socketio.on_event("audio", handle)``.
+_SOCKET_REGISTRATIONS = frozenset({"on", "on_event"})
+_HANDLER_KEYWORDS = frozenset({"callback", "handler"})
+#: Socket.IO's events that are not a client's messages: a handler named for any other event runs per message.
+_CONNECTION_EVENTS = frozenset({"connect", "disconnect"})
 #: python-telegram-bot's handler classes, built around the callback they run per update.
 _HANDLER_CLASSES = frozenset({"CommandHandler", "MessageHandler", "CallbackQueryHandler", "InlineQueryHandler", "PrefixHandler"})
 
@@ -51,6 +60,8 @@ def registers_handler(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> 
                 named = expression.args[0].value.evaluated_value or ""  # `@app.event("app_mention")`
             if isinstance(named, str) and named.startswith(_PER_MESSAGE_EVENTS):
                 return True
+            if name == "event" and named not in _CONNECTION_EVENTS and analysis.imports_any(fw.SOCKET_FRAMEWORKS):
+                return True
     return False
 
 
@@ -60,8 +71,15 @@ def handed_to_bots(analysis: "ModuleAnalysis") -> frozenset[str]:
     if not analysis.imports_any(fw.BOT_FRAMEWORKS):
         return frozenset()
     found = set()
+    sockets = analysis.imports_any(fw.SOCKET_FRAMEWORKS)
     for call in analysis.nodes_of(cst.Call):
         name = terminal_name(call.func) or ""
-        if name in _HANDLER_CLASSES or (name.startswith("register_") and name.endswith("_handler")):
-            found.update(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name) and (arg.keyword is None or arg.keyword.value == "callback"))
+        if name in _HANDLER_CLASSES or (name.startswith("register_") and name.endswith("_handler")) or name in _SOCKET_REGISTRATIONS and sockets:
+            found.update(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name) and (arg.keyword is None or arg.keyword.value in _HANDLER_KEYWORDS))
     return frozenset(found)
+
+
+def handler_kind(analysis: "ModuleAnalysis") -> str:
+    """What a message handler of this module is called in a finding: a Socket.IO server's or a chat bot's."""
+    chat_bots = fw.BOT_FRAMEWORKS - fw.SOCKET_FRAMEWORKS
+    return "a Socket.IO event handler" if analysis.imports_any(fw.SOCKET_FRAMEWORKS) and not analysis.imports_any(chat_bots) else "a chat bot handler"

@@ -781,10 +781,12 @@ GRADIO_EVENTS = frozenset(
         "stop_recording", "pause_recording", "upload_button",
     }
 )
+# Socket.IO servers (python-socketio, Flask-SocketIO), whose event handlers run once per message a client emits.
+SOCKET_FRAMEWORKS = frozenset({"socketio", "flask_socketio"})
 # Chat-bot frameworks, whose handlers run once per message, command or interaction (:mod:`gemlint.analysis.bots`):
 # Telegram (pyTelegramBotAPI, aiogram, python-telegram-bot, Pyrogram, Telethon), Discord (discord.py and its
-# forks, interactions.py) and Slack (Bolt).
-BOT_FRAMEWORKS = frozenset({"telebot", "aiogram", "telegram", "pyrogram", "telethon", "discord", "nextcord", "disnake", "interactions", "slack_bolt"})
+# forks, interactions.py) and Slack (Bolt); and Socket.IO's event handlers, which run as a bot's do.
+BOT_FRAMEWORKS = frozenset({"telebot", "aiogram", "telegram", "pyrogram", "telethon", "discord", "nextcord", "disnake", "interactions", "slack_bolt"}) | SOCKET_FRAMEWORKS
 BOT_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in sorted(BOT_FRAMEWORKS) for keyword in ("import", "from"))
 # Decorator methods of those frameworks' bot objects that register a handler per message or command.
 BOT_HANDLER_DECORATORS = frozenset(

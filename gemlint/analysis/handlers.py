@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gemlint.analysis import apps
+from gemlint.analysis import apps, bots
 from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
@@ -88,7 +88,7 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
     if routing is not None:
         return f"`{name}` is registered as a route handler in `{routing}`"
     if analysis.is_bot_handler(function):
-        return f"`{name}` is a chat bot handler, run on every message"
+        return f"`{name}` is {bots.handler_kind(analysis)}, run on every message"
     if analysis.is_queue_task(function):
         return f"`{name}` is a Celery task, run for every job"
     owner = analysis.enclosing_class(function)

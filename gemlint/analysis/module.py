@@ -1422,7 +1422,7 @@ class ModuleAnalysis:
         if routing is not None:
             return f"`{name}` is registered as a route handler in `{routing}`"
         if self.is_bot_handler(function):
-            return f"`{name}` is a chat bot handler (it runs on every message)"
+            return f"`{name}` is {bots.handler_kind(self)} (it runs on every message)"
         if self.is_queue_task(function):
             return f"`{name}` is a Celery task (it runs for every job)"
         owner = self.enclosing_class(function)

@@ -18,7 +18,7 @@ class ModelLoadedPerRequest(AnalysisRule):
     severity = Severity.ERROR
     summary = (
         "A model, pipeline, ONNX Runtime session, TensorRT engine or tokenizer is loaded inside a request handler (a "
-        "Gradio callback, a Streamlit script's module level, a chat bot's message handler, a Celery task), on every request or job."
+        "Gradio callback, a Streamlit script's module level, a chat bot's or Socket.IO server's message handler, a Celery task), on every request or job."
     )
     rationale = (
         "Loading weights reads and deserialises hundreds of megabytes to gigabytes, allocates them on the "
