@@ -152,10 +152,6 @@ class Uses:
             return Use.ESCAPE, None, False  # a qualified constructor, e.g. at::DataPtr(p, ...)
         if address:
             return Use.ESCAPE, None, False  # an out-parameter: the callee may store or free through it
-        if unit is not None and any(_field_of_a_kept_object(unit, other) for number, other in enumerate(syn.arguments(call)) if number != index):
-            # `av_image_fill_arrays(frame->data, frame->linesize, buffer, ...)` with `frame` returned: the callee may
-            # store the pointer in the object whose field it is given, which outlives the function.
-            return Use.ESCAPE, None, False
         return Use.USE, None, True  # an unknown function: known only by what happens to its result
 
     def _summary(self, name: str, index: int, address: bool, depth: int, arity: int) -> tuple[Use, Kind | None] | None:
@@ -770,42 +766,6 @@ def _through_casts(node: Node) -> tuple[Node, Node | None]:
     while parent is not None and syn.is_transparent_parent(parent, child):
         child, parent = parent, parent.parent
     return child, parent
-
-
-_RETURN_STATEMENTS = frozenset({"return_statement"})
-
-
-def _field_of_a_kept_object(unit: Unit, argument: Node) -> bool:
-    """``argument`` is a field (or a field's address) of an object that outlives the function: one reached through
-    a pointer the function was given or returns (``frame->data`` with ``return frame;``), ``this``'s, a member's or
-    a global's."""
-    node = syn.strip(argument)
-    if node is not None and node.type == "pointer_expression" and syn.operator(node) == "&":
-        node = syn.strip(node.child_by_field_name("argument"))
-    if node is None or node.type != "field_expression":
-        return False
-    through_pointer = False
-    while node is not None and node.type in ("field_expression", "subscript_expression"):
-        through_pointer = through_pointer or (node.type == "field_expression" and syn.operator(node) == "->")
-        node = syn.strip(node.child_by_field_name("argument"))
-    if node is None or node.type not in ("identifier", "this"):
-        return False
-    if node.type == "this" or syn.text(node) not in unit.variables:
-        return True  # a member or a global
-    name = syn.text(node)
-    if not through_pointer:
-        return False  # a field of a local or by-value parameter: it dies with the function
-    return name in {parameter for parameter, _ in parameters(unit.node)} or _returned_as_is(unit, name)
-
-
-def _returned_as_is(unit: Unit, name: str) -> bool:
-    """The function returns the local ``name`` itself (``return frame;``)."""
-    return any(
-        (value := syn.strip(statement.named_children[0] if statement.named_children else None)) is not None
-        and value.type == "identifier"
-        and syn.text(value) == name
-        for statement in unit.walk.of_type(_RETURN_STATEMENTS)
-    )
 
 
 def stored_for_later(unit: Unit, call: Node) -> bool:
