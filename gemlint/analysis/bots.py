@@ -49,7 +49,7 @@ def registers_handler(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> 
     for decorator in function.decorators:
         expression = decorator.decorator
         target = expression.func if isinstance(expression, cst.Call) else expression
-        if not isinstance(target, cst.Attribute):
+        if not isinstance(target, cst.Attribute) or _of_a_command_line_framework(analysis, target.value):
             continue
         name = target.attr.value
         if name in fw.BOT_HANDLER_DECORATORS:
@@ -63,6 +63,18 @@ def registers_handler(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> 
             if name == "event" and named not in _CONNECTION_EVENTS and analysis.imports_any(fw.SOCKET_FRAMEWORKS):
                 return True
     return False
+
+
+def _of_a_command_line_framework(analysis: "ModuleAnalysis", receiver: cst.BaseExpression) -> bool:
+    """The decorator's receiver is a command-line framework (``click``) or an object one builds (``app`` bound to
+    ``typer.Typer()``): ``@click.command()`` makes a program's entry point, run once per invocation."""
+    def names_one(node: cst.BaseExpression) -> bool:
+        return any(name.partition(".")[0] in fw.CLI_FRAMEWORKS for name in analysis.library_names(node, fw.CLI_FRAMEWORKS))
+
+    if names_one(receiver):
+        return True
+    values = analysis.assigned_values(receiver) if isinstance(receiver, cst.Name) else []
+    return any(isinstance(value, cst.Call) and names_one(value.func) for value in values)
 
 
 def handed_to_bots(analysis: "ModuleAnalysis") -> frozenset[str]:

@@ -796,6 +796,9 @@ BOT_HANDLER_DECORATORS = frozenset(
         "message_command", "on_message", "on_callback_query", "on_inline_query", "on", "action", "shortcut",
     }
 )
+# Command-line frameworks whose ``command`` decorators (``@click.command()``, ``@app.command()`` on a ``typer.Typer()``)
+# make a function run once per invocation of the program: not a bot's command, whatever else the module imports.
+CLI_FRAMEWORKS = frozenset({"click", "asyncclick", "rich_click", "cloup", "typer", "cyclopts"})
 # Of those, the names no web or serving framework uses: what a bot handler's decorator says by its name alone,
 # where the project index reads decorators without the module's imports.
 BOT_HANDLER_DECORATOR_NAMES = frozenset(
