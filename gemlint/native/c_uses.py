@@ -37,9 +37,12 @@ OWNER_CALLS = frozenset(
      "capsule", "PyCapsule_New", "Py_BuildValue", "PyLong_FromVoidPtr"}
 )
 #: Methods of TensorRT's execution context that take device pointers for one inference and keep none of them:
-#: the caller owns the buffers (``context->setTensorAddress(name, buffer)``, ``context->enqueueV2(bindings, ...)``).
+#: the caller owns the buffers (``context->setTensorAddress(name, buffer)``, ``context->enqueueV2(bindings, ...)``);
+#: and its runtime's ``deserializeCudaEngine(blob, size)``, which builds the engine from a copy of the blob. A stream's
+#: ``read(buffer, size)`` and ``write(buffer, size)`` fill or drain the buffer and keep nothing either.
 _BORROWING_METHODS = frozenset(
-    {"setTensorAddress", "setInputTensorAddress", "setOutputTensorAddress", "enqueueV2", "enqueueV3", "executeV2", "enqueue", "execute"}
+    {"setTensorAddress", "setInputTensorAddress", "setOutputTensorAddress", "enqueueV2", "enqueueV3", "executeV2", "enqueue", "execute",
+     "deserializeCudaEngine", "read", "write"}
 )
 #: Of those, the names a queue's method has too: given one item (``tasks.enqueue(job)``), it keeps it. TensorRT's
 #: ``enqueue`` takes a batch size, the bindings and a stream.
