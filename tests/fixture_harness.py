@@ -5,6 +5,8 @@ is two GEM101 findings on the line, and a third (or a duplicate of one) fails. A
 finding's severity, its column, or both: ``# expect: GEM201[error]``, ``# expect: GEM101@12``,
 ``# expect: GEM501[note]@5``. Columns are 1-based, counted in code points, as the CLI prints them
 (``path:line:column``). ``expect-next:`` marks the line below (where a trailing comment is impossible).
+``also: GEM101`` marks a line that a finding names as a related location (a rule that reports the first of
+several places once, the others beside it): some finding of that code must list the line.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from gemlint.selection import Selection
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _ITEM = r"GEM\d{3}(?:\[[A-Za-z]*\])?(?:@\d+)?"
-_MARKER = re.compile(rf"(?:#|//|/\*)\s*expect(?P<next>-next)?:\s*(?P<items>{_ITEM}(?:\s*,\s*{_ITEM})*)")
+_MARKER = re.compile(rf"(?:#|//|/\*)\s*(?P<kind>expect|also)(?P<next>-next)?:\s*(?P<items>{_ITEM}(?:\s*,\s*{_ITEM})*)")
 _PARTS = re.compile(r"(?P<code>GEM\d{3})(?:\[(?P<severity>[A-Za-z]*)\])?(?:@(?P<column>\d+))?")
 SEVERITIES = ("error", "warning", "note")
 
@@ -36,6 +38,7 @@ class Expected:
     code: str
     severity: str | None = None  # None: any severity
     column: int | None = None  # 1-based; None: any column
+    related: bool = False  # a related location of a finding (``also:``), not a finding of its own
 
     def matches(self, diagnostic: Diagnostic) -> bool:
         return (
@@ -91,7 +94,8 @@ def parse_markers(text: str) -> list[Expected]:
                 if severity is not None and severity not in SEVERITIES:
                     raise ValueError(f"line {number}: unknown severity {severity!r} in {item.strip()!r}")
                 column = parts.group("column")
-                expected.append(Expected(target, parts.group("code"), severity, int(column) if column else None))
+                related = match.group("kind") == "also"
+                expected.append(Expected(target, parts.group("code"), severity, int(column) if column else None, related))
     return expected
 
 
@@ -104,6 +108,10 @@ def mismatches(expected: list[Expected], diagnostics: list[Diagnostic]) -> list[
     """What differs between the expectations and the findings; empty when every expected finding is
     reported exactly as often as it is marked, with its pinned severity and column, and nothing else is."""
     problems = []
+    for also in (e for e in expected if e.related):
+        if not any(d.code == also.code and any(r.span.line == also.line for r in d.related) for d in diagnostics):
+            problems.append(f"line {also.line}: no {also.code} finding lists it as a related location")
+    expected = [e for e in expected if not e.related]
     wanted = Counter((e.line, e.code) for e in expected)
     got = Counter((d.line, d.code) for d in diagnostics)
     for line, code in sorted(wanted.keys() | got.keys()):

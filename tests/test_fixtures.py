@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from fixture_harness import FIXTURES, Expected, expectations, fixture_files, lint_fixture, mismatches, parse_markers
-from gemlint.diagnostics import Diagnostic, Severity
+from gemlint.diagnostics import Diagnostic, RelatedLocation, Severity, Span
 from gemlint.registry import all_rules
 
 FILES = fixture_files()
@@ -84,6 +84,17 @@ def test_markers_parse_codes_counts_severities_columns_and_next_line():
         Expected(4, "GEM601", "note"),
         Expected(5, "GEM301"),
     ]
+
+
+def test_a_related_location_marker_needs_a_finding_that_lists_the_line():
+    assert parse_markers("x  # also: GEM101\n") == [Expected(1, "GEM101", related=True)]
+    span = Span("f.py", 3, 1, 3, 9)
+    first = replace(finding(1, "GEM101"), related=(RelatedLocation(span, "also runs"),))
+    assert mismatches([Expected(1, "GEM101"), Expected(3, "GEM101", related=True)], [first]) == []
+    assert mismatches([Expected(1, "GEM101"), Expected(3, "GEM101", related=True)], [finding(1, "GEM101")]) != []
+    assert mismatches([Expected(1, "GEM101"), Expected(3, "GEM102", related=True)], [first]) != []
+    # A related location is not a finding of its own: the line's own findings are counted as before.
+    assert mismatches([Expected(1, "GEM101"), Expected(3, "GEM101", related=True)], [first, finding(3, "GEM101")]) != []
 
 
 def test_a_misspelt_severity_is_an_error_not_an_unpinned_marker():

@@ -138,9 +138,9 @@ def score(batch: dict):
     syntax_gate = InferenceContext()
 
     def visit_Module(self, node: cst.Module) -> None:
-        # One finding per function: its first unguarded forward, the others as related locations (the fix,
-        # one guard around the function, covers them all).
-        self._by_function: dict[cst.FunctionDef, list[tuple[cst.Call, str, str, Fix | None, str | None]]] = {}
+        # One finding per function (or module-level statement): its first unguarded forward, the others as related
+        # locations (the fix, one guard around it, covers them all).
+        self._by_function: dict[cst.CSTNode, list[tuple[cst.Call, str, str, Fix | None, str | None]]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute, cst.Call)) or not self.analysis.may_have_inference_context:
@@ -188,17 +188,23 @@ def score(batch: dict):
         )
         fix = self._fix(node)
         function = self.analysis.enclosing_function(node)
-        if function is None or function.asynchronous is not None:  # the fix there wraps each statement
+        if function is not None and function.asynchronous is not None:  # the fix there wraps each statement
             self.report(node, message, fix=fix, precision=evidence_precision(verdict))
             return
-        self._by_function.setdefault(function, []).append((node, called, message, fix, evidence_precision(verdict)))
+        # A script's forwards are grouped by the module-level statement that runs them (a loop over the inputs, the
+        # `__main__` block): one guard around it covers them all.
+        scope = function if function is not None else self._top_level_statement(node)
+        self._by_function.setdefault(scope, []).append((node, called, message, fix, evidence_precision(verdict)))
+
+    def _top_level_statement(self, node: cst.CSTNode) -> cst.CSTNode:
+        return next((a for a in self.analysis.ancestors(node) if isinstance(self.analysis.parent(a), cst.Module)), node)
 
     def _repeats(self, node: cst.Call) -> bool:
         """``node`` may run many times: in a loop or a comprehension, or in a function."""
         return any(isinstance(a, _REPEATING) for a in self.analysis.ancestors(node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for function, found in self._by_function.items():
+        for scope, found in self._by_function.items():
             node, _, message, fix, precision = found[0]
             related = []
             for other, called, _, _, _ in found[1:]:
@@ -207,7 +213,8 @@ def score(batch: dict):
                 related.append(RelatedLocation(span, f"`{called}(...)` also runs with autograd enabled"))
             if related:
                 more = len(related)
-                message += f"; {more} more forward pass{'es' if more > 1 else ''} in `{function.name.value}` run the same way"
+                where = f"in `{scope.name.value}`" if isinstance(scope, cst.FunctionDef) else "in the same module-level statement"
+                message += f"; {more} more forward pass{'es' if more > 1 else ''} {where} run the same way"
             self.report(node, message, fix=fix, precision=precision, related=related)
 
     # -- fix ---------------------------------------------------------------------------------------
