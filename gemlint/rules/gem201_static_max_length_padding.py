@@ -38,6 +38,10 @@ _EXPORTS = frozenset(
         "torch2trt.torch2trt",
     }
 )
+#: Calls that only show or measure what they are given.
+_INSPECTING_CALLS = frozenset({"print", "pprint", "len", "repr", "type", "display", "info", "debug", "warning", "log"})
+#: Where a value is handed on: returned, iterated, kept in a container or an attribute, given to a lambda.
+_PASSING_ON = (cst.Return, cst.Yield, cst.For, cst.CompFor, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.Lambda, cst.With, cst.Await)
 _EXPORT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _EXPORTS)
 # Tokenizer methods called on the tokenizer object (``tok.encode_plus(...)``); anything else is the tokenizer itself.
 _TOKENIZER_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "prepare_for_model"})
@@ -115,6 +119,8 @@ class StaticMaxLengthPadding(AnalysisRule):
         "(or are the elements of a list comprehension) that `torch.cat`/`torch.stack` (or NumPy's "
         "`concatenate`/`stack`) joins or `torch.tensor`/`np.array` makes one array of, which needs every batch "
         "or row to have the same length.",
+        "Tokens that reach no model: thrown away, or only printed, measured (`len`, `.shape`) or asserted on, they "
+        "and every name bound to them (a script that shows what a tokenizer makes).",
         "`padding=True` and `padding=\"longest\"`.",
     )
     bad = """\
@@ -179,7 +185,7 @@ def embed(text: str):
         max_length = keyword_arg(node, "max_length")
         if self._text_encoder_input(node, max_length) or self._export_input(node) or self._triton_fixed_shape(node):
             return
-        if self._joined_across_batches(node):
+        if self._joined_across_batches(node) or self._only_inspected(node):
             return
         length = literal_value(max_length.value) if max_length is not None else NOT_LITERAL
         large = isinstance(length, int) and not isinstance(length, bool) and length >= LARGE_MAX_LENGTH
@@ -369,6 +375,37 @@ def embed(text: str):
                 first = child.args[0].value
                 if isinstance(first, cst.Name) and first.value in collected and self._joins(child):
                     return True
+        return False
+
+    def _only_inspected(self, node: cst.Call) -> bool:
+        """The tokens are thrown away, or only printed, measured or asserted on (a scratch script that shows what a
+        tokenizer makes): they reach no model, whose compute is what the padding costs. A use of the result, or of
+        a name bound to it, in anything else (a call, a return, a loop, a container) may feed a model."""
+        scope = self.analysis.enclosing_function(node) or self.context.module
+        derived = self._derived_names(node, scope)
+        uses = [node, *(child for child in self.analysis.subtree(scope, into_scopes=True) if isinstance(child, cst.Name) and child.value in derived)]
+        return all(self._inspected(use, derived) for use in uses)
+
+    def _inspected(self, use: cst.CSTNode, derived: frozenset[str]) -> bool:
+        """``use`` (the call, or a name bound to its result) is read only to be shown or checked, or to bind another
+        of ``derived``, or it is a binding target itself."""
+        child, parent = use, self.analysis.parent(use)
+        while parent is not None:
+            if isinstance(parent, cst.Expr) and parent.value is child:
+                return True  # a statement of its own: the value is dropped
+            if isinstance(parent, (cst.AssignTarget, cst.Assert)) or (isinstance(parent, cst.AnnAssign) and parent.target is child):
+                return True
+            if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is child:
+                targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+                return all(isinstance(target, cst.Name) and target.value in derived for target in targets)
+            if isinstance(parent, cst.Call) and parent.func is not child:
+                if terminal_name(parent.func) in _INSPECTING_CALLS:
+                    return True
+                return False  # handed to a call: it may run a model
+            if isinstance(parent, _PASSING_ON):
+                return False
+            # else a part of it is read, or a method of it called (`ids.shape`, `mask.sum()`): what it makes is read on
+            child, parent = parent, self.analysis.parent(parent)
         return False
 
     def _comprehension_joined(self, node: cst.Call) -> bool:
