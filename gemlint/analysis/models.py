@@ -307,7 +307,44 @@ class ModelTracker:
                     reason = self.analysis.outside.forward_without_grad(self.analysis, origin.node.func)
             if reason is not None:
                 return reason
+        return self._unresolved_producer_guard(receiver)
+
+    def _unresolved_producer_guard(self, receiver: cst.BaseExpression) -> str | None:
+        """Why a producer of ``receiver`` that is not taken for a model runs ``forward`` without gradients: a wrapper
+        of another module whose parts are not seen (``model = AutoShape(model)`` in a factory that builds a bare
+        model on another branch), through the names and the same-file functions that hand it on. Its origins name
+        only the producers known to be models, so a guarded wrapper among the others would go unseen."""
+        outside = self.analysis.outside
+        if outside is None or not isinstance(receiver, cst.Name):
+            return None
+        for call in self._producer_calls(receiver, set(), 0):
+            if self.producer(call) is None:
+                reason = outside.forward_without_grad(self.analysis, call.func)
+                if reason is not None:
+                    return reason
         return None
+
+    def _producer_calls(self, expression: cst.BaseExpression, seen: set[cst.CSTNode], depth: int) -> list[cst.Call]:
+        """The calls whose results ``expression`` may hold: those assigned to a name, through a module's own methods
+        (``model.to(device)``) and what same-file functions return."""
+        if depth > 4 or expression in seen:
+            return []
+        seen.add(expression)
+        if isinstance(expression, cst.Name):
+            scope = self.analysis.scope_of(expression)
+            if scope is None or expression.value in ("self", "cls"):
+                return []
+            values = [assignment_value(self.analysis, a.node) for a in scope[expression.value] if isinstance(a, Assignment)]
+            return [call for value in values if value is not None for call in self._producer_calls(value, seen, depth + 1)]
+        if not isinstance(expression, cst.Call):
+            return []
+        func = expression.func
+        if isinstance(func, cst.Attribute) and func.attr.value in fw.MODULE_SELF_METHODS:
+            return self._producer_calls(func.value, seen, depth + 1)
+        returned = self._returned_values(expression)
+        if returned:
+            return [call for value in returned for call in self._producer_calls(value, seen, depth + 1)]
+        return [expression]
 
     def built_from_plain_layers(self, cls: cst.ClassDef) -> bool:
         """A class of this file deriving from ``nn.Module`` alone whose submodules are all torch layers without a
@@ -359,10 +396,18 @@ class ModelTracker:
             return False
         repository = passed_argument(call, 0, "repo_or_dir")
         name = literal_value(repository) if repository is not None else None
-        if not isinstance(name, str):
-            return False
         source = passed_argument(call, None, "source")
-        if source is not None and literal_value(source) == "local":
+        local = source is not None and literal_value(source) == "local"
+        if not isinstance(name, str) and local and self.analysis.outside is not None:
+            # A local clone whose path comes from the configuration: the project's clones that define the entry
+            entry = self._hub_entry_name(call)
+            folders = self.analysis.outside.hub_folders(entry) if entry is not None else []
+            guarded = {repo.rsplit("/", 1)[-1] for repo in fw.SELF_GUARDED_HUB_REPOS}
+            if not folders or not all(folder in guarded for folder in folders):
+                return False
+        elif not isinstance(name, str):
+            return False
+        elif local:
             # A local clone of the repository (`torch.hub.load("/yolov5", "yolov5s", source="local")`), in a folder
             # named as the repository is
             folder = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
@@ -378,6 +423,10 @@ class ModelTracker:
         ``hubconf.py`` may define it)."""
         if terminal_name(call.func) != "load" or not self.analysis.resolves_to(call.func, _HUB_LOADS):
             return None
+        return self._hub_entry_name(call)
+
+    @staticmethod
+    def _hub_entry_name(call: cst.Call) -> str | None:
         entry = passed_argument(call, 1, "model")
         name = literal_value(entry) if entry is not None else None
         return name if isinstance(name, str) else None

@@ -78,6 +78,9 @@ class OutsideFacts(Protocol):
         """Why the model that the project's own ``hubconf.py`` entry ``entry_name`` builds runs its ``forward``
         without gradients (every class it returns has a grad-free decorator on ``forward``), or None."""
 
+    def hub_folders(self, entry_name: str) -> list[str]:
+        """The names of the project's folders whose ``hubconf.py`` defines the entry ``entry_name``."""
+
     def inherited_attribute(self, analysis: "ModuleAnalysis", cls: cst.ClassDef, name: str) -> str | None:
         """Why ``self.<name>`` of ``cls`` holds a model when a project base class in another module binds it."""
 

@@ -53,6 +53,9 @@ class ProjectAnswers:
     def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
         return self.model.hub_entry_forward_without_grad(entry_name)
 
+    def hub_folders(self, entry_name: str) -> list[str]:
+        return self.model.hub_folders(entry_name)
+
     # -- asked about a file's nodes ------------------------------------------------------------
     def gives_context(self, analysis: ModuleAnalysis) -> bool:
         return self.model.in_context(str(analysis.context.source.path))

@@ -1990,6 +1990,17 @@ class ProjectModel:
         reasons = [self.class_forward_without_grad(cls) for cls in classes]
         return reasons[0] if reasons and all(reasons) else None
 
+    def hub_folders(self, entry_name: str) -> list[str]:
+        """The names of the folders whose ``hubconf.py`` defines the entry ``entry_name``: where a local
+        ``torch.hub.load(path, entry_name, source="local")`` may load from when its path is not written out."""
+        return [
+            os.path.basename(os.path.dirname(entry.path))
+            for name, entries in self.modules.items()
+            if name.rpartition(".")[2] == "hubconf"
+            for entry in entries
+            if entry_name in entry.summary.functions
+        ]
+
     def returned_classes(self, entry: ModuleEntry, target: Target, depth: int) -> list[Target]:
         """The project classes the function ``target`` returns instances of, through the functions it returns
         the results of; empty when any return is something else."""

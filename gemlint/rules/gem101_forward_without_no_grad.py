@@ -57,7 +57,10 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`model.generate(...)`, transformers/diffusers pipelines and Ultralytics' model front-ends (`YOLO(...)`, "
         "`RTDETR(...)`, `SAM(...)`: calling one predicts under its own inference mode), and YOLOv5's hub entries "
         "(`torch.hub.load(\"ultralytics/yolov5\", ...)` returns `AutoShape`, whose forward runs under `no_grad`, unless "
-        "`autoshape=False`), which already run without gradients.",
+        "`autoshape=False`; likewise a local clone, `source=\"local\"`, whose path the settings hold where the "
+        "project's clones of the entry are YOLOv5's), which already run without gradients; and a model one of whose "
+        "producers is a project wrapper with a grad-free `forward` (a factory that wraps what it builds on one branch), "
+        "whether or not its parts are seen.",
         "TensorRT engines behind a module's interface: torch2trt's `TRTModule` and what `torch2trt(...)` returns hold "
         "their weights in the engine, whatever `state_dict` and `load_state_dict` suggest; likewise a TorchScript "
         "file loaded (`torch.jit.load`) in a module that imports an accelerator's compiler (`torch_neuronx`, "
