@@ -8,6 +8,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_or_keyed, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, WEIGHT_KEYWORDS, load_kind, may_load
 from gemlint.analysis.module import terminal_name
+from gemlint.analysis.syntax import SCOPE_NODES
 from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Imports, NotTest, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
@@ -32,6 +33,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "checkpoint (a builder of `sam_model_registry` called with `checkpoint=path`)."
     )
     not_flagged = (
+        "A retry of a load (the same loader called again in an `except` handler of the `try` that calls it, with other "
+        "arguments or another checkpoint): the first attempt is reported, and loading once fixes both.",
         "Loads at module level, in `__init__`, in the framework's setup hooks (TorchServe `initialize`, KServe `load`, "
         "LitServe `setup`, Triton `initialize`) and in startup events (`on_event(\"startup\")`, lifespan, `before_serving`).",
         "Helpers memoised with `functools.cache`/`lru_cache` (or cachetools/async-lru) or cached by Streamlit "
@@ -193,12 +196,30 @@ def classify(text: str):
         if reason is None:
             return
         text = self.analysis.module.code_for_node(node.func)
+        if self._retries_a_load(node, text):
+            return  # the load it retries is reported, and one fix covers both
         if STREAMLIT_RERUN in reason:
             # the script's module level is what reruns: the load moves into a function Streamlit caches
             fix = "load it in a function decorated with `@st.cache_resource`, which runs once, and call that"
         else:
             fix = "load it once at startup (module level, `__init__`, a setup hook or a cached helper) and reuse it"
         self.report(node, f"`{text}(...)` loads {what} on every request ({reason}){how}; {fix}")
+
+
+    def _retries_a_load(self, node: cst.Call, text: str) -> bool:
+        """``node`` runs in an ``except`` handler of a ``try`` whose body makes the same call: a retry of the load
+        (``from_pretrained(name, local_files_only=True)``, then without it when that fails)."""
+        parent = self.analysis.parent(node)
+        while parent is not None and not isinstance(parent, SCOPE_NODES):
+            if isinstance(parent, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                attempt = self.analysis.parent(parent)
+                if isinstance(attempt, (cst.Try, cst.TryStar)) and any(
+                    isinstance(call, cst.Call) and self.analysis.module.code_for_node(call.func) == text
+                    for call in self.analysis.subtree(attempt.body)
+                ):
+                    return True
+            parent = self.analysis.parent(parent)
+        return False
 
 
 def _loads_in(analysis, function: cst.FunctionDef) -> list[tuple[cst.Call, str]]:
