@@ -415,7 +415,7 @@ class FileAnalysis:
         if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
             declarator = parent.child_by_field_name("declarator")
             identifier = syn.declared_identifier(declarator)
-            if row.name == "new" and _initialises_an_object(parent):
+            if row.name == "new" and _initialises_an_object(parent, self.document.data):
                 return Acquisition(unit, step, node, row, Target.ESCAPED, escaped_into=identifier)  # `Shared<T> x = new T;`
             if identifier is not None and unit.is_local(syn.text(identifier)) and not syn.is_reference_declarator(declarator):
                 return Acquisition(unit, step, node, row, Target.TRACKED, variable=syn.text(identifier))
@@ -643,9 +643,11 @@ def _when_not_given(assignment: Node, parameter: str) -> bool:
     return False
 
 
-def _initialises_an_object(declarator: Node) -> bool:
+def _initialises_an_object(declarator: Node, source: bytes) -> bool:
     """``Shared<T> x = new T(...)``: the declared variable is a class-template object (a custom smart pointer)
-    built from the pointer, not a pointer itself."""
+    built from the pointer, not a pointer itself. So is one of a type named for a smart pointer (``FooPtr x = new
+    Foo``, a typedef of an intrusive pointer that code generators such as TARS and Ice emit), unless the file
+    defines that name as a raw pointer (``typedef Foo *FooPtr;``)."""
     target = declarator.child_by_field_name("declarator")
     if target is None or target.type != "identifier":
         return False
@@ -653,7 +655,22 @@ def _initialises_an_object(declarator: Node) -> bool:
     declared = declaration.child_by_field_name("type") if declaration is not None else None
     while declared is not None and declared.type == "qualified_identifier":
         declared = declared.child_by_field_name("name")
-    return declared is not None and declared.type == "template_type"
+    if declared is None:
+        return False
+    if declared.type == "template_type":
+        return True
+    name = syn.text(declared)
+    return declared.type == "type_identifier" and _SMART_POINTER_NAME.search(name) is not None and not _raw_pointer_alias(name, source)
+
+
+#: How smart-pointer typedefs are named (``JsonValueObjPtr``, ``Ice::ObjectPtr``, ``Node::Ptr``, ``buffer_ptr``).
+_SMART_POINTER_NAME = re.compile(r"(?:Ptr|_ptr)$")
+
+
+def _raw_pointer_alias(name: str, source: bytes) -> bool:
+    """The file defines ``name`` as a raw pointer: ``typedef Foo *FooPtr;`` or ``using FooPtr = Foo *;``."""
+    spelled = re.escape(name.encode())
+    return re.search(rb"typedef[^;{}]*\*\s*" + spelled + rb"\s*;|using\s+" + spelled + rb"\s*=[^;{}]*\*\s*;", source) is not None
 
 
 def _enclosing_class(node: Node) -> str:
