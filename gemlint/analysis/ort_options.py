@@ -116,11 +116,27 @@ def _calibration(analysis: ModuleAnalysis, node: cst.Assign) -> bool:
     owner = analysis.method_owner(node)
     if owner is not None and any(terminal_name(base.value) in _CALIBRATOR_BASES for base in owner.bases):
         return True
-    scopes = [scope for scope in (analysis.enclosing_function(node), owner) if scope is not None]
+    scopes = [scope for scope in (analysis.enclosing_function(node), owner) if scope is not None] or [analysis.module]
     return any(
-        isinstance(child, cst.Call) and terminal_name(child.func) in _CALIBRATION_CALLS
+        isinstance(child, cst.Call) and (terminal_name(child.func) in _CALIBRATION_CALLS or _adds_graph_outputs(child))
         for scope in scopes
         for child in analysis.subtree(scope, into_scopes=True)
+    )
+
+
+def _adds_graph_outputs(call: cst.Call) -> bool:
+    """``model.graph.output.append(...)`` / ``.extend(...)``: intermediate tensors made outputs of the model, to be
+    read from the session run on it (an activation audit, a calibration written out), whose names the graph
+    optimizations would fuse away."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert")):
+        return False
+    outputs = func.value
+    return (
+        isinstance(outputs, cst.Attribute)
+        and outputs.attr.value == "output"
+        and isinstance(outputs.value, cst.Attribute)
+        and outputs.value.attr.value == "graph"
     )
 
 

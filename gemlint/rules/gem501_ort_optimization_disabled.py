@@ -56,7 +56,8 @@ class OrtOptimizationDisabled(CrossLanguageRule):
         "Calibration and quantization tooling, which disables optimizations on purpose so that the intermediate "
         "tensors it records keep their names: modules that import `onnxruntime.quantization`, methods of a class "
         "derived from `CalibrationDataReader` or `CalibraterBase`, and functions or classes that call "
-        "`create_calibrator` or `quantize_static`. In C and C++: sessions run to read intermediate tensors (constant "
+        "`create_calibrator` or `quantize_static`, or that make intermediate tensors outputs of the graph "
+        "(`model.graph.output.append(...)`) to read them from the session. In C and C++: sessions run to read intermediate tensors (constant "
         "folding, shape inference, calibration), in a function named so or one that adds graph outputs "
         "(`graph->add_output()`) before running the model.",
         "In C and C++: options given, in the same function, to an execution provider that optimizes the graph "
