@@ -192,8 +192,9 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
             break
     memory = _resource(resources, "limits", "memory")
     text = _value(memory)
-    if text is not None:
-        record.memory_limit = kubernetes_bytes(text)
+    limit = kubernetes_bytes(text) if text is not None else None
+    if limit:  # a limit of 0 sets none (a chart's default that leaves the limit to its user)
+        record.memory_limit = limit
         record.memory_node = _located(memory)
     if _value(pod.get("hostIPC")) in ("true", "True"):
         record.shared_memory = True
@@ -427,8 +428,9 @@ def _compose_memory(service: Mapping, record: Container) -> None:
     if node is None:
         node = service.get("mem_limit")
     text = _compose_value(node)
-    if text is not None:
-        record.memory_limit = docker_bytes(text)
+    limit = docker_bytes(text) if text is not None else None
+    if limit:  # Docker reads a limit of 0 as none
+        record.memory_limit = limit
         record.memory_node = _located(node, text)
 
 

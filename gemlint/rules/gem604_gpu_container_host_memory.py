@@ -32,7 +32,7 @@ class GpuContainerHostMemory(DocumentRule):
         "that fills a 16-24 GB GPU in half precision); set it to what your largest model per GPU needs."
     )
     not_flagged = (
-        "Containers without a memory limit, or with a limit at or above the minimum for their GPU count, in binary "
+        "Containers without a memory limit (a limit of `0` sets none), or with a limit at or above the minimum for their GPU count, in binary "
         "or decimal units (`16G` for a minimum of 16Gi).",
         "Limits that a template hides (a Helm value with no default in values.yaml, compose `${VAR}` interpolation).",
         "Containers that request no GPU (or `nvidia.com/gpu: 0`).",
