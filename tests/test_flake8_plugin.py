@@ -262,9 +262,6 @@ NEEDS_THE_PROJECT = {
             ("cog_helpers.py", 15, 20, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights
             ("voice/ui.py", 10, 12, "GEM502"),  # the class's own from_pretrained, in voice/speech.py, loads the weights
             ("aging/predict.py", 14, 15, "GEM502"),  # the class's __init__, in aging/nets.py, reads the checkpoint
-            # a gRPC servicer's methods are per-request hooks by the project's reading of its base
-            ("rpc_backend.py", 33, 18, "GEM502"),
-            ("rpc_backend.py", 43, 18, "GEM502"),
             # the helper, re-exported by enhance/__init__.py's star import, loads in enhance/pipeline.py; it also runs
             # at start-up, so each per-request call is the finding
             ("enhance_ui.py", 14, 16, "GEM502"),

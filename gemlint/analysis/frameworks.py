@@ -765,6 +765,7 @@ SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "jina", "ts", "kserve"
 SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
     "TritonPythonModel",
     "check_health",
+    "Servicer",  # a gRPC servicer's subclass (see is_grpc_servicer), whatever module it is imported from
 )
 # Text markers of a task queue whose workers run a task per job.
 QUEUE_IMPORT_MARKERS = ("import celery", "from celery")
@@ -807,11 +808,12 @@ BOT_HANDLER_DECORATOR_NAMES = frozenset(
 
 
 def is_grpc_servicer(qualified: str) -> bool:
-    """A servicer base that ``grpcio-tools`` generates (``pkg.generate_pb2_grpc.TextGenerationServiceServicer``):
-    gRPC calls every public method of a subclass once per RPC. The generated module is often built at install
-    time and absent from the repository, so it is recognised by its name."""
+    """A servicer base that ``grpcio-tools`` generates (``pkg.generate_pb2_grpc.TextGenerationServiceServicer``),
+    or that a serving SDK re-exports from its generated code (``leapfrogai_sdk.AudioServicer``): gRPC calls every
+    public method of a subclass once per RPC. The generated module is often built at install time and absent from
+    the repository, so it is recognised by the name the generator gives every servicer, ``<Service>Servicer``."""
     module, _, name = qualified.rpartition(".")
-    return name.endswith("Servicer") and module.rsplit(".", 1)[-1].endswith("_pb2_grpc")
+    return bool(module) and len(name) > len("Servicer") and name.endswith("Servicer") and name[0].isupper()
 
 
 # -- spellings: the last part of the names above, checked before any name is resolved ------------
