@@ -36,7 +36,9 @@ _WIDGET_LIBRARIES = frozenset({"streamlit", "gradio"})
 _WEIGHT_WRITERS = frozenset({"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model"})
 # What a value read from a file may go through and stay data: its mapping views, and builtins that only look at it.
 _MAPPING_READS = frozenset({"keys", "items", "values", "get"})
-_LOOKING_BUILTINS = frozenset({"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip"})
+_LOOKING_BUILTINS = frozenset(
+    {"len", "str", "print", "isinstance", "sorted", "list", "tuple", "set", "enumerate", "zip", "range", "int", "float", "bool"}
+)
 # Expressions that compute a new value from their operands: what is computed from data is data.
 _COMPUTING = (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation, cst.FormattedStringExpression)
 
@@ -160,6 +162,8 @@ def _used_as_data(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int, entry
         return True  # a string or number computed from it, or a key that looks another entry up
     if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
         return True  # its entries listed (tensors copied into a bank, names printed)
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is node:
+        return True  # tested for a value (`if saved.get("speakers"):`)
     if isinstance(parent, cst.Arg):
         call = analysis.parent(parent)
         return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _LOOKING_BUILTINS
