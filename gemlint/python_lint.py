@@ -222,8 +222,9 @@ def libcst_failure(source: SourceFile, text: str) -> list[Diagnostic] | None:
 _PYTHON2_ONLY = (*PYTHON2_STATEMENTS, "multiple exception types must be parenthesized")
 
 #: A placeholder that a build step substitutes before the file is imported: `##NAME##`, CMake's `@NAME@` and
-#: `${NAME}` (configure_file), Jinja's and cookiecutter's `{{ name }}` and `{% ... %}`.
-_PLACEHOLDER = re.compile(r"##[A-Za-z_]\w*##|@[A-Za-z_]\w*@|\$\{[A-Za-z_]\w*\}|\{\{.*?\}\}|\{%.*?%\}")
+#: `${NAME}` (configure_file), Jinja's and cookiecutter's `{{ name }}`, `{% ... %}` and `{# comment #}` (a statement or
+#: a comment may go on over the next lines).
+_PLACEHOLDER = re.compile(r"##[A-Za-z_]\w*##|@[A-Za-z_]\w*@|\$\{[A-Za-z_]\w*\}|\{\{.*?\}\}|\{%.*?(?:%\}|$)|\{#.*?(?:#\}|$)")
 
 
 def _template_placeholder(text: str, line: int | None) -> str | None:
