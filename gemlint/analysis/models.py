@@ -946,9 +946,10 @@ class ModelTracker:
                         return []
         if found or not unknown:
             return found
-        # Bound to something unknown (a project helper, a registry): evidently a model if used as one.
+        # Bound to something unknown (a project helper, a registry): evidently a model if used as one. A name `import`
+        # binds is a module object, never a model (`polyglot.eval(...)` is another language's evaluator).
         for assignment in assignments:
-            if not isinstance(assignment.node, cst.Param) and self._references_used_as_module(assignment):
+            if not isinstance(assignment.node, (cst.Param, cst.Import)) and self._references_used_as_module(assignment):
                 return [ModelOrigin(Origin.EVIDENT, assignment.node, f"`{name.value}`, used as an nn.Module")]
         return []
 
@@ -1482,7 +1483,11 @@ class ModelTracker:
         if not isinstance(attribute, cst.Attribute) or attribute.value is not node:
             return None
         call = self.analysis.parent(attribute)
-        return attribute.attr.value if isinstance(call, cst.Call) and call.func is attribute else None
+        if not isinstance(call, cst.Call) or call.func is not attribute:
+            return None
+        if attribute.attr.value == "eval" and call.args:
+            return None  # a module's `eval()` takes no argument: `engine.eval(expression)` evaluates something else
+        return attribute.attr.value
 
     def _is_called(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parent(node)
