@@ -42,6 +42,10 @@ _NULL_TEST = re.compile(r"==\s*(?:NULL|nullptr|0)\b|\b(?:NULL|nullptr)\s*==|!\s*
 _PREPROC_BRANCHES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 _PREPROC_SKIP = frozenset({"preproc_call", "preproc_def", "preproc_function_def", "preproc_include", "comment"})
 _CONDITION_FIELDS = ("name", "condition", "alternative")
+_DECLARATION = frozenset({"declaration"})
+#: Names spelled as enumerators or constants (``CUBLAS_OP_N``, ``Mode::FAST``): two different ones are different values.
+_ENUMERATOR = re.compile(r"(?:[A-Za-z_]\w*::)*[A-Z][A-Z0-9_]*|(?:[A-Za-z_]\w*::)+[A-Za-z_]\w*")
+_NUMBER = re.compile(r"[0-9][0-9a-fA-FxX.]*[uUlLfF]*")
 
 
 @dataclass(frozen=True)
@@ -447,7 +451,63 @@ class CfgBuilder:
         if syn.is_constant_false(condition):
             return False
         named = syn.strip(condition)
-        return self.macros.truth(syn.text(named)) if named is not None and named.type == "identifier" else None
+        if named is not None and named.type == "identifier":
+            value = self._constants.get(syn.text(named))
+            if value is not None:
+                return self._truth(value)  # `const bool verbose = false;` then `if (verbose)`
+            return self.macros.truth(syn.text(named))
+        if named is not None and named.type == "binary_expression" and syn.operator(named) in ("==", "!="):
+            equal = self._constant_equality(named.child_by_field_name("left"), named.child_by_field_name("right"))
+            if equal is not None:
+                return equal if syn.operator(named) == "==" else not equal
+        return None
+
+    def _constant_equality(self, left: Node | None, right: Node | None) -> bool | None:
+        """Whether a local constant equals what it is compared with (``transb != CUBLAS_OP_N`` with ``const ...
+        transb = CUBLAS_OP_N;``): both sides a constant's value, an enumerator-like name or a number; None otherwise."""
+        sides = [self._constant_value(side) for side in (left, right)]
+        if None in sides or not any(syn.text(syn.strip(side)) in self._constants for side in (left, right)):
+            return None
+        first, second = sides
+        if first == second:
+            return True
+        return False if all(_ENUMERATOR.fullmatch(side) or _NUMBER.fullmatch(side) for side in sides) else None
+
+    def _constant_value(self, node: Node | None) -> str | None:
+        node = syn.strip(node)
+        if node is None:
+            return None
+        if node.type == "identifier" and syn.text(node) in self._constants:
+            node = syn.strip(self._constants[syn.text(node)])
+        if node is None or node.type not in ("identifier", "number_literal", "qualified_identifier", "true", "false"):
+            return None
+        return syn.text(node)
+
+    @cached_property
+    def _constants(self) -> dict[str, Node]:
+        """The function's local constants initialised with a literal or a name (``const int mode = MODE_FAST;``,
+        ``constexpr bool verbose = false;``), declared once."""
+        found: dict[str, Node] = {}
+        seen: set[str] = set()
+        for declaration in self._walk.of_type(_DECLARATION):
+            constant = any(
+                child.type == "type_qualifier" and syn.text(child) in ("const", "constexpr") for child in declaration.children
+            )
+            for child in declaration.named_children:
+                if child.type != "init_declarator":
+                    continue
+                name = syn.declared_identifier(child.child_by_field_name("declarator"))
+                value = syn.strip(child.child_by_field_name("value"))
+                if name is None or child.child_by_field_name("declarator").type != "identifier":
+                    continue
+                spelled = syn.text(name)
+                if spelled in seen:
+                    found.pop(spelled, None)  # declared twice (two scopes): not one constant
+                    continue
+                seen.add(spelled)
+                if constant and value is not None and value.type in ("identifier", "number_literal", "qualified_identifier", "true", "false"):
+                    found[spelled] = value
+        return found
 
     def _branch(
         self, condition: Node | None, when_true: Step, when_false: Step, line: int, *, assume: dict | None = None
