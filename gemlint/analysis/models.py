@@ -685,6 +685,17 @@ class ModelTracker:
             for call, receiver in self._method_calls:
                 if terminal_name(call.func) in methods and any(o.node is origin.node for o in self.origins(receiver)):
                     return True
+        elif self.analysis.outside is not None and origin.kind is Origin.CONSTRUCTED and isinstance(origin.node, cst.Call):
+            # A class of another module whose method, called on the model here, puts it in eval mode (`generate`)
+            outside = self.analysis.outside
+            for call, receiver in self._method_calls:
+                name = terminal_name(call.func)
+                if (
+                    name is not None
+                    and any(o.node is origin.node for o in self.origins(receiver))
+                    and outside.method_sets_own_eval_mode(self.analysis, origin.node.func, name)
+                ):
+                    return True
         return False
 
     def mode_call(self, call: cst.Call) -> str | None:

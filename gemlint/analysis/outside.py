@@ -149,6 +149,10 @@ class OutsideFacts(Protocol):
         """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``, or is a
         wrapper without ``forward`` whose methods put its parts in eval mode (and none back in training mode)."""
 
+    def method_sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression, method: str) -> bool:
+        """Whether the method ``method`` of the project class ``expression`` names (in another module) puts the
+        instance in eval mode itself (``self.eval()`` in a vocoder's ``generate``)."""
+
     def model_class(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> str | None:
         """The dotted name of the project nn.Module class (in another module) that ``expression`` names, or None."""
 

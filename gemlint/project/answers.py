@@ -348,6 +348,10 @@ class ProjectAnswers:
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.class_sets_own_eval_mode(resolved[1], resolved[0].path)
 
+    def method_sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression, method: str) -> bool:
+        resolved = self._resolved(analysis, expression)
+        return resolved is not None and resolved[1].kind == "class" and self.model.method_sets_own_eval_mode(resolved[1], method, resolved[0].path)
+
     def holds_no_seen_layer(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
         """The project class (of any module) that ``expression`` names derives from ``torch.nn.Module`` alone and
         binds no layer that the analysis can see: only data, torch parts without parameters, instances of

@@ -794,6 +794,15 @@ class ProjectModel:
         switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
         return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
 
+    def method_sets_own_eval_mode(self, cls: Target, method: str, near: str | None = None) -> bool:
+        """The method ``method`` of the project class ``cls`` puts the instance in eval mode (``self.eval()``, or through
+        its own methods): what it runs of the model, it runs in eval mode (a vocoder's ``generate``)."""
+        located = self.method_summary(cls, method, near)
+        if located is None:
+            return False
+        function = located[1]
+        return "self" in function.evaluated or "self" in self._own_methods_switch(cls, function, near)[0]
+
     def _own_methods_switch(self, cls: Target, function: FunctionSummary, near: str | None, depth: int = 0) -> tuple[set[str], set[str]]:
         """What the methods of ``cls`` that ``function`` calls on ``self`` put in eval mode and freeze, given the
         arguments ``function`` passes (``self.freeze()``; ``self.set_mode(False)``, whose ``self.train(mode)``

@@ -34,7 +34,8 @@ class MissingEval(AnalysisRule):
         "attribute, wrapper (`.to()`, `torch.compile`, `DataParallel`) or parameter that holds the model (the "
         "attribute of a plain object built with it included: `load_weights(extractor.model)` with `extractor = "
         "Extractor(root, model)` keeping it as `self.model`), or in "
-        "the model class's own `__init__` or in one of its methods called on it, or a wrapper without `forward` "
+        "the model class's own `__init__` or in one of its methods called on it (in this module or another: a vocoder's `generate` "
+        "that calls `self.eval()`), or a wrapper without `forward` "
         "whose methods put what they run in eval mode (and none puts it back in training mode); likewise what a "
         "project factory returns when it builds such a class (`create_metric(...)` returning `InferenceModel(...)`, "
         "whose `__init__` calls `self.net.eval()`).",
