@@ -1598,11 +1598,16 @@ class ModelTracker:
     @cached_property
     def _freezes(self) -> list[tuple[cst.BaseExpression, str]]:
         found = []
+        outside = self.analysis.outside
         for call, receiver in self._method_calls:
-            if call.func.attr.value == "requires_grad_":
+            name = call.func.attr.value
+            if name == "requires_grad_":
                 flag = argument(call, 0, "requires_grad")
                 if flag is not None and literal_value(flag.value) is False:
                     found.append((receiver, f"its parameters are frozen with `{shown(receiver)}.requires_grad_(False)`"))
+            elif not call.args and "freeze" in name.lower() and outside is not None and outside.methods_freeze_self(name):
+                # `separator.freeze()`, where every class of the project with a `freeze` freezes all its parameters
+                found.append((receiver, f"`{shown(receiver)}.{name}()` freezes every parameter (the project's `{name}` methods do)"))
         for node in self.analysis.nodes_of(cst.For):
             if isinstance(node.iter, cst.Call) and isinstance(node.iter.func, cst.Attribute):
                 method = node.iter.func.attr.value

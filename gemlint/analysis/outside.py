@@ -149,6 +149,10 @@ class OutsideFacts(Protocol):
         """Whether the project class that ``expression`` names calls ``.eval()`` in its ``__init__``, or is a
         wrapper without ``forward`` whose methods put its parts in eval mode (and none back in training mode)."""
 
+    def methods_freeze_self(self, name: str) -> bool:
+        """Whether every method ``name`` of the project's classes (one at least) freezes all of its instance's
+        parameters."""
+
     def method_sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression, method: str) -> bool:
         """Whether the method ``method`` of the project class ``expression`` names (in another module) puts the
         instance in eval mode itself (``self.eval()`` in a vocoder's ``generate``)."""

@@ -348,6 +348,9 @@ class ProjectAnswers:
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.class_sets_own_eval_mode(resolved[1], resolved[0].path)
 
+    def methods_freeze_self(self, name: str) -> bool:
+        return self.model.methods_freeze_self(name)
+
     def method_sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression, method: str) -> bool:
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.method_sets_own_eval_mode(resolved[1], method, resolved[0].path)

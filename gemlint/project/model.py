@@ -794,6 +794,22 @@ class ProjectModel:
         switches = [site.callee for function in methods for site in function.calls if site.callee.startswith("self.")]
         return any(_switch(callee) == "eval" for callee in switches) and not any(_switch(callee) == "train" for callee in switches)
 
+    def methods_freeze_self(self, name: str) -> bool:
+        """Every method ``name`` of the project's classes (one at least) freezes every parameter of its instance (``for
+        p in self.parameters(): p.requires_grad = False``): calling it on a model of one of them, whichever, freezes
+        the model (open-unmix's ``separator.freeze()``)."""
+        key = ("methods freeze self", name)
+        if key not in self.memo:
+            found = [
+                function
+                for entries in self.modules.values()
+                for entry in entries
+                for cls in entry.summary.classes.values()
+                if (function := cls.methods.get(name)) is not None
+            ]
+            self.memo[key] = bool(found) and all("self" in function.frozen for function in found)
+        return self.memo[key]  # type: ignore[return-value]
+
     def method_sets_own_eval_mode(self, cls: Target, method: str, near: str | None = None) -> bool:
         """The method ``method`` of the project class ``cls`` puts the instance in eval mode (``self.eval()``, or through
         its own methods): what it runs of the model, it runs in eval mode (a vocoder's ``generate``)."""

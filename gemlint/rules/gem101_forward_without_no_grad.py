@@ -50,7 +50,9 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "around the network's call).",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
         "`model.parameters()` or `model.named_parameters()` setting `requires_grad = False`, or, in a constructor, "
-        "to a parameter whose default is `False`, as pytorch-fid's InceptionV3 does), and project modules that can hold no parameter: "
+        "to a parameter whose default is `False`, as pytorch-fid's InceptionV3 does, or a call of a method named for "
+        "freezing, such as `model.freeze()`, where every project class that defines it freezes all its parameters), "
+        "and project modules that can hold no parameter: "
         "their classes make and register none, build no layer that has one, keep data and buffers (a quantised "
         "kernel's packed weights, a spectrogram's filter bank), and call no part whose value is unknown as a module; "
         "held in a name or in an attribute of the class that builds them (`self.mel = MelFrontEnd(...)`).",
