@@ -1975,6 +1975,8 @@ class ProjectModel:
         owner_entry, function = located
         if self.decorated_grad_free(owner_entry, function):
             return False
+        if any(self._calls_external(owner_entry, site.callee, fw.EXPORT_CALLS) for site in function.calls):
+            return False  # an export method (`model.ExportOnnx(name)`): it runs the model to trace it, not to predict
         attributes = {name for _, summary in self.lineage(cls, near)[0] for name in summary.attributes}
         for site in function.calls:
             if site.guarded or not (site.callee == "self" or site.callee.startswith("self.")):
@@ -1992,6 +1994,11 @@ class ProjectModel:
                     continue  # `self.transform(sample)` bound to `Compose([...])`: no parameters, no graph
                 return True  # `self.vision(x)`, `self.visual.forward_features(x)`: a submodule runs
         return False
+
+    def _calls_external(self, entry: ModuleEntry, callee: str, names: frozenset[str]) -> bool:
+        """The call spelled ``callee`` in ``entry`` calls one of the library functions ``names``."""
+        target = self.resolve(entry, callee)
+        return target is not None and target.kind == "external" and target.module in names
 
     def _parameter_free_attribute(self, cls: Target, attribute: str) -> bool:
         """Every binding of the attribute ``attribute`` of ``cls`` is made by torch or a model library's part known to
