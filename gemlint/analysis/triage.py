@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -293,10 +294,18 @@ def is_test_path(relative_path: str) -> bool:
 
 
 def is_production_path(relative_path: str) -> bool:
-    """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language."""
+    """Not a test, benchmark or profiling file (SPEC §2, "Production code"); for every language: no folder of its path
+    starts with ``bench`` or ``profil``, and no word of its file name does (``transformer_profile.py``,
+    ``run_benchmark.py``)."""
     if is_test_path(relative_path):
         return False
-    return not any(part.startswith(("bench", "profil")) for part in relative_path.lower().split("/"))
+    parts = relative_path.lower().split("/")
+    words = _NAME_WORDS.split(parts[-1].rsplit(".", 1)[0])
+    return not any(part.startswith(_TOOLING_WORDS) for part in (*parts[:-1], *words))
+
+
+_TOOLING_WORDS = ("bench", "profil")
+_NAME_WORDS = re.compile(r"[_\-.]")
 
 
 def _in_test_folder(parts: list[str]) -> bool:

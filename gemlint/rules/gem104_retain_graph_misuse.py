@@ -54,7 +54,7 @@ class RetainGraphMisuse(AnalysisRule):
         "`create_graph=True` (gradient penalties, Hessian-vector products, higher-order gradients), and "
         "`retain_graph=<run-time value>`.",
         "Backward passes inside comprehensions.",
-        "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `bench*`, `profil*` in the path), which "
+        "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `bench*`, `profil*` in the path, or a word of the file name that starts so: `run_benchmark.py`, `memory_profile.py`), which "
         "time backward through one graph again and again by design.",
     )
     bad = """\

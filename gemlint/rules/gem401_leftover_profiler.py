@@ -55,7 +55,7 @@ class LeftoverProfiler(AnalysisRule):
         "or in a function or class whose name says debug/profile/bench (a trainer's `TorchProfilerCallback`).",
         "`torch.profiler.record_function` and NVTX ranges: annotations that cost nothing without a profiler.",
         "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
-        "(`bench*`, `profil*` in the path), and the `__main__` block of a module other files of the project use "
+        "(`bench*`, `profil*` in the path, or a word of the file name that starts so: `run_benchmark.py`, `memory_profile.py`), and the `__main__` block of a module other files of the project use "
         "(its author's benchmark, run by hand: importing the module never runs it).",
         "Profiler objects that do not start where they are built: a factory's (`return torch.profiler.profile(...)`), "
         "whose caller decides, and one bound to a name that is entered (`with prof:`, `prof.__enter__()`) or started "

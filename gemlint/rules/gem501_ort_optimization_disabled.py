@@ -66,7 +66,7 @@ class OrtOptimizationDisabled(CrossLanguageRule):
         "OpenVINO's documentation asks for `ORT_DISABLE_ALL`, and the extended levels only rewrite nodes assigned "
         "to the CPU, CUDA and ROCm providers.",
         "Tests and benchmark or profiling scripts (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`, `bench*`, "
-        "`profil*` in the path): the production-code notion of the GEM4xx rules.",
+        "`profil*` in the path, or a word of the file name that starts so: `run_benchmark.py`, `memory_profile.py`): the production-code notion of the GEM4xx rules.",
     )
     bad = """\
 import onnxruntime as ort
