@@ -38,8 +38,10 @@ _EXPORTS = frozenset(
         "torch2trt.torch2trt",
     }
 )
-#: Calls that only show or measure what they are given.
-_INSPECTING_CALLS = frozenset({"print", "pprint", "len", "repr", "type", "display", "info", "debug", "warning", "log"})
+#: Calls that only show or measure what they are given, or turn token ids back into text (no model runs on them).
+_INSPECTING_CALLS = frozenset(
+    {"print", "pprint", "len", "repr", "type", "display", "info", "debug", "warning", "log", "decode", "batch_decode", "convert_ids_to_tokens"}
+)
 #: Where a value is handed on: returned, iterated, kept in a container or an attribute, given to a lambda.
 _PASSING_ON = (cst.Return, cst.Yield, cst.For, cst.CompFor, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.Lambda, cst.With, cst.Await)
 _EXPORT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _EXPORTS)
@@ -119,7 +121,7 @@ class StaticMaxLengthPadding(AnalysisRule):
         "(or are the elements of a list comprehension) that `torch.cat`/`torch.stack` (or NumPy's "
         "`concatenate`/`stack`) joins or `torch.tensor`/`np.array` makes one array of, which needs every batch "
         "or row to have the same length.",
-        "Tokens that reach no model: thrown away, or only printed, measured (`len`, `.shape`) or asserted on, they "
+        "Tokens that reach no model: thrown away, or only printed, measured (`len`, `.shape`), asserted on or decoded back into text, they "
         "and every name bound to them (a script that shows what a tokenizer makes).",
         "`padding=True` and `padding=\"longest\"`.",
     )
@@ -382,9 +384,63 @@ def embed(text: str):
         tokenizer makes): they reach no model, whose compute is what the padding costs. A use of the result, or of
         a name bound to it, in anything else (a call, a return, a loop, a container) may feed a model."""
         scope = self.analysis.enclosing_function(node) or self.context.module
-        derived = self._derived_names(node, scope)
-        uses = [node, *(child for child in self.analysis.subtree(scope, into_scopes=True) if isinstance(child, cst.Name) and child.value in derived)]
+        derived = self._token_names(node, scope)
+        # In source order: a name's last binding before a use says what the use reads (`caption = tokenizer.decode(
+        # caption)` rebinds it to text).
+        carries: dict[str, bool] = {}
+        uses: list[cst.CSTNode] = [node]
+        for child in self.analysis.subtree(scope, into_scopes=True):
+            if isinstance(child, (cst.Assign, cst.AnnAssign)) and child.value is not None:
+                targets = [t.target for t in child.targets] if isinstance(child, cst.Assign) else [child.target]
+                holds = self._carries_tokens(child.value, node, {name for name, held in carries.items() if held})
+                for target in targets:
+                    for name in bound_names(target):
+                        carries[name] = holds
+            elif isinstance(child, cst.Name) and child.value in derived and carries.get(child.value, True) and not self._within(child, node):
+                uses.append(child)
         return all(self._inspected(use, derived) for use in uses)
+
+    def _token_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
+        """Names bound (in ``scope``) to the tokens ``node`` makes or to values computed from them, not through a call
+        that only shows them or turns them back into text (``text = tokenizer.decode(ids)`` holds no tokens)."""
+        assignments = [child for child in self.analysis.subtree(scope) if isinstance(child, (cst.Assign, cst.AnnAssign)) and child.value is not None]
+        names: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for assignment in assignments:
+                if not self._carries_tokens(assignment.value, node, names):
+                    continue
+                targets = [t.target for t in assignment.targets] if isinstance(assignment, cst.Assign) else [assignment.target]
+                for target in targets:
+                    for name in bound_names(target):
+                        if name not in names:
+                            names.add(name)
+                            changed = True
+        return frozenset(names)
+
+    def _carries_tokens(self, expression: cst.CSTNode, node: cst.Call, names: set[str]) -> bool:
+        """``expression`` holds ``node``'s tokens, or a name bound to them, other than as what an inspecting call is given."""
+        for current in (expression, *self.analysis.subtree(expression, into_scopes=True)):
+            if current is node or (isinstance(current, cst.Name) and current.value in names):
+                if not self._read_by_an_inspecting_call(current, expression):
+                    return True
+        return False
+
+    def _read_by_an_inspecting_call(self, node: cst.CSTNode, within: cst.CSTNode) -> bool:
+        """``node`` is (part of) an argument of an inspecting call inside ``within``: its value is read, not carried."""
+        child = node
+        for ancestor in self.analysis.ancestors(node):
+            if isinstance(ancestor, cst.Call) and child is not ancestor.func and terminal_name(ancestor.func) in _INSPECTING_CALLS:
+                return True
+            if ancestor is within:
+                return False
+            child = ancestor
+        return False
+
+    def _within(self, child: cst.CSTNode, node: cst.CSTNode) -> bool:
+        """``child`` is part of ``node`` (the tokenizer's own input, spelled with a name bound to its output later)."""
+        return any(ancestor is node for ancestor in self.analysis.ancestors(child))
 
     def _inspected(self, use: cst.CSTNode, derived: frozenset[str]) -> bool:
         """``use`` (the call, or a name bound to its result) is read only to be shown or checked, or to bind another
