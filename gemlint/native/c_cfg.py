@@ -148,8 +148,8 @@ def condition_parts(clause: Node | None) -> tuple[list[Node], Node | None]:
     return ([init] if init is not None else []), value
 
 
-#: The words of a debugging switch's name.
-_DEBUG_SWITCH = re.compile(r"(?:^|_)(?:DEBUG|DBG|VERBOSE|TRACE|DUMP)(?:_|$)", re.IGNORECASE)
+#: The words of a debugging or self-test switch's name (``DEBUG_INPUT``, ``TEST_CUDA_CODE``).
+_DEBUG_SWITCH = re.compile(r"(?:^|_)(?:DEBUG|DBG|VERBOSE|TRACE|DUMP|TEST|TESTING)(?:_|$)", re.IGNORECASE)
 #: The bodies of object-like macros that test as a constant.
 _MACRO_TRUTH = {"0": False, "false": False, "FALSE": False, "1": True, "true": True, "TRUE": True}
 
