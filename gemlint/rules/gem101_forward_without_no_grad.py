@@ -9,6 +9,7 @@ from gemlint.analysis.triage import InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, RelatedLocation, Severity, Span
 from gemlint.languages import NOTEBOOK_SUFFIX
 from gemlint.rule import AnalysisRule
+from gemlint.suppression import Suppressions
 
 
 class ForwardWithoutNoGrad(AnalysisRule):
@@ -209,7 +210,13 @@ def score(batch: dict):
         return any(isinstance(a, _REPEATING) for a in self.analysis.ancestors(node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        suppressions = Suppressions(self.context.text, self.context.source.language) if self.context.config.respect_noqa else None
         for scope, found in self._by_function.items():
+            if suppressions is not None:
+                # A forward whose own line says `noqa` is left out of its group, so the next one is the finding.
+                found = [entry for entry in found if not suppressions.is_suppressed(self.code, self.range_of(entry[0])[0].line)]
+                if not found:
+                    continue
             node, _, message, fix, precision = found[0]
             related = []
             for other, called, _, _, _ in found[1:]:
