@@ -182,8 +182,25 @@ def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     call."""
     function = analysis.enclosing_function(node)
     return kept_once(analysis, node) or (
-        function is not None and (_returns_while_kept(analysis, node, function) or _returns_a_kept_entry(analysis, node, function))
+        function is not None
+        and (
+            _returns_while_kept(analysis, node, function)
+            or _returns_a_kept_entry(analysis, node, function)
+            or _under_a_keyed_reload(analysis, node, function)
+        )
     )
+
+
+def _under_a_keyed_reload(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """``node`` (a loader that keeps what it loads itself: ``ci.load_caption_model()``) runs only when the request asks
+    for another model than the one kept (``if name != ci.config.caption_model_name: ci.config.caption_model_name =
+    name; ci.load_caption_model()``)."""
+    for ancestor in analysis.ancestors(node):
+        if ancestor is function:
+            return False
+        if isinstance(ancestor, cst.If) and _updates_what_it_tests(analysis, ancestor, function):
+            return True
+    return False
 
 
 def _returns_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
@@ -402,7 +419,7 @@ def _keyed_by_kept_state(analysis: ModuleAnalysis, branch: cst.If, function: cst
     """The branch runs only when what a request asks differs from what the instance keeps: its test reads an
     attribute that the branch itself sets (``if version != self.version: ...; self.version = version``), or is a
     flag that only such branches set (``reload = True`` in each). A reload keyed by a setting, not one per request."""
-    if _updates_what_it_tests(analysis, branch):
+    if _updates_what_it_tests(analysis, branch, function):
         return True
     if not isinstance(branch.test, cst.Name):
         return False
@@ -414,13 +431,20 @@ def _keyed_by_kept_state(analysis: ModuleAnalysis, branch: cst.If, function: cst
                 continue
             raised.append(node)
     return bool(raised) and all(
-        any(isinstance(a, cst.If) and a is not branch and _updates_what_it_tests(analysis, a) for a in analysis.ancestors(node)) for node in raised
+        any(isinstance(a, cst.If) and a is not branch and _updates_what_it_tests(analysis, a, function) for a in analysis.ancestors(node))
+        for node in raised
     )
 
 
-def _updates_what_it_tests(analysis: ModuleAnalysis, branch: cst.If) -> bool:
-    """``branch``'s test reads a ``self.<attr>`` that an assignment in its body sets."""
-    tested = {name for name in _mentioned(analysis, branch.test) if name and name.startswith("self.")}
+def _updates_what_it_tests(analysis: ModuleAnalysis, branch: cst.If, function: cst.FunctionDef) -> bool:
+    """``branch``'s test reads an attribute of an object that outlives the call (``self.version``, a module-level
+    object's ``ci.config.caption_model_name``) that an assignment in its body sets."""
+    declared_global = _declared_global(analysis, function)
+    tested = {
+        name
+        for node in (branch.test, *analysis.subtree(branch.test, into_scopes=True))
+        if isinstance(node, cst.Attribute) and (name := dotted_name(node)) and not _of_a_local(analysis, node, declared_global)
+    }
     if not tested:
         return False
     for node in analysis.subtree(branch.body):

@@ -45,6 +45,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "is not None: return cached`, then `MODELS[name] = model`).",
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
+        "a module-level object's setting, `if name != ci.config.caption_model_name:` that sets it and calls the "
+        "object's loader, or "
         "a flag only such branches raise, or a return before the load when they are the same: `if model.state_path == "
         "path: return`, then `model.state_path = path`).",
         "Training modules (`training-paths`: by default `**/train*.py`, `**/train/**`, `**/training/**`), whose "
