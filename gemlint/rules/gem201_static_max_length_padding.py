@@ -4,6 +4,7 @@ import re
 
 from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 import libcst as cst
 
@@ -403,21 +404,7 @@ def embed(text: str):
     def _token_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
         """Names bound (in ``scope``) to the tokens ``node`` makes or to values computed from them, not through a call
         that only shows them or turns them back into text (``text = tokenizer.decode(ids)`` holds no tokens)."""
-        assignments = [child for child in self.analysis.subtree(scope) if isinstance(child, (cst.Assign, cst.AnnAssign)) and child.value is not None]
-        names: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for assignment in assignments:
-                if not self._carries_tokens(assignment.value, node, names):
-                    continue
-                targets = [t.target for t in assignment.targets] if isinstance(assignment, cst.Assign) else [assignment.target]
-                for target in targets:
-                    for name in bound_names(target):
-                        if name not in names:
-                            names.add(name)
-                            changed = True
-        return frozenset(names)
+        return self._names_bound_to(node, scope, self._carries_tokens)
 
     def _carries_tokens(self, expression: cst.CSTNode, node: cst.Call, names: set[str]) -> bool:
         """``expression`` holds ``node``'s tokens, or a name bound to them, other than as what an inspecting call is given."""
@@ -495,13 +482,20 @@ def embed(text: str):
     # -- data flow within one function ------------------------------------------------------------
     def _derived_names(self, node: cst.Call, scope: cst.CSTNode) -> frozenset[str]:
         """Names bound (in ``scope``, not in nested functions) to ``node``'s result or to values computed from it."""
+        return self._names_bound_to(node, scope, self._mentions)
+
+    def _names_bound_to(
+        self, node: cst.Call, scope: cst.CSTNode, holds: Callable[[cst.CSTNode, cst.Call, set[str]], bool]
+    ) -> frozenset[str]:
+        """The names bound in ``scope`` to values that ``holds`` says carry ``node``'s result (given the names found so
+        far), until no more are found."""
         assignments = [child for child in self.analysis.subtree(scope) if isinstance(child, (cst.Assign, cst.AnnAssign))]
         names: set[str] = set()
         changed = True
         while changed:
             changed = False
             for assignment in assignments:
-                if assignment.value is None or not self._mentions(assignment.value, node, names):
+                if assignment.value is None or not holds(assignment.value, node, names):
                     continue
                 targets = [t.target for t in assignment.targets] if isinstance(assignment, cst.Assign) else [assignment.target]
                 for target in targets:
