@@ -122,6 +122,7 @@ NEEDS_THE_PROJECT = {
             ("autoregressive/synthesise.py", 13, 5, "GEM102"),  # the denoiser's dropout is in autoregressive/nets.py
             ("separation/evaluate.py", 14, 11, "GEM101"),  # the model the loader returns is in separation/model.py
             ("exporting/export_acoustic.py", 11, 11, "GEM101"),  # the methods that run the model are in exporting/acoustic.py
+            ("research/scripts/cm_sample.py", 7, 5, "GEM102"),  # the denoiser's dropout is in research/consist/nets.py
             # listed beside the first forward of the same `__main__` block, which flake8 alone takes for unguarded
             ("scripts/track_points.py", 12, 11, "GEM101"),
             ("cutout/masks.py", 11, 14, "GEM101"),  # the route that calls it, and the model it passes, are in cutout/app.py
@@ -201,6 +202,7 @@ NEEDS_THE_PROJECT = {
             ("serving/app.py", 52, 15, "GEM101"),  # the model's own forward, in models/, disables gradients
             ("solvers/denoising.py", 21, 17, "GEM101"),  # the base class in solvers/base.py runs it under no_grad
             ("scripts/track_points.py", 8, 11, "GEM101"),  # the tracker of the project's own hubconf.py guards itself
+            ("research/scripts/cm_fit.py", 12, 5, "GEM103"),  # the loop that trains is in research/consist/loop.py
             # the first forward of its `__main__` block that flake8 alone sees (the one before it is zoo/hub.py's)
             ("zoo/segment.py", 21, 11, "GEM101"),
             ("vlm/caption_folder.py", 12, 12, "GEM101"),  # the decorator factory in vlm/guards.py disables gradients

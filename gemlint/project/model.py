@@ -314,6 +314,9 @@ class ProjectModel:
             beside = self._beside(module, near)
             found = [beside] if beside is not None else None
         if not found:
+            installed = self._installed(module)
+            found = [installed] if installed is not None else None
+        if not found:
             return None
         if len(found) > 1 and near is not None:
             return max(found, key=lambda e: len(os.path.commonpath([e.path, near])))
@@ -333,6 +336,26 @@ class ProjectModel:
             return None
         base = os.path.join(os.path.dirname(os.path.abspath(near)), *module.split("."))
         return self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
+
+    def _installed(self, module: str) -> ModuleEntry | None:
+        """The module ``module`` names under a folder of the project that holds a ``setup.py``: a package installed
+        from there (``pip install -e code/``) is imported by its own name from anywhere, though the index knows it
+        under the folder's (``code.cm.train_util`` for ``cm.train_util``)."""
+        if module.partition(".")[0] not in self._file_stems:
+            return None
+        for root in self._install_roots:
+            base = os.path.join(root, *module.split("."))
+            found = self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
+            if found is not None:
+                return found
+        return None
+
+    @cached_property
+    def _install_roots(self) -> tuple[str, ...]:
+        """The folders below the root that hold a ``setup.py``: the roots of packages installed from the tree."""
+        return tuple(
+            sorted(os.path.dirname(path) for path in self.by_path if os.path.basename(path) == "setup.py" and os.path.dirname(path) != self._root)
+        )
 
     @cached_property
     def _file_stems(self) -> frozenset[str]:
@@ -470,7 +493,7 @@ class ProjectModel:
         if _depth > _MAX_RESOLVE:
             return None
         parts = dotted.split(".")
-        if parts[0] not in self._top_names and (near is None or self._beside(parts[0], near) is None):
+        if parts[0] not in self._top_names and (near is None or self._beside(parts[0], near) is None) and self._installed(parts[0]) is None:
             return Target("external", dotted)  # no module of the project starts so (`torch`, `numpy`): no lookups
         for split in range(len(parts), 0, -1):
             module = ".".join(parts[:split])
