@@ -268,6 +268,7 @@ NEEDS_THE_PROJECT = {
             ("voice/ui.py", 10, 12, "GEM502"),  # the class's own from_pretrained, in voice/speech.py, loads the weights
             ("aging/predict.py", 14, 15, "GEM502"),  # the class's __init__, in aging/nets.py, reads the checkpoint
             ("reload_on_choice.py", 16, 9, "GEM502"),  # the method that loads is in interrogation/__init__.py
+            ("model_admin/routes.py", 29, 13, "GEM502"),  # the method that loads is in model_admin/service.py
             # the helper, re-exported by enhance/__init__.py's star import, loads in enhance/pipeline.py; it also runs
             # at start-up, so each per-request call is the finding
             ("enhance_ui.py", 14, 16, "GEM502"),

@@ -187,7 +187,8 @@ def is_setup_hook(name: str) -> bool:
 # A handler named for what it does to a model (``export_model``, a gRPC ``UnloadModel``, ``switch_checkpoint``) loads
 # one because that is what its caller asks of it, not to serve a prediction.
 _MANAGING_VERBS = frozenset(
-    {"load", "reload", "unload", "export", "save", "convert", "merge", "fuse", "download", "switch", "swap", "change", "select", "set", "update", "import", "register"}
+    {"load", "reload", "unload", "export", "save", "convert", "merge", "fuse", "download", "upload", "switch", "swap", "change", "select", "set",
+     "update", "import", "register", "replace", "deploy"}
 )
 _MANAGED_OBJECTS = frozenset(
     {"model", "models", "checkpoint", "checkpoints", "ckpt", "ckpts", "weights", "adapter", "adapters", "lora", "loras", "pipeline", "pipelines",
