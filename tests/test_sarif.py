@@ -69,8 +69,23 @@ def test_sarif_of_every_fixture_directory_is_valid_and_complete(name, monkeypatc
         for path in fixture_files()
         if path.is_relative_to(root)
         for e in expectations(path)
+        if not e.related  # a place a finding lists beside its own: in the result's relatedLocations, not a result
     )
     assert reported == expected
+    # The places a finding lists beside its own (`also:` markers) are its SARIF relatedLocations.
+    related = {
+        (unquote(place["physicalLocation"]["artifactLocation"]["uri"]), place["physicalLocation"]["region"]["startLine"], r["ruleId"])
+        for r in run["results"]
+        for place in r.get("relatedLocations", ())
+    }
+    also = {
+        (prefix + path.relative_to(root).as_posix(), e.line, e.code)
+        for path in fixture_files()
+        if path.is_relative_to(root)
+        for e in expectations(path)
+        if e.related
+    }
+    assert also <= related
     assert exit_code == (1 if expected else 0)
     assert all(FINGERPRINT_KEY in r["partialFingerprints"] for r in run["results"])
     assert run["invocations"][0]["executionSuccessful"] is True
