@@ -68,6 +68,7 @@ def registers_handler(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> 
 def _of_a_command_line_framework(analysis: "ModuleAnalysis", receiver: cst.BaseExpression) -> bool:
     """The decorator's receiver is a command-line framework (``click``) or an object one builds (``app`` bound to
     ``typer.Typer()``): ``@click.command()`` makes a program's entry point, run once per invocation."""
+
     def names_one(node: cst.BaseExpression) -> bool:
         return any(name.partition(".")[0] in fw.CLI_FRAMEWORKS for name in analysis.library_names(node, fw.CLI_FRAMEWORKS))
 
@@ -86,7 +87,7 @@ def handed_to_bots(analysis: "ModuleAnalysis") -> frozenset[str]:
     sockets = analysis.imports_any(fw.SOCKET_FRAMEWORKS)
     for call in analysis.nodes_of(cst.Call):
         name = terminal_name(call.func) or ""
-        if name in _HANDLER_CLASSES or (name.startswith("register_") and name.endswith("_handler")) or name in _SOCKET_REGISTRATIONS and sockets:
+        if name in _HANDLER_CLASSES or (name.startswith("register_") and name.endswith("_handler")) or (sockets and name in _SOCKET_REGISTRATIONS):
             found.update(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name) and (arg.keyword is None or arg.keyword.value in _HANDLER_KEYWORDS))
     return frozenset(found)
 
