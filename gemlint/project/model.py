@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterator, NamedTuple, Protocol
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.literal_modules import LARGE_MODULE_BYTES, without_large_literals
 from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
 from gemlint import forked
 from gemlint.collector import collector_paused, kept_for_the_run
@@ -189,11 +190,13 @@ def summarise_file(path: str, module: str) -> tuple[str, ModuleSummary | None, s
     except OSError:
         return "", None, ""
     digest = file_digest(data)
+    # A generated table bound at the top level is read from its tokens, not parsed (hundreds of MiB for a few MB).
+    source = (without_large_literals(data) or data) if len(data) >= LARGE_MODULE_BYTES else data
     # A syntax tree holds no cycle and is freed as soon as it is summarised: collections while it is built walk
     # it for nothing (a sixth of parsing a large project).
     with collector_paused():
         try:
-            tree = ast.parse(data)
+            tree = ast.parse(source)
             summary = summarise(tree, module, os.path.basename(path) == "__init__.py")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             # Too deep for the summary walk as for the parse (an `elif` chain of hundreds of keys): the module
