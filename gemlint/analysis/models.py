@@ -402,8 +402,7 @@ class ModelTracker:
             # A local clone whose path comes from the configuration: the project's clones that define the entry
             entry = self._hub_entry_name(call)
             folders = self.analysis.outside.hub_folders(entry) if entry is not None else []
-            guarded = {repo.rsplit("/", 1)[-1] for repo in fw.SELF_GUARDED_HUB_REPOS}
-            if not folders or not all(folder in guarded for folder in folders):
+            if not folders or not all(folder in _SELF_GUARDED_HUB_FOLDERS for folder in folders):
                 return False
         elif not isinstance(name, str):
             return False
@@ -411,7 +410,7 @@ class ModelTracker:
             # A local clone of the repository (`torch.hub.load("/yolov5", "yolov5s", source="local")`), in a folder
             # named as the repository is
             folder = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-            if folder not in {repo.rsplit("/", 1)[-1] for repo in fw.SELF_GUARDED_HUB_REPOS}:
+            if folder not in _SELF_GUARDED_HUB_FOLDERS:
                 return False
         elif name.partition(":")[0] not in fw.SELF_GUARDED_HUB_REPOS:
             return False
@@ -1699,6 +1698,8 @@ def _is_hf_base(name: str) -> bool:
     return name.startswith(("transformers.", "diffusers.")) and name.endswith(("PreTrainedModel", "ModelMixin"))
 
 
+#: The folders a local clone of a self-guarding hub repository is named as (``yolov5``).
+_SELF_GUARDED_HUB_FOLDERS = frozenset(repo.rsplit("/", 1)[-1] for repo in fw.SELF_GUARDED_HUB_REPOS)
 _HUB_LOADS = frozenset({"torch.hub.load"})
 #: Module methods whose result is the module, called and run in one expression (`net.to(device)(x)`); not
 #: `requires_grad_`, whose module records no graph when given `False`.

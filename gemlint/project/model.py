@@ -337,7 +337,11 @@ class ProjectModel:
         syntax = importer.summary.syntax if importer is not None else None
         if syntax is None or not (syntax.main_block or syntax.script_runs):
             return None
-        base = os.path.join(os.path.dirname(os.path.abspath(near)), *module.split("."))
+        return self._module_file(os.path.dirname(os.path.abspath(near)), module)
+
+    def _module_file(self, folder: str, module: str) -> ModuleEntry | None:
+        """The module ``module`` names as Python finds it from ``folder``: ``a/b.py`` or the package ``a/b/``."""
+        base = os.path.join(folder, *module.split("."))
         return self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
 
     def _installed(self, module: str) -> ModuleEntry | None:
@@ -346,12 +350,7 @@ class ProjectModel:
         under the folder's (``code.cm.train_util`` for ``cm.train_util``)."""
         if module.partition(".")[0] not in self._file_stems:
             return None
-        for root in self._install_roots:
-            base = os.path.join(root, *module.split("."))
-            found = self.by_path.get(base + ".py") or self.by_path.get(os.path.join(base, "__init__.py"))
-            if found is not None:
-                return found
-        return None
+        return next((found for root in self._install_roots if (found := self._module_file(root, module)) is not None), None)
 
     @cached_property
     def _install_roots(self) -> tuple[str, ...]:
