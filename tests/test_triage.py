@@ -165,6 +165,25 @@ def test_a_file_no_rule_admits_is_never_parsed_by_libcst(monkeypatch):
     assert lint_source(source, "pkg/net.py") == []
 
 
+DJANGO_MODULES_WITHOUT_FUNCTIONS = {
+    "site/app/admin.py": "from django.contrib import admin\n",
+    "site/app/apps.py": "from django.apps import AppConfig\n\nclass AppConfig(AppConfig):\n    name = 'app'\n",
+    "site/app/urls.py": "from django.urls import path\nfrom . import views\n\nurlpatterns = [path('health', views.health)]\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(DJANGO_MODULES_WITHOUT_FUNCTIONS))
+def test_a_web_module_without_functions_is_never_parsed(monkeypatch, path):
+    """A health endpoint's handler is a function of the module it is reported in: a Django module that imports the
+    framework and defines none (admin, app config, URL table) cannot hold one."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("LibCST parsed a web module that defines no function")
+
+    monkeypatch.setattr(cst, "parse_module", refuse)
+    assert lint_source(DJANGO_MODULES_WITHOUT_FUNCTIONS[path], path) == []
+
+
 PROFILED = "import torch\n\ndef step(model, x):\n    with torch.profiler.profile(record_shapes=True):\n        return model(x)\n"
 
 

@@ -8,7 +8,7 @@ from gemlint.analysis import frameworks as fw
 from gemlint.analysis.forward_families import forward_label, runs_phrase
 from gemlint.analysis.route_paths import is_health_path
 from gemlint.analysis.routes import module_routes
-from gemlint.analysis.triage import Imports, NotTest
+from gemlint.analysis.triage import DefinesFunctions, Imports, NotTest
 from gemlint.diagnostics import RelatedLocation, Severity, Span
 from gemlint.rule import AnalysisRule
 
@@ -87,8 +87,9 @@ def healthz():
     # A web or serving framework (route handlers, health hooks) must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS
 
-    # Routes and health hooks are all recognised through names imported from their frameworks.
-    syntax_gate = NotTest() & Imports(_ROUTE_AND_HOOK_MODULES)
+    # Routes and health hooks are all recognised through names imported from their frameworks, and each
+    # reported handler is a function of the module (a Django `admin.py` or `urls.py` holds none).
+    syntax_gate = NotTest() & DefinesFunctions() & Imports(_ROUTE_AND_HOOK_MODULES)
 
     cross_file = True
     reads_routes = True
