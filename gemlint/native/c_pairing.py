@@ -32,7 +32,7 @@ from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
 from gemlint.native.c_units import Acquisition, Finding, Target, Unit, parameters
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument, stored_for_later
-from gemlint.native.once import LOOPS, ends_with_the_process, runs_once
+from gemlint.native.once import LOOPS, ends_with_the_process, runs_once, throws_end_the_process
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
     ACQUIRES,
@@ -123,6 +123,7 @@ class FileAnalysis:
         self._step_acquisitions: dict[tuple[int, int, int], list[Acquisition]] = {}
         self._once: dict[int, bool] = {}
         self._last: dict[int, bool] = {}
+        self._uncaught: dict[int, bool] = {}  # function -> an exception thrown out of it ends the process
         # Weakly: a closure over self is a cycle, which would keep the document's tree alive until a full collection.
         owner = weakref.ref(self)
         self.uses = Uses(lambda: owner().functions_by_name)
@@ -211,8 +212,10 @@ class FileAnalysis:
             state=Held(),
             assumed=assumptions_at(graph, acquisition.step, tracker.relevant),
             relevant=tracker.relevant,
-            # An exit in a branch of `if constexpr` may not exist for the types instantiated.
-            skipped_exit=lambda step: _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
+            # An exit in a branch of `if constexpr` may not exist for the types instantiated; a throw that nothing
+            # catches on the way out of `main` ends the process, as `exit()` does.
+            skipped_exit=lambda step: (step.exit.startswith("throws") and self._throws_end_the_process(acquisition.unit))
+            or _in_compile_time_branch(step, acquisition.call, acquisition.unit.node),
         )
         if leak is None or (self._runs_once(acquisition.unit) and (self._released_somewhere(acquisition) or self._kept_somewhere(acquisition))):
             # What a function that runs once per process leaks on a failure exit, having released it or handed it to
@@ -297,6 +300,15 @@ class FileAnalysis:
             defines_main = any(name in self.functions_by_name for name in ("main", "wmain"))
             self._once[key] = runs_once(self.document, unit.node, defines_main)
         return self._once[key]
+
+    def _throws_end_the_process(self, unit: Unit) -> bool:
+        if unit.node.type != "function_definition":
+            return False
+        key = unit.node.start_byte
+        if key not in self._uncaught:
+            defines_main = any(name in self.functions_by_name for name in ("main", "wmain"))
+            self._uncaught[key] = throws_end_the_process(self.document, unit.node, defines_main)
+        return self._uncaught[key]
 
     def _ends_with_the_process(self, unit: Unit) -> bool:
         if unit.node.type != "function_definition":

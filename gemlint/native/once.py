@@ -1,7 +1,8 @@
 """Functions that run at most once per process.
 
 ``main`` runs once, and so does a function called from one place, outside any loop, in a function that runs
-once. What it leaks on a failure exit, having released it on its normal path, is one allocation held until the
+once. An exception that leaves ``main`` ends the process, and so does one thrown by a function that ``main``
+calls (directly or through others) outside any ``try``. What it leaks on a failure exit, having released it on its normal path, is one allocation held until the
 failure ends the process (a sample's ``runTest()`` that returns early when a check fails, and ``main`` exits): the
 leak rules leave that alone. A handle its cleanup forgets on every path is still reported.
 
@@ -90,6 +91,41 @@ def ends_with_the_process(document: NativeDocument, function: Node) -> bool:
     return True
 
 
+def throws_end_the_process(document: NativeDocument, function: Node, defines_main: bool) -> bool:
+    """Whether an exception thrown out of ``function`` ends the process: ``main``, or a function every call of which
+    is outside any ``try`` in a function whose throws end the process (an exception that leaves ``main`` calls
+    ``std::terminate``). Loops and several calls do not matter here, unlike :func:`runs_once`: the first throw is
+    the last thing the program does. The same files and names are judged as there."""
+    return _uncaught(document, function, defines_main, 0)
+
+
+def _uncaught(document: NativeDocument, function: Node, defines_main: bool, depth: int) -> bool:
+    name = syn.function_name(function)
+    if name in _ENTRY_POINTS:
+        return True
+    if depth >= MAX_DEPTH or not name.isidentifier() or _in_class(function):
+        return False
+    if not defines_main and not syn.has_storage(function, frozenset({"static"})):
+        return False  # other files may call it, inside a `try`
+    mentions = _mentions(document, name)
+    if mentions is None:
+        return False
+    calls = 0
+    for mention in mentions:
+        kind = _mention_kind(mention)
+        if kind == "declaration":
+            continue
+        if kind != "call":
+            return False
+        caller = _enclosing_function(mention)
+        if caller is None or caller == function or _in_try(mention, caller):
+            return False
+        if not _uncaught(document, caller, defines_main, depth + 1):
+            return False
+        calls += 1
+    return calls > 0
+
+
 _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier", "statement_identifier"})
 _TEXT_NODES = frozenset({"comment", "string_literal", "raw_string_literal", "char_literal", "system_lib_string"})
 
@@ -165,6 +201,15 @@ def _enclosing_function(node: Node) -> Node | None:
             return None  # a lambda may run any number of times
         current = current.parent
     return None
+
+
+def _in_try(node: Node, function: Node) -> bool:
+    current = node.parent
+    while current is not None and current != function:
+        if current.type in ("try_statement", "seh_try_statement"):
+            return True
+        current = current.parent
+    return False
 
 
 def _in_loop(node: Node, function: Node) -> bool:

@@ -36,6 +36,8 @@ _BUILTIN_USES = frozenset({"int", "hex", "print", "len", "str", "repr", "format"
 
 
 _LOOPS = (cst.For, cst.While)
+#: How many calls deep a raise is followed out to the `__main__` block.
+_UNCAUGHT_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,7 @@ class PyFileAnalysis:
         self.findings: list[Finding] = []
         self._mismatches: set[int] = set()
         self._mains: dict[cst.FunctionDef, bool] = {}  # function -> a script's main that cleans nothing up
+        self._name_index: dict[str, list[cst.Name]] | None = None  # the module's names by spelling, when asked
 
     def line_of(self, node: cst.CSTNode, end: bool = False) -> int:
         position = self.positions.get(node)
@@ -238,7 +241,10 @@ class PyFileAnalysis:
         if self._held_until_exit(acquisition):
             return
         tracker = PyTracker(self, acquisition)
-        leak = find_leak(acquisition.step, tracker, state=True)
+        # An exception that nothing catches on the way out of a script's `main` ends the process, as C's (see
+        # gemlint.native.once): the handles it holds go with it.
+        uncaught = self._raises_end_the_process(acquisition.unit.function)
+        leak = find_leak(acquisition.step, tracker, state=True, skipped_exit=lambda step: uncaught and step.exit.startswith("raises"))
         if leak is None:
             return
         release = self._release_label(row, acquisition.label)
@@ -294,6 +300,46 @@ class PyFileAnalysis:
             if isinstance(node, (*_LOOPS, cst.FunctionDef, cst.Lambda)):
                 return False
         return False
+
+    def _raises_end_the_process(self, function: cst.FunctionDef | None, depth: int = 0) -> bool:
+        """``function`` is a module-level function of a script whose every mention in the module is a call outside
+        any ``try``, in the ``__main__`` block or in another such function: what it raises ends the process."""
+        analysis = self.analysis
+        if function is None or depth >= _UNCAUGHT_DEPTH or analysis.parent(function) is not self.context.module or not analysis.has_main_block:
+            return False
+        calls = 0
+        for use in self._names_spelled(function.name.value):
+            if use is function.name:
+                continue
+            call = analysis.parent(use)
+            if not isinstance(call, cst.Call) or call.func is not use:
+                return False  # handed on, or named where another module may import it and catch what it raises
+            caller: cst.FunctionDef | None = None
+            in_main_block = False
+            for node in analysis.ancestors(call):
+                if isinstance(node, (cst.Try, cst.TryStar, cst.Lambda, cst.ClassDef)):
+                    return False
+                if isinstance(node, cst.FunctionDef):
+                    caller = node
+                    break
+                if isinstance(node, cst.If) and analysis.is_main_block(node):
+                    in_main_block = True
+            if caller is not None:
+                if caller is function or not self._raises_end_the_process(caller, depth + 1):
+                    return False
+            elif not in_main_block:
+                return False  # at import time: whoever imports the module may catch it
+            calls += 1
+        return calls > 0
+
+    def _names_spelled(self, name: str) -> list[cst.Name]:
+        if self._name_index is None:
+            index: dict[str, list[cst.Name]] = {}
+            for node in iter_subtree(self.context.module, into_scopes=True):
+                if isinstance(node, cst.Name):
+                    index.setdefault(node.value, []).append(node)
+            self._name_index = index
+        return self._name_index.get(name, [])
 
     @staticmethod
     def _release_label(row: Acquire, label: str) -> str:

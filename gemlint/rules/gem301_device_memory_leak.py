@@ -67,7 +67,10 @@ class DeviceMemoryLeak(PairingRule):
         "takes the same branch or case at both tests). A `switch`'s `default` (or its absence) that no value of its "
         "subject reaches: a local given only literals or constants the cases name (`int format = 0;` then "
         "`format = 1;` under a test).",
-        "Leaving `main` (the process ends) and calls that never return (`exit`, `abort`); what `main` itself acquires "
+        "Leaving `main` (the process ends), calls that never return (`exit`, `abort`), and a throw (C++) or raise "
+        "(Python) that nothing catches on its way out of `main`: out of a function that `main` (or a script's "
+        "`__main__` block) calls, directly or through others, outside any `try`, in a file no other file calls into; "
+        "what `main` itself acquires "
         "outside any loop, or in its loop over the command line (a loop whose condition reads `argc`), which it holds "
         "at most once per option until the process ends. Likewise the failure exits of a "
         "function that runs once per process and releases the memory, or hands it to an owner, on its normal path (a sample's `runTest()` that "

@@ -81,7 +81,8 @@ class HostMemoryLeak(PairingRule):
         "declaration its name is still the member or global it shadows (`model = new Model(); auto model = view();` "
         "in a constructor stores into the member).",
         "Leaving `main` (the process ends), what `main` acquires outside any loop or in its loop over the command line, "
-        "calls that never return (`exit`, `abort`), and the failure exits of a function "
+        "calls that never return (`exit`, `abort`), a throw or raise that nothing catches on its way out of `main`, "
+        "and the failure exits of a function "
         "that runs once per process and releases the memory, or hands it to an owner, on its normal path, or whose call is the last statement "
         "of `main`, as for GEM301.",
         "Releases through macros, stores inside loops, code that did not parse and code the build does not compile "
