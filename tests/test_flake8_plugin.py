@@ -75,6 +75,8 @@ def fresh_settings():
 
 # Fixture projects whose findings come from other modules (a caller, a base class, a factory), with some of them.
 NEEDS_THE_PROJECT = {
+    # the route that calls the scorer's method is in another module, found through its parameter's annotation
+    "GEM201-injected-services": ({("service/scoring.py", 14, 17, "GEM201")}, set()),
     "GEM1xx": (
         {
             # listed beside the first forward of the same `__main__` block, which flake8 alone takes for unguarded

@@ -923,6 +923,8 @@ class ProjectModel:
                 if len(producers) > 1:
                     return None  # bound on different branches to different calls: which method runs is not known
                 produced = producers[0]
+            elif function is not None and parts[0] in function.annotations:
+                produced = function.annotations[parts[0]]  # a parameter: its annotation names its class
             elif parts[0] in entry.summary.bindings:
                 produced = entry.summary.bindings[parts[0]][-1]
             if produced is not None:

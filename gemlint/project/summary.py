@@ -76,6 +76,9 @@ class FunctionSummary:
     #: The body (nested functions included) names ``no_grad`` or ``inference_mode``: a decorator factory such
     #: as ``smart_inference_mode()`` that wraps what it decorates in a grad-free guard.
     names_grad_guard: bool = False
+    #: Parameters annotated with a name: ``model: Model = Depends(get_model)`` -> {"model": "Model"}. A call of a
+    #: parameter's method (``model.predict(x)``) runs that class's method.
+    annotations: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -353,9 +356,10 @@ class _Summariser:
         self.functions.append(function)
         self._bound_at.append({})
         self._lists.append({})
-        self._annotations.append(
-            {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
-        )
+        annotations = {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
+        self._annotations.append(annotations)
+        if annotations:
+            function.annotations = dict(annotations)
         self._valued.append(_valued_parameters(args))
         self._false_by_default.append(_by_default(args, False))
         self._true_by_default.append(_by_default(args, True))
