@@ -95,7 +95,7 @@ def test_discovery_finds_model_configurations_only(tmp_path):
     assert language_of(tmp_path / "config.pbtxt") is Language.TRITON
 
 
-BATCHING_OFF = 'name: "m"\nbackend: "onnxruntime"\nmax_batch_size: 8\n'
+BATCHING_OFF = 'name: "m"\nbackend: "pytorch"\nmax_batch_size: 8\n'
 
 
 def test_templates_are_not_configurations(tmp_path):

@@ -46,25 +46,28 @@ class DynamicBatchingDisabled(DocumentRule):
         "Configuration templates with `${...}` placeholders (filled in before Triton reads them).",
         "Custom backends (anything but TensorRT, ONNX Runtime, PyTorch, TensorFlow, OpenVINO and FIL, by `backend`, "
         "`platform` or the model file Triton infers the backend from): nothing says they execute a batch at once.",
+        "ONNX Runtime, TensorRT and TensorFlow models: their backends complete the configuration when Triton loads "
+        "it (unless the server runs with `--disable-auto-complete-config`), and add an empty `dynamic_batching` to a "
+        "model that batches and names no scheduler. The batcher is there although the file does not say so.",
         "Instance groups marked `passive: true` (loaded, never scheduled): the active groups decide.",
         "Test trees: folders named for tests, and Triton's own `qa/` trees and `L0_*` test folders.",
     )
     bad = """\
 # model_repository/resnet50/config.pbtxt
 name: "resnet50"
-platform: "onnxruntime_onnx"
+backend: "pytorch"
 max_batch_size: 32
-input [ { name: "input", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
-output [ { name: "logits", data_type: TYPE_FP32, dims: [ 1000 ] } ]
+input [ { name: "INPUT__0", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
+output [ { name: "OUTPUT__0", data_type: TYPE_FP32, dims: [ 1000 ] } ]
 instance_group [ { kind: KIND_GPU, count: 1 } ]
 """
     good = """\
 # model_repository/resnet50/config.pbtxt
 name: "resnet50"
-platform: "onnxruntime_onnx"
+backend: "pytorch"
 max_batch_size: 32
-input [ { name: "input", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
-output [ { name: "logits", data_type: TYPE_FP32, dims: [ 1000 ] } ]
+input [ { name: "INPUT__0", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
+output [ { name: "OUTPUT__0", data_type: TYPE_FP32, dims: [ 1000 ] } ]
 instance_group [ { kind: KIND_GPU, count: 1 } ]
 dynamic_batching { max_queue_delay_microseconds: 100 }
 """
@@ -108,13 +111,16 @@ dynamic_batching { max_queue_delay_microseconds: 100 }
         )
 
 
-#: Triton's backends (and platforms) whose models run a whole batch in one execution: for these, the dynamic
-#: batcher forms the batch. A custom backend (or the Python backend) may execute requests one by one, and
-#: nothing says a batcher would help it.
-_BATCHING_BACKENDS = frozenset({"tensorrt", "onnxruntime", "pytorch", "tensorflow", "openvino", "fil"})
-_BATCHING_PLATFORMS = frozenset({"tensorrt_plan", "onnxruntime_onnx", "pytorch_libtorch", "tensorflow_graphdef", "tensorflow_savedmodel"})
-#: Default model file names, by which Triton picks a backend when the config names none.
-_MODEL_FILES = {"model.plan": True, "model.onnx": True, "model.pt": True, "model.savedmodel": True, "model.graphdef": True, "model.xml": True, "model.py": False}
+#: Triton's backends (and platforms) whose models run a whole batch in one execution, and whose configuration
+#: Triton takes as written: for these, only a dynamic batcher in the file forms batches. A custom backend (or the
+#: Python backend) may execute requests one by one, and nothing says a batcher would help it. The ONNX Runtime,
+#: TensorRT and TensorFlow backends complete a configuration on load (Triton's default) and add
+#: `dynamic_batching {}` themselves where `max_batch_size` > 1 and no scheduler is named.
+_BATCHING_BACKENDS = frozenset({"pytorch", "openvino", "fil"})
+_BATCHING_PLATFORMS = frozenset({"pytorch_libtorch"})
+#: Default model file names, by which Triton picks a backend when the config names none: whether a configuration
+#: without a batcher leaves that backend executing requests one by one.
+_MODEL_FILES = {"model.plan": False, "model.onnx": False, "model.pt": True, "model.savedmodel": False, "model.graphdef": False, "model.xml": True, "model.py": False}
 
 
 _COMMENTED_BATCHER = re.compile(r"^[ \t]*#.*\b(?:dynamic_batching|sequence_batching)\b", re.MULTILINE)
