@@ -693,6 +693,22 @@ MODEL_PRODUCERS: dict[str, str] = {
     "faster_whisper.transcribe.WhisperModel": "faster-whisper",
     "easyocr.Reader": "easyocr",
     "easyocr.easyocr.Reader": "easyocr",
+    # LangChain's local embedding models: the constructor loads a sentence-transformers model (the API clients,
+    # `HuggingFaceEndpointEmbeddings` and the like, load nothing and are not here)
+    **{
+        f"{module}.{name}": "langchain-embeddings"
+        for module in (
+            "langchain.embeddings",
+            "langchain.embeddings.huggingface",
+            "langchain_community.embeddings",
+            "langchain_community.embeddings.huggingface",
+        )
+        for name in ("HuggingFaceEmbeddings", "HuggingFaceBgeEmbeddings", "HuggingFaceInstructEmbeddings")
+    },
+    **{
+        f"{module}.HuggingFaceEmbeddings": "langchain-embeddings"
+        for module in ("langchain_huggingface", "langchain_huggingface.embeddings", "langchain_huggingface.embeddings.huggingface")
+    },
 }
 # ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
 FROM_PRETRAINED_LIBRARIES = (
@@ -746,6 +762,7 @@ FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
     "ctranslate2": (frozenset({"generate_batch", "translate_batch", "generate_tokens", "score_batch"}), False),
     "faster-whisper": (frozenset({"transcribe", "detect_language"}), False),
     "easyocr": (frozenset({"readtext", "readtext_batched", "readtextlang", "detect", "recognize"}), False),
+    "langchain-embeddings": (frozenset({"embed_query", "embed_documents", "aembed_query", "aembed_documents"}), False),
     "engine": (ENGINE_SUBMIT_METHODS, False),
 }
 # Methods that return the same model (``AutoModel.from_pretrained(...).to("cuda").eval()``).
