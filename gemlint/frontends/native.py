@@ -166,6 +166,47 @@ def _for_the_grammar(data: bytes) -> bytes:
     return data
 
 
+#: ``#define COLOR_GREEN "\x1b[32m"``: an object-like macro whose whole body is one string literal.
+_STRING_MACRO = re.compile(rb'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w+)[ \t]+"(?:[^"\\\n]|\\.)*"[ \t]*(?://[^\n]*)?\r?$', re.MULTILINE)
+
+
+def _string_macros_as_strings(data: bytes) -> bytes:
+    """The source with each use of a string-literal macro of the file that stands in a concatenation
+    (``printf(COLOR_GREEN STYLE_BOLD "%s" COLOR_RESET, ...)``) replaced by a string literal of its length: the
+    grammar, knowing no macros, reads two names in a row before a string as an error and loses the function."""
+    if b"define" not in data:
+        return data
+    names = {match.group(1) for match in _STRING_MACRO.finditer(data)}
+    if not names:
+        return data
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)) + rb")\b")
+    uses = [use.span() for use in pattern.finditer(data) if not _in_a_directive(data, use.start())]
+    starts = {start for start, _ in uses}
+    ends = {end for _, end in uses}
+    edited = bytearray(data)
+    for start, end in uses:
+        before = _skip_blanks(data, start - 1, -1)
+        after = _skip_blanks(data, end, 1)
+        joined = before in ends or after in starts or data[before - 1 : before] == b'"' or data[after : after + 1] == b'"'
+        if joined:
+            edited[start:end] = b'"' + b" " * (end - start - 2) + b'"'
+    return bytes(edited)
+
+
+def _skip_blanks(data: bytes, index: int, step: int) -> int:
+    """From ``index`` in the direction ``step``, the first position that is not a space or tab: going back, the
+    end of the token before (an index one past it); going forward, the start of the token after."""
+    while 0 <= index < len(data) and data[index] in b" \t":
+        index += step
+    return index + 1 if step < 0 else index
+
+
+def _in_a_directive(data: bytes, index: int) -> bool:
+    """Whether ``index`` is on a preprocessor line (the macro's own ``#define``, an ``#ifdef``)."""
+    line_start = data.rfind(b"\n", 0, index) + 1
+    return data[line_start:index].lstrip(b" \t").startswith(b"#")
+
+
 #: A line that is one use of an all-capitals name and nothing more (a statement macro: ``EXPECT_OK(status)``,
 #: ``DISALLOW_COPY_AND_ASSIGN(Engine)``), perhaps followed by a comment.
 _MACRO_LINE = re.compile(rb"^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*\((?P<arguments>[^\n]*)\)(?=[ \t]*(?://|/\*|\r?$))", re.MULTILINE)
@@ -253,7 +294,7 @@ def _space_before_next_token(data: bytes, index: int) -> int | None:
 def parse(source: SourceFile | None, text: str) -> NativeDocument:
     grammar = grammar_for(source)
     data = text.encode("utf-8", errors="surrogatepass")
-    parsed = _for_the_grammar(data) if grammar == "cuda" else data
+    parsed = _string_macros_as_strings(_for_the_grammar(data) if grammar == "cuda" else data)
     limit = parse_time_limit(len(data))
     deadline = time.monotonic() + limit
     try:
