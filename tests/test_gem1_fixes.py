@@ -59,6 +59,20 @@ def test_gem101_offers_no_fix_where_a_decorator_would_not_help(tmp_path):
     assert path.read_text() == source
 
 
+def test_gem101_offers_no_fix_in_a_function_that_runs_a_model_which_differentiates(tmp_path):
+    """A renderer whose forward calls `torch.autograd.grad` runs beside an ordinary model: a guard on the function
+    would break the renderer, so the ordinary model's finding comes without one."""
+    import shutil
+    from pathlib import Path
+
+    shutil.copytree(Path(__file__).parent / "fixtures" / "GEM1xx-implicit-surfaces", tmp_path / "project")
+    path = tmp_path / "project" / "evaluate.py"
+    source = path.read_text()
+    result = run([path], default_config(tmp_path / "project"), FixMode(apply=True, unsafe=True), jobs=1)
+    assert [(d.code, d.line, d.fix) for d in result.diagnostics] == [("GEM101", 26, None)]
+    assert path.read_text() == source
+
+
 def test_gem102_inserts_eval_after_the_binding_with_indentation_and_newline(tmp_path):
     source = """\
 import torch

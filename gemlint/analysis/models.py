@@ -637,6 +637,26 @@ class ModelTracker:
                     return reason
         return None
 
+    def differentiates(self, expression: cst.BaseExpression) -> bool:
+        """The model ``expression`` holds computes gradients in its forward (``torch.autograd.grad`` for an implicit
+        surface's normals): it needs autograd to run. Asked of its project class; of a model whose class is not
+        known (built by a registry, loaded whole, a parameter), where a class of the project does so."""
+        outside = self.analysis.outside
+        origins = self.origins(expression)
+        if outside is None or not origins:
+            return False
+        for origin in origins:
+            if origin.kind is Origin.CONSTRUCTED and isinstance(origin.node, cst.Call) and not origin.unseen_class:
+                if outside.forward_differentiates(self.analysis, origin.node.func):
+                    return True
+            elif origin.kind is Origin.SELF and isinstance(origin.node, cst.ClassDef):
+                if outside.forward_differentiates(self.analysis, cst.Name(origin.node.name.value)):
+                    return True
+            elif origin.kind in (Origin.EVIDENT, Origin.LOADED) or origin.unseen_class:
+                if outside.forwards_differentiate():
+                    return True
+        return False
+
     def _injected_arguments(self, expression: cst.BaseExpression) -> list[cst.BaseExpression]:
         """What the constructions of ``model.attr``'s owner hand to the ``__init__`` parameter that the class
         stores as ``self.attr`` (a submodule injected into a class of this file)."""

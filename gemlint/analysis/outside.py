@@ -153,6 +153,13 @@ class OutsideFacts(Protocol):
         """Whether every method ``name`` of the project's classes (one at least) freezes all of its instance's
         parameters."""
 
+    def forward_differentiates(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression) -> bool:
+        """Whether the ``forward`` of the project class that ``expression`` names computes gradients
+        (``torch.autograd.grad``, itself or through the methods it calls on its parts): it needs autograd."""
+
+    def forwards_differentiate(self) -> bool:
+        """Whether the ``forward`` of some project class computes gradients."""
+
     def method_sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression, method: str) -> bool:
         """Whether the method ``method`` of the project class ``expression`` names (in another module) puts the
         instance in eval mode itself (``self.eval()`` in a vocoder's ``generate``)."""

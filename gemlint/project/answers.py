@@ -351,6 +351,13 @@ class ProjectAnswers:
     def methods_freeze_self(self, name: str) -> bool:
         return self.model.methods_freeze_self(name)
 
+    def forward_differentiates(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> bool:
+        resolved = self._resolved(analysis, expression)
+        return resolved is not None and resolved[1].kind == "class" and self.model.class_forward_differentiates(resolved[1], resolved[0].path)
+
+    def forwards_differentiate(self) -> bool:
+        return self.model.forwards_differentiate()
+
     def method_sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression, method: str) -> bool:
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.method_sets_own_eval_mode(resolved[1], method, resolved[0].path)

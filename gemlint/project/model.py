@@ -835,6 +835,63 @@ class ProjectModel:
             self.memo[key] = bool(found) and all("self" in function.frozen for function in found)
         return self.memo[key]  # type: ignore[return-value]
 
+    def class_forward_differentiates(self, cls: Target, near: str | None = None) -> bool:
+        """The ``forward`` of the project class ``cls`` (through its bases) computes gradients: it calls
+        ``torch.autograd.grad`` (or ``torch.autograd.functional``), itself or in the methods it calls on ``self`` and
+        on the project objects it keeps (an implicit surface's normals, ``self.sdf.gradient(points)``). Such a model
+        needs autograd to run at all."""
+        key = ("forward differentiates", cls, near)
+        if key not in self.memo:
+            located = self.method_summary(cls, "forward", near)
+            self.memo[key] = located is not None and self._differentiates(cls, located[0], located[1], near, 0, set())
+        return self.memo[key]  # type: ignore[return-value]
+
+    def forwards_differentiate(self) -> bool:
+        """Some project class's ``forward`` computes gradients (:meth:`class_forward_differentiates`): a model of
+        this project whose class the analysis does not know may be one of them."""
+        key = ("forwards differentiate",)
+        if key not in self.memo:
+            # Asked of every class only in a project that calls a gradient function somewhere.
+            differentiates = any(self._gradient_call(entry, site.callee) for name in _GRADIENT_NAMES for entry, _, site in self.calls_named(name))
+            self.memo[key] = differentiates and any(
+                self.class_forward_differentiates(Target("class", entry.summary.name, name), entry.path)
+                for entries in self.modules.values()
+                for entry in entries
+                for name, cls in entry.summary.classes.items()
+                if "forward" in cls.methods
+            )
+        return self.memo[key]  # type: ignore[return-value]
+
+    def _gradient_call(self, entry: ModuleEntry, callee: str) -> bool:
+        resolved = self.resolve(entry, callee)
+        return resolved is not None and resolved.kind == "external" and resolved.module.startswith(_GRADIENT_CALLS)
+
+    def _differentiates(self, cls: Target, entry: ModuleEntry, function: FunctionSummary, near: str | None, depth: int, seen: set) -> bool:
+        if (entry.path, function.qualname) in seen:
+            return False
+        seen.add((entry.path, function.qualname))
+        for site in function.calls:
+            if site.callee.rsplit(".", 1)[-1] in _GRADIENT_NAMES and self._gradient_call(entry, site.callee):
+                return True
+            if depth >= _MAX_DIFFERENTIATION_DEPTH:
+                continue
+            parts = site.callee.split(".")
+            if parts[0] != "self" or len(parts) not in (2, 3):
+                continue
+            if len(parts) == 2:
+                located = self.method_summary(cls, parts[1], near)
+                if located is not None and self._differentiates(cls, located[0], located[1], near, depth + 1, seen):
+                    return True
+                continue
+            for held_entry, producer in self.attribute_producers(cls, parts[1]):
+                held = self.resolve(held_entry, producer)
+                if held is None or held.kind != "class":
+                    continue
+                located = self.method_summary(held, parts[2], held_entry.path)
+                if located is not None and self._differentiates(held, located[0], located[1], held_entry.path, depth + 1, seen):
+                    return True
+        return False
+
     def method_sets_own_eval_mode(self, cls: Target, method: str, near: str | None = None) -> bool:
         """The method ``method`` of the project class ``cls`` puts the instance in eval mode (``self.eval()``, or through
         its own methods): what it runs of the model, it runs in eval mode (a vocoder's ``generate``)."""
@@ -2312,6 +2369,13 @@ def _torchserve_protocol(methods: dict[str, FunctionSummary]) -> bool:
     ``handle(self, data, context)``."""
     initialize, handle = methods.get("initialize"), methods.get("handle")
     return initialize is not None and handle is not None and len(initialize.params) == 2 and len(handle.params) == 3
+
+
+#: Calls that differentiate (a forward that makes them needs autograd): ``torch.autograd.grad``, the functional API.
+_GRADIENT_CALLS = ("torch.autograd.grad", "torch.autograd.functional.")
+#: Their last names, by which the calls are looked up before they are resolved.
+_GRADIENT_NAMES = ("grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp")
+_MAX_DIFFERENTIATION_DEPTH = 3
 
 
 def _callees_of(chain: list[tuple[ModuleEntry, ClassSummary]], guarded: bool = True) -> set[str]:

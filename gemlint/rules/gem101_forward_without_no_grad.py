@@ -28,6 +28,11 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "in a mode and run in one expression (`net.to(device)(x)`) runs a forward too."
     )
     not_flagged = (
+        "Models whose forward computes gradients (`torch.autograd.grad` or `torch.autograd.functional`, in the forward "
+        "or in the methods it calls on the model and its parts, any module: an implicit surface's normals): they need "
+        "autograd to run. A model whose class is not known (built from a class path, loaded whole, a parameter) "
+        "counts as one where a class of the project does so. The other forwards of a function that runs one are "
+        "reported without a fix, since a guard on the function would break it.",
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
         "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, files matched by `training-paths`, and scripts "
         "that build an optimizer, make a model's adapters trainable (PEFT's `get_peft_model`) or draw its autograd "
@@ -147,6 +152,7 @@ def score(batch: dict):
         # One finding per function (or module-level statement): its first unguarded forward, the others as related
         # locations (the fix, one guard around it, covers them all).
         self._by_function: dict[cst.CSTNode, list[tuple[cst.Call, str, str, Fix | None, str | None]]] = {}
+        self._needs_autograd: set[cst.CSTNode] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, (cst.Name, cst.Attribute, cst.Call)) or not self.analysis.may_have_inference_context:
@@ -161,6 +167,11 @@ def score(batch: dict):
         if not verdict.is_inference:
             return
         if self.analysis.grad_free_guard(node) or models.frozen(receiver) or models.inside_module_forward(node):
+            return
+        if models.differentiates(receiver):
+            # Its forward computes gradients (`torch.autograd.grad`): a guard would break it, and one around the
+            # function that runs it too, so the other forwards there are reported without that fix.
+            self._needs_autograd.add(self._scope_of(node))
             return
         if self.analysis.discarded_run_on_made_up_input(node):
             return  # a warm-up or a check on made-up input: its graph is dropped at once
@@ -197,10 +208,13 @@ def score(batch: dict):
         if function is not None and function.asynchronous is not None:  # the fix there wraps each statement
             self.report(node, message, fix=fix, precision=evidence_precision(verdict))
             return
-        # A script's forwards are grouped by the module-level statement that runs them (a loop over the inputs, the
-        # `__main__` block): one guard around it covers them all.
-        scope = function if function is not None else self._top_level_statement(node)
-        self._by_function.setdefault(scope, []).append((node, called, message, fix, evidence_precision(verdict)))
+        self._by_function.setdefault(self._scope_of(node), []).append((node, called, message, fix, evidence_precision(verdict)))
+
+    def _scope_of(self, node: cst.Call) -> cst.CSTNode:
+        """What one finding covers: the function, or for a script the module-level statement that runs ``node`` (a
+        loop over the inputs, the `__main__` block): one guard around it covers all its forwards."""
+        function = self.analysis.enclosing_function(node)
+        return function if function is not None else self._top_level_statement(node)
 
     def _top_level_statement(self, node: cst.CSTNode) -> cst.CSTNode:
         return next((a for a in self.analysis.ancestors(node) if isinstance(self.analysis.parent(a), cst.Module)), node)
@@ -218,6 +232,8 @@ def score(batch: dict):
                 if not found:
                     continue
             node, _, message, fix, precision = found[0]
+            if scope in self._needs_autograd:
+                fix = None
             related = []
             for other, called, _, _, _ in found[1:]:
                 start, end = self.range_of(other)
