@@ -335,7 +335,11 @@ MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "to
 PRETRAINED_METHODS = frozenset({"from_pretrained", "from_single_file"})
 #: Calls that read tensors, weights or not: a project function that calls one loads a model only where it also
 #: puts what it read into a model (``load_state_dict``).
-TENSOR_READERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})
+TENSOR_READERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"}) | frozenset(
+    {"torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"}
+)
+#: Calls that download weights (once, into a cache) and read them: a state dict, for a model's ``load_state_dict``.
+WEIGHT_DOWNLOADERS = frozenset({"torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"})
 # Calls that return (a wrapper of) the module passed as their first argument, keeping its mode.
 MODEL_WRAPPERS = frozenset(
     {
@@ -709,10 +713,19 @@ MODEL_PRODUCERS: dict[str, str] = {
         f"{module}.HuggingFaceEmbeddings": "langchain-embeddings"
         for module in ("langchain_huggingface", "langchain_huggingface.embeddings", "langchain_huggingface.embeddings.huggingface")
     },
+    # rembg's sessions read their ONNX model when made; fairseq's checkpoint reader builds the models it holds;
+    # torchfcpe's bundled pitch model is read from the package
+    "rembg.new_session": "rembg",
+    "rembg.bg.new_session": "rembg",
+    "rembg.session_factory.new_session": "rembg",
+    "fairseq.checkpoint_utils.load_model_ensemble_and_task": "fairseq",
+    "fairseq.checkpoint_utils.load_model_ensemble": "fairseq",
+    "torchfcpe.spawn_bundled_infer_model": "torchfcpe",
 }
 # ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
 FROM_PRETRAINED_LIBRARIES = (
     "transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.", "pyannote.", "nemo.",
+    "fairseq.",
 )
 # Classes whose from_pretrained result is not a model: tokenizers, processors, configs (loads for GEM502, no forward).
 NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
@@ -762,6 +775,7 @@ FORWARD_METHODS: dict[str, tuple[frozenset[str], bool]] = {
     "ctranslate2": (frozenset({"generate_batch", "translate_batch", "generate_tokens", "score_batch"}), False),
     "faster-whisper": (frozenset({"transcribe", "detect_language"}), False),
     "easyocr": (frozenset({"readtext", "readtext_batched", "readtextlang", "detect", "recognize"}), False),
+    "rembg": (frozenset({"predict"}), False),
     "langchain-embeddings": (frozenset({"embed_query", "embed_documents", "aembed_query", "aembed_documents"}), False),
     "engine": (ENGINE_SUBMIT_METHODS, False),
 }

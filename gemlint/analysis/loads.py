@@ -16,7 +16,7 @@ _ENGINE_DESERIALIZER = "deserialize_cuda_engine"
 # The last name of every loader call (qualified names decide; this only skips the other calls cheaply).
 LOADER_NAMES = frozenset(
     fw.PRETRAINED_METHODS
-    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.PRETRAINED_CONSTRUCTORS}
+    | {name.rsplit(".", 1)[-1] for name in fw.MODEL_PRODUCERS.keys() | fw.MODEL_LOADERS | fw.WEIGHT_DOWNLOADERS | fw.PRETRAINED_CONSTRUCTORS}
     | {name.rsplit(".", 1)[-1] for name in fw.TOKENIZER_LOADERS | fw.CHECKPOINT_BUILDERS.keys()}
     | {_ENGINE_DESERIALIZER}
 )
@@ -25,7 +25,7 @@ LOADER_NAMES = frozenset(
 WEIGHT_KEYWORDS = frozenset({"pretrained", "weights"})
 _VISION_LIBRARIES = ("torchvision.models.", "timm.")
 # Every qualified name load_kind compares a call with.
-_LOADS = fw.TOKENIZER_LOADERS | fw.MODEL_LOADERS | frozenset(fw.MODEL_PRODUCERS) | fw.PRETRAINED_CONSTRUCTORS
+_LOADS = fw.TOKENIZER_LOADERS | fw.MODEL_LOADERS | fw.WEIGHT_DOWNLOADERS | frozenset(fw.MODEL_PRODUCERS) | fw.PRETRAINED_CONSTRUCTORS
 _IN_MEMORY = frozenset({"io.BytesIO", "_io.BytesIO"})
 _WIDGETS = ("streamlit.", "gradio.")
 # Parameter types of a request's uploaded files, and the calls that only spell a path another way.
@@ -95,6 +95,8 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
         if analysis.resolves_with_prefix(func.value, fw.FROM_PRETRAINED_LIBRARIES):
             return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
         return None
+    if names & fw.WEIGHT_DOWNLOADERS:
+        return None if read_as_data(analysis, node) else "a model's weights"
     if names & fw.MODEL_LOADERS:
         if node.args and (_in_memory_bytes(analysis, node.args[0].value) or _uploaded(analysis, node.args[0].value)):
             # `torch.load(io.BytesIO(body))`, `torch.load(st.file_uploader(...))`: a payload the user sent
