@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from libcst.metadata import ExpressionContextProvider, MetadataWrapper, ScopeProvider
+from libcst.metadata import ExpressionContextProvider, GlobalScope, MetadataWrapper, ScopeProvider
 
 from fixture_harness import parsable_python_fixtures
 from gemlint.analysis.index import build_index
-from gemlint.analysis.scopes import expression_contexts, scopes_of
+from gemlint.analysis.scopes import expression_contexts, references_of, scopes_of
 
 # Every kind of scope and binding LibCST tells apart: class bodies, comprehensions, lambdas, global and nonlocal,
 # walrus, star imports, annotations as strings, match captures, del, and a name used before it is bound.
@@ -169,3 +169,17 @@ def test_the_index_holds_the_children_of_awkward_shapes_in_the_order_libcst_walk
 
 def test_the_index_holds_the_children_of_every_fixture_in_the_order_libcst_walks_them() -> None:
     assert sum(_children_in_libcsts_order(source) for source in parsable_python_fixtures()) > 10_000
+
+
+def test_the_references_of_a_binding_leave_out_reads_of_a_function_that_binds_the_name_itself() -> None:
+    """LibCST lists among a module-level binding's references a name read in a function on the right of its own
+    rebinding (`out = self.bn(out)`); `references_of` keeps the reads that may see the binding."""
+    source = "def f(x):\n    out = x\n    out = out + 1\n    return out\n\ndef g():\n    return out\n\nout = f(1)\nprint(len(out))\n"
+    scopes = MetadataWrapper(cst.parse_module(source)).resolve(ScopeProvider)
+    module_scope = next(scope for scope in scopes.values() if isinstance(scope, GlobalScope))
+    (binding,) = module_scope.assignments["out"]
+    in_f = [access for access in binding.references if access.scope is not module_scope and access.scope.name == "f"]
+    assert in_f, "the LibCST behaviour this guards against"
+    kept = references_of(binding)
+    assert {access.node for access in kept} == {access.node for access in binding.references} - {access.node for access in in_f}
+    assert {access.scope.name for access in kept if access.scope is not module_scope} == {"g"}

@@ -27,6 +27,7 @@ import libcst as cst
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import ModuleAnalysis, is_member, literal_value
+from gemlint.analysis.scopes import references_of
 
 _MAX_DEPTH = 8
 
@@ -112,7 +113,7 @@ def _budget(analysis: ModuleAnalysis, expression: cst.BaseExpression, depth: int
 def _mutation_budget(analysis: ModuleAnalysis, name: cst.Name, depth: int, seen: set[int]) -> str | None:
     """A budget put into the object ``name`` holds after it was bound: a method call, an item or attribute set."""
     for assignment in analysis.assignments_of(name):
-        for access in assignment.references:
+        for access in references_of(assignment):
             node = access.node
             # Walk up ``name[...][...]`` / ``name.a.b`` to the outermost item or attribute.
             parent = analysis.parent(node)

@@ -8,6 +8,7 @@ from libcst.metadata import Assignment
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
+from gemlint.analysis.scopes import references_of
 from gemlint.analysis.syntax import NOT_LITERAL, argument, literal_value, terminal_name
 
 # TensorRT's `Runtime` method that turns a serialized engine into one: the engine holds the weights. A method of an
@@ -177,7 +178,7 @@ def _used_as_data(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int, entry
             _used_as_data(analysis, access.node, depth + 1)
             for assignment in analysis.assignments_of(target)
             if isinstance(assignment, Assignment) and assignment.node is target
-            for access in assignment.references
+            for access in references_of(assignment)
         )
     return False
 

@@ -34,10 +34,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
-from libcst.metadata import Access, Assignment
+from libcst.metadata import Assignment
 
 from gemlint.analysis import correlated
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.scopes import references_of
 from gemlint.analysis.triage import is_test_class
 from gemlint.analysis.syntax import (
     NOT_LITERAL,
@@ -1465,7 +1466,7 @@ class ModelTracker:
         for assignment in scope[param.name.value]:
             if not isinstance(assignment, Assignment) or assignment.node is not param:
                 continue
-            for access in assignment.references:
+            for access in references_of(assignment):
                 node = access.node
                 parent = self.analysis.parent(node)
                 if isinstance(parent, cst.Call) and parent.func is node:
@@ -1487,7 +1488,7 @@ class ModelTracker:
     def _references_used_as_module(self, assignment: Assignment) -> bool:
         known = self._used_as_module.get(assignment)
         if known is None:
-            nodes = [access.node for access in assignment.references if isinstance(access.node, cst.Name) and _reaches(access, assignment)]
+            nodes = [access.node for access in references_of(assignment) if isinstance(access.node, cst.Name)]
             known = self._used_as_module[assignment] = self._nodes_used_as_module(nodes)
         return known
 
@@ -1736,15 +1737,6 @@ def _is_classmethod(function: cst.FunctionDef) -> bool:
 def shown(expression: cst.BaseExpression) -> str:
     """Source-like text of an expression for messages (``self.model``)."""
     return dotted_name(expression) or cst.Module([]).code_for_node(expression)
-
-
-def _reaches(access: Access, assignment: Assignment) -> bool:
-    """``access`` may read what ``assignment`` binds. LibCST also links to an outer binding the name read on the
-    right of a function's own rebinding (``model = model.autoshape()`` in a function, beside a module-level
-    ``model``): a name its own scope binds is that scope's."""
-    if access.scope is assignment.scope:
-        return True
-    return not any(other.scope is access.scope for other in access.scope.assignments[assignment.name])
 
 
 def _converts_itself(value: cst.BaseExpression, name: str) -> bool:

@@ -19,7 +19,7 @@ from gemlint.analysis.autograd_graphs import AutogradGraphs
 from gemlint.analysis.ast_starts import starts
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.positions import StatementPositions
-from gemlint.analysis.scopes import scopes_of
+from gemlint.analysis.scopes import references_of, scopes_of
 from gemlint.analysis.frameworks import TRAINING_CANDIDATES
 from gemlint.analysis.index import ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
@@ -1224,7 +1224,7 @@ class ModuleAnalysis:
             self._made_numpy(access.node)
             for assignment in scope[target.value]
             if isinstance(assignment, Assignment) and assignment.node is target
-            for access in assignment.references
+            for access in references_of(assignment)
         )
 
     def _made_numpy(self, node: cst.CSTNode) -> bool:
@@ -1295,7 +1295,7 @@ class ModuleAnalysis:
             not self._shape_only(access.node)
             for assignment in scope[target.value]
             if isinstance(assignment, Assignment)
-            for access in assignment.references
+            for access in references_of(assignment)
         )
 
     def _shape_only(self, node: cst.CSTNode) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from gemlint.analysis.module import ModuleAnalysis, argument, iter_subtree, literal_value
+from gemlint.analysis.scopes import references_of
 from gemlint.analysis.syntax import is_member, terminal_name
 from gemlint.native.ort import LEVELS  # the same enumerators as the C and C++ APIs'
 
@@ -151,7 +152,7 @@ def _runs_inference(analysis: ModuleAnalysis, session: cst.Call) -> bool:
         return True  # returned, passed on, put into a container
     for target in (t.target for t in parent.targets):
         if isinstance(target, cst.Name):
-            uses = [access.node for assignment in analysis.assignments_of(target) for access in assignment.references]
+            uses = [access.node for assignment in analysis.assignments_of(target) for access in references_of(assignment)]
             held = analysis.enclosing_function(target) is None  # module level: importable by others
         elif is_member(target, ("self",)) and analysis.method_owner(target) is not None:
             owner = analysis.method_owner(target)

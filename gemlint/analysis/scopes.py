@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from typing import Callable, Iterable, Iterator, Mapping
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, ScopeProvider
+from libcst.metadata import Access, BaseAssignment, ExpressionContext, ExpressionContextProvider, ScopeProvider
 from libcst.metadata.base_provider import BaseMetadataProvider
 from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
@@ -36,6 +36,20 @@ STORE, LOAD, DEL = ExpressionContext.STORE, ExpressionContext.LOAD, ExpressionCo
 
 _Children = Mapping[cst.CSTNode, list[cst.CSTNode]]
 _Pending = Iterable[tuple[cst.CSTNode, ExpressionContext]]
+
+
+def reaches(access: Access, assignment: BaseAssignment) -> bool:
+    """``access`` may read what ``assignment`` binds. LibCST also lists among an outer binding's references a name
+    read in a function that binds the name itself (``out = model(x)`` at module level, beside ``out = self.bn(out)``
+    in a method): a name its own scope binds is that scope's."""
+    if access.scope is assignment.scope:
+        return True
+    return not any(other.scope is access.scope for other in access.scope.assignments[assignment.name])
+
+
+def references_of(assignment: BaseAssignment) -> list[Access]:
+    """The reads of what ``assignment`` binds (:func:`reaches`), not every access LibCST lists for it."""
+    return [access for access in assignment.references if reaches(access, assignment)]
 
 
 class ProvidedMetadata:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis.module import keyword_arg, literal_value, terminal_name
+from gemlint.analysis.scopes import references_of
 from gemlint.analysis.triage import Production, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
@@ -130,7 +131,7 @@ def predict(model, batch):
         if not isinstance(target, cst.Name):
             return False
         for assignment in self.analysis.assignments_of(target):
-            for access in assignment.references:
+            for access in references_of(assignment):
                 use = self.analysis.parent(access.node)
                 if isinstance(use, cst.WithItem):
                     start = self.analysis.parent(use)
