@@ -35,6 +35,9 @@ STREAMLIT_RUN_ONCE = frozenset(
 
 
 _PARTIAL = frozenset({"functools.partial"})
+#: Wrappers that run the function they are given as it is: Hugging Face Spaces' ZeroGPU (``spaces.GPU(f)``,
+#: ``spaces.GPU(duration=60)(f)``), written as a call where a decorator would do.
+_RUNNING_WRAPPERS = frozenset({"spaces.GPU", "spaces.zero.GPU"})
 
 
 def handed_to_gradio(analysis: "ModuleAnalysis") -> list[tuple[str, str]]:
@@ -59,13 +62,26 @@ def handed_to_gradio(analysis: "ModuleAnalysis") -> list[tuple[str, str]]:
     return found
 
 
-def _called_function(analysis: "ModuleAnalysis", handed: cst.BaseExpression) -> cst.BaseExpression:
-    """The function a callback runs: itself, the function of ``functools.partial(f, ...)``, or the call a
-    ``lambda`` makes (``lambda x: f(runner, x)``)."""
-    if isinstance(handed, cst.Call) and analysis.resolves_to(handed.func, _PARTIAL) and handed.args:
-        return handed.args[0].value
+def _called_function(analysis: "ModuleAnalysis", handed: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
+    """The function a callback runs: itself, the function of ``functools.partial(f, ...)`` or of a wrapper that runs
+    it (``spaces.GPU(f)``), the call a ``lambda`` makes (``lambda x: f(runner, x)``), or what a local name bound once
+    to one of those runs (``infer_gpu = spaces.GPU(functools.partial(infer))``)."""
+    if depth > 4:
+        return handed
+    if isinstance(handed, cst.Call) and handed.args:
+        func = handed.func
+        if analysis.resolves_to(func, _PARTIAL) or analysis.resolves_to(func, _RUNNING_WRAPPERS):
+            return _called_function(analysis, handed.args[0].value, depth + 1)
+        if isinstance(func, cst.Call) and analysis.resolves_to(func.func, _RUNNING_WRAPPERS):
+            return _called_function(analysis, handed.args[0].value, depth + 1)  # `spaces.GPU(duration=60)(f)`
     if isinstance(handed, cst.Lambda) and isinstance(handed.body, cst.Call):
         return handed.body.func
+    if isinstance(handed, cst.Name):
+        values = analysis.assigned_values(handed)
+        if len(values) == 1 and isinstance(values[0], cst.Call):
+            unwrapped = _called_function(analysis, values[0], depth + 1)
+            if unwrapped is not values[0]:
+                return unwrapped
     return handed
 
 
