@@ -289,6 +289,9 @@ NEEDS_THE_PROJECT = {
             ("talking-head/engine.py", 26, 12, "GEM101"),  # called from a Gradio callback in talking-head/page.py
             ("model-picker/chat_ui.py", 16, 5, "GEM502"),  # the manager's method, in model-picker/registry.py, loads
             ("rate_switch.py", 26, 24, "GEM502"),  # the helper, in voice_builder.py, loads the voice
+            # the service's constructor builds, in face_service/, objects whose constructors read weights
+            ("face_routes.py", 14, 15, "GEM502"),
+            ("face_routes.py", 25, 15, "GEM502"),
         },
         set(),
     ),

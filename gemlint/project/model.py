@@ -2273,6 +2273,7 @@ class ProjectModel:
         depth: int,
         tensors_need_state: bool = False,
         accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
+        built: int = 0,
     ) -> str | None:
         """The call of ``function`` (or of the helpers of ``owner`` it calls) that loads a model. With
         ``tensors_need_state``, a call that reads tensors counts only in a function that puts them into a model
@@ -2280,11 +2281,21 @@ class ProjectModel:
         for site in function.calls:
             if site.callee.startswith(("self.", "cls.")) and site.callee.count(".") == 1 and depth < 2 and owner is not None:
                 helper = owner.methods.get(site.callee.partition(".")[2])
-                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept) if helper is not None else None
+                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept, built) if helper is not None else None
                 if found is not None:
                     return found
                 continue
+            if site.callee.startswith("self.") and site.callee.count(".") == 2 and built < _MAX_BUILT and owner is not None and accept is None:
+                # `self.learner.load_state(...)`: a method of a project object the class keeps
+                if self._held_object_loads(entry, owner, site.callee, built + 1, tensors_need_state):
+                    return site.callee
+                continue
             resolved = self.resolve(entry, site.callee)
+            if resolved is not None and resolved.kind == "class" and built < _MAX_BUILT and accept is None:
+                # `self.recognition = Recognition()`: building a project object whose `__init__` loads
+                if self._constructor_loads(resolved, entry.path, built + 1):
+                    return site.callee
+                continue
             if resolved is None or resolved.kind != "external":
                 continue
             name = resolved.module
@@ -2298,6 +2309,44 @@ class ProjectModel:
                 return site.callee
         return None
 
+
+    def _constructor_loads(self, target: Target, near: str, built: int) -> bool:
+        """Building the project class ``target`` loads a model: an ``__init__`` up its bases (while they defer to
+        ``super().__init__``) makes a loading call, or builds a project object whose ``__init__`` does (``built``:
+        how many constructions deep this one is)."""
+        key = ("constructor loads", target, near, built)
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[return-value]
+        self.memo[key] = False  # a class that builds itself
+        found = False
+        for owner_entry, owner in self.lineage(target, near)[0]:
+            init = owner.methods.get("__init__")
+            if init is None:
+                continue
+            if self._loading_call(owner_entry, owner, init, 0, built=built) is not None:
+                found = True
+                break
+            if not any(site.callee.startswith("super().") for site in init.calls):
+                break
+        self.memo[key] = found
+        return found
+
+    def _held_object_loads(self, entry: ModuleEntry, owner: ClassSummary, callee: str, built: int, tensors_need_state: bool) -> bool:
+        """``self.<attr>.<method>(...)`` runs a method of a project class that ``<attr>`` holds, and it loads."""
+        _, attribute, method = callee.split(".")
+        cls = Target("class", entry.summary.name, owner.name)
+        for held_entry, producer in self.attribute_producers(cls, attribute):
+            held = self.resolve(held_entry, producer)
+            if held is None or held.kind != "class":
+                continue
+            located = self.method_summary(held, method, held_entry.path)
+            if located is None:
+                continue
+            held_chain = self.lineage(held, held_entry.path)[0]
+            held_owner = next((summary for _, summary in held_chain if method in summary.methods), None)
+            if self._loading_call(located[0], held_owner, located[1], 0, tensors_need_state, built=built) is not None:
+                return True
+        return False
 
 def _given_false(method: FunctionSummary, by_parameter: dict[str, str], callee: str, false_arguments: list[str]) -> set[str]:
     """The owners of ``by_parameter`` (what ``method`` freezes or switches by a parameter's value) whose parameter
@@ -2376,6 +2425,9 @@ _GRADIENT_CALLS = ("torch.autograd.grad", "torch.autograd.functional.")
 #: Their last names, by which the calls are looked up before they are resolved.
 _GRADIENT_NAMES = ("grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp")
 _MAX_DIFFERENTIATION_DEPTH = 3
+#: How many project constructions deep a load is followed (`Pipeline()` building `Recognition()` building the
+#: detector whose `__init__` reads its weights).
+_MAX_BUILT = 4
 
 
 def _callees_of(chain: list[tuple[ModuleEntry, ClassSummary]], guarded: bool = True) -> set[str]:

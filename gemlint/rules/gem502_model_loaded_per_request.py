@@ -30,7 +30,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "building the app's model once and a request's model on every call). A torchvision or timm model built with "
         "its pretrained weights (`resnet50(weights=ResNet50_Weights.DEFAULT)`, `pretrained=True`) is a load too: the "
         "weights are read from the hub's cache, or downloaded; so is a Segment Anything (or SAM 2) builder given a "
-        "checkpoint (a builder of `sam_model_registry` called with `checkpoint=path`)."
+        "checkpoint (a builder of `sam_model_registry` called with `checkpoint=path`). Building a project object is a "
+        "load when its `__init__` loads, or builds (up to four constructions deep) a project object whose `__init__` "
+        "does, or calls a loading method of a project object it keeps (`self.encoder.load(path)`)."
     )
     not_flagged = (
         "A retry of a load (the same loader called again in an `except` handler of the `try` that calls it, with other "
