@@ -292,3 +292,64 @@ def test_a_long_chain_of_operations_is_read_without_recursion():
     source = f"import torch.nn as nn\n\n\nclass Part(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.total = {chain}\n\n\npart = Part()\n"
     analysis = analyse(source)
     assert analysis.models.producer(call(analysis, "Part()")) is None
+
+
+BLOCKS = """\
+from torch import nn
+
+
+def conv_block(channels):
+    return nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2))
+
+
+def norm_block(channels):
+    return nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1), nn.BatchNorm2d(channels))
+
+
+class PlainNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = conv_block(8)
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class NormNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = norm_block(8)
+
+    def forward(self, x):
+        return self.body(x)
+"""
+
+SERVED = """\
+import torch
+from fastapi import FastAPI
+
+from nets import NormNet, PlainNet
+
+app = FastAPI()
+plain = PlainNet()
+normed = NormNet()
+
+
+@app.post("/run")
+@torch.inference_mode()
+def run(x: list[float]):
+    t = torch.tensor(x).view(1, 8, 4, 4)
+    return {"plain": plain(t).sum().item(), "normed": normed(t).sum().item()}
+"""
+
+
+def test_a_class_whose_blocks_a_helper_builds_from_layers_without_a_mode_has_none(tmp_path):
+    """`self.body = conv_block(8)`, a helper of another module returning `nn.Sequential` of convolutions and
+    activations: eval mode changes nothing in the class, so it is not reported for missing it; the same class
+    built from a helper whose block holds batch norm is."""
+    from gemlint.api import lint_paths
+
+    (tmp_path / "nets.py").write_text(BLOCKS)
+    (tmp_path / "service.py").write_text(SERVED)
+    found = [(d.path.rsplit("/", 1)[-1], d.line, d.code) for d in lint_paths([tmp_path], config=default_config(tmp_path))]
+    assert found == [("service.py", 8, "GEM102")]

@@ -49,6 +49,10 @@ def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
     return expression.func if isinstance(expression, cst.Call) else expression
 
 
+#: The last names of caching decorators of any package (a project's own `@memoize` among them).
+_CACHE_NAMES = frozenset({"cache", "lru_cache", "cached", "alru_cache", "cached_property", "memoize"})
+
+
 def is_cached(analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
     if apps.runs_once(analysis, function):
         return True  # `@st.cache_resource`
@@ -57,9 +61,15 @@ def is_cached(analysis: ModuleAnalysis, function: cst.FunctionDef) -> bool:
         if analysis.resolves_to(target, _CACHE_DECORATORS):
             return True
         name = (dotted_name(target) or "").rsplit(".", 1)[-1]
-        if name in ("cache", "lru_cache", "cached", "alru_cache", "cached_property", "memoize"):
+        if name in _CACHE_NAMES:
             return True
     return False
+
+
+def caches(qualified: str) -> bool:
+    """A decorator of this qualified name (as a module's imports make its spelling) makes its function run once per
+    set of arguments: :func:`is_cached` for a function of another module, read from its summary."""
+    return qualified in _CACHE_DECORATORS or qualified in apps.STREAMLIT_RUN_ONCE or qualified.rsplit(".", 1)[-1] in _CACHE_NAMES
 
 
 def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:

@@ -20,7 +20,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import kept_or_keyed, per_request_reason, returns_what_it_loads, runs_per_request, switches_model
+from gemlint.analysis.handlers import caches, kept_or_keyed, per_request_reason, returns_what_it_loads, runs_per_request, switches_model
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import parameter_position, passed_argument
@@ -577,11 +577,18 @@ class ProjectAnswers:
             located = self.model.function_of(resolved[1])
         if located is None or summary_trains(located[1]):
             return None  # a training job (a web UI's "Train" button) loads what it trains
+        if any(caches(self._decorator_name(located[0], decorator)) for decorator in located[1].decorators):
+            return None  # `@st.cache_resource`, `@lru_cache`: it loads once, each later call returns what it loaded
         found: list[tuple[ModuleAnalysis, cst.Call]] = []
         loader = self.model.helper_loader(*located, accept=lambda entry, site: self._loads_each_call(entry, site, found))
         if loader is None or (found and _reported_where_written(*found[-1])):
             return None
         return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`"
+
+    def _decorator_name(self, entry: ModuleEntry, spelled: str) -> str:
+        """A decorator of a function of ``entry``'s module, as a qualified name where its imports resolve it."""
+        resolved = self.model.resolve(entry, spelled)
+        return resolved.module if resolved is not None and resolved.kind == "external" else spelled
 
     def _loads_each_call(self, entry: ModuleEntry, site: CallSite, found: list[tuple[ModuleAnalysis, cst.Call]]) -> bool:
         """The loading call ``site`` of a helper in another module runs on each call of the helper: not one kept in

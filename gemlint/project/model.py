@@ -1739,31 +1739,7 @@ class ProjectModel:
                     elif produced.kind == "class":
                         result = result and self.class_mode_free(produced, entry.path, depth + 1)
                     elif produced.kind == "external":
-                        last = produced.module.rsplit(".", 1)[-1]
-                        # A function's value (`torch.hann_window(...)`, `librosa.filters.mel(...)`) is data; of
-                        # classes, only torch's parameter-free modules are known to have no mode.
-                        plain = (
-                            last[:1].islower()
-                            or produced.module.startswith(fw.MODE_FREE_TRANSFORMS)
-                            or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
-                            or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
-                            # `nn.LSTM(...)` without dropout (its default, 0): the same in train and eval mode
-                            or self._mode_free_layer(produced, cls, attribute)
-                            or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
-                            or produced.module in fw.TORCH_DATA_CLASSES
-                            # a container, or a bare `nn.Module()` used as one: what it holds is among the
-                            # attribute's spellings (`add_module`), or buffers
-                            or produced.module in _TORCH_CONTAINERS
-                            or produced.module == "torch.nn.Module"
-                            # a TorchScript custom class (`torch.classes.ns.Op(...)`): a C++ object, no module
-                            or produced.module.startswith("torch.classes.")
-                            # a class of a package outside torch and the model libraries (`julius`'s filters,
-                            # `kaldifeat`): its insides are not read, and it is no evidence of a mode
-                            or produced.module.partition(".")[0] not in fw.LAYER_PACKAGES
-                            # a noise scheduler, tokenizer, processor or configuration of a model library: data
-                            or any(word in last for word in fw.DATA_CLASS_WORDS)
-                        )
-                        result = result and plain and (not _MODE_DEPENDENT.search(last) or self._mode_free_layer(produced, cls, attribute))
+                        result = result and self._plain_external(produced, cls, attribute)
                     elif produced.kind == "function" and self.returns_eval_mode_only(produced, entry.path):
                         continue  # `self.net = load_net(path)`, whose body puts what it returns in eval mode
                     elif produced.kind == "function":
@@ -1774,11 +1750,62 @@ class ProjectModel:
                         returned = self.returned_classes(owner, produced, 0) if owner is not None else []
                         if returned:
                             result = result and all(self.class_mode_free(cls, owner.path, depth + 1) for cls in returned)
+                        elif owner is not None and self._builds_plain_block(owner, produced, cls, attribute, depth):
+                            continue  # `self.down = double_conv(1, 64)`: a `Sequential` of convolutions and activations
                         else:
                             result = result and not _runs_attribute(called, attribute)
                     else:
                         result = False
         return result
+
+    def _builds_plain_block(self, owner: ModuleEntry, target: Target, cls: ClassSummary, attribute: str, depth: int) -> bool:
+        """The project function ``target`` returns only torch containers, each holding layers without a mode
+        (``return nn.Sequential(nn.Conv2d(...), nn.ReLU())``) or project classes without one."""
+        function = owner.summary.functions.get(target.qualname)
+        if function is None or not function.returns or not function.returned_contents or UNKNOWN_ELEMENT in function.returned_contents:
+            return False
+        for spelled in function.returns:
+            container = self.resolve(owner, spelled)
+            if container is None or container.kind != "external" or container.module not in _TORCH_CONTAINERS:
+                return False
+        for spelled in function.returned_contents:
+            part = self.resolve(owner, spelled)
+            if part is None:
+                return False
+            if part.kind == "class":
+                if not self.class_mode_free(part, owner.path, depth + 1):
+                    return False
+            elif part.kind != "external" or not self._plain_external(part, cls, attribute):
+                return False
+        return True
+
+    def _plain_external(self, produced: Target, cls: ClassSummary, attribute: str) -> bool:
+        """What a call of the external ``produced`` builds has no mode (see :meth:`class_mode_free`)."""
+        last = produced.module.rsplit(".", 1)[-1]
+        # A function's value (`torch.hann_window(...)`, `librosa.filters.mel(...)`) is data; of
+        # classes, only torch's parameter-free modules are known to have no mode.
+        plain = (
+            last[:1].islower()
+            or produced.module.startswith(fw.MODE_FREE_TRANSFORMS)
+            or (produced.module.startswith("torch.") and fw.TORCH_NN_PARAMETER_FREE.search(last) is not None)
+            or (produced.module.startswith("torch.nn.") and fw.torch_nn_without_mode(last))
+            # `nn.LSTM(...)` without dropout (its default, 0): the same in train and eval mode
+            or self._mode_free_layer(produced, cls, attribute)
+            or (produced.module.startswith("torch.nn.") and last in fw.TORCH_NN_NON_MODULES)
+            or produced.module in fw.TORCH_DATA_CLASSES
+            # a container, or a bare `nn.Module()` used as one: what it holds is among the
+            # attribute's spellings (`add_module`), or buffers
+            or produced.module in _TORCH_CONTAINERS
+            or produced.module == "torch.nn.Module"
+            # a TorchScript custom class (`torch.classes.ns.Op(...)`): a C++ object, no module
+            or produced.module.startswith("torch.classes.")
+            # a class of a package outside torch and the model libraries (`julius`'s filters,
+            # `kaldifeat`): its insides are not read, and it is no evidence of a mode
+            or produced.module.partition(".")[0] not in fw.LAYER_PACKAGES
+            # a noise scheduler, tokenizer, processor or configuration of a model library: data
+            or any(word in last for word in fw.DATA_CLASS_WORDS)
+        )
+        return plain and (not _MODE_DEPENDENT.search(last) or self._mode_free_layer(produced, cls, attribute))
 
     def _judged_as_bound(self, entry: ModuleEntry, callee: str) -> bool:
         """A layer built in ``__init__`` that the attribute it is bound to answers for: one whose mode its arguments

@@ -52,6 +52,9 @@ class FunctionSummary:
     #: The same for the elements of a returned tuple (``return generator, config`` -> ["generator", "config"]):
     #: what unpacking the call's result may bind (``self.model, self.config = load(path)``).
     returned_parts: list[str] = field(default_factory=list)
+    #: What a torch container the function returns holds, as the callees that build it (``return
+    #: nn.Sequential(nn.Conv2d(...), nn.ReLU())`` -> ["nn.Conv2d", "nn.ReLU"]): whether a block a helper builds has a mode.
+    returned_contents: list[str] = field(default_factory=list)
     #: Names and attributes put in eval mode in the body ("model", "self.net").
     evaluated: set[str] = field(default_factory=set)
     #: Names and attributes whose ``load_state_dict`` is called in the body (weights loaded into a model).
@@ -596,6 +599,7 @@ class _Summariser:
                 spelled = _returned(node.value, function)
                 if spelled:
                     function.returns.append(spelled)
+                    function.returned_contents.extend(_container_contents(spelled, node.value, self._lists[-1] if self._lists else {}))
         self.children(node)
 
     def _call(self, node: ast.Call) -> None:

@@ -55,7 +55,7 @@ class MissingEval(AnalysisRule):
         "keep no running statistics, `track_running_stats` left False), nor project classes "
         "built only of such layers, however deep they nest (a conditional activation, `nn.GLU(1) if gated else "
         "nn.ReLU()`, being either; a subclass of `nn.Sequential` or `nn.ModuleList` by the parts its `__init__` hands "
-        "to `super().__init__`), "
+        "to `super().__init__`, or a block a project helper returns, `nn.Sequential(nn.Conv2d(...), nn.ReLU())`), "
         "nor what a project factory returns when every class it builds is such a class, numbers, buffers (where no "
         "method reads `self.training`), tensors their own methods compute with torch functions "
         "(`self.magnitude = self.transform(x)`) and TorchScript custom classes "
