@@ -527,3 +527,26 @@ def test_any_text_named_ipynb_is_findings_or_one_gem000(text):
     for diagnostic in lint_source(text, "explore.ipynb"):
         assert INTERNAL_ERROR_PREFIX not in diagnostic.message, diagnostic
         assert diagnostic.line >= 1 and diagnostic.column >= 1
+
+
+WEIGHTED_LOSS = [
+    "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom torchvision.models import resnet18\n\n"
+    'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+    "class WeightedMSE(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.weights = torch.tensor([0.1, 0.2, 0.7]).to(device)\n\n"
+    "    def forward(self, prediction, target):\n"
+    '        return (F.mse_loss(prediction, target, reduction="none") * self.weights).mean()\n',
+    "def validate(model, loader, criterion):\n    model.eval()\n    total = 0.0\n    with torch.no_grad():\n"
+    "        for images, targets in loader:\n            total += criterion(model(images), targets).item()\n"
+    "    return total / len(loader)\n",
+    'network = resnet18(num_classes=3)\nnetwork.load_state_dict(torch.load("regressor.pth"))\ncriterion = WeightedMSE()\n'
+    "batches = [(torch.rand(4, 3, 224, 224), torch.rand(4, 3)) for _ in range(2)]\n"
+    "for epoch in range(3):\n    print(epoch, validate(network, batches, criterion))\n",
+]
+
+
+def test_a_loss_module_whose_only_state_is_a_constant_tensor_is_no_model_to_put_in_eval_mode(folder):
+    """A loss weighted per target keeps `torch.tensor([...]).to(device)`: no parameter and no layer with a mode, so
+    the evaluation that runs it beside the model it measures does not ask for its `.eval()`."""
+    write(folder, "validation.ipynb", notebook(*(code(source, count=number) for number, source in enumerate(WEIGHTED_LOSS, 1))))
+    assert invoke("validation.ipynb").output == "All checks passed!\n"

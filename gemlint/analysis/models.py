@@ -63,6 +63,9 @@ _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_
 _ANNOTATED = frozenset({"typing.Annotated", "typing_extensions.Annotated"})
 _DEPENDS = frozenset({"fastapi.Depends", "fastapi.params.Depends", "fastapi.param_functions.Depends"})
 _MAX_DEPTH = 12
+#: torch functions that make a tensor from values or a shape, and the methods that move or cast one.
+_TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "arange", "linspace", "eye", "empty"})
+_TENSOR_MOVES = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "long", "int", "view", "reshape", "unsqueeze"})
 _ULTRALYTICS = ("ultralytics.",)
 #: The packages whose names `producer` compares a call with: loaders, pretrained constructors, vision model
 #: constructors (timm, torchvision), torch.nn classes, hub model classes (transformers, diffusers).
@@ -858,6 +861,8 @@ class ModelTracker:
                 todo += [part.left, part.right]
             elif isinstance(part, cst.Attribute) and is_name(part.value, "self"):
                 continue  # another of its own settings, judged where it is set
+            elif self._plain_tensor(part):
+                continue  # `torch.tensor([0.1, 0.5]).to(device)`: a constant kept as it is, no parameter
             elif isinstance(part, cst.Name):
                 function = self.analysis.enclosing_function(part)
                 param = next((p for p in named_parameters(function) if p.name.value == part.value), None) if function is not None else None
@@ -868,6 +873,18 @@ class ModelTracker:
             elif not self._parameter_free(part):
                 return False
         return True
+
+    def _plain_tensor(self, value: cst.BaseExpression) -> bool:
+        """``value`` is a tensor made by a torch function (``torch.tensor(...)``, ``torch.ones(n)``), perhaps moved or
+        cast: an attribute that holds it is no parameter (only ``nn.Parameter`` or a registered buffer are kept
+        with the module)."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _TENSOR_MOVES:
+            value = value.func.value
+        return (
+            isinstance(value, cst.Call)
+            and terminal_name(value.func) in _TENSOR_FACTORIES
+            and any(name.startswith("torch.") for name in self.analysis.qualified_names(value.func))
+        )
 
     def _parameter_free(self, value: cst.BaseExpression) -> bool:
         """``value`` builds a layer without parameters or mode: an activation, pooling or loss of torch.nn, or a
