@@ -293,30 +293,30 @@ class FileAnalysis:
     def _runs_once(self, unit: Unit) -> bool:
         """``unit`` is a function other than ``main`` that runs at most once per process (``main`` itself is left
         to the exits the graph knows: leaving it ends the process)."""
-        if unit.node.type != "function_definition" or unit.name in ("main", "wmain"):
+        if unit.name in ("main", "wmain"):
             return False
-        key = unit.node.start_byte
-        if key not in self._once:
-            defines_main = any(name in self.functions_by_name for name in ("main", "wmain"))
-            self._once[key] = runs_once(self.document, unit.node, defines_main)
-        return self._once[key]
+        return self._of_function(self._once, unit, lambda node: runs_once(self.document, node, self._defines_main))
 
     def _throws_end_the_process(self, unit: Unit) -> bool:
-        if unit.node.type != "function_definition":
-            return False
-        key = unit.node.start_byte
-        if key not in self._uncaught:
-            defines_main = any(name in self.functions_by_name for name in ("main", "wmain"))
-            self._uncaught[key] = throws_end_the_process(self.document, unit.node, defines_main)
-        return self._uncaught[key]
+        return self._of_function(self._uncaught, unit, lambda node: throws_end_the_process(self.document, node, self._defines_main))
 
     def _ends_with_the_process(self, unit: Unit) -> bool:
+        return self._of_function(self._last, unit, lambda node: ends_with_the_process(self.document, node))
+
+    @staticmethod
+    def _of_function(known: dict[int, bool], unit: Unit, ask: Callable[[Node], bool]) -> bool:
+        """``ask`` of the function definition ``unit`` (False for any other unit: a lambda, a file's statements),
+        once per function."""
         if unit.node.type != "function_definition":
             return False
         key = unit.node.start_byte
-        if key not in self._last:
-            self._last[key] = ends_with_the_process(self.document, unit.node)
-        return self._last[key]
+        if key not in known:
+            known[key] = ask(unit.node)
+        return known[key]
+
+    @property
+    def _defines_main(self) -> bool:
+        return any(name in self.functions_by_name for name in ("main", "wmain"))
 
     def _parse_error_between(self, acquisition: Acquisition, line: int) -> int:
         """The first line with a parse error (a tree-sitter ERROR or missing node) from the acquisition to

@@ -37,31 +37,39 @@ def runs_once(document: NativeDocument, function: Node, defines_main: bool) -> b
 
 
 def _runs_once(document: NativeDocument, function: Node, defines_main: bool, depth: int) -> bool:
-    name = syn.function_name(function)
-    if name in _ENTRY_POINTS:
+    if syn.function_name(function) in _ENTRY_POINTS:
         return True
+    calls = _calls(document, function, defines_main, depth)
+    if calls is None or any(_in_loop(mention, caller) or not _runs_once(document, caller, defines_main, depth + 1) for mention, caller in calls):
+        return False
+    return len(calls) == 1  # called from two places, it runs twice
+
+
+def _calls(document: NativeDocument, function: Node, defines_main: bool, depth: int) -> list[tuple[Node, Node]] | None:
+    """Each call of the free function ``function`` in the file, with the function that makes it; None where the
+    file's calls may not be all of them (a method, a function other files may call, a name used otherwise, a call
+    outside a function or of itself), or past :data:`MAX_DEPTH`."""
+    name = syn.function_name(function)
     # Methods are called through objects (`engine.run()`), which a name does not find: only free functions.
     if depth >= MAX_DEPTH or not name.isidentifier() or _in_class(function):
-        return False
+        return None
     if not defines_main and not syn.has_storage(function, frozenset({"static"})):
-        return False  # other files may call it
+        return None  # other files may call it
     mentions = _mentions(document, name)
     if mentions is None:
-        return False
-    calls = 0
+        return None
+    calls = []
     for mention in mentions:
         kind = _mention_kind(mention)
         if kind == "declaration":
             continue
         if kind != "call":
-            return False
+            return None
         caller = _enclosing_function(mention)
-        if caller is None or caller == function or _in_loop(mention, caller):
-            return False
-        if not _runs_once(document, caller, defines_main, depth + 1):
-            return False
-        calls += 1
-    return calls == 1  # called from two places, it runs twice
+        if caller is None or caller == function:
+            return None
+        calls.append((mention, caller))
+    return calls
 
 
 def ends_with_the_process(document: NativeDocument, function: Node) -> bool:
@@ -100,30 +108,10 @@ def throws_end_the_process(document: NativeDocument, function: Node, defines_mai
 
 
 def _uncaught(document: NativeDocument, function: Node, defines_main: bool, depth: int) -> bool:
-    name = syn.function_name(function)
-    if name in _ENTRY_POINTS:
+    if syn.function_name(function) in _ENTRY_POINTS:
         return True
-    if depth >= MAX_DEPTH or not name.isidentifier() or _in_class(function):
-        return False
-    if not defines_main and not syn.has_storage(function, frozenset({"static"})):
-        return False  # other files may call it, inside a `try`
-    mentions = _mentions(document, name)
-    if mentions is None:
-        return False
-    calls = 0
-    for mention in mentions:
-        kind = _mention_kind(mention)
-        if kind == "declaration":
-            continue
-        if kind != "call":
-            return False
-        caller = _enclosing_function(mention)
-        if caller is None or caller == function or _in_try(mention, caller):
-            return False
-        if not _uncaught(document, caller, defines_main, depth + 1):
-            return False
-        calls += 1
-    return calls > 0
+    calls = _calls(document, function, defines_main, depth)
+    return bool(calls) and not any(_in_try(mention, caller) or not _uncaught(document, caller, defines_main, depth + 1) for mention, caller in calls)
 
 
 _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier", "statement_identifier"})
