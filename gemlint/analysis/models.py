@@ -644,7 +644,8 @@ class ModelTracker:
     def differentiates(self, expression: cst.BaseExpression) -> bool:
         """The model ``expression`` holds computes gradients in its forward (``torch.autograd.grad`` for an implicit
         surface's normals): it needs autograd to run. Asked of its project class; of a model whose class is not
-        known (built by a registry, loaded whole, a parameter), where a class of the project does so."""
+        known (built by a registry, loaded whole, a parameter), where a class of its folder or a sibling folder
+        does so."""
         outside = self.analysis.outside
         origins = self.origins(expression)
         if outside is None or not origins:
@@ -657,7 +658,7 @@ class ModelTracker:
                 if outside.forward_differentiates(self.analysis, cst.Name(origin.node.name.value)):
                     return True
             elif origin.kind in (Origin.EVIDENT, Origin.LOADED) or origin.unseen_class:
-                if outside.forwards_differentiate():
+                if outside.forwards_differentiate_near(self.analysis):
                     return True
         return False
 

@@ -157,8 +157,9 @@ class OutsideFacts(Protocol):
         """Whether the ``forward`` of the project class that ``expression`` names computes gradients
         (``torch.autograd.grad``, itself or through the methods it calls on its parts): it needs autograd."""
 
-    def forwards_differentiate(self) -> bool:
-        """Whether the ``forward`` of some project class computes gradients."""
+    def forwards_differentiate_near(self, analysis: "ModuleAnalysis") -> bool:
+        """Whether a project class whose ``forward`` computes gradients is defined in the folder of ``analysis``'s
+        file or a sibling folder."""
 
     def method_sets_own_eval_mode(self, analysis: "ModuleAnalysis", expression: cst.BaseExpression, method: str) -> bool:
         """Whether the method ``method`` of the project class ``expression`` names (in another module) puts the

@@ -355,8 +355,17 @@ class ProjectAnswers:
         resolved = self._resolved(analysis, expression)
         return resolved is not None and resolved[1].kind == "class" and self.model.class_forward_differentiates(resolved[1], resolved[0].path)
 
-    def forwards_differentiate(self) -> bool:
-        return self.model.forwards_differentiate()
+    def forwards_differentiate_near(self, analysis: ModuleAnalysis) -> bool:
+        """A class whose forward differentiates is defined in the analysed file's folder or a sibling folder (the
+        model code of the same program: `code/model/` beside `code/evaluation/`); another sub-project of a
+        repository (`reconstruction/PBIDR/code/model/` seen from `reconstruction/gaze/`) is not near."""
+        here = os.path.dirname(analysis.context.source.absolute_path())
+        for path in self.model.differentiating_modules():
+            there = os.path.dirname(os.path.abspath(path))
+            common = os.path.commonpath([here, there])
+            if all(os.path.relpath(folder, common).count(os.sep) == 0 for folder in (here, there)):
+                return True
+        return False
 
     def method_sets_own_eval_mode(self, analysis: ModuleAnalysis, expression: cst.BaseExpression, method: str) -> bool:
         resolved = self._resolved(analysis, expression)

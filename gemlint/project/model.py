@@ -846,19 +846,23 @@ class ProjectModel:
             self.memo[key] = located is not None and self._differentiates(cls, located[0], located[1], near, 0, set())
         return self.memo[key]  # type: ignore[return-value]
 
-    def forwards_differentiate(self) -> bool:
-        """Some project class's ``forward`` computes gradients (:meth:`class_forward_differentiates`): a model of
-        this project whose class the analysis does not know may be one of them."""
-        key = ("forwards differentiate",)
+    def differentiating_modules(self) -> tuple[str, ...]:
+        """The files of the project classes whose ``forward`` computes gradients (:meth:`class_forward_differentiates`):
+        a model of this project whose class the analysis does not know may be one of those near it."""
+        key = ("differentiating modules",)
         if key not in self.memo:
             # Asked of every class only in a project that calls a gradient function somewhere.
             differentiates = any(self._gradient_call(entry, site.callee) for name in _GRADIENT_NAMES for entry, _, site in self.calls_named(name))
-            self.memo[key] = differentiates and any(
-                self.class_forward_differentiates(Target("class", entry.summary.name, name), entry.path)
-                for entries in self.modules.values()
-                for entry in entries
-                for name, cls in entry.summary.classes.items()
-                if "forward" in cls.methods
+            self.memo[key] = tuple(
+                sorted(
+                    {
+                        entry.path
+                        for entries in (self.modules.values() if differentiates else ())
+                        for entry in entries
+                        for name, cls in entry.summary.classes.items()
+                        if "forward" in cls.methods and self.class_forward_differentiates(Target("class", entry.summary.name, name), entry.path)
+                    }
+                )
             )
         return self.memo[key]  # type: ignore[return-value]
 

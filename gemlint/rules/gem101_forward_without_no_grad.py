@@ -31,7 +31,7 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "Models whose forward computes gradients (`torch.autograd.grad` or `torch.autograd.functional`, in the forward "
         "or in the methods it calls on the model and its parts, any module: an implicit surface's normals): they need "
         "autograd to run. A model whose class is not known (built from a class path, loaded whole, a parameter) "
-        "counts as one where a class of the project does so. The other forwards of a function that runs one are "
+        "counts as one where a class of its folder or of a sibling folder does so. The other forwards of a function that runs one are "
         "reported without a fix, since a guard on the function would break it.",
         "Training code: functions and loops that call `.backward()`, `torch.autograd.grad`, `optimizer.step()`, "
         "`.zero_grad()` or a `GradScaler`, Lightning `training_step`, files matched by `training-paths`, and scripts "
