@@ -228,9 +228,9 @@ class FileAnalysis:
             # `main` runs once: what it acquires outside any loop, or in its loop over the command line (a file read
             # for `-f` and replaced by `-i`), is held at most once per option until the process ends.
             return
-        if self._ends_with_the_process(acquisition.unit) and not self._releases_anything(acquisition.unit):
-            # The last thing `main` does, and it cleans nothing up: what it leaves is held until the process ends,
-            # as `main`'s is. One that releases some of what it holds and forgets the rest has a cleanup to fix.
+        if self._ends_with_the_process(acquisition.unit) and (not _in_a_loop(acquisition) or not self._releases_anything(acquisition.unit)):
+            # The last thing `main` does: what it acquires once is held until the process ends, as `main`'s is,
+            # whatever else it cleans up. In a loop, only where it cleans nothing up (it leaves everything to the end).
             return
         broken = self._parse_error_between(acquisition, leak.step.line)
         if broken:
@@ -619,6 +619,15 @@ def _released_in(unit: Unit) -> Iterator[str | None]:
         for delete in facts.deletes:
             operand = delete_operand(delete)
             yield syn.text(operand) if operand is not None else None
+
+
+def _in_a_loop(acquisition: Acquisition) -> bool:
+    node = acquisition.call.parent
+    while node is not None and node != acquisition.unit.node:
+        if node.type in LOOPS:
+            return True
+        node = node.parent
+    return False
 
 
 def _once_in_main(acquisition: Acquisition) -> bool:

@@ -131,7 +131,7 @@ class PyFileAnalysis:
         self.positions = context.analysis.positions
         self.findings: list[Finding] = []
         self._mismatches: set[int] = set()
-        self._mains: dict[cst.FunctionDef, bool] = {}  # function -> a script's main that cleans nothing up
+        self._mains: dict[cst.FunctionDef, bool] = {}  # function -> the last thing a script does
         self._name_index: dict[str, list[cst.Name]] | None = None  # the module's names by spelling, when asked
 
     def line_of(self, node: cst.CSTNode, end: bool = False) -> int:
@@ -266,9 +266,9 @@ class PyFileAnalysis:
         self.findings.append(Finding(row.kind.leak_code, acquisition.call, message))
 
     def _held_until_exit(self, acquisition: Acquisition) -> bool:
-        """The acquisition is outside any loop of a script's `main` that cleans nothing up: what it acquires is
-        held at most once, until the process ends (as C's; see gemlint.native.once). One that releases some of what
-        it holds and forgets the rest has a cleanup to fix."""
+        """The acquisition is outside any loop of a script's `main`, the last thing its `__main__` block runs: what
+        it acquires is held once, until the process ends (as C's; see gemlint.native.once), whatever else it
+        cleans up."""
         function = acquisition.unit.function
         for node in self.analysis.ancestors(acquisition.call):
             if node is function:
@@ -276,17 +276,15 @@ class PyFileAnalysis:
             if isinstance(node, _LOOPS):
                 return False
         if function not in self._mains:
-            self._mains[function] = self._main_without_cleanup(function)
+            self._mains[function] = self._last_in_the_script(function)
         return self._mains[function]
 
-    def _main_without_cleanup(self, function: cst.FunctionDef) -> bool:
-        """``function`` is at the module's level, releases nothing, is named nowhere else in the module but in one
-        call, and that call is the last statement of the ``__main__`` block (``main()``, ``sys.exit(main())``):
-        nothing runs after it but the exit."""
+    def _last_in_the_script(self, function: cst.FunctionDef) -> bool:
+        """``function`` is at the module's level, is named nowhere else in the module but in one call, and that call
+        is the last statement of the ``__main__`` block (``main()``, ``sys.exit(main())``): nothing runs after it but
+        the exit."""
         analysis = self.analysis
         if analysis.parent(function) is not self.context.module or not analysis.has_main_block:
-            return False
-        if any(isinstance(node, cst.Call) and self.release_of(node) is not None for node in iter_subtree(function.body, into_scopes=True)):
             return False
         name = function.name.value
         uses = [node for node in iter_subtree(self.context.module, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name]

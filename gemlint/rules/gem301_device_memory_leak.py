@@ -77,9 +77,10 @@ class DeviceMemoryLeak(PairingRule):
         "returns early when its check fails, after which `main` ends): a `static` function, or a free function of the "
         "file that defines `main`, called from one place, outside any loop, in `main` or in another such function. "
         "Memory such a function never releases is reported, unless its call is the last statement of `main` (only "
-        "a `return` after it) and it releases nothing at all: it leaves everything to the end of the process, which "
-        "comes then, as when `main` is left (one that cleans up and forgets a buffer is still reported). So is any "
-        "leak of a function called from a loop, from two places, or used as a pointer (a thread's entry, a callback).",
+        "a `return` after it, or the last statement of a script's `__main__` block): what it acquires outside any "
+        "loop is held until the end of the process, which comes then, as when `main` is left, whatever else it "
+        "cleans up; in a loop, only where it releases nothing at all. Any leak of a function called from a loop, "
+        "from two places, or used as a pointer (a thread's entry, a callback) is reported.",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
         "`--verbose` says which, the summary line and `--statistics` count the files. A statement macro written "
         "without its `;` (`EXPECT_OK(status)` alone on its line) is given one before parsing, so it does not "
