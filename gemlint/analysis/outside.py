@@ -97,6 +97,10 @@ class OutsideFacts(Protocol):
         """How constructing the project class ``func`` names loads weights from storage (its ``__init__``,
         in another module, calls ``torch.load``, ``from_pretrained`` and the like), or None."""
 
+    def construction_loads_each_time(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> bool:
+        """Whether the load :meth:`construction_loads` found runs on each construction: not one kept in a global or
+        attribute only while that is empty."""
+
     def imported_model(self, analysis: "ModuleAnalysis", spelled: str) -> str | None:
         """Why the dotted name ``spelled`` (``model``, ``state.model``), imported from another project module, holds
         a model whose forward records a graph: what that module binds it to at its top level, as its own tracker

@@ -562,6 +562,19 @@ class ProjectAnswers:
             self.model.memo[key] = self.model.initialiser_loads(target, entry.path)
         return self.model.memo[key]  # type: ignore[return-value]
 
+    def construction_loads_each_time(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
+        """:meth:`construction_loads` read from the loading calls' modules: a load kept in a global or attribute only
+        while that is empty (``if "rmvpe" not in KERNELS: KERNELS["rmvpe"] = RMVPE(path)``) runs once. Asked only of
+        a construction about to be reported: it parses those modules."""
+        resolved = self._class_elsewhere(analysis, func)
+        if resolved is None:
+            return False
+        entry, target = resolved
+        key = ("loads each time", entry.path, target)
+        if key not in self.model.memo:
+            self.model.memo[key] = self.model.initialiser_loads(target, entry.path, accept=lambda owner, site: self._loads_each_call(owner, site, [])) is not None
+        return self.model.memo[key]  # type: ignore[return-value]
+
     def inherited_pretrained(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         if not isinstance(func, cst.Attribute) or func.attr.value not in fw.PRETRAINED_METHODS:
             return None

@@ -2270,15 +2270,16 @@ class ProjectModel:
                 return found
         return None
 
-    def initialiser_loads(self, target: Target, near: str) -> str | None:
-        """Follow ``__init__`` up the project bases while it defers to ``super().__init__``."""
+    def initialiser_loads(self, target: Target, near: str, accept: Callable[[ModuleEntry, CallSite], bool] | None = None) -> str | None:
+        """Follow ``__init__`` up the project bases while it defers to ``super().__init__``; ``accept`` may refuse a
+        loading call (one kept in a global while that is empty), as for :meth:`helper_loader`."""
         chain = self.lineage(target, near)[0]
         target_cls = chain[0][1] if chain else None
         for owner_entry, owner in chain:
             init = owner.methods.get("__init__")
             if init is None:
                 continue
-            loader = self._init_loader(owner_entry, owner, init)
+            loader = self._init_loader(owner_entry, owner, init) if accept is None else self._loading_call(owner_entry, owner, init, 0, accept=accept, follow=accept)
             if loader is not None:
                 return f"its `__init__`, in `{owner_entry.summary.name}`, calls `{loader}(...)`" if owner is target_cls else (
                     f"the `__init__` of its base `{owner.name}`, in `{owner_entry.summary.name}`, calls `{loader}(...)`"
@@ -2305,6 +2306,7 @@ class ProjectModel:
         tensors_need_state: bool = False,
         accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
         built: int = 0,
+        follow: Callable[[ModuleEntry, CallSite], bool] | None = None,
     ) -> str | None:
         """The call of ``function`` (or of the helpers of ``owner`` it calls) that loads a model. With
         ``tensors_need_state``, a call that reads tensors counts only in a function that puts them into a model
@@ -2312,19 +2314,22 @@ class ProjectModel:
         for site in function.calls:
             if site.callee.startswith(("self.", "cls.")) and site.callee.count(".") == 1 and depth < 2 and owner is not None:
                 helper = owner.methods.get(site.callee.partition(".")[2])
-                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept, built) if helper is not None else None
+                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept, built, follow) if helper is not None else None
                 if found is not None:
                     return found
                 continue
-            if site.callee.startswith("self.") and site.callee.count(".") == 2 and built < _MAX_BUILT and owner is not None and accept is None:
+            # Project objects built or kept are followed where no caller refuses loading calls, or where one says how
+            # to judge the calls that build or use them (`follow`): a helper's own constructions are its module's.
+            followed = accept is None or follow is not None
+            if site.callee.startswith("self.") and site.callee.count(".") == 2 and built < _MAX_BUILT and owner is not None and followed:
                 # `self.learner.load_state(...)`: a method of a project object the class keeps
-                if self._held_object_loads(entry, owner, site.callee, built + 1, tensors_need_state):
+                if self._held_object_loads(entry, owner, site.callee, built + 1, tensors_need_state, accept, follow) and (follow is None or follow(entry, site)):
                     return site.callee
                 continue
             resolved = self.resolve(entry, site.callee)
-            if resolved is not None and resolved.kind == "class" and built < _MAX_BUILT and accept is None:
+            if resolved is not None and resolved.kind == "class" and built < _MAX_BUILT and followed:
                 # `self.recognition = Recognition()`: building a project object whose `__init__` loads
-                if self._constructor_loads(resolved, entry.path, built + 1):
+                if self._constructor_loads(resolved, entry.path, built + 1, accept, follow) and (follow is None or follow(entry, site)):
                     return site.callee
                 continue
             if resolved is None or resolved.kind != "external":
@@ -2341,11 +2346,18 @@ class ProjectModel:
         return None
 
 
-    def _constructor_loads(self, target: Target, near: str, built: int) -> bool:
+    def _constructor_loads(
+        self,
+        target: Target,
+        near: str,
+        built: int,
+        accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
+        follow: Callable[[ModuleEntry, CallSite], bool] | None = None,
+    ) -> bool:
         """Building the project class ``target`` loads a model: an ``__init__`` up its bases (while they defer to
         ``super().__init__``) makes a loading call, or builds a project object whose ``__init__`` does (``built``:
-        how many constructions deep this one is)."""
-        key = ("constructor loads", target, near, built)
+        how many constructions deep this one is; ``accept`` as for :meth:`initialiser_loads`)."""
+        key = ("constructor loads", target, near, built, accept is None)
         if key in self.memo:
             return self.memo[key]  # type: ignore[return-value]
         self.memo[key] = False  # a class that builds itself
@@ -2354,7 +2366,7 @@ class ProjectModel:
             init = owner.methods.get("__init__")
             if init is None:
                 continue
-            if self._loading_call(owner_entry, owner, init, 0, built=built) is not None:
+            if self._loading_call(owner_entry, owner, init, 0, accept=accept, built=built, follow=follow) is not None:
                 found = True
                 break
             if not any(site.callee.startswith("super().") for site in init.calls):
@@ -2362,7 +2374,16 @@ class ProjectModel:
         self.memo[key] = found
         return found
 
-    def _held_object_loads(self, entry: ModuleEntry, owner: ClassSummary, callee: str, built: int, tensors_need_state: bool) -> bool:
+    def _held_object_loads(
+        self,
+        entry: ModuleEntry,
+        owner: ClassSummary,
+        callee: str,
+        built: int,
+        tensors_need_state: bool,
+        accept: Callable[[ModuleEntry, CallSite], bool] | None,
+        follow: Callable[[ModuleEntry, CallSite], bool] | None,
+    ) -> bool:
         """``self.<attr>.<method>(...)`` runs a method of a project class that ``<attr>`` holds, and it loads."""
         _, attribute, method = callee.split(".")
         cls = Target("class", entry.summary.name, owner.name)
@@ -2375,7 +2396,7 @@ class ProjectModel:
                 continue
             held_chain = self.lineage(held, held_entry.path)[0]
             held_owner = next((summary for _, summary in held_chain if method in summary.methods), None)
-            if self._loading_call(located[0], held_owner, located[1], 0, tensors_need_state, built=built) is not None:
+            if self._loading_call(located[0], held_owner, located[1], 0, tensors_need_state, accept, built, follow) is not None:
                 return True
         return False
 

@@ -172,6 +172,7 @@ def classify(text: str):
         name = terminal_name(node.func)
         outside = self.analysis.outside
         how = ""
+        built = False  # the load is a project class's construction
         pretrained = load_kind(self.analysis, node) if name not in LOADER_NAMES and may_load(node) else None
         if pretrained is not None:
             what = pretrained  # a vision library's model built with its pretrained weights
@@ -183,11 +184,14 @@ def classify(text: str):
                 what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.inherited_pretrained(self.analysis, node.func))
         elif outside is not None and name is not None and name[:1].isupper():
             what, how = _project_load(outside.construction_loads(self.analysis, node.func))
+            built = what is not None
         elif isinstance(node.func, cst.Name) and name in self.analysis.module_functions:
             what, how = self._shared_helper_load(self.analysis.module_functions[name], node)
         elif outside is not None and name is not None and name in self._project_loaders:
             # a loading function, or a loading class named in lower case (`pSp(opts)`)
-            what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.construction_loads(self.analysis, node.func))
+            helper = outside.helper_loads(self.analysis, node.func)
+            what, how = _project_load(helper or outside.construction_loads(self.analysis, node.func))
+            built = helper is None and what is not None
         elif outside is not None and isinstance(node.func, cst.Attribute) and name is not None and "load" in name.lower():
             # a method of another module's class named for loading (`runner.load_models()`), resolved through
             # what its receiver holds; the name only spares resolving every method call
@@ -199,6 +203,8 @@ def classify(text: str):
         reason = runs_per_request(self.analysis, node)
         if reason is None:
             return
+        if built and not outside.construction_loads_each_time(self.analysis, node.func):  # type: ignore[union-attr]
+            return  # its `__init__` keeps what it loads in a global, loading only while that is empty
         text = self.analysis.module.code_for_node(node.func)
         if self._retries_a_load(node, text):
             return  # the load it retries is reported, and one fix covers both
