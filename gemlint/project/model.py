@@ -2327,9 +2327,9 @@ class ProjectModel:
                     return site.callee
                 continue
             resolved = self.resolve(entry, site.callee)
-            if resolved is not None and resolved.kind == "class" and built < _MAX_BUILT and followed:
+            if resolved is not None and resolved.kind == "class" and followed:
                 # `self.recognition = Recognition()`: building a project object whose `__init__` loads
-                if self._constructor_loads(resolved, entry.path, built + 1, accept, follow) and (follow is None or follow(entry, site)):
+                if self._constructor_loads(resolved, entry.path, accept, follow) and (follow is None or follow(entry, site)):
                     return site.callee
                 continue
             if resolved is None or resolved.kind != "external":
@@ -2350,23 +2350,23 @@ class ProjectModel:
         self,
         target: Target,
         near: str,
-        built: int,
         accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
         follow: Callable[[ModuleEntry, CallSite], bool] | None = None,
     ) -> bool:
         """Building the project class ``target`` loads a model: an ``__init__`` up its bases (while they defer to
-        ``super().__init__``) makes a loading call, or builds a project object whose ``__init__`` does (``built``:
-        how many constructions deep this one is; ``accept`` as for :meth:`initialiser_loads`)."""
-        key = ("constructor loads", target, near, built, accept is None)
+        ``super().__init__``) makes a loading call, or builds a project object whose ``__init__`` does, however deep
+        (``accept`` and ``follow`` as for :meth:`initialiser_loads`). Once per class: every class of a large project
+        is asked (the facts' loading classes), and most build others."""
+        key = ("constructor loads", target, accept is None)
         if key in self.memo:
             return self.memo[key]  # type: ignore[return-value]
-        self.memo[key] = False  # a class that builds itself
+        self.memo[key] = False  # a class that builds itself, or a ring of them
         found = False
         for owner_entry, owner in self.lineage(target, near)[0]:
             init = owner.methods.get("__init__")
             if init is None:
                 continue
-            if self._loading_call(owner_entry, owner, init, 0, accept=accept, built=built, follow=follow) is not None:
+            if self._loading_call(owner_entry, owner, init, 0, accept=accept, follow=follow) is not None:
                 found = True
                 break
             if not any(site.callee.startswith("super().") for site in init.calls):
@@ -2477,8 +2477,8 @@ _GRADIENT_CALLS = ("torch.autograd.grad", "torch.autograd.functional.")
 #: Their last names, by which the calls are looked up before they are resolved.
 _GRADIENT_NAMES = ("grad", "jacobian", "hessian", "vjp", "jvp", "hvp", "vhp")
 _MAX_DIFFERENTIATION_DEPTH = 3
-#: How many project constructions deep a load is followed (`Pipeline()` building `Recognition()` building the
-#: detector whose `__init__` reads its weights).
+#: How many project objects deep a load through a kept object's method is followed (`self.learner.load_state()`
+#: whose learner keeps a network whose `load` reads the weights).
 _MAX_BUILT = 4
 
 

@@ -31,7 +31,7 @@ class ModelLoadedPerRequest(AnalysisRule):
         "its pretrained weights (`resnet50(weights=ResNet50_Weights.DEFAULT)`, `pretrained=True`) is a load too: the "
         "weights are read from the hub's cache, or downloaded; so is a Segment Anything (or SAM 2) builder given a "
         "checkpoint (a builder of `sam_model_registry` called with `checkpoint=path`). Building a project object is a "
-        "load when its `__init__` loads, or builds (up to four constructions deep) a project object whose `__init__` "
+        "load when its `__init__` loads, or builds (however deep) a project object whose `__init__` "
         "does, or calls a loading method of a project object it keeps (`self.encoder.load(path)`)."
     )
     not_flagged = (
