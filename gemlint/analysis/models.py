@@ -1361,6 +1361,8 @@ class ModelTracker:
             local = self._local_class(value.func)
             if local is not None and self._other_framework_class(local):
                 return True
+            if local is not None and self.is_model_class(local) and self._holds_nothing(local):
+                return True  # an nn.Module of this file with no parameter and no mode (a transpose): nothing to judge
             outside = self.analysis.outside
             if local is None and outside is not None and outside.other_framework_class(self.analysis, value.func):
                 return True  # a class of another module built on another framework's module class
