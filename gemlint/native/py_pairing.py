@@ -287,7 +287,7 @@ class PyFileAnalysis:
         if analysis.parent(function) is not self.context.module or not analysis.has_main_block:
             return False
         name = function.name.value
-        uses = [node for node in iter_subtree(self.context.module, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name]
+        uses = [node for node in self._names_spelled(name) if node is not function.name]
         call = analysis.parent(uses[0]) if len(uses) == 1 else None
         if not isinstance(call, cst.Call) or call.func is not uses[0]:
             return False
@@ -331,6 +331,7 @@ class PyFileAnalysis:
         return calls > 0
 
     def _names_spelled(self, name: str) -> list[cst.Name]:
+        """The module's names spelled ``name`` (its definitions' among them), from one walk of the module."""
         if self._name_index is None:
             index: dict[str, list[cst.Name]] = {}
             for node in iter_subtree(self.context.module, into_scopes=True):

@@ -553,26 +553,23 @@ class ProjectAnswers:
         return self.model.class_method_runs_forward(resolved[1], method, resolved[0].path, 0)
 
     def construction_loads(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
-        resolved = self._class_elsewhere(analysis, func)
-        if resolved is None:
-            return None
-        entry, target = resolved
-        key = ("loads", entry.path, target)
-        if key not in self.model.memo:
-            self.model.memo[key] = self.model.initialiser_loads(target, entry.path)
-        return self.model.memo[key]  # type: ignore[return-value]
+        return self._construction_load(analysis, func, each_time=False)
 
     def construction_loads_each_time(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> bool:
         """:meth:`construction_loads` read from the loading calls' modules: a load kept in a global or attribute only
         while that is empty (``if "rmvpe" not in KERNELS: KERNELS["rmvpe"] = RMVPE(path)``) runs once. Asked only of
         a construction about to be reported: it parses those modules."""
+        return self._construction_load(analysis, func, each_time=True) is not None
+
+    def _construction_load(self, analysis: ModuleAnalysis, func: cst.BaseExpression, each_time: bool) -> str | None:
         resolved = self._class_elsewhere(analysis, func)
         if resolved is None:
-            return False
+            return None
         entry, target = resolved
-        key = ("loads each time", entry.path, target)
+        key = ("loads each time" if each_time else "loads", entry.path, target)
         if key not in self.model.memo:
-            self.model.memo[key] = self.model.initialiser_loads(target, entry.path, accept=lambda owner, site: self._loads_each_call(owner, site, [])) is not None
+            accept = (lambda owner, site: self._loads_each_call(owner, site, [])) if each_time else None
+            self.model.memo[key] = self.model.initialiser_loads(target, entry.path, accept=accept)
         return self.model.memo[key]  # type: ignore[return-value]
 
     def inherited_pretrained(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:

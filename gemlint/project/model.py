@@ -2279,7 +2279,7 @@ class ProjectModel:
             init = owner.methods.get("__init__")
             if init is None:
                 continue
-            loader = self._init_loader(owner_entry, owner, init) if accept is None else self._loading_call(owner_entry, owner, init, 0, accept=accept, follow=accept)
+            loader = self._init_loader(owner_entry, owner, init) if accept is None else self._loading_call(owner_entry, owner, init, 0, accept=accept, objects=True)
             if loader is not None:
                 return f"its `__init__`, in `{owner_entry.summary.name}`, calls `{loader}(...)`" if owner is target_cls else (
                     f"the `__init__` of its base `{owner.name}`, in `{owner_entry.summary.name}`, calls `{loader}(...)`"
@@ -2306,7 +2306,7 @@ class ProjectModel:
         tensors_need_state: bool = False,
         accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
         built: int = 0,
-        follow: Callable[[ModuleEntry, CallSite], bool] | None = None,
+        objects: bool = False,
     ) -> str | None:
         """The call of ``function`` (or of the helpers of ``owner`` it calls) that loads a model. With
         ``tensors_need_state``, a call that reads tensors counts only in a function that puts them into a model
@@ -2314,22 +2314,23 @@ class ProjectModel:
         for site in function.calls:
             if site.callee.startswith(("self.", "cls.")) and site.callee.count(".") == 1 and depth < 2 and owner is not None:
                 helper = owner.methods.get(site.callee.partition(".")[2])
-                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept, built, follow) if helper is not None else None
+                found = self._loading_call(entry, owner, helper, depth + 1, tensors_need_state, accept, built, objects) if helper is not None else None
                 if found is not None:
                     return found
                 continue
-            # Project objects built or kept are followed where no caller refuses loading calls, or where one says how
-            # to judge the calls that build or use them (`follow`): a helper's own constructions are its module's.
-            followed = accept is None or follow is not None
+            # Project objects built or kept are followed where no caller refuses loading calls, or where one asks for
+            # them (`objects`, and `accept` judges the call that builds or uses them): a helper's own constructions
+            # are its module's findings.
+            followed = accept is None or objects
             if site.callee.startswith("self.") and site.callee.count(".") == 2 and built < _MAX_BUILT and owner is not None and followed:
                 # `self.learner.load_state(...)`: a method of a project object the class keeps
-                if self._held_object_loads(entry, owner, site.callee, built + 1, tensors_need_state, accept, follow) and (follow is None or follow(entry, site)):
+                if self._held_object_loads(entry, owner, site.callee, built + 1, tensors_need_state, accept) and (accept is None or accept(entry, site)):
                     return site.callee
                 continue
             resolved = self.resolve(entry, site.callee)
             if resolved is not None and resolved.kind == "class" and followed:
                 # `self.recognition = Recognition()`: building a project object whose `__init__` loads
-                if self._constructor_loads(resolved, entry.path, accept, follow) and (follow is None or follow(entry, site)):
+                if self._constructor_loads(resolved, entry.path, accept) and (accept is None or accept(entry, site)):
                     return site.callee
                 continue
             if resolved is None or resolved.kind != "external":
@@ -2345,34 +2346,15 @@ class ProjectModel:
                 return site.callee
         return None
 
-
-    def _constructor_loads(
-        self,
-        target: Target,
-        near: str,
-        accept: Callable[[ModuleEntry, CallSite], bool] | None = None,
-        follow: Callable[[ModuleEntry, CallSite], bool] | None = None,
-    ) -> bool:
-        """Building the project class ``target`` loads a model: an ``__init__`` up its bases (while they defer to
-        ``super().__init__``) makes a loading call, or builds a project object whose ``__init__`` does, however deep
-        (``accept`` and ``follow`` as for :meth:`initialiser_loads`). Once per class: every class of a large project
-        is asked (the facts' loading classes), and most build others."""
+    def _constructor_loads(self, target: Target, near: str, accept: Callable[[ModuleEntry, CallSite], bool] | None) -> bool:
+        """Building the project class ``target`` loads a model (:meth:`initialiser_loads`), however deep its
+        constructions go. Once per class: every class of a large project is asked (the facts' loading classes), and
+        most build others."""
         key = ("constructor loads", target, accept is None)
-        if key in self.memo:
-            return self.memo[key]  # type: ignore[return-value]
-        self.memo[key] = False  # a class that builds itself, or a ring of them
-        found = False
-        for owner_entry, owner in self.lineage(target, near)[0]:
-            init = owner.methods.get("__init__")
-            if init is None:
-                continue
-            if self._loading_call(owner_entry, owner, init, 0, accept=accept, follow=follow) is not None:
-                found = True
-                break
-            if not any(site.callee.startswith("super().") for site in init.calls):
-                break
-        self.memo[key] = found
-        return found
+        if key not in self.memo:
+            self.memo[key] = False  # a class that builds itself, or a ring of them
+            self.memo[key] = self.initialiser_loads(target, near, accept) is not None
+        return self.memo[key]  # type: ignore[return-value]
 
     def _held_object_loads(
         self,
@@ -2382,7 +2364,6 @@ class ProjectModel:
         built: int,
         tensors_need_state: bool,
         accept: Callable[[ModuleEntry, CallSite], bool] | None,
-        follow: Callable[[ModuleEntry, CallSite], bool] | None,
     ) -> bool:
         """``self.<attr>.<method>(...)`` runs a method of a project class that ``<attr>`` holds, and it loads."""
         _, attribute, method = callee.split(".")
@@ -2396,7 +2377,7 @@ class ProjectModel:
                 continue
             held_chain = self.lineage(held, held_entry.path)[0]
             held_owner = next((summary for _, summary in held_chain if method in summary.methods), None)
-            if self._loading_call(located[0], held_owner, located[1], 0, tensors_need_state, accept, built, follow) is not None:
+            if self._loading_call(located[0], held_owner, located[1], 0, tensors_need_state, accept, built, objects=accept is not None) is not None:
                 return True
         return False
 
