@@ -159,6 +159,19 @@ def test_json_counts_a_fixs_edits_in_the_cell_too(folder):
     assert [(edit["cell"], edit["line"], edit["end_line"]) for edit in finding["fix"]["edits"]] == [(5, 4, 4)]
 
 
+def test_a_train_switch_no_later_line_reads_is_reported_in_cells_only(folder):
+    # A script runs top to bottom: a model switched last and never read again predicts nothing in that mode. A
+    # notebook's cells (and a percent-format script's) are run in any order: the next cell run may read it.
+    lines = [*IMPORTS[1:2], "\n", *LOAD, "\n", SCORE[0], SCORE[1] + "\n", "model.train()\n"]
+    write(folder, "explore.ipynb", explore(code(lines, count=3)))
+    write(folder, "cells.py", "# %%\n" + "".join(lines))
+    write(folder, "script.py", "".join(lines))
+    found = {(f["path"], f["code"]) for f in json.loads(invoke(".", "--format", "json", "--select", "GEM101,GEM103").output)}
+    assert found == {
+        ("explore.ipynb", "GEM101"), ("explore.ipynb", "GEM103"), ("cells.py", "GEM101"), ("cells.py", "GEM103"), ("script.py", "GEM101")
+    }
+
+
 @pytest.mark.parametrize("escaped", [False, True], ids=["UTF-8", "ASCII escapes"])
 def test_sarif_places_findings_in_the_notebooks_json_text(folder, escaped):
     # JSON escapes before the finding (a quote, an accented letter, an emoji: a surrogate pair when escaped), on its

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import Assignment, ClassScope, ComprehensionScope, GlobalScope
 
 from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
+from gemlint.analysis.scopes import references_of
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.rule import AnalysisRule
@@ -32,6 +34,9 @@ class TrainModeInInference(AnalysisRule):
         "statistics by running it and dropping what it returns), and a `.train()` under an `if` on a run-time flag.",
         "A model put in training mode and then only handed to a parameter or FLOP counter or a summary (torchsummary, "
         "torchinfo, thop, fvcore), never run: the mode changes nothing the tool prints.",
+        "A local (or a script's module-level name) put in training mode and never read again: nothing runs in that "
+        "mode (a leftover of a training script copied into a prediction script). Not in a notebook, whose cells "
+        "run in any order.",
         "Objects that are not evidently models, such as a transformers `Trainer` (`trainer.train()`), and, in a "
         "file that imports another framework with modules of its own (MLX, JAX, TensorFlow, Paddle, MegEngine, "
         "MNN) and not torch, objects known only by being called and switched.",
@@ -89,7 +94,7 @@ def predict(x: list[float]):
         if not verdict.is_inference or self._restores_mode(node, origins) or self._flag_guarded(node):
             return
         after = self._calls_after(node)
-        if self._switched_back(after, origins) or self._only_measured(after, origins):
+        if self._switched_back(after, origins) or self._only_measured(after, origins) or self._never_read_again(node):
             return
         replacement = node.with_changes(func=node.func.with_changes(attr=cst.Name("eval")), args=())
         self.report(
@@ -140,6 +145,50 @@ def predict(x: list[float]):
                     return False  # handed to code that may run it
                 measured = True
         return measured
+
+    def _never_read_again(self, node: cst.Call) -> bool:
+        """``name.train()`` where nothing reads ``name`` afterwards: not later in its scope, not in a scope nested in
+        it (a closure may run at any time), and not in a loop that comes back to an earlier read. A module-level name
+        counts only in a script (``__main__`` block or top-level code that runs), which no other module imports."""
+        receiver = node.func.value
+        if not isinstance(receiver, cst.Name) or self._in_cells():
+            return False  # a notebook's cells run in any order: a cell run later may read it
+        scope = self.analysis.scope_of(receiver)
+        if scope is None or isinstance(scope, (ClassScope, ComprehensionScope)):
+            return False
+        if isinstance(scope, GlobalScope) and not (
+            (self.analysis.script_runs or self.analysis.has_main_block) and self.context.source.path.name != "__init__.py"
+        ):
+            return False
+        here = self.range_of(node)[0]
+        if any(isinstance(ancestor, (cst.For, cst.While)) for ancestor in self._ancestors_within(node, scope)):
+            return False
+        for assignment in scope[receiver.value]:
+            if not isinstance(assignment, Assignment):
+                return False  # an import or a builtin: bound elsewhere, read elsewhere
+            for access in references_of(assignment):
+                if access.node is receiver:
+                    continue
+                if access.scope is not scope:
+                    return False
+                at = self.range_of(access.node)[0]
+                if (at.line, at.column) > (here.line, here.column):
+                    return False
+        return True
+
+    def _in_cells(self) -> bool:
+        """The code is a notebook's cells (a ``.ipynb`` file, or a ``.py`` one with ``# %%`` cell markers)."""
+        text = self.context.text
+        return self.context.source.path.suffix == ".ipynb" or text.startswith("# %%") or "\n# %%" in text
+
+    def _ancestors_within(self, node: cst.CSTNode, scope) -> list[cst.CSTNode]:
+        """``node``'s ancestors up to the function (or module) that ``scope`` is."""
+        found = []
+        for ancestor in self.analysis.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
+                break
+            found.append(ancestor)
+        return found
 
     def _calls_around(self, node: cst.Call, scope: cst.CSTNode) -> tuple[list[cst.Call], list[cst.Call]]:
         """The calls of ``scope`` that start before ``node`` and after it, in source order (the walk's order)."""
