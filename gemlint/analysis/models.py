@@ -1027,6 +1027,50 @@ class ModelTracker:
         autograd graph wherever another module calls it: the description of what binds it. None when it is bound
         to no model, or to one whose forward records none (a compiled runtime, a forward under a grad-free
         decorator, a hub wrapper that guards itself, parameters frozen or absent)."""
+        target = self._top_level_target(name)
+        if target is None or not self._records_a_graph(target):
+            return None
+        module = self.analysis.context.source.display
+        return f"`{name}`, bound in `{module}` to {self.origins(target)[0].description}"
+
+    def exported_member(self, name: str, member: str) -> str | None:
+        """As :meth:`exported_model`, for ``name.member``: ``name`` bound at the top level to an instance of a plain
+        class (of this module or another of the project's) that keeps a model as ``self.<member>``."""
+        target = self._top_level_target(name)
+        if target is None:
+            return None
+        held = cst.Attribute(value=target, attr=cst.Name(member))  # read as `name.member` would be here
+        if not self._records_a_graph(held):
+            return None
+        module = self.analysis.context.source.display
+        return f"`{name}.{member}`, bound in `{module}` to {self.origins(held)[0].description}"
+
+    def instance_member(self, class_name: str, member: str) -> str | None:
+        """Why ``self.<member>`` of the plain class ``class_name`` (no nn.Module) defined at this module's top level
+        holds a model whose forward records a graph wherever another module calls it on an instance; None where
+        the class has a method of that name, or what it keeps is not known to be such a model."""
+        cls = self.analysis.local_classes.get(class_name)
+        if cls is None or self.analysis.parent(cls) is not self.analysis.module or self.is_model_class(cls):
+            return None
+        chain = self._class_chain(cls)
+        if any(self._method_of(current, member) is not None for current in chain):
+            return None
+        held = next(
+            (
+                node
+                for current in chain
+                for node in self.analysis.subtree(current, into_scopes=True)
+                if isinstance(node, cst.Attribute) and is_name(node.value, "self") and node.attr.value == member
+            ),
+            None,
+        )
+        if held is None or not self._records_a_graph(held):
+            return None
+        module = self.analysis.context.source.display
+        return f"`self.{member}` of `{class_name}` in `{module}`, bound to {self.origins(held)[0].description}"
+
+    def _top_level_target(self, name: str) -> cst.Name | None:
+        """The last name ``name`` that an assignment at the module's top level (outside functions) binds."""
         targets = [
             target
             for node in self.analysis.subtree(self.analysis.module)
@@ -1034,16 +1078,15 @@ class ModelTracker:
             for target in ([t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target])
             if isinstance(target, cst.Name) and target.value == name and self.analysis.enclosing_function(target) is None
         ]
-        if not targets:
-            return None
-        target = targets[-1]
-        origins = self.origins(target)
+        return targets[-1] if targets else None
+
+    def _records_a_graph(self, expression: cst.BaseExpression) -> bool:
+        """``expression`` holds a model whose forward records a graph when called: not a hub wrapper that guards
+        itself, a compiled runtime, a forward under a grad-free decorator, nor one with frozen or no parameters."""
+        origins = self.origins(expression)
         if not origins or all(self._guards_itself(origin) for origin in origins):
-            return None
-        if self.frozen(target) is not None or self.forward_guard(target, called_itself=True) is not None:
-            return None
-        module = self.analysis.context.source.display
-        return f"`{name}`, bound in `{module}` to {origins[0].description}"
+            return False
+        return self.frozen(expression) is None and self.forward_guard(expression, called_itself=True) is None
 
     def _member_origins(self, attribute: cst.Attribute, depth: int) -> list[ModelOrigin]:
         """``self.X`` / ``cls.X`` (set in any method, or a class attribute) and ``Class.X``."""
@@ -1097,6 +1140,13 @@ class ModelTracker:
         for assignment in assignments:
             value = assignment_value(self.analysis, assignment.node) if not isinstance(assignment.node, (cst.Param, cst.ClassDef, cst.FunctionDef)) else None
             cls = self._local_class(value.func) if isinstance(value, cst.Call) else None
+            if cls is None and isinstance(value, cst.Call) and self.analysis.outside is not None:
+                # A plain class of another project module: what its instances keep there
+                description = self.analysis.outside.held_model(self.analysis, value.func, attribute.attr.value)
+                if description is None:
+                    return []
+                found.append(ModelOrigin(Origin.EVIDENT, value, description))
+                continue
             if cls is None or self.is_model_class(cls):
                 return []  # bound to something else somewhere: what the attribute holds is not known
             initialiser = self._method_of(cls, "__init__")

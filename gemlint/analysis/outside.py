@@ -106,6 +106,11 @@ class OutsideFacts(Protocol):
         a model whose forward records a graph: what that module binds it to at its top level, as its own tracker
         knows it (:meth:`~gemlint.analysis.models.ModelTracker.exported_model`); None otherwise."""
 
+    def held_model(self, analysis: "ModuleAnalysis", func: cst.BaseExpression, member: str) -> str | None:
+        """Why ``self.<member>`` of instances of the plain project class ``func`` names (in another module, no
+        nn.Module) holds a model whose forward records a graph, as that module's tracker knows it
+        (:meth:`~gemlint.analysis.models.ModelTracker.instance_member`); None otherwise."""
+
     def models_passed(self, analysis: "ModuleAnalysis", function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         """For each call of ``function`` from another module (tests aside): why the argument it passes for
         ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""

@@ -207,14 +207,39 @@ class ProjectAnswers:
             return None
         module, _, name = (f"{absolute}.{rest}" if rest else absolute).rpartition(".")
         owner = self.model.entry(module, entry.path) if module else None
+        member = None
+        if owner is None and rest:
+            # `from app.models import POSTNET; POSTNET.model(x)`: a member of an object the module builds
+            module, _, name = absolute.rpartition(".")
+            owner, member = (self.model.entry(module, entry.path) if module else None), rest
         if owner is None or owner.path == entry.path or name not in owner.summary.bindings:
             return None  # no module of the project binds it to a call at its top level
-        key = ("imported-model", owner.path, name)
+        key = ("imported-model", owner.path, name, member)
         if key not in self.model.memo:
-            parsed = self.model.project.parsed(Path(owner.path))
-            other = parsed.analysis if parsed is not None else None
-            self.model.memo[key] = other.models.exported_model(name) if other is not None else None
+            self.model.memo[key] = None  # recursion
+            other = self._analysis_of(owner)
+            if other is not None:
+                self.model.memo[key] = other.models.exported_model(name) if member is None else other.models.exported_member(name, member)
         return self.model.memo[key]  # type: ignore[return-value]
+
+    def held_model(self, analysis: ModuleAnalysis, func: cst.BaseExpression, member: str) -> str | None:
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "class" or "." in resolved[1].qualname:
+            return None
+        entry, target = resolved
+        owner = self.model.entry(target.module, entry.path)
+        if owner is None or owner.path == entry.path:
+            return None
+        key = ("held-model", owner.path, target.qualname, member)
+        if key not in self.model.memo:
+            self.model.memo[key] = None  # recursion
+            other = self._analysis_of(owner)
+            self.model.memo[key] = other.models.instance_member(target.qualname, member) if other is not None else None
+        return self.model.memo[key]  # type: ignore[return-value]
+
+    def _analysis_of(self, entry: ModuleEntry) -> ModuleAnalysis | None:
+        parsed = self.model.project.parsed(Path(entry.path))
+        return parsed.analysis if parsed is not None else None
 
     def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         located = self._function_target(analysis, function)
