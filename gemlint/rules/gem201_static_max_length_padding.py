@@ -8,6 +8,7 @@ from typing import Callable
 
 import libcst as cst
 
+from gemlint.analysis.conditions import known_branch
 from gemlint.analysis.handlers import runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, load_kind
 from gemlint.analysis.module import NOT_LITERAL, bound_names, dotted_name, evidence_precision, keyword_arg, literal_value, positional_arg, terminal_name
@@ -228,6 +229,17 @@ def embed(text: str):
         return True
 
     def _is_max_length(self, expression: cst.BaseExpression) -> bool:
+        return self._max_length_value(expression) is not None
+
+    def _max_length_value(self, expression: cst.BaseExpression) -> cst.BaseExpression | None:
+        """What pads to max_length in ``expression``: itself, or the branch of a conditional that the code around it
+        has decided (``"max_length" if batched else False`` under ``if batched:``)."""
+        if isinstance(expression, cst.IfExp):
+            branch = known_branch(self.analysis, expression)
+            return self._max_length_value(branch) if branch is not None else None
+        return expression if self._spells_max_length(expression) else None
+
+    def _spells_max_length(self, expression: cst.BaseExpression) -> bool:
         if literal_value(expression) == "max_length":
             return True
         if terminal_name(expression) != "MAX_LENGTH":
@@ -394,9 +406,12 @@ def embed(text: str):
             if isinstance(child, (cst.Assign, cst.AnnAssign)) and child.value is not None:
                 targets = [t.target for t in child.targets] if isinstance(child, cst.Assign) else [child.target]
                 holds = self._carries_tokens(child.value, node, {name for name, held in carries.items() if held})
+                # A binding on a branch the tokenizer's call is not on (its `else`, a loop that may not run) may
+                # not happen: what the name held before may still be what a later use reads.
+                optional = not holds and self._on_another_branch(child, node, scope)
                 for target in targets:
                     for name in bound_names(target):
-                        carries[name] = holds
+                        carries[name] = holds or (optional and carries.get(name, False))
             elif isinstance(child, cst.Name) and child.value in derived and carries.get(child.value, True) and not self._within(child, node):
                 uses.append(child)
         return all(self._inspected(use, derived) for use in uses)
@@ -423,6 +438,15 @@ def embed(text: str):
             if ancestor is within:
                 return False
             child = ancestor
+        return False
+
+    def _on_another_branch(self, statement: cst.CSTNode, node: cst.Call, scope: cst.CSTNode) -> bool:
+        """``statement`` is in a branch, loop or handler of ``scope`` that does not hold ``node``: it may not run."""
+        for ancestor in self.analysis.ancestors(statement):
+            if ancestor is scope:
+                return False
+            if isinstance(ancestor, (cst.If, cst.Else, cst.For, cst.While, cst.ExceptHandler)) and not self._within(node, ancestor):
+                return True
         return False
 
     def _within(self, child: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -516,7 +540,7 @@ def embed(text: str):
 
     # -- fix --------------------------------------------------------------------------------------------
     def _fix(self, offending: cst.Arg) -> Fix:
-        value = offending.value
+        value = self._max_length_value(offending.value) or offending.value
         unsafe = Applicability.UNSAFE  # the sequence length stops being constant: see fix_note
         if isinstance(value, cst.Attribute):  # PaddingStrategy.MAX_LENGTH -> PaddingStrategy.LONGEST
             return self.replace_fix(value, value.with_changes(attr=cst.Name("LONGEST")), "pad to the longest sequence", unsafe)
