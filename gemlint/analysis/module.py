@@ -208,7 +208,11 @@ class ModuleAnalysis:
                     # `from models.common import *`, where models/common.py imports torch: a name no import
                     # of this file binds may come from a project module imported whole
                     spelled = dotted_name(node)
-                    cached = frozenset(f"{module}.{spelled}" for module in self._star_imports) if spelled else cached
+                    if spelled:
+                        # the project modules imported whole that define the name, where one does: a package's
+                        # (`from transformers import *` beside them) is not read, and would be a guess
+                        modules = self.outside.star_sources(self, self._star_imports, spelled.partition(".")[0]) or self._star_imports
+                        cached = frozenset(f"{module}.{spelled}" for module in modules)
                 # `from pkg.utils import torch`: the project module re-exports what it imports
                 external = {self.outside.external_name(name) for name in cached} - {None}
                 cached = cached | external if external else cached
@@ -1746,6 +1750,19 @@ class ModuleAnalysis:
         return frozenset(name for name in literal if assigned[name] == 1 and name not in rebound)
 
     # -- grad-free guards ---------------------------------------------------------------------
+    def _spells_an_unbound_guard(self, expression: cst.BaseExpression) -> bool:
+        """``torch.no_grad()`` in a module that binds no ``torch`` (no import, no assignment: it fails with a
+        ``NameError``, or a star import brings it): what it spells is what its author meant."""
+        target = expression.func if isinstance(expression, cst.Call) else expression
+        spelled = dotted_name(target)
+        if spelled is None or spelled not in fw.NO_GRAD_GUARDS:
+            return False
+        root = target
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        scope = self.scope_of(root) if isinstance(root, cst.Name) else None
+        return scope is not None and not scope[root.value]
+
     def grad_mode(self, expression: cst.BaseExpression, _depth: int = 0) -> str | None:
         """What a context manager or decorator does to autograd.
 
@@ -1755,7 +1772,7 @@ class ModuleAnalysis:
         ``no_grad() if cond else nullcontext()``); None for anything else. Names bound to a guard
         (``ctx = torch.no_grad()``, ``ng = torch.no_grad``) are followed.
         """
-        if self.call_resolves_to(expression, fw.NO_GRAD_GUARDS):
+        if self.call_resolves_to(expression, fw.NO_GRAD_GUARDS) or self._spells_an_unbound_guard(expression):
             if isinstance(expression, cst.Call):
                 mode = argument(expression, 0, "mode")
                 if mode is not None:

@@ -61,6 +61,10 @@ class OutsideFacts(Protocol):
         """What a qualified name that goes through a project module names outside the project, where that
         module imports it (``pkg.utils.torch_utils.torch.jit.trace`` -> ``torch.jit.trace``), or None."""
 
+    def star_sources(self, analysis: "ModuleAnalysis", modules: tuple[str, ...], name: str) -> tuple[str, ...]:
+        """Of ``modules``, which ``analysis``'s module imports with ``from module import *``, the project modules
+        that define or bind ``name`` at their top level (empty: none does)."""
+
     def grad_free_decorator(self, analysis: "ModuleAnalysis", decorator: cst.BaseExpression) -> bool:
         """``decorator`` (``@smart_inference_mode()``, ``@no_grad_wrapper``) is a project function that wraps what
         it decorates in ``torch.no_grad``/``inference_mode``: its body names one of them."""

@@ -50,6 +50,18 @@ class ProjectAnswers:
     def external_name(self, dotted: str) -> str | None:
         return self.model.external_name(dotted)
 
+    def star_sources(self, analysis: ModuleAnalysis, modules: tuple[str, ...], name: str) -> tuple[str, ...]:
+        entry = self._entry_for(analysis)
+        if entry is None:
+            return ()
+        found = []
+        for module in modules:
+            source = self.model.entry(module, entry.path)
+            summary = source.summary if source is not None else None
+            if summary is not None and (name in summary.classes or name in summary.functions or name in summary.bindings or name in summary.imports):
+                found.append(module)
+        return tuple(found)
+
     def hub_entry_forward_without_grad(self, entry_name: str) -> str | None:
         return self.model.hub_entry_forward_without_grad(entry_name)
 

@@ -1736,6 +1736,8 @@ class ProjectModel:
                             if picked is None or picked.kind != "class" or not self.class_mode_free(picked, entry.path, depth + 1):
                                 result = False
                         continue
+                    if produced is None and _loaded_through_a_library_star_import(entry, spelled):
+                        continue  # `AutoModel.from_pretrained(...)` after `from transformers import *`: in eval mode
                     if produced is None:
                         # an attribute bound to something unknown may be a module with a mode, where it runs or a
                         # method of it is called (`self.labels = weights.keys()`, never called, holds data)
@@ -2485,6 +2487,16 @@ def _followed(chain: list[tuple[ModuleEntry, ClassSummary]], external: set[str] 
     if external <= fw.PLAIN_MODULE_BASES:
         return True
     return external <= fw.PLAIN_MODULE_BASES | _TORCH_CONTAINERS and any(CONTAINER_PARTS in cls.attributes for _, cls in chain)
+
+
+def _loaded_through_a_library_star_import(entry: ModuleEntry, spelled: str) -> bool:
+    """``spelled`` is ``Name.from_pretrained`` with ``Name`` bound by nothing of the module but a star import of
+    transformers or diffusers, whose ``from_pretrained`` returns the model in eval mode."""
+    owner, _, method = spelled.rpartition(".")
+    summary = entry.summary
+    if method != "from_pretrained" or not owner or "." in owner or owner in summary.imports or owner in summary.classes or owner in summary.bindings:
+        return False
+    return any(star.partition(".")[0] in ("transformers", "diffusers") for star in summary.star_imports)
 
 
 def _is_module_base(name: str) -> bool:
