@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gemlint.analysis import apps, bots
+from gemlint.analysis.dependencies import dependents_of
 from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
@@ -139,7 +140,13 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
         if switches_model(analysis, call, caller_reason) and returns_what_it_loads(analysis, function):
             continue  # an admin's `POST /config` that keeps the model this call makes in the app's state, for the other routes
         reasons.append(caller_reason)
+    for dependent in dependents_of(analysis, function):
+        # FastAPI calls the function to give a parameter of the route its value: on every request
+        dependent_reason = per_request_reason(analysis, dependent, _depth + 1)
+        if dependent_reason is not None:
+            reasons.append(f"FastAPI runs it for every request of `{dependent.name.value}`, through `Depends`: {dependent_reason}")
     if analysis.outside is not None:  # callers in other modules count alike (the project model bounds the hops)
+        reasons.extend(analysis.outside.per_request_dependents(analysis, function))
         elsewhere = analysis.outside.per_request_callers(analysis, function)
         if any(reason is None for reason in elsewhere):
             return None
@@ -370,6 +377,31 @@ def kept_once(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
             if function is not None and _keyed_by_kept_state(analysis, ancestor, function):
                 return True
     return function is not None and _called_only_while_empty(analysis, function, keys)
+
+
+def kept_in_the_instance(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """What ``node`` makes is kept only in attributes of ``self`` (``if self.model is None: self.model = load()``): an
+    object built afresh holds nothing yet, so each construction that reaches it loads again."""
+    stored = _stored_beyond_the_call(analysis, node)
+    return stored is not None and bool(stored[1]) and all(key.startswith("self.") for key in stored[1])
+
+
+def loads_on_construction(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """``node`` is kept only in the instance (:func:`kept_in_the_instance`) by ``__init__``, or by a method that its
+    class's ``__init__`` calls on ``self``: every new instance loads."""
+    if not kept_in_the_instance(analysis, node):
+        return False
+    function = analysis.enclosing_function(node)
+    owner = analysis.enclosing_class(function) if function is not None else None
+    if owner is None:
+        return False
+    if function.name.value == "__init__":
+        return True
+    init = next((f for f in analysis.subtree(owner.body) if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None)
+    return init is not None and any(
+        isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and is_name(call.func.value, "self") and call.func.attr.value == function.name.value
+        for call in analysis.subtree(init.body)
+    )
 
 
 def _tests_kept(analysis: ModuleAnalysis, branch: cst.If, keys: set[str]) -> bool:

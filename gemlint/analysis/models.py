@@ -38,6 +38,7 @@ from libcst.metadata import Assignment
 
 from gemlint.analysis import correlated
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.dependencies import dependency_of
 from gemlint.analysis.scopes import references_of
 from gemlint.analysis.triage import is_test_class
 from gemlint.analysis.syntax import (
@@ -60,8 +61,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Annotations of a class object rather than an instance (``layer_class: Type[Layer] = Layer``).
 _CLASS_ANNOTATIONS = frozenset({"typing.Type", "builtins.type", "type", "typing_extensions.Type"})
-_ANNOTATED = frozenset({"typing.Annotated", "typing_extensions.Annotated"})
-_DEPENDS = frozenset({"fastapi.Depends", "fastapi.params.Depends", "fastapi.param_functions.Depends"})
 _MAX_DEPTH = 12
 #: torch functions that make a tensor from values or a shape, and the methods that move or cast one.
 _TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "arange", "linspace", "eye", "empty"})
@@ -1240,7 +1239,7 @@ class ModelTracker:
         """FastAPI's dependency injection: a parameter given ``Depends(get_model)`` (as its default, or in an
         ``Annotated[..., Depends(get_model)]`` annotation, written there or in a module-level alias) holds what the
         same-file function ``get_model`` returns or yields, when every such value is a model."""
-        dependency = self._dependency_of(param)
+        dependency = dependency_of(self.analysis, param)
         function = self.analysis.module_functions.get(dependency.value) if isinstance(dependency, cst.Name) else None
         if function is None or self.analysis.enclosing_class(function) is not None:
             return []
@@ -1250,21 +1249,6 @@ class ModelTracker:
             return []
         evidence = f"parameter `{param.name.value}`, given the model `{function.name.value}` provides (`Depends`)"
         return [ModelOrigin(Origin.EVIDENT, param, evidence), *(origin for found in resolved for origin in found)]
-
-    def _dependency_of(self, param: cst.Param) -> cst.BaseExpression | None:
-        """The function of ``Depends(f)`` that FastAPI calls to give ``param`` its value, or None."""
-        candidates: list[cst.BaseExpression] = [param.default] if param.default is not None else []
-        annotation = param.annotation.annotation if param.annotation is not None else None
-        if isinstance(annotation, cst.Name):
-            annotation = next(iter(self.analysis.assigned_values(annotation)), None)  # `ModelDep = Annotated[...]`
-        if isinstance(annotation, cst.Subscript) and self.analysis.resolves_to(annotation.value, _ANNOTATED):
-            candidates.extend(element.slice.value for element in annotation.slice[1:] if isinstance(element.slice, cst.Index))
-        for candidate in candidates:
-            if isinstance(candidate, cst.Call) and self.analysis.resolves_to(candidate.func, _DEPENDS):
-                given = next((arg.value for arg in candidate.args if arg.keyword is None or arg.keyword.value == "dependency"), None)
-                if given is not None:
-                    return given
-        return None
 
     # -- helpers for resolution ------------------------------------------------------------------
     def _is_member_access(self, attribute: cst.Attribute) -> bool:

@@ -115,6 +115,10 @@ class OutsideFacts(Protocol):
         nn.Module) holds a model whose forward records a graph, as that module's tracker knows it
         (:meth:`~gemlint.analysis.models.ModelTracker.instance_member`); None otherwise."""
 
+    def per_request_dependents(self, analysis: "ModuleAnalysis", function: cst.FunctionDef) -> list[str]:
+        """For each function of another module (tests aside) whose parameter FastAPI gives with ``Depends(function)``
+        and that runs per request (a route): why, as a reason for ``function`` to run on every request."""
+
     def models_passed(self, analysis: "ModuleAnalysis", function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
         """For each call of ``function`` from another module (tests aside): why the argument it passes for
         ``param`` is a model, or None when it is not known to be one. Empty: no such calls, or too many."""

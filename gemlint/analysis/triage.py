@@ -94,6 +94,11 @@ class SyntaxCollector:
         name = terminal(node.func)
         if name is not None:
             self._facts.calls.add(name)
+            if name == "Depends" and node.args:
+                # FastAPI calls the function `Depends` names, on every request of the route
+                given = terminal(node.args[0])
+                if given is not None:
+                    self._facts.calls.add(given)
         for keyword in node.keywords:
             if keyword.arg is not None:
                 self._facts.keywords.add(keyword.arg)

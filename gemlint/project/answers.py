@@ -20,10 +20,10 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.autograd_graphs import FunctionSummary as GraphSummary
 from gemlint.analysis.autograd_graphs import referenced_besides_calls
-from gemlint.analysis.handlers import caches, kept_or_keyed, per_request_reason, returns_what_it_loads, runs_per_request, switches_model
+from gemlint.analysis.handlers import caches, kept_in_the_instance, kept_or_keyed, loads_on_construction, per_request_reason, returns_what_it_loads, runs_per_request, switches_model
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
-from gemlint.analysis.syntax import parameter_position, passed_argument
+from gemlint.analysis.syntax import parameter_position, passed_argument, terminal_name
 from gemlint.analysis.triage import is_test_path
 from gemlint.project.buffers import read_bytes
 from gemlint.project.model import MAX_PARSED_CALLER_FILES, MAX_PASSING_CALLERS, MAX_SUBCLASSES, ProjectModel, Target, summary_trains
@@ -209,6 +209,26 @@ class ProjectAnswers:
             if reason is None or (returns_model and switches_model(located[0], located[1], reason)):
                 return [None]  # or the model it returns kept for the other routes by an admin's route that sets it
             reasons.append(f"{reason}, in `{caller_entry.summary.name}`")
+        return reasons
+
+    def per_request_dependents(self, analysis: ModuleAnalysis, function: cst.FunctionDef) -> list[str]:
+        located = self._function_target(analysis, function)
+        if located is None or "." in located[1] or "Depends" in located[1]:
+            return []
+        key = ("per-request dependents", located[0].path, located[1])
+        if key in self.model.memo:
+            return self.model.memo[key]  # type: ignore[return-value]
+        self.model.memo[key] = []  # recursion
+        reasons = []
+        with self.model.hop() as allowed:
+            for entry, dependent in self.model.dependents(*located) if allowed else ():
+                relative = os.path.relpath(entry.path, self.model.project.root).replace(os.sep, "/")
+                other = self._analysis_of(entry) if not is_test_path(relative) and "." not in dependent.qualname else None
+                node = other.module_functions.get(dependent.qualname) if other is not None else None
+                reason = per_request_reason(other, node) if node is not None else None  # type: ignore[arg-type]
+                if reason is not None:
+                    reasons.append(f"FastAPI runs it for every request of `{dependent.qualname}` in `{entry.summary.name}`, through `Depends`: {reason}")
+        self.model.memo[key] = reasons
         return reasons
 
     def imported_model(self, analysis: ModuleAnalysis, spelled: str) -> str | None:
@@ -599,13 +619,14 @@ class ProjectAnswers:
         return self._construction_load(analysis, func, each_time=True) is not None
 
     def _construction_load(self, analysis: ModuleAnalysis, func: cst.BaseExpression, each_time: bool) -> str | None:
-        resolved = self._class_elsewhere(analysis, func)
-        if resolved is None:
+        # A class of the same file too: its `__init__` is a setup hook, whose loads are reported at the construction
+        resolved = self._resolved(analysis, func)
+        if resolved is None or resolved[1].kind != "class":
             return None
         entry, target = resolved
         key = ("loads each time" if each_time else "loads", entry.path, target)
         if key not in self.model.memo:
-            accept = (lambda owner, site: self._loads_each_call(owner, site, [])) if each_time else None
+            accept = self._loads_each_construction if each_time else None
             self.model.memo[key] = self.model.initialiser_loads(target, entry.path, accept=accept)
         return self.model.memo[key]  # type: ignore[return-value]
 
@@ -636,7 +657,9 @@ class ProjectAnswers:
         if any(caches(self._decorator_name(located[0], decorator)) for decorator in located[1].decorators):
             return None  # `@st.cache_resource`, `@lru_cache`: it loads once, each later call returns what it loaded
         found: list[tuple[ModuleAnalysis, cst.Call]] = []
-        loader = self.model.helper_loader(*located, accept=lambda entry, site: self._loads_each_call(entry, site, found))
+        # A helper's construction of a loading class counts (`UnetModel(path).model`): where every call of the helper
+        # runs per request, its module reports the construction (and `_reported_where_written` says so).
+        loader = self.model.helper_loader(*located, accept=lambda entry, site: self._loads_each_call(entry, site, found), objects=True)
         if loader is None or (found and _reported_where_written(*found[-1])):
             return None
         return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`"
@@ -654,7 +677,13 @@ class ProjectAnswers:
         if located is None:
             return True
         found.append(located)
-        return not kept_or_keyed(*located)
+        return not kept_or_keyed(*located) or loads_on_construction(*located)
+
+    def _loads_each_construction(self, entry: ModuleEntry, site: CallSite) -> bool:
+        """As :meth:`_loads_each_call`, for a load its class's construction reaches: one kept only in the instance's
+        own attributes runs again for each new instance."""
+        located = self._located_call(entry, site)
+        return located is None or not kept_or_keyed(*located) or kept_in_the_instance(*located)
 
     def helper_exports(self, analysis: ModuleAnalysis, func: cst.BaseExpression) -> str | None:
         resolved = self._resolved(analysis, func)
@@ -814,4 +843,5 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
 def _reported_where_written(analysis: ModuleAnalysis, load: cst.Call) -> bool:
     """The helper's load is reported in its own module: every call of the helper runs per request, so that module
     says it once, as a helper of the same file is reported at its load (not at each of its callers)."""
-    return load_kind(analysis, load) is not None and runs_per_request(analysis, load) is not None
+    built = (terminal_name(load.func) or "")[:1].isupper()  # a project class's construction, which loads
+    return (built or load_kind(analysis, load) is not None) and runs_per_request(analysis, load) is not None

@@ -944,6 +944,25 @@ class ProjectModel:
             self._callers[name] = found
         return found
 
+    def dependents(self, entry: ModuleEntry, qualname: str) -> list[tuple[ModuleEntry, FunctionSummary]]:
+        """The functions of other modules whose parameters FastAPI gives with ``Depends`` on the project function
+        ``qualname`` of ``entry``'s module (:attr:`FunctionSummary.dependencies`)."""
+        name = qualname.rsplit(".", 1)[-1]
+        found = []
+        for path in self._facts_part("callers").get(name, ()):
+            depending = self.by_path.get(path)
+            if depending is None or depending.path == entry.path:
+                continue
+            for function in depending.summary.callables():
+                for spelled in function.dependencies:
+                    if spelled.rsplit(".", 1)[-1] != name:
+                        continue
+                    target = self.resolve(depending, spelled)
+                    owner = self.entry(target.module, depending.path) if target is not None and target.kind == "function" else None
+                    if owner is not None and owner.path == entry.path and target.qualname == qualname:  # type: ignore[union-attr]
+                        found.append((depending, function))
+        return found
+
     def handed_to(self, entry: ModuleEntry, qualname: str, routed: bool = False) -> list[ModuleEntry]:
         """The modules of other files that hand the project function ``qualname`` of ``entry``'s module to Gradio,
         or with ``routed`` to a route table (found through the callers index, which lists the names a module hands
@@ -1465,6 +1484,7 @@ class ProjectModel:
         names.update(site.callee.rsplit(".", 1)[-1] for site in entry.summary.module_calls)
         names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.callbacks.values() for spelled in spellings)
         names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.routed.values() for spelled in spellings)
+        names.update(spelled.rsplit(".", 1)[-1] for function in entry.summary.callables() for spelled in function.dependencies)
         return sorted(names)
 
     def _entry_points(self, entry: ModuleEntry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
@@ -1518,10 +1538,12 @@ class ProjectModel:
         function = _located(entry, qualname)
         if function is None:
             return []
+        # What FastAPI's `Depends` names runs on every call of the route, as a call would
+        called = [*(site.callee for site in function.calls), *function.dependencies]
         return [
             (located[0].path, located[1].qualname)
-            for site in function.calls
-            if (target := self.resolve_call(entry, function, site.callee)) is not None and target.kind == "function"
+            for callee in called
+            if (target := self.resolve_call(entry, function, callee)) is not None and target.kind == "function"
             for reached in (target, *self.overrides(target))
             if (located := self.function_of(reached)) is not None
         ]
@@ -2236,14 +2258,16 @@ class ProjectModel:
                 return False
         return bool(callees)
 
-    def helper_loader(self, entry: ModuleEntry, function: FunctionSummary, accept: Callable[[ModuleEntry, CallSite], bool] | None = None) -> str | None:
+    def helper_loader(
+        self, entry: ModuleEntry, function: FunctionSummary, accept: Callable[[ModuleEntry, CallSite], bool] | None = None, objects: bool = False
+    ) -> str | None:
         """What a project function calls to load a model, whether it returns the model or runs it itself: a model
         loader or pretrained constructor, with weights put into a model (``load_state_dict``) where the loader is
         ``torch.load`` (which reads any tensors, not only models). ``accept`` may refuse a loading call (one that
-        runs once, kept in a global)."""
+        runs once, kept in a global); with ``objects``, it judges the constructions of loading classes too."""
         # A method's helpers (`cls.from_local(...)` in a `from_pretrained` classmethod) are followed.
         owner = entry.summary.classes.get(function.qualname.rpartition(".")[0])
-        return self._loading_call(entry, owner, function, 0, tensors_need_state=True, accept=accept)
+        return self._loading_call(entry, owner, function, 0, tensors_need_state=True, accept=accept, objects=objects)
 
     def helper_exporter(self, entry: ModuleEntry, function: FunctionSummary, depth: int = 0) -> str | None:
         """The exporter (:data:`~gemlint.analysis.frameworks.EXPORT_CALLS`) a project function calls, itself or

@@ -82,6 +82,9 @@ class FunctionSummary:
     #: Parameters annotated with a name: ``model: Model = Depends(get_model)`` -> {"model": "Model"}. A call of a
     #: parameter's method (``model.predict(x)``) runs that class's method.
     annotations: dict[str, str] = field(default_factory=dict)
+    #: What FastAPI's ``Depends(...)`` in the parameters names (``model = Depends(get_model)``, or in an
+    #: ``Annotated[...]`` annotation) -> ["get_model"]: functions run on every call of this one.
+    dependencies: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -159,6 +162,21 @@ def _valued_parameters(args: ast.arguments) -> frozenset[str]:
     positional = [*args.posonlyargs, *args.args]
     pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
     return frozenset(parameter.arg for parameter, default in pairs if default is not None and _literal_value(default))
+
+
+def _dependencies(args: ast.arguments) -> list[str]:
+    """The functions ``Depends(...)`` names in the parameters' defaults and annotations."""
+    parts = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    parts += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None]
+    found = []
+    for part in parts:
+        for node in ast.walk(part):
+            if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "Depends":
+                given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dependency"), None)
+                spelled = dotted(given) if given is not None else None
+                if spelled and "()" not in spelled:
+                    found.append(spelled)
+    return found
 
 
 def _literal_value(node: ast.AST) -> bool:
@@ -359,6 +377,9 @@ class _Summariser:
         self.functions.append(function)
         self._bound_at.append({})
         self._lists.append({})
+        dependencies = _dependencies(args)
+        if dependencies:
+            function.dependencies = dependencies
         annotations = {a.arg: spelled for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None and (spelled := dotted(a.annotation))}
         self._annotations.append(annotations)
         if annotations:

@@ -5,6 +5,7 @@ from functools import cached_property
 import libcst as cst
 
 from gemlint.analysis import frameworks as fw
+from gemlint.analysis.dependencies import dependency_of
 from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_cached, kept_or_keyed, runs_per_request
 from gemlint.analysis.loads import LOADER_NAMES, WEIGHT_KEYWORDS, load_kind, may_load
 from gemlint.analysis.module import terminal_name
@@ -32,7 +33,10 @@ class ModelLoadedPerRequest(AnalysisRule):
         "weights are read from the hub's cache, or downloaded; so is a Segment Anything (or SAM 2) builder given a "
         "checkpoint (a builder of `sam_model_registry` called with `checkpoint=path`). Building a project object is a "
         "load when its `__init__` loads, or builds (however deep) a project object whose `__init__` "
-        "does, or calls a loading method of a project object it keeps (`self.encoder.load(path)`)."
+        "does, or calls a loading method of a project object it keeps (`self.encoder.load(path)`); a load it keeps "
+        "only in the new instance (`if self.net is None:` in a method its `__init__` calls) runs again for each "
+        "object. FastAPI runs a route's dependencies (`model = Depends(get_model)`) on every request, as a call: a "
+        "dependency that loads is reported at its load, or at the `Depends(...)` where it also runs outside requests."
     )
     not_flagged = (
         "A retry of a load (the same loader called again in an `except` handler of the `try` that calls it, with other "
@@ -173,8 +177,17 @@ def classify(text: str):
         outside = self.analysis.outside
         how = ""
         built = False  # the load is a project class's construction
+        dependency = self._dependency(node) if name == "Depends" else None
         pretrained = load_kind(self.analysis, node) if name not in LOADER_NAMES and may_load(node) else None
-        if pretrained is not None:
+        if dependency is not None:
+            # `model = Depends(get_model)`: FastAPI calls `get_model` on every request of the route, as a call would
+            if isinstance(dependency, cst.Name) and dependency.value in self.analysis.module_functions:
+                what, how = self._shared_helper_load(self.analysis.module_functions[dependency.value], node)
+            elif outside is not None:
+                what, how = _project_load(outside.helper_loads(self.analysis, dependency))
+            else:
+                return
+        elif pretrained is not None:
             what = pretrained  # a vision library's model built with its pretrained weights
         elif name in LOADER_NAMES or name in self._loader_aliases:
             what = load_kind(self.analysis, node)
@@ -211,10 +224,20 @@ def classify(text: str):
         if STREAMLIT_RERUN in reason:
             # the script's module level is what reruns: the load moves into a function Streamlit caches
             fix = "load it in a function decorated with `@st.cache_resource`, which runs once, and call that"
+        elif dependency is not None:
+            fix = "load it once at startup and have the dependency return it (or cache the dependency with `functools.lru_cache`)"
         else:
             fix = "load it once at startup (module level, `__init__`, a setup hook or a cached helper) and reuse it"
-        self.report(node, f"`{text}(...)` loads {what} on every request ({reason}){how}; {fix}")
+        shown = self.analysis.module.code_for_node(node) if dependency is not None else f"{text}(...)"
+        self.report(node, f"`{shown}` loads {what} on every request ({reason}){how}; {fix}")
 
+
+    def _dependency(self, node: cst.Call) -> cst.BaseExpression | None:
+        """What ``Depends(f)``, written for a parameter of a function (a route), has FastAPI call: ``f``."""
+        param = self.analysis.parent(node)
+        if not isinstance(param, cst.Param) or param.default is not node:
+            return None
+        return dependency_of(self.analysis, param)
 
     def _retries_a_load(self, node: cst.Call, text: str) -> bool:
         """``node`` runs in an ``except`` handler of a ``try`` whose body makes the same call: a retry of the load
