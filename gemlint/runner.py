@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 # modules of a few hundred lines each take longer than that to lint.
 PARALLEL_THRESHOLD = 32
 PARALLEL_BYTES = 64 * 1024
+# Modules to summarise that hold less Python than this together are summarised here, whatever their count: a small
+# repository's fifty modules take a few tens of milliseconds, less than a pool costs (processes started, each handed
+# its share, the summaries pickled back).
+SUMMARY_POOL_BYTES = 1024 * 1024
 # From this many modules the project's facts, when they must be derived afresh, are derived in a process of their
 # own even for a run over a few files: the summaries it decodes then leave with it, instead of being torn down
 # object by object when gemlint exits (seconds on a large project).
@@ -242,7 +246,7 @@ def _index_mapper(jobs: int) -> Callable:
     they are ready, so that the caller can work on the first while the processes make the rest."""
 
     def mapper(function: Callable, *columns: list) -> Iterator:
-        if jobs > 1 and len(columns[0]) >= PARALLEL_THRESHOLD:
+        if jobs > 1 and len(columns[0]) >= PARALLEL_THRESHOLD and _bytes_reach(columns[0], SUMMARY_POOL_BYTES):
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -392,6 +396,19 @@ def _worth_a_pool(work: list[tuple[SourceFile, int]]) -> bool:
     if len(work) >= PARALLEL_THRESHOLD:
         return True
     return len(work) >= 2 and sum(_size(source) for source, _ in work) >= PARALLEL_BYTES
+
+
+def _bytes_reach(paths: list, bound: int) -> bool:
+    """The files ``paths`` hold ``bound`` bytes or more together (stopping as soon as they do)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            continue
+        if total >= bound:
+            return True
+    return bound <= 0
 
 
 def _size(source: SourceFile) -> int:

@@ -32,8 +32,9 @@ def findings(*args: str) -> list[dict]:
 def test_jobs_n_reports_exactly_what_jobs_1_reports(name, monkeypatch):
     monkeypatch.chdir(FIXTURES / name)
     serial = findings(".", "--jobs", "1")
-    # Every fixture folder is smaller than the size at which gemlint starts its process pool: lower it.
+    # Every fixture folder is smaller than the size at which gemlint starts its process pools: lower it.
     monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(runner, "SUMMARY_POOL_BYTES", 0)
     parallel = findings(".", "--jobs", "3")
     assert serial and parallel == serial
 
@@ -43,6 +44,7 @@ def test_the_process_pool_really_runs(monkeypatch, tmp_path):
     (tmp_path / "a.py").write_text(SERVICE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(runner, "SUMMARY_POOL_BYTES", 0)
     started = []
     real = concurrent.futures.ProcessPoolExecutor
 
