@@ -159,6 +159,32 @@ def test_json_counts_a_fixs_edits_in_the_cell_too(folder):
     assert [(edit["cell"], edit["line"], edit["end_line"]) for edit in finding["fix"]["edits"]] == [(5, 4, 4)]
 
 
+# A helper cell that scores one text, through a second helper: how often it runs depends on the cells that call it.
+HELPERS = [
+    "def logits_of(scorer, batch):\n",
+    "    return scorer(**batch).logits\n",
+    "\n",
+    "def score(scorer, text):\n",
+    '    return logits_of(scorer, tokenizer([text], return_tensors="pt"))\n',
+]
+
+
+@pytest.mark.parametrize(
+    ("calls", "reported"),
+    [
+        (['first = score(model, "a fine film")'], False),  # one example, once, by hand
+        (['first = score(model, "a fine film")\n', 'second = score(model, "a dull one")'], True),
+        (['scores = [score(model, review) for review in ("a fine film", "a dull one")]'], True),
+        (['import gradio as gr\n', "demo = gr.Interface(fn=lambda text: score(model, text), inputs='text', outputs='text')"], True),
+    ],
+    ids=["once", "twice", "in a comprehension", "handed to an app"],
+)
+def test_a_helpers_forward_is_reported_where_the_cells_run_it_more_than_once(folder, calls, reported):
+    write(folder, "explore.ipynb", explore(code(HELPERS, count=3), code(calls, count=4)))
+    found = [(f["code"], f["cell"], f["line"]) for f in json.loads(invoke("explore.ipynb", "--format", "json", "--select", "GEM101").output)]
+    assert found == ([("GEM101", 5, 2)] if reported else [])
+
+
 def test_a_train_switch_no_later_line_reads_is_reported_in_cells_only(folder):
     # A script runs top to bottom: a model switched last and never read again predicts nothing in that mode. A
     # notebook's cells (and a percent-format script's) are run in any order: the next cell run may read it.

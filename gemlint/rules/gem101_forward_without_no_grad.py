@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gemlint.analysis.imports import import_anchor, imported_name, module_alias
@@ -219,9 +221,26 @@ def score(batch: dict):
     def _top_level_statement(self, node: cst.CSTNode) -> cst.CSTNode:
         return next((a for a in self.analysis.ancestors(node) if isinstance(self.analysis.parent(a), cst.Module)), node)
 
-    def _repeats(self, node: cst.Call) -> bool:
-        """``node`` may run many times: in a loop or a comprehension, or in a function."""
-        return any(isinstance(a, _REPEATING) for a in self.analysis.ancestors(node))
+    def _repeats(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """``node`` may run many times: in a loop or a comprehension, or in a function that may (one the cells call
+        more than once, in a loop, from another function that may, or hand over to be called later)."""
+        for ancestor in self.analysis.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                return self._function_repeats(ancestor, depth)
+            if isinstance(ancestor, _REPEATING):
+                return True
+        return False
+
+    def _function_repeats(self, function: cst.FunctionDef, depth: int) -> bool:
+        """A notebook's function runs more than once: anything but a function of the cells' top level that they
+        name only in one call, itself run once (a helper a later cell calls on one example)."""
+        if depth >= _MAX_CALL_DEPTH or self.analysis.parent(function) is not self.analysis.module or function.decorators:
+            return True
+        name = function.name.value
+        if len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", self.context.text)) != 2:
+            return True  # called more than once, or handed over (`gr.Interface(fn=segment)`, `map(segment, ...)`)
+        callers = self.analysis.callers_of(function)
+        return len(callers) != 1 or self._repeats(callers[0], depth + 1)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         suppressions = Suppressions(self.context.text, self.context.source.language) if self.context.config.respect_noqa else None
@@ -297,4 +316,5 @@ def _start(line: int) -> Position:
     return Position(line, 1)
 
 
-_REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FunctionDef, cst.Lambda)
+_REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)
+_MAX_CALL_DEPTH = 4
