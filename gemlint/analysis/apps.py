@@ -103,16 +103,26 @@ def _is_gradio_object(analysis: "ModuleAnalysis", expression: cst.BaseExpression
 
 
 def is_streamlit_app(analysis: "ModuleAnalysis") -> bool:
-    """A Streamlit script: it imports streamlit and its module level calls it (``st.title(...)``, a widget)."""
+    """A Streamlit script: it imports streamlit and its module level calls it (``st.title(...)``, a widget), or calls
+    a function of the module that does (``if __name__ == "__main__": summarize()``, which Streamlit runs too)."""
     if not analysis.imports_any(("streamlit",)):
         return False
+    called: set[str] = set()
     for statement in analysis.module.body:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
         for node in iter_subtree(statement):
-            if isinstance(node, cst.Call) and analysis.resolves_with_prefix(node.func, ("streamlit.",)):
-                return True
-    return False
+            if isinstance(node, cst.Call):
+                if analysis.resolves_with_prefix(node.func, ("streamlit.",)):
+                    return True
+                if isinstance(node.func, cst.Name):
+                    called.add(node.func.value)
+    return any(
+        isinstance(node, cst.Call) and analysis.resolves_with_prefix(node.func, ("streamlit.",))
+        for statement in analysis.module.body
+        if isinstance(statement, cst.FunctionDef) and statement.name.value in called
+        for node in iter_subtree(statement.body)
+    )
 
 
 def runs_once(analysis: "ModuleAnalysis", function: cst.FunctionDef) -> bool:
