@@ -109,6 +109,10 @@ ROUTE_DECORATORS = frozenset(
     }
 )
 
+# The methods of a class-based resource that handle a request of that HTTP method (flask-restx's `Resource`
+# registered with `@api.route("/x")`).
+HTTP_VERB_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
+
 # Keyword names under which registrations pass the handler.
 ROUTE_HANDLER_KEYWORDS = frozenset({"endpoint", "view_func", "handler", "view"})
 

@@ -19,7 +19,7 @@ from gemlint.analysis.dependencies import dependents_of
 from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
-from gemlint.analysis.routes import is_route_decorator
+from gemlint.analysis.routes import is_route_decorator, routed_resource
 from gemlint.analysis.syntax import SCOPE_NODES, is_name, named_parameters
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
@@ -86,6 +86,9 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
             return f"`{name}` runs before or after every request"
         if attribute in _STARTUP_DECORATORS:
             return None
+    resource = routed_resource(analysis, function)
+    if resource is not None:
+        return f"`{resource.name.value}.{name}` handles {name.upper()} requests to a route"
     if analysis.is_serving_api(function):
         return f"`{name}` is a serving API, run on every request"
     if analysis.is_registered_handler(function):

@@ -1413,6 +1413,9 @@ class ModuleAnalysis:
         for decorator in function.decorators:
             if routes.is_route_decorator(self, decorator.decorator):
                 return f"`{name}` is an HTTP route handler"
+        resource = routes.routed_resource(self, function)
+        if resource is not None:
+            return f"`{resource.name.value}.{name}` handles {name.upper()} requests to a route"
         if self.is_serving_api(function):
             return f"`{name}` is a serving API"
         if self.is_registered_handler(function):

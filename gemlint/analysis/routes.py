@@ -420,6 +420,17 @@ def is_route_decorator(analysis: ModuleAnalysis, expression: cst.BaseExpression)
     return isinstance(target, cst.Attribute) and target.attr.value in fw.ROUTE_DECORATORS and analysis.imports_any(fw.WEB_FRAMEWORKS)
 
 
+def routed_resource(analysis: ModuleAnalysis, function: cst.FunctionDef) -> cst.ClassDef | None:
+    """The class-based resource whose HTTP method ``function`` handles (``post`` of a class decorated with
+    ``@api.route("/sentiment")``, flask-restx's way), or None."""
+    if function.name.value not in fw.HTTP_VERB_METHODS:
+        return None
+    owner = analysis.enclosing_class(function)
+    if owner is None or not owner.decorators:
+        return None
+    return owner if any(is_route_decorator(analysis, decorator.decorator) for decorator in owner.decorators) else None
+
+
 def registered_handler_names(analysis: ModuleAnalysis) -> frozenset[str]:
     """How the functions and classes this module hands to route registrations are spelled there
     (``predict``, ``self.predict``, ``Service.predict``)."""

@@ -1080,6 +1080,9 @@ class ProjectModel:
         if owner and "<locals>" not in owner:
             if names and fw.INFERENCE_CLASS_NAME.search(owner) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
                 return True
+            cls = entry.summary.classes.get(owner)
+            if cls is not None and name in fw.HTTP_VERB_METHODS and any(d.rsplit(".", 1)[-1] in fw.ROUTE_DECORATORS for d in cls.decorators):
+                return True  # an HTTP method of a class-based resource a route decorator registers
             hooks = self.hooks(Target("class", entry.summary.name, owner), entry.path)
             if hooks is not None and (name in hooks or (not hooks and not name.startswith("_"))):
                 return True
