@@ -949,10 +949,7 @@ class ProjectModel:
         ``qualname`` of ``entry``'s module (:attr:`FunctionSummary.dependencies`)."""
         name = qualname.rsplit(".", 1)[-1]
         found = []
-        for path in self._facts_part("callers").get(name, ()):
-            depending = self.by_path.get(path)
-            if depending is None or depending.path == entry.path:
-                continue
+        for depending in self._other_modules_naming(entry, name):
             for function in depending.summary.callables():
                 for spelled in function.dependencies:
                     if spelled.rsplit(".", 1)[-1] != name:
@@ -969,13 +966,18 @@ class ProjectModel:
         over with those it calls)."""
         name = qualname.rsplit(".", 1)[-1]
         found = []
-        for path in self._facts_part("callers").get(name, ()):
-            handing = self.by_path.get(path)
-            if handing is None or handing.path == entry.path:
-                continue
+        for handing in self._other_modules_naming(entry, name):
             if any(module.path == entry.path and function.qualname == qualname for module, function in self._handed_functions(handing, name, routed)):
                 found.append(handing)
         return found
+
+    def _other_modules_naming(self, entry: ModuleEntry, name: str) -> Iterator[ModuleEntry]:
+        """The modules of other files than ``entry``'s that call, hand over or depend on something named ``name``
+        (the callers index)."""
+        for path in self._facts_part("callers").get(name, ()):
+            other = self.by_path.get(path)
+            if other is not None and other.path != entry.path:
+                yield other
 
     def _compute_callers(self) -> dict[str, list[str]]:
         called = self._called_now or self._kept_contribution(1, self._called_names)
