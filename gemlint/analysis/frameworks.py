@@ -123,6 +123,9 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
     # KServe
     "kserve.Model": frozenset({"predict", "preprocess", "postprocess", "explain", "__call__"}),
     "kserve.model.Model": frozenset({"predict", "preprocess", "postprocess", "explain", "__call__"}),
+    # KFServing, KServe's name before 0.7, whose model class was `KFModel`
+    "kfserving.KFModel": frozenset({"predict", "preprocess", "postprocess", "explain"}),
+    "kfserving.kfmodel.KFModel": frozenset({"predict", "preprocess", "postprocess", "explain"}),
     # LitServe
     "litserve.LitAPI": frozenset({"predict", "decode_request", "encode_response", "batch", "unbatch"}),
     "litserve.api.LitAPI": frozenset({"predict", "decode_request", "encode_response", "batch", "unbatch"}),
@@ -796,7 +799,7 @@ OFFLOAD_METHODS = {"run_in_executor": 1, "submit": 0}
 TOKENIZER_LOADERS = frozenset({"tokenizers.Tokenizer.from_file", "tokenizers.Tokenizer.from_pretrained", "sentencepiece.SentencePieceProcessor"})
 
 # Text markers of a module that serves requests: it imports a web or serving framework (prefilters of GEM502/GEM602).
-SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "jina", "ts", "kserve", "litserve", "mlserver", "mosec", "ray", "triton_python_backend_utils")
+SERVING_MODULES = tuple(sorted(WEB_FRAMEWORKS)) + ("cog", "jina", "ts", "kfserving", "kserve", "litserve", "mlserver", "mosec", "ray", "triton_python_backend_utils")
 SERVING_IMPORT_MARKERS = tuple(f"{keyword} {module}" for module in SERVING_MODULES for keyword in ("import", "from")) + (
     "TritonPythonModel",
     "check_health",
