@@ -722,6 +722,8 @@ MODEL_PRODUCERS: dict[str, str] = {
     },
     # rembg's sessions read their ONNX model when made; fairseq's checkpoint reader builds the models it holds;
     # torchfcpe's bundled pitch model is read from the package
+    # MLflow's flavours read the logged model (its weights, or the pickled estimator) from the run's artifacts
+    **{f"mlflow.{flavour}.load_model": "mlflow" for flavour in ("pyfunc", "pytorch", "transformers", "tensorflow", "keras", "sklearn", "onnx")},
     "rembg.new_session": "rembg",
     "rembg.bg.new_session": "rembg",
     "rembg.session_factory.new_session": "rembg",
