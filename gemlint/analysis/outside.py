@@ -35,8 +35,9 @@ class OutsideFacts(Protocol):
         """For each call of ``function`` from inference code in another module, whether it is grad-free."""
 
     def model_producer(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> tuple[str, str] | None:
-        """``("constructed" | "evaluated", description)`` when ``func`` names a project nn.Module class or a
-        project factory whose returns are models (``evaluated``: the factory already calls ``.eval()``)."""
+        """``("constructed" | "evaluated" | "loaded", description)`` when ``func`` names a project nn.Module class
+        or a project factory whose returns are models (``evaluated``: the factory already calls ``.eval()``;
+        ``loaded``: it returns only whole modules read back, in the mode they were saved in)."""
 
     def forward_without_grad(self, analysis: "ModuleAnalysis", func: cst.BaseExpression) -> str | None:
         """Why instances of the project class ``func`` names run their ``forward`` without gradients (a

@@ -351,8 +351,10 @@ class ProjectAnswers:
             kind = self.model.factory(target, entry.path)
             if kind == "evaluated":
                 return kind, f"`{spelled}(...)`, a model built by the factory `{target.dotted}`, which puts it in eval mode"
-            if kind in ("constructed", "loaded"):
-                return "constructed", f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
+            if kind == "loaded":
+                return kind, f"`{spelled}(...)`, a model the factory `{target.dotted}` reads back whole"
+            if kind == "constructed":
+                return kind, f"`{spelled}(...)`, a model built by the factory `{target.dotted}`"
         return None
 
     def _registry_producer(self, analysis: ModuleAnalysis, func: cst.Subscript) -> tuple[str, str] | None:
@@ -376,6 +378,8 @@ class ProjectAnswers:
         shown = f"`{_spelled(func.value)}[...](...)`"
         if kinds == {"evaluated"}:
             return "evaluated", f"{shown}, a model built by the factories of `{target.dotted}`, which all put it in eval mode"
+        if kinds == {"loaded"}:
+            return "loaded", f"{shown}, a model the factories of `{target.dotted}` read back whole"
         return "constructed", f"{shown}, a model built by the factories of `{target.dotted}`"
 
     def _class_elsewhere(self, analysis: ModuleAnalysis, expression: cst.BaseExpression) -> tuple[ModuleEntry, Target] | None:

@@ -726,7 +726,8 @@ class ProjectModel:
     # -- factories ----------------------------------------------------------------------------------
     def factory(self, target: Target, near: str | None = None, _depth: int = 0) -> str | None:
         """``"evaluated"`` / ``"constructed"`` when the project function ``target`` returns a model (already
-        in eval mode or not), else None."""
+        in eval mode or not), ``"loaded"`` when it returns only a whole module read back (``torch.load``, in the mode
+        it was saved in), else None."""
         entry = self.entry(target.module, near)
         # Keyed on the file: in a monorepo two examples' `pipeline_loader` modules share a dotted name.
         key = ("factory", entry.path if entry is not None else None, target)
@@ -746,8 +747,10 @@ class ProjectModel:
                         continue
                     if kind == "evaluated" or returned in function.evaluated:
                         result = "evaluated"
-                    else:
-                        result = result or "constructed"
+                    elif kind == "loaded":
+                        result = result or "loaded"  # a whole module read back (`torch.load`): its saved mode
+                    elif result != "evaluated":
+                        result = "constructed"
         self.memo[key] = result
         return result
 
