@@ -227,7 +227,9 @@ def _key_data(source: SourceFile, data: bytes) -> bytes:
     config = triton_config.read_bytes(source.path) if source.language is Language.PYTHON else None
     if config is None:
         return data
-    return data + b"\0" + triton_config.CONFIG_NAME.encode() + b"\0" + config + b"\0" + triton_config.schema_state()
+    # the repository's other models too: an ensemble may hand what this model makes to one of a fixed shape
+    siblings = triton_config.repository_bytes(source.path)
+    return data + b"\0" + triton_config.CONFIG_NAME.encode() + b"\0" + config + b"\0" + siblings + b"\0" + triton_config.schema_state()
 
 
 def _depends_on_project(source: SourceFile, selection: Selection) -> bool:

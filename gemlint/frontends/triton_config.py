@@ -37,6 +37,8 @@ from gemlint.text import SourceError
 CONFIG_NAME = TRITON_CONFIG_NAME
 INSTALL_HINT = "install the `triton` extra: pip install -e '.[triton]' in a checkout of gemlint"
 _MAX_BYTES = 1_000_000
+#: The other models of a repository read for an ensemble (a repository of hundreds is not read whole).
+_MAX_SIBLINGS = 64
 #: ``${name}`` placeholders of configuration templates (TensorRT-LLM's fill_template.py, envsubst).
 _TEMPLATE_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 
@@ -249,10 +251,79 @@ def read_bytes(model_file: Path) -> bytes | None:
 
 def tensor_shapes(model_file: Path) -> TensorShapes | None:
     """The tensor shapes declared by the configuration of ``model_file``'s Triton model; None when there is
-    none, it does not parse, or the schema is unavailable."""
+    none, it does not parse, or the schema is unavailable. An output declared of any length (-1) that an ensemble
+    of the repository hands to a model whose input has a fixed length takes that length: Triton refuses anything
+    else there (a tokenizer step feeding an ONNX or TensorRT model built for 128 tokens)."""
+    path = config_path(model_file)
     data = read_bytes(model_file)
-    if data is None or schema_problem() is not None:
+    if path is None or data is None or schema_problem() is not None:
         return None
+    message = _model_config(path, data)
+    if message is None:
+        return None
+    outputs = {tensor.name: tuple(tensor.dims) for tensor in message.output}
+    if any(dims and dims[-1] == -1 for dims in outputs.values()):
+        consumed = _consumed_dims(model_file, message.name or path.parent.name)
+        outputs = {name: consumed.get(name, dims) if dims and dims[-1] == -1 else dims for name, dims in outputs.items()}
+    return TensorShapes({tensor.name: tuple(tensor.dims) for tensor in message.input}, outputs)
+
+
+def repository_bytes(model_file: Path) -> bytes:
+    """The other configurations of the model repository ``model_file``'s model is in, as read: what
+    :func:`tensor_shapes` may read of them (an ensemble, the models it feeds)."""
+    return b"\0".join(data for config in _sibling_configs(model_file) if (data := _read(config, model_file)) is not None)
+
+
+def _consumed_dims(model_file: Path, name: str) -> dict[str, tuple[int, ...]]:
+    """For each output of the model ``name`` that an ensemble step hands to another step, the dims that step's
+    model declares for that input, where fixed."""
+    messages = {}
+    for config in _sibling_configs(model_file):
+        data = _read(config, model_file)
+        message = _model_config(config, data) if data is not None else None
+        if message is not None:
+            messages[message.name or config.parent.name] = message
+    found: dict[str, tuple[int, ...]] = {}
+    for ensemble in messages.values():
+        if ensemble.platform != "ensemble":
+            continue
+        steps = list(ensemble.ensemble_scheduling.step)
+        produced = {tensor: output for step in steps if step.model_name == name for output, tensor in step.output_map.items()}
+        for step in steps:
+            consumer = messages.get(step.model_name)
+            if consumer is None or step.model_name == name:
+                continue
+            declared = {tensor.name: tuple(tensor.dims) for tensor in consumer.input}
+            for model_input, tensor in step.input_map.items():
+                dims = declared.get(model_input)
+                if tensor in produced and dims and dims[-1] != -1:
+                    found[produced[tensor]] = dims
+    return found
+
+
+def _sibling_configs(model_file: Path) -> list[Path]:
+    """The configurations of the other models of the repository (the folder above ``model_file``'s model), at most
+    :data:`_MAX_SIBLINGS`."""
+    path = config_path(model_file)
+    if path is None:
+        return []
+    model = path.parent
+    try:
+        siblings = sorted(entry for entry in model.parent.iterdir() if entry != model and entry.is_dir())
+    except OSError:
+        return []
+    return [config for entry in siblings[:_MAX_SIBLINGS] if (config := entry / CONFIG_NAME).is_file()]
+
+
+def _read(config: Path, model_file: Path) -> bytes | None:
+    try:
+        return read_companion(config, model_file, _MAX_BYTES)
+    except OSError:  # unreadable, too large, not a regular file, or a link out of the work tree
+        return None
+
+
+def _model_config(path: Path, data: bytes) -> Any:
+    """The parsed ``ModelConfig`` of ``data``, or None (not text, a template, or not valid)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -260,11 +331,6 @@ def tensor_shapes(model_file: Path) -> TensorShapes | None:
     if is_template(text):
         return None
     try:
-        config = parse_text(config_path(model_file), text)
+        return parse_text(path, text).message
     except SourceError:
         return None
-    message = config.message
-    return TensorShapes(
-        {tensor.name: tuple(tensor.dims) for tensor in message.input},
-        {tensor.name: tuple(tensor.dims) for tensor in message.output},
-    )

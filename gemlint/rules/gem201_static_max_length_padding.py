@@ -117,8 +117,9 @@ class StaticMaxLengthPadding(AnalysisRule):
         "or script, or the function is an export function (named `*export*`, or calling one of those).",
         "Triton Python models (`class TritonPythonModel` in `<model>/<version>/model.py`) whose `<model>/config.pbtxt` "
         "declares the tensor the tokenized output is put into (`pb_utils.Tensor(\"name\", ...)` in the same method) "
-        "with fixed dims (no -1); where that tensor cannot be told, when every output of the configuration has "
-        "fixed dims.",
+        "with fixed dims (no -1), or hands it, through an ensemble of the same model repository, to a model whose "
+        "input has fixed dims (a tokenizer step feeding an ONNX or TensorRT model built for one length); where that "
+        "tensor cannot be told, when every output of the configuration has fixed dims.",
         "Batches joined into one tensor: the token ids or attention mask of each call are appended to a list "
         "(or are the elements of a list comprehension) that `torch.cat`/`torch.stack` (or NumPy's "
         "`concatenate`/`stack`) joins or `torch.tensor`/`np.array` makes one array of, which needs every batch "
