@@ -406,6 +406,13 @@ def test_a_file_that_is_not_a_notebook_is_one_gem000(folder, text, message):
         assert (finding["line"], finding["column"]) == (2, 24)  # where the JSON breaks, in the file
 
 
+@pytest.mark.parametrize("text", ["", "\n", "  \n\n"], ids=["0 bytes", "a newline", "blank lines"])
+def test_an_empty_file_is_an_empty_notebook(folder, text):
+    # A placeholder committed before anything was written in it: editors open it as a notebook with no cells.
+    write(folder, "later.ipynb", text)
+    assert invoke("later.ipynb", "--format", "json").output.strip() == "[]"
+
+
 def test_a_notebook_in_another_language_has_nothing_to_check(folder):
     write(folder, "analysis.ipynb", notebook(code(["library(ggplot2)\n", "model <- lm(y ~ x)"]), language="R"))
     assert invoke("analysis.ipynb").output == "All checks passed!\n"

@@ -328,7 +328,10 @@ def jupytext_python(text: str) -> str | None:
 
 def read_notebook(text: str) -> Notebook:
     """The notebook in ``text``; raises :class:`SourceError` (GEM000) for text that is not a notebook of
-    format 4 (the format every Jupyter since 2015 writes)."""
+    format 4 (the format every Jupyter since 2015 writes). An empty file is an empty notebook, as editors open it
+    (a placeholder committed before anything was written in it): nothing to check."""
+    if not text.strip():
+        return Notebook(text, (), True)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
