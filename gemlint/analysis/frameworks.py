@@ -737,6 +737,8 @@ FROM_PRETRAINED_LIBRARIES = (
 )
 # Classes whose from_pretrained result is not a model: tokenizers, processors, configs (loads for GEM502, no forward).
 NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
+#: Of those, the ones that read a small JSON file and nothing else (no weights, no vocabulary): no load to speak of.
+CONFIG_ONLY_PRETRAINED = ("FeatureExtractor", "Config", "GenerationConfig", "Scheduler")
 # Methods that hand a generation (or an embedding) request to an inference engine, whose loop then runs the
 # model: vLLM/SGLang/TensorRT-LLM engines, SGLang's tokenizer manager, schedulers, DeepSpeed-MII pipelines.
 ENGINE_SUBMIT_METHODS = frozenset(

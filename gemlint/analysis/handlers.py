@@ -206,6 +206,7 @@ def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
         and (
             _returns_while_kept(analysis, node, function)
             or _returns_a_kept_entry(analysis, node, function)
+            or _fallback_for_a_kept_entry(analysis, node, function)
             or _under_a_keyed_reload(analysis, node, function)
         )
     )
@@ -246,6 +247,64 @@ def _returns_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, function:
                         tested.add(dotted_name(target.comparator) or "")
     tested.discard("")
     return bool(tested) and any(_stores_into(n, tested) for n in analysis.subtree(function.body))
+
+
+def _fallback_for_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """``node`` runs only where a container that outlives the call lacks the entry ``function`` returns otherwise
+    (``if "embedder" not in app_state: return Embedder()``, then ``return app_state["embedder"]``): start-up fills
+    it, and the load is a fallback for a run without it (a test, a script)."""
+    declared_global = _declared_global(analysis, function)
+    child: cst.CSTNode = node
+    for ancestor in analysis.ancestors(node):
+        if ancestor is function:
+            return False
+        if isinstance(ancestor, cst.If) and child is ancestor.body and _ends_in_a_return(ancestor.body):
+            container = _tested_for_a_missing_entry(ancestor.test)
+            if container is not None and (_lasting_container(analysis, container, declared_global) or _imported(analysis, container)):
+                spelled = dotted_name(container)
+                later = _statements_after(analysis, ancestor, function)
+                if any(
+                    isinstance(small, cst.Return) and small.value is not None and (entry := _entry_read(small.value)) is not None and dotted_name(entry) == spelled
+                    for statement in later
+                    for small in (statement.body if isinstance(statement, cst.SimpleStatementLine) else ())
+                ):
+                    return True
+        child = ancestor
+    return False
+
+
+def _tested_for_a_missing_entry(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The container a test finds without an entry: ``key not in C``, ``C.get(key) is None``, ``not C.get(key)``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _entry_read(test.expression)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.NotIn):
+            return target.comparator
+        if isinstance(target.operator, cst.Is) and is_name(target.comparator, "None"):
+            return _entry_read(test.left)
+    return None
+
+
+def _imported(analysis: ModuleAnalysis, container: cst.BaseExpression) -> bool:
+    """``container`` is a name an import binds (``from app.main import app_state``, in the function or at the top):
+    another module's object, which outlives the call."""
+    if not isinstance(container, cst.Name):
+        return False
+    scope = analysis.scope_of(container)
+    assignments = list(scope[container.value]) if scope is not None else []
+    return bool(assignments) and all(isinstance(getattr(a, "node", None), (cst.Import, cst.ImportFrom)) for a in assignments)
+
+
+def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function: cst.FunctionDef) -> list[cst.CSTNode]:
+    """The statements of ``function``'s body that follow the one holding ``statement``, at its top level."""
+    top = statement
+    for ancestor in analysis.ancestors(statement):
+        if ancestor is function.body:
+            break
+        top = ancestor
+    body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    return body[body.index(top) + 1:] if top in body else []
 
 
 def _stores_into(node: cst.CSTNode, containers: set[str]) -> bool:

@@ -23,7 +23,7 @@ from gemlint.analysis.autograd_graphs import referenced_besides_calls
 from gemlint.analysis.handlers import caches, kept_in_the_instance, kept_or_keyed, loads_on_construction, per_request_reason, returns_what_it_loads, runs_per_request, switches_model
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
-from gemlint.analysis.syntax import parameter_position, passed_argument, terminal_name
+from gemlint.analysis.syntax import NOT_LITERAL, literal_value, named_parameters, parameter_position, passed_argument, terminal_name
 from gemlint.analysis.triage import is_test_path
 from gemlint.project.buffers import read_bytes
 from gemlint.project.model import MAX_PARSED_CALLER_FILES, MAX_PASSING_CALLERS, MAX_SUBCLASSES, ProjectModel, Target, summary_trains
@@ -661,9 +661,18 @@ class ProjectAnswers:
         if any(caches(self._decorator_name(located[0], decorator)) for decorator in located[1].decorators):
             return None  # `@st.cache_resource`, `@lru_cache`: it loads once, each later call returns what it loaded
         found: list[tuple[ModuleAnalysis, cst.Call]] = []
+        call = analysis.parent(func)
+        caller = call if isinstance(call, cst.Call) and call.func is func else None
+
+        def accept(entry: ModuleEntry, site: CallSite) -> bool:
+            if not self._loads_each_call(entry, site, found):
+                return False
+            # `create_llm(name, "NVIDIA")` never takes the helper's `elif model_type == "LOCAL":` branch
+            return caller is None or not found or not _branch_ruled_out(found[-1][0], found[-1][1], caller)
+
         # A helper's construction of a loading class counts (`UnetModel(path).model`): where every call of the helper
         # runs per request, its module reports the construction (and `_reported_where_written` says so).
-        loader = self.model.helper_loader(*located, accept=lambda entry, site: self._loads_each_call(entry, site, found), objects=True)
+        loader = self.model.helper_loader(*located, accept=accept, objects=True)
         if loader is None or (found and _reported_where_written(*found[-1])):
             return None
         return f"`{located[1].qualname}`, in `{located[0].summary.name}`, calls `{loader}(...)`"
@@ -842,6 +851,44 @@ def _call_at(analysis: ModuleAnalysis, site: CallSite) -> cst.Call | None:
         ]
         on_line.sort(key=lambda call: positions[call].start.column)
     return on_line[site.ordinal] if site.ordinal < len(on_line) else None
+
+
+def _branch_ruled_out(analysis: ModuleAnalysis, load: cst.Call, caller: cst.Call) -> bool:
+    """``load`` sits in a branch of its function that a test of a parameter against a literal selects (``if
+    model_type == "LOCAL":``, an ``elif`` of one, or the ``else`` after it), and ``caller`` passes a literal that
+    takes another branch (``create_llm(name, "NVIDIA")``), or leaves the parameter to a default that does."""
+    function = analysis.enclosing_function(load)
+    if function is None:
+        return False
+    bound = analysis.enclosing_class(function) is not None
+    child: cst.CSTNode = load
+    for ancestor in analysis.ancestors(load):
+        if ancestor is function:
+            return False
+        if isinstance(ancestor, cst.If):
+            tested = _parameter_tested_against(ancestor.test, function)
+            if tested is not None:
+                param, literal = tested
+                passed = passed_argument(caller, parameter_position(function, param, bound=bound), param.name.value)
+                value = literal_value(passed) if passed is not None else literal_value(param.default) if param.default is not None else NOT_LITERAL
+                if value is not NOT_LITERAL and ((child is ancestor.body and value != literal) or (child is ancestor.orelse and value == literal)):
+                    return True
+        child = ancestor
+    return False
+
+
+def _parameter_tested_against(test: cst.BaseExpression, function: cst.FunctionDef) -> tuple[cst.Param, object] | None:
+    """``param == "literal"`` (either way round) for a parameter of ``function``: the parameter and the literal."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return None
+    left, right = test.left, test.comparisons[0].comparator
+    for name, other in ((left, right), (right, left)):
+        literal = literal_value(other)
+        if isinstance(name, cst.Name) and literal is not NOT_LITERAL:
+            param = next((p for p in named_parameters(function) if p.name.value == name.value), None)
+            if param is not None:
+                return param, literal
+    return None
 
 
 def _reported_where_written(analysis: ModuleAnalysis, load: cst.Call) -> bool:

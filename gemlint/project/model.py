@@ -2374,7 +2374,10 @@ class ProjectModel:
                 loads = function.loads_state
             else:
                 loads = name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS or (
-                    name.rsplit(".", 1)[-1] in fw.PRETRAINED_METHODS and name.startswith(fw.FROM_PRETRAINED_LIBRARIES)
+                    name.rsplit(".", 1)[-1] in fw.PRETRAINED_METHODS
+                    and name.startswith(fw.FROM_PRETRAINED_LIBRARIES)
+                    # a feature extractor, configuration or scheduler: a small JSON file read
+                    and not name.rsplit(".", 2)[-2].endswith(fw.CONFIG_ONLY_PRETRAINED)
                 )
             if loads and (accept is None or accept(entry, site)):
                 return site.callee
