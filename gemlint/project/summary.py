@@ -165,17 +165,22 @@ def _valued_parameters(args: ast.arguments) -> frozenset[str]:
 
 
 def _dependencies(args: ast.arguments) -> list[str]:
-    """The functions ``Depends(...)`` names in the parameters' defaults and annotations."""
-    parts = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    parts += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None]
+    """The functions ``Depends(...)`` names in the parameters: as a default (``model = Depends(get_model)``) or in an
+    ``Annotated[Model, Depends(get_model)]`` annotation. Read where they are written, without walking the rest of
+    the signature: every function of every module is asked."""
+    candidates = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    for parameter in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        annotation = parameter.annotation
+        if isinstance(annotation, ast.Subscript) and (dotted(annotation.value) or "").rsplit(".", 1)[-1] == "Annotated":
+            inside = annotation.slice
+            candidates.extend(inside.elts if isinstance(inside, ast.Tuple) else [inside])
     found = []
-    for part in parts:
-        for node in ast.walk(part):
-            if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "Depends":
-                given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dependency"), None)
-                spelled = dotted(given) if given is not None else None
-                if spelled and "()" not in spelled:
-                    found.append(spelled)
+    for node in candidates:
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "Depends":
+            given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dependency"), None)
+            spelled = dotted(given) if given is not None else None
+            if spelled and "()" not in spelled:
+                found.append(spelled)
     return found
 
 
