@@ -404,18 +404,19 @@ def _bytes_reach(paths: list, bound: int) -> bool:
     """The files ``paths`` hold ``bound`` bytes or more together (stopping as soon as they do)."""
     total = 0
     for path in paths:
-        try:
-            total += os.stat(path).st_size
-        except OSError:
-            continue
+        total += _file_size(path)
         if total >= bound:
             return True
     return bound <= 0
 
 
 def _size(source: SourceFile) -> int:
+    return _file_size(source.path)
+
+
+def _file_size(path: Path | str) -> int:
     try:
-        return source.path.stat().st_size
+        return os.stat(path).st_size
     except OSError:
         return 0
 

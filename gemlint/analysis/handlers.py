@@ -19,7 +19,7 @@ from gemlint.analysis.dependencies import dependents_of
 from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
-from gemlint.analysis.routes import is_route_decorator, routed_resource
+from gemlint.analysis.routes import is_route_decorator, routed_resource_reason
 from gemlint.analysis.syntax import SCOPE_NODES, is_name, named_parameters
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
@@ -86,9 +86,9 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
             return f"`{name}` runs before or after every request"
         if attribute in _STARTUP_DECORATORS:
             return None
-    resource = routed_resource(analysis, function)
+    resource = routed_resource_reason(analysis, function)
     if resource is not None:
-        return f"`{resource.name.value}.{name}` handles {name.upper()} requests to a route"
+        return resource
     if analysis.is_serving_api(function):
         return f"`{name}` is a serving API, run on every request"
     if analysis.is_registered_handler(function):
@@ -260,7 +260,8 @@ def _fallback_for_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, func
             return False
         if isinstance(ancestor, cst.If) and child is ancestor.body and _ends_in_a_return(ancestor.body):
             container = _tested_for_a_missing_entry(ancestor.test)
-            if container is not None and (_lasting_container(analysis, container, declared_global) or _imported(analysis, container)):
+            lasting = container is not None and _lasting_container(analysis, container, declared_global)
+            if container is not None and (lasting or (isinstance(container, cst.Name) and analysis.import_bindings(container))):
                 spelled = dotted_name(container)
                 later = _statements_after(analysis, ancestor, function)
                 if any(
@@ -284,16 +285,6 @@ def _tested_for_a_missing_entry(test: cst.BaseExpression) -> cst.BaseExpression 
         if isinstance(target.operator, cst.Is) and is_name(target.comparator, "None"):
             return _entry_read(test.left)
     return None
-
-
-def _imported(analysis: ModuleAnalysis, container: cst.BaseExpression) -> bool:
-    """``container`` is a name an import binds (``from app.main import app_state``, in the function or at the top):
-    another module's object, which outlives the call."""
-    if not isinstance(container, cst.Name):
-        return False
-    scope = analysis.scope_of(container)
-    assignments = list(scope[container.value]) if scope is not None else []
-    return bool(assignments) and all(isinstance(getattr(a, "node", None), (cst.Import, cst.ImportFrom)) for a in assignments)
 
 
 def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function: cst.FunctionDef) -> list[cst.CSTNode]:

@@ -1014,11 +1014,10 @@ class ModelTracker:
         holder = attribute.value
         if not isinstance(holder, cst.Name):
             return []
-        scope = self.analysis.scope_of(holder)
-        assignments = [a for a in scope[holder.value] if isinstance(a, Assignment)] if scope is not None else []
-        if not assignments or not all(isinstance(a.node, (cst.Import, cst.ImportFrom)) for a in assignments):
+        statements = self.analysis.import_bindings(holder)
+        if not statements:
             return []
-        found = self._imported_model(f"{holder.value}.{attribute.attr.value}", assignments[-1].node)
+        found = self._imported_model(f"{holder.value}.{attribute.attr.value}", statements[-1])
         return [found] if found is not None else []
 
     def exported_model(self, name: str) -> str | None:

@@ -482,6 +482,12 @@ class ModuleAnalysis:
             return []
         return [a for a in scope[name.value] if isinstance(a, Assignment)]
 
+    def import_bindings(self, name: cst.Name) -> list[cst.Import | cst.ImportFrom]:
+        """The import statements that bind the variable ``name`` refers to, where only imports bind it (another
+        module's object: ``from app import state``, in a function or at the top); else empty."""
+        statements = [assignment.node for assignment in self.assignments_of(name)]
+        return statements if statements and all(isinstance(node, (cst.Import, cst.ImportFrom)) for node in statements) else []  # type: ignore[return-value]
+
     def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression]:
         """The expressions assigned to the variable ``name`` refers to, in its scope (``x = f()``, ``with f() as x``)."""
         if self.holds_definitions_only(name.value):
@@ -1413,9 +1419,9 @@ class ModuleAnalysis:
         for decorator in function.decorators:
             if routes.is_route_decorator(self, decorator.decorator):
                 return f"`{name}` is an HTTP route handler"
-        resource = routes.routed_resource(self, function)
+        resource = routes.routed_resource_reason(self, function)
         if resource is not None:
-            return f"`{resource.name.value}.{name}` handles {name.upper()} requests to a route"
+            return resource
         if self.is_serving_api(function):
             return f"`{name}` is a serving API"
         if self.is_registered_handler(function):

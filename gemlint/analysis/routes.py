@@ -420,15 +420,16 @@ def is_route_decorator(analysis: ModuleAnalysis, expression: cst.BaseExpression)
     return isinstance(target, cst.Attribute) and target.attr.value in fw.ROUTE_DECORATORS and analysis.imports_any(fw.WEB_FRAMEWORKS)
 
 
-def routed_resource(analysis: ModuleAnalysis, function: cst.FunctionDef) -> cst.ClassDef | None:
-    """The class-based resource whose HTTP method ``function`` handles (``post`` of a class decorated with
-    ``@api.route("/sentiment")``, flask-restx's way), or None."""
-    if function.name.value not in fw.HTTP_VERB_METHODS:
+def routed_resource_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
+    """Why ``function`` runs per request as the HTTP method of a class-based resource a route decorator registers
+    (``post`` of a class decorated with ``@api.route("/sentiment")``, flask-restx's way), or None."""
+    name = function.name.value
+    if name not in fw.HTTP_VERB_METHODS:
         return None
     owner = analysis.enclosing_class(function)
-    if owner is None or not owner.decorators:
+    if owner is None or not any(is_route_decorator(analysis, decorator.decorator) for decorator in owner.decorators):
         return None
-    return owner if any(is_route_decorator(analysis, decorator.decorator) for decorator in owner.decorators) else None
+    return f"`{owner.name.value}.{name}` handles {name.upper()} requests to a route"
 
 
 def registered_handler_names(analysis: ModuleAnalysis) -> frozenset[str]:

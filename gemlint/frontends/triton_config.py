@@ -240,13 +240,7 @@ def config_path(model_file: str | Path) -> Path | None:
 def read_bytes(model_file: Path) -> bytes | None:
     """The raw configuration of the Triton model ``model_file`` belongs to, or None (no such layout or file)."""
     path = config_path(model_file)
-    if path is None:
-        return None
-    try:
-        data = read_companion(path, model_file, _MAX_BYTES)
-    except OSError:  # unreadable, too large, not a regular file, or a link out of the work tree
-        return None
-    return data
+    return _read(path, model_file) if path is not None else None
 
 
 def tensor_shapes(model_file: Path) -> TensorShapes | None:
@@ -316,6 +310,7 @@ def _sibling_configs(model_file: Path) -> list[Path]:
 
 
 def _read(config: Path, model_file: Path) -> bytes | None:
+    """A configuration ``model_file`` names (its own, or another of its repository), or None."""
     try:
         return read_companion(config, model_file, _MAX_BYTES)
     except OSError:  # unreadable, too large, not a regular file, or a link out of the work tree

@@ -128,8 +128,7 @@ class ProjectAnswers:
         if own is not None and own.path == entry.path:
             analysis = current
         else:
-            parsed = self.model.project.parsed(Path(entry.path))
-            analysis = parsed.analysis if parsed is not None else None
+            analysis = self._analysis_of(entry.path)
         call = _call_at(analysis, site) if analysis is not None else None
         return (analysis, call) if call is not None else None
 
@@ -223,7 +222,7 @@ class ProjectAnswers:
         with self.model.hop() as allowed:
             for entry, dependent in self.model.dependents(*located) if allowed else ():
                 relative = os.path.relpath(entry.path, self.model.project.root).replace(os.sep, "/")
-                other = self._analysis_of(entry) if not is_test_path(relative) and "." not in dependent.qualname else None
+                other = self._analysis_of(entry.path) if not is_test_path(relative) and "." not in dependent.qualname else None
                 node = other.module_functions.get(dependent.qualname) if other is not None else None
                 reason = per_request_reason(other, node) if node is not None else None  # type: ignore[arg-type]
                 if reason is not None:
@@ -249,7 +248,7 @@ class ProjectAnswers:
         key = ("imported-model", owner.path, name, member)
         if key not in self.model.memo:
             self.model.memo[key] = None  # recursion
-            other = self._analysis_of(owner)
+            other = self._analysis_of(owner.path)
             if other is not None:
                 self.model.memo[key] = other.models.exported_model(name) if member is None else other.models.exported_member(name, member)
         return self.model.memo[key]  # type: ignore[return-value]
@@ -265,12 +264,13 @@ class ProjectAnswers:
         key = ("held-model", owner.path, target.qualname, member)
         if key not in self.model.memo:
             self.model.memo[key] = None  # recursion
-            other = self._analysis_of(owner)
+            other = self._analysis_of(owner.path)
             self.model.memo[key] = other.models.instance_member(target.qualname, member) if other is not None else None
         return self.model.memo[key]  # type: ignore[return-value]
 
-    def _analysis_of(self, entry: ModuleEntry) -> ModuleAnalysis | None:
-        parsed = self.model.project.parsed(Path(entry.path))
+    def _analysis_of(self, path: str) -> ModuleAnalysis | None:
+        """The project's analysis of the module file ``path`` (parsed once for the run), or None."""
+        parsed = self.model.project.parsed(Path(path))
         return parsed.analysis if parsed is not None else None
 
     def models_passed(self, analysis: ModuleAnalysis, function: cst.FunctionDef, param: cst.Param) -> list[str | None]:
@@ -548,8 +548,8 @@ class ProjectAnswers:
                 continue
             if owner.summary.syntax is not None and "set_grad_enabled" not in owner.summary.syntax.calls:
                 continue  # decided from the index, without parsing the package
-            parsed = self.model.project.parsed(Path(owner.path))
-            if parsed is not None and parsed.analysis is not None and parsed.analysis.module_disables_grad:
+            other = self._analysis_of(owner.path)
+            if other is not None and other.module_disables_grad:
                 reason = f"`torch.set_grad_enabled(False)` runs when the package `{package}` is imported"
                 break
         self.model.memo[key] = reason
@@ -716,8 +716,7 @@ class ProjectAnswers:
         with self.model.hop() as allowed:
             if not allowed:
                 return None  # not memoised: a shallower question may still answer it
-            parsed = self.model.project.parsed(Path(located[0].path))
-            callee = parsed.analysis if parsed is not None else None
+            callee = self._analysis_of(located[0].path)
             definition = _definition_at(callee, located[1]) if callee is not None else None
             summary = callee.autograd_graphs.summary(definition) if definition is not None else None
         self.model.memo[key] = summary
@@ -785,8 +784,7 @@ class ProjectAnswers:
             return None
         found = []
         for path in mentions:
-            parsed = self.model.project.parsed(Path(path))
-            analysis = parsed.analysis if parsed is not None else None
+            analysis = self._analysis_of(path)
             if analysis is None or referenced_besides_calls(analysis, name):
                 return None
         for caller_entry, site in sites:
