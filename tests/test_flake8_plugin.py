@@ -276,7 +276,7 @@ NEEDS_THE_PROJECT = {
             ("cog_predict.py", 43, 17, "GEM502"),
             ("upscaler/choose.py", 10, 12, "GEM502"),  # called from a Cog runner in cog_runner.py
             ("cog_runner.py", 16, 17, "GEM502"),  # the helper, in upscaler/choose.py, builds a class that loads
-            ("providers/routes.py", 37, 27, "GEM502"),  # the helper, in providers/models.py, builds a model that loads
+            ("providers/routes.py", 43, 27, "GEM502"),  # the helper, in providers/models.py, builds a model that loads
             ("segmenting/routes.py", 11, 35, "GEM502"),  # the dependency, in segmenting/weights.py, builds a holder that loads
             ("injected_models.py", 52, 17, "GEM502"),  # what a class of the file loads as it is built is read from the index
             ("cog_helpers.py", 15, 20, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights

@@ -191,10 +191,12 @@ def test_a_train_switch_no_later_line_reads_is_reported_in_cells_only(folder):
     lines = [*IMPORTS[1:2], "\n", *LOAD, "\n", SCORE[0], SCORE[1] + "\n", "model.train()\n"]
     write(folder, "explore.ipynb", explore(code(lines, count=3)))
     write(folder, "cells.py", "# %%\n" + "".join(lines))
+    write(folder, "spyder_cells.py", '"""Scores a review."""\n#%% load\n' + "".join(lines))  # VS Code and Spyder spell it so
     write(folder, "script.py", "".join(lines))
     found = {(f["path"], f["code"]) for f in json.loads(invoke(".", "--format", "json", "--select", "GEM101,GEM103").output)}
     assert found == {
-        ("explore.ipynb", "GEM101"), ("explore.ipynb", "GEM103"), ("cells.py", "GEM101"), ("cells.py", "GEM103"), ("script.py", "GEM101")
+        ("explore.ipynb", "GEM101"), ("explore.ipynb", "GEM103"), ("cells.py", "GEM101"), ("cells.py", "GEM103"),
+        ("spyder_cells.py", "GEM101"), ("spyder_cells.py", "GEM103"), ("script.py", "GEM101"),
     }
 
 

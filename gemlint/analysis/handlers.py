@@ -12,6 +12,8 @@ friends or kept in a lazily filled global or attribute (``if self.model is None:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from gemlint.analysis import apps, bots
@@ -287,15 +289,17 @@ def _tested_for_a_missing_entry(test: cst.BaseExpression) -> cst.BaseExpression 
     return None
 
 
-def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function: cst.FunctionDef) -> list[cst.CSTNode]:
-    """The statements of ``function``'s body that follow the one holding ``statement``, at its top level."""
-    top = statement
+def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The statements that run after ``statement`` in its block and in each block around it, up to ``function``
+    (:func:`_statements_before`'s twin: a ``with lock:`` or ``try:`` around the test holds the return too)."""
+    child = statement
     for ancestor in analysis.ancestors(statement):
-        if ancestor is function.body:
-            break
-        top = ancestor
-    body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
-    return body[body.index(top) + 1:] if top in body else []
+        if ancestor is function:
+            return
+        body = getattr(ancestor, "body", None)
+        if isinstance(body, (list, tuple)) and child in body:
+            yield from body[body.index(child) + 1:]
+        child = ancestor
 
 
 def _stores_into(node: cst.CSTNode, containers: set[str]) -> bool:

@@ -296,6 +296,13 @@ def _restore_magics(cell: CodeCell, python: str) -> str:
 _JUPYTEXT_HEADER = re.compile(r"(?:#!.*\n)?(?:#.*coding[:=].*\n)?# ---[ \t]*\r?\n(?:#(?! ---).*\r?\n){0,40}?#\s+jupytext:")
 #: Where a cell of Jupytext's percent format starts (``# %%``, ``# %% [markdown]``).
 _PERCENT_CELL = re.compile(r"#\s*%%")
+#: Such a marker at the start of some line of a ``.py`` file (Jupytext's, VS Code's and Spyder's cells).
+_PERCENT_CELL_LINE = re.compile(r"^#\s*%%", re.MULTILINE)
+
+
+def has_percent_cells(text: str) -> bool:
+    """``text`` is a ``.py`` file split into cells by ``# %%`` markers: its code runs cell by cell, as a notebook's."""
+    return _PERCENT_CELL_LINE.search(text) is not None
 
 
 def jupytext_python(text: str) -> str | None:

@@ -8,6 +8,7 @@ from gemlint.analysis.models import shown
 from gemlint.analysis.scopes import references_of
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Severity
+from gemlint.frontends.notebook import has_percent_cells
 from gemlint.rule import AnalysisRule
 
 
@@ -178,8 +179,7 @@ def predict(x: list[float]):
 
     def _in_cells(self) -> bool:
         """The code is a notebook's cells (a ``.ipynb`` file, or a ``.py`` one with ``# %%`` cell markers)."""
-        text = self.context.text
-        return self.context.source.path.suffix == ".ipynb" or text.startswith("# %%") or "\n# %%" in text
+        return self.context.source.path.suffix == ".ipynb" or has_percent_cells(self.context.text)
 
     def _ancestors_within(self, node: cst.CSTNode, scope) -> list[cst.CSTNode]:
         """``node``'s ancestors up to the function (or module) that ``scope`` is."""
