@@ -200,6 +200,53 @@ def test_a_train_switch_no_later_line_reads_is_reported_in_cells_only(folder):
     }
 
 
+# A notebook that fine-tunes: the encoder's forwards make the features the trainer learns from.
+FEATURES = [
+    "def features(encoder, text):\n",
+    '    return encoder(**tokenizer([text], return_tensors="pt")).logits\n',
+    "\n",
+    'train_set = [{"features": features(model, text), "label": 1} for text in ("a fine film", "a great one")]',
+]
+TRAIN = [
+    "from transformers import Trainer, TrainingArguments\n",
+    'trainer = Trainer(model=model, args=TrainingArguments(output_dir="tuned"), train_dataset=train_set)\n',
+    "trainer.train()",
+]
+
+
+@pytest.mark.parametrize("trains", [False, True], ids=["scores", "fine-tunes"])
+def test_a_notebook_whose_cells_run_a_trainer_is_training_code(folder, trains):
+    cells = [code(FEATURES, count=3)] + ([code(TRAIN, count=4)] if trains else [])
+    write(folder, "explore.ipynb", explore(*cells))
+    found = [(f["code"], f["cell"]) for f in json.loads(invoke("explore.ipynb", "--format", "json", "--select", "GEM101").output)]
+    assert found == ([] if trains else [("GEM101", 5)])
+
+
+# Preprocessing as a module of the notebook's own: its forward runs the layer it holds under a guard.
+TRANSFORM = [
+    "class Projected(torch.nn.Module):\n",
+    "    def __init__(self, width):\n",
+    "        super().__init__()\n",
+    "        self.project = torch.nn.Linear(768, width)\n",
+    "\n",
+    "    def forward(self, features):\n",
+    "        with torch.no_grad():\n",
+    "            features = self.project(features)\n",
+    "        return features\n",
+    "\n",
+    "project = Projected(64)\n",
+    "batches = [project(torch.rand(8, 768)) for _ in range(4)]",
+]
+
+
+@pytest.mark.parametrize("guarded", [False, True], ids=["unguarded", "guarded"])
+def test_a_notebook_modules_forward_that_guards_its_submodules_builds_no_graph(folder, guarded):
+    lines = TRANSFORM if guarded else [line.replace("with torch.no_grad():", "if True:") for line in TRANSFORM]
+    write(folder, "explore.ipynb", explore(code(lines, count=3)))
+    found = [(f["code"], f["cell"]) for f in json.loads(invoke("explore.ipynb", "--format", "json", "--select", "GEM101").output)]
+    assert found == ([] if guarded else [("GEM101", 5)])
+
+
 @pytest.mark.parametrize("escaped", [False, True], ids=["UTF-8", "ASCII escapes"])
 def test_sarif_places_findings_in_the_notebooks_json_text(folder, escaped):
     # JSON escapes before the finding (a quote, an accented letter, an emoji: a surrogate pair when escaped), on its

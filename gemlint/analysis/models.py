@@ -302,6 +302,8 @@ class ModelTracker:
                 forward = (self._method_of(cls, "__call__") if called_itself else None) or self._method_of(cls, "forward")
             if forward is not None and any(self.analysis.decorator_grad_mode(d.decorator) == "off" for d in forward.decorators):
                 reason = f"`{cls.name.value}.{forward.name.value}` is decorated with a grad-free guard"
+            elif forward is not None and self._runs_its_submodules_guarded(forward):
+                reason = f"`{cls.name.value}.{forward.name.value}` runs its submodules under a grad-free guard"
             elif isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
                 entry = self._own_hub_entry(origin.node)
                 if entry is not None:
@@ -311,6 +313,17 @@ class ModelTracker:
             if reason is not None:
                 return reason
         return self._unresolved_producer_guard(receiver)
+
+    def _runs_its_submodules_guarded(self, method: cst.FunctionDef) -> bool:
+        """Every submodule or method of its own that ``method`` runs, it runs under a grad-free guard (``with
+        torch.no_grad(): x = self.transforms(x)``): what the project model says of another module's class
+        (:meth:`ProjectModel.class_forward_without_grad`), said of one of this file."""
+        own = [
+            node
+            for node in self.analysis.subtree(method.body)
+            if isinstance(node, cst.Call) and ((spelled := dotted_name(node.func)) == "self" or (spelled or "").startswith("self."))
+        ]
+        return bool(own) and all(self.analysis.grad_free_guard(call) is not None for call in own)
 
     def _unresolved_producer_guard(self, receiver: cst.BaseExpression) -> str | None:
         """Why a producer of ``receiver`` that is not taken for a model runs ``forward`` without gradients: a wrapper

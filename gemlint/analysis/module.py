@@ -667,7 +667,8 @@ class ModuleAnalysis:
         """Functions and loops that run a training step themselves, and whether the module trains at all."""
         owners: set[cst.CSTNode] = set()
         any_training = False
-        for site in self.index.sites(*TRAINING_CANDIDATES):
+        # `train` and `fit` too: a trainer's loop (`trainer.train()`), which is_training_call tells from a model's switch
+        for site in self.index.sites(*TRAINING_CANDIDATES, "train", "fit"):
             if not self.is_training_call(site.call):
                 continue
             any_training = True

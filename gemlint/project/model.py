@@ -2444,10 +2444,13 @@ def _runs_attribute(callees: Collection[str], attribute: str) -> bool:
 
 def summary_trains(function: FunctionSummary) -> bool:
     """The function runs a training step, by its summary (as :meth:`ModuleAnalysis.is_training_call` decides
-    from the tree): a backward, ``zero_grad``, ``autograd.grad``, or an optimizer's ``step``."""
+    from the tree): a backward, ``zero_grad``, ``autograd.grad``, an optimizer's ``step``, or a trainer's loop
+    (``trainer.train()``, Lightning's ``trainer.fit(model)``)."""
     for site in function.calls:
         receiver, _, method = site.callee.rpartition(".")
         if method in fw.TRAINING_METHODS and receiver:
+            return True
+        if method in ("train", "fit") and "trainer" in receiver.rsplit(".", 1)[-1].lower():
             return True
         if site.callee.endswith("autograd.grad"):
             return True
