@@ -205,7 +205,30 @@ def predict(x: list[float]):
         return before, after
 
     def _switches_to_eval(self, call: cst.Call, origins) -> bool:
-        return self.analysis.models.mode_call(call) == "eval" and self._same_model(call.func.value, origins)
+        if self.analysis.models.mode_call(call) != "eval":
+            return False
+        return self._same_model(call.func.value, origins) or self._layer_of(call.func.value, origins)
+
+    def _layer_of(self, receiver: cst.BaseExpression, origins) -> bool:
+        """``receiver`` is bound by a loop over the model's layers (``for layer in model.modules():``): a layer put
+        back in eval mode so, chosen layer by layer, makes the training-mode window a deliberate one (the mode
+        flag changes what the model returns, its batch norm kept in eval mode)."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        for ancestor in self.analysis.ancestors(receiver):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if not isinstance(ancestor, cst.For) or not isinstance(ancestor.iter, cst.Call):
+                continue
+            layers = ancestor.iter.func
+            if (
+                isinstance(layers, cst.Attribute)
+                and layers.attr.value in _LAYER_WALKS
+                and receiver.value in _bound_names(ancestor.target)
+                and self._same_model(layers.value, origins)
+            ):
+                return True
+        return False
 
     def _same_model(self, expression: cst.BaseExpression, origins) -> bool:
         mine = {origin.node for origin in origins}
@@ -218,3 +241,16 @@ def predict(x: list[float]):
             if isinstance(ancestor, (cst.If, cst.IfExp)) and not self.analysis.is_constant_test(ancestor.test):
                 return True
         return False
+
+
+#: The methods of ``nn.Module`` that walk its layers.
+_LAYER_WALKS = frozenset({"modules", "named_modules", "children", "named_children"})
+
+
+def _bound_names(target: cst.BaseExpression) -> set[str]:
+    """The names a loop's target binds (``layer``; ``name, layer``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _bound_names(element.value)}
+    return set()
