@@ -308,8 +308,9 @@ class Discovery:
                 "pyvenv.cfg" in files
                 or (folder.in_package and _is_vendored_listing(files))
                 or (folder.released and _is_vendored_listing(files, _NATIVE_BUILD_FILES))
+                or _is_sdk_copy(files)
             ):
-                continue  # a virtualenv under any name, another project copied into a package, or a release of one
+                continue  # a virtualenv, another project copied into a package, a release of one, or a toolkit's headers
             config, excluded_spec = self._excluded_in(folder.path, named, files)
             excluded = excluded_spec.match_file
             if config is folder.parent_config and folder.relative is not None:
@@ -465,6 +466,20 @@ def _is_vendored_listing(names: AbstractSet[str], build_files: tuple[str, ...] =
     sources copied in (``mypkg/libs/somelib/`` with its ``LICENSE`` and ``setup.py``; a release unpacked into the
     tree, ``eigen-3.4.0/`` with its ``COPYING`` and ``CMakeLists.txt``)."""
     return not names.isdisjoint(_LICENSE_FILES) and not names.isdisjoint(build_files)
+
+
+#: Headers that only a platform's or a toolkit's own include folder holds together: a folder of the project that
+#: holds them is a copy of that folder (the Windows SDK's ``um/``, the CUDA toolkit's ``include/``), headers the
+#: project did not write, among thousands of others.
+_SDK_SIGNATURES = (
+    frozenset({"WinBase.h", "WinUser.h"}),
+    frozenset({"winbase.h", "winuser.h"}),
+    frozenset({"cuda_runtime_api.h", "driver_types.h", "cuda.h"}),
+)
+
+
+def _is_sdk_copy(names: AbstractSet[str]) -> bool:
+    return any(signature <= names for signature in _SDK_SIGNATURES)
 
 
 def _is_virtualenv(folder: os.PathLike | str) -> bool:

@@ -96,6 +96,24 @@ def test_vendored_trees_under_other_names_and_copied_projects_are_excluded(tmp_p
     assert {"pkg/libs/fastlib/d.py", "deps/solver-3.4.0/g.py", "nets-20210525-full-source/tools/h.py"} <= set(linted)
 
 
+def test_a_copy_of_a_platforms_or_toolkits_headers_is_not_the_projects_code(tmp_path):
+    leak = "#include <stdlib.h>\nvoid make(void) { int *p = (int *)malloc(4); if (!p) return; p[0] = 1; }\n"
+    _write(
+        tmp_path,
+        {
+            "src/decode.c": leak,
+            # the Windows SDK's user-mode headers, copied in to build without the SDK installed
+            "um/WinBase.h": "", "um/WinUser.h": "", "um/MspAddr.h": leak,
+            # the CUDA toolkit's headers beside a copy of a sample's helper
+            "deps/cuda/include/cuda.h": "", "deps/cuda/include/cuda_runtime_api.h": "", "deps/cuda/include/driver_types.h": "",
+            "deps/cuda/include/helper.h": leak,
+            # one of those names alone is the project's own header
+            "include/cuda.h": leak,
+        },
+    )
+    assert _linted(tmp_path, "--select", "GEM302") == ["include/cuda.h", "src/decode.c"]
+
+
 def test_a_config_that_sets_exclude_decides_about_vendored_code_itself(tmp_path):
     _write(
         tmp_path,

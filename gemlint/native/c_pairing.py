@@ -32,7 +32,7 @@ from gemlint.native.c_cfg import Macros, file_macros
 from gemlint.native.c_tracker import CTracker, Held
 from gemlint.native.c_units import Acquisition, Finding, Target, Unit, parameters
 from gemlint.native.c_uses import Use, Uses, delete_operand, is_array_delete, plain_qualifier, released_argument, stored_for_later
-from gemlint.native.once import LOOPS, ends_with_the_process, runs_once, throws_end_the_process
+from gemlint.native.once import LOOPS, ends_with_the_process, never_runs, runs_once, throws_end_the_process
 from gemlint.native.paths import Step, StepKind, assumptions_at, find_leak
 from gemlint.native.resources import (
     ACQUIRES,
@@ -124,6 +124,7 @@ class FileAnalysis:
         self._once: dict[int, bool] = {}
         self._last: dict[int, bool] = {}
         self._uncaught: dict[int, bool] = {}  # function -> an exception thrown out of it ends the process
+        self._uncalled: dict[int, bool] = {}  # function -> nothing calls it (a leftover)
         # Weakly: a closure over self is a cycle, which would keep the document's tree alive until a full collection.
         owner = weakref.ref(self)
         self.uses = Uses(lambda: owner().functions_by_name)
@@ -179,6 +180,8 @@ class FileAnalysis:
         for unit in self.units:
             if not _spells_one(self._acquire_markers, unit.body) or not _may_acquire(unit):
                 continue  # nothing in this body can acquire: do not build its graph
+            if self._never_runs(unit):
+                continue  # a leftover function nothing calls: what it would leak is never acquired
             try:
                 acquisitions = list(self._acquisitions(unit))
                 for acquisition in acquisitions:
@@ -296,6 +299,9 @@ class FileAnalysis:
         if unit.name in ("main", "wmain"):
             return False
         return self._of_function(self._once, unit, lambda node: runs_once(self.document, node, self._defines_main))
+
+    def _never_runs(self, unit: Unit) -> bool:
+        return self._of_function(self._uncalled, unit, lambda node: never_runs(self.document, node, self._defines_main))
 
     def _throws_end_the_process(self, unit: Unit) -> bool:
         return self._of_function(self._uncaught, unit, lambda node: throws_end_the_process(self.document, node, self._defines_main))

@@ -72,6 +72,22 @@ def _calls(document: NativeDocument, function: Node, defines_main: bool, depth: 
     return calls
 
 
+def never_runs(document: NativeDocument, function: Node, defines_main: bool) -> bool:
+    """Whether nothing calls ``function``: a free function of a program's ``main`` file, or a ``static`` one of a
+    source file (a header's may be called by the files that include it), that no code of the file names: left over
+    from an earlier version of the program (``Process1`` beside the ``Process2`` that ``main`` calls), it never runs,
+    and what it would leak is never acquired."""
+    if syn.function_name(function) in _ENTRY_POINTS:
+        return False
+    if not defines_main and (document.path is None or document.path.suffix.lower() in _HEADER_SUFFIXES):
+        return False
+    calls = _calls(document, function, defines_main, 0)
+    return calls is not None and not calls
+
+
+_HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".ipp", ".tpp"})
+
+
 def ends_with_the_process(document: NativeDocument, function: Node) -> bool:
     """Whether ``function`` is called from one place, the last statement of ``main`` (only ``return`` may follow):
     what it leaves allocated is held until the process ends, as what ``main`` itself leaves."""
