@@ -2504,10 +2504,10 @@ _MAX_BUILT = 4
 
 
 def _callees_of(chain: list[tuple[ModuleEntry, ClassSummary]], guarded: bool = True) -> set[str]:
-    """What the methods of a class's chain call, ``self.encoder.forward`` as ``self.encoder`` (without ``guarded``,
-    only the calls outside a grad-free guard)."""
+    """What the methods of a class's chain call, ``self.encoder.forward`` as ``self.encoder`` and ``self.layers[i]``
+    as ``self.layers`` (without ``guarded``, only the calls outside a grad-free guard)."""
     return {
-        site.callee.removesuffix(".forward")
+        site.callee.removesuffix(".forward").removesuffix("[]")
         for _, cls in chain
         for function in cls.methods.values()
         for site in function.calls

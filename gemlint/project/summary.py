@@ -631,6 +631,10 @@ class _Summariser:
     def _call(self, node: ast.Call) -> None:
         self.syntax.call(node)
         callee = dotted(node.func)
+        if callee is None and isinstance(node.func, ast.Subscript):
+            held = dotted(node.func.value)
+            if held is not None and held.startswith("self.") and "()" not in held:
+                callee = f"{held}[]"  # `self.layers[i](x)`: a part of what the attribute holds, called as a module
         if callee is not None:
             site = self._site(callee, node, self._guards > 0)
             if self.functions:
