@@ -254,6 +254,9 @@ class _Summariser:
         #: ``layers.append(Block())`` -> ["Norm", "Block"]), for the container built from it; None once the list
         #: is rebound, handed to a call or written through an index (what it holds is then not known).
         self._lists: list[dict[str, list[str] | None]] = []
+        #: Per open function: the locals a loop binds to the parts of an attribute (``for layer in self.layers``,
+        #: ``for spec, layer in zip(self.specs, self.layers)``) -> the attributes it walks.
+        self._loop_parts: list[dict[str, tuple[str, ...]]] = []
         #: Whether the module imports Gradio, and the names and attributes bound to its components, Blocks and
         #: events (``btn = gr.Button()``, ``with gr.Blocks() as demo``): the receivers whose listeners take callbacks.
         self._gradio = False
@@ -382,6 +385,7 @@ class _Summariser:
         self.functions.append(function)
         self._bound_at.append({})
         self._lists.append({})
+        self._loop_parts.append({})
         dependencies = _dependencies(args)
         if dependencies:
             function.dependencies = dependencies
@@ -407,6 +411,7 @@ class _Summariser:
         self._true_by_default.pop()
         self._bound_at.pop()
         self._lists.pop()
+        self._loop_parts.pop()
         self.functions.pop()
 
     def _with(self, node) -> None:
@@ -440,6 +445,7 @@ class _Summariser:
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.visit(node.target)
             self.visit(node.iter)
+            self._note_loop_parts(node)
             arms = [node.body, node.orelse]
             frozen = _frozen_by_loop(node, self._false_by_default[-1] if self._false_by_default else frozenset())
             if frozen and self.functions:
@@ -628,6 +634,17 @@ class _Summariser:
                     function.returned_contents.extend(_container_contents(spelled, node.value, self._lists[-1] if self._lists else {}))
         self.children(node)
 
+    def _note_loop_parts(self, node: ast.For | ast.AsyncFor) -> None:
+        if not self._loop_parts:
+            return
+        walked = tuple(
+            sorted({spelled for part in ast.walk(node.iter) if isinstance(part, ast.Attribute) and (spelled := dotted(part)) and spelled.count(".") == 1 and spelled.startswith("self.")})
+        )
+        if walked:
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    self._loop_parts[-1][name.id] = walked
+
     def _call(self, node: ast.Call) -> None:
         self.syntax.call(node)
         callee = dotted(node.func)
@@ -635,6 +652,10 @@ class _Summariser:
             held = dotted(node.func.value)
             if held is not None and held.startswith("self.") and "()" not in held:
                 callee = f"{held}[]"  # `self.layers[i](x)`: a part of what the attribute holds, called as a module
+        elif isinstance(node.func, ast.Name) and self._loop_parts and self.functions and node.func.id in self._loop_parts[-1]:
+            # `for layer in self.layers: x = layer(x)`: a part of each attribute the loop walks, called as a module
+            for held in self._loop_parts[-1][node.func.id]:
+                self.functions[-1].calls.append(self._site(f"{held}[]", node, self._guards > 0))
         if callee is not None:
             site = self._site(callee, node, self._guards > 0)
             if self.functions:
