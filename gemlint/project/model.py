@@ -994,7 +994,11 @@ class ProjectModel:
             if owner is None or owner.kind != "class":
                 return None
             if len(parts) == 2:
-                return self.find_method(owner, parts[1])
+                method = self.find_method(owner, parts[1])
+                if method is None and parts[0] == "self":
+                    # `self.detector(image)`: an object the class holds, called, runs its class's `__call__`
+                    return self._instance_call(list(self.attribute_producers(owner, parts[1])), owner)
+                return method
             if len(parts) == 3:
                 for held in self.attribute_producers(owner, parts[1]):
                     cls = self.resolve(held[0], held[1])
@@ -1018,7 +1022,56 @@ class ProjectModel:
         target = self.resolve(entry, callee)
         if target is not None and target.kind == "class":
             return self.find_method(target, "__init__")
+        if len(parts) == 1 and (target is None or target.kind == "external"):
+            # `service(image)`, `service` bound to `Service()` here or at module level: its class's `__call__`
+            producers = function.locals.get(callee) if function is not None and callee in function.locals else entry.summary.bindings.get(callee)
+            if producers:
+                return self._instance_call([(entry, producer) for producer in producers])
         return target
+
+    def _instance_callers(self, entry: ModuleEntry, owner: str) -> list[tuple[ModuleEntry, FunctionSummary | None, CallSite]]:
+        """Calls of instances of the project class ``owner`` (of ``entry``'s module), which run its ``__call__``
+        (``detector(image)``, ``self.detector(image)``): no call names it. Looked for where instances are made, the
+        modules that construct the class and its own; a call there of a name or an attribute whose producers
+        make it (:meth:`resolve_call`)."""
+        wanted = Target("function", entry.summary.name, f"{owner}.__call__")
+        found = []
+        for module in (entry, *self._other_modules_naming(entry, owner.rsplit(".", 1)[-1])):
+            for function in (*module.summary.callables(), None):
+                sites = function.calls if function is not None else module.summary.module_calls
+                for site in sites:
+                    parts = site.callee.split(".")
+                    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self") or "()" in site.callee:
+                        continue  # `helper.method(x)` names a method; only a name or an attribute of `self` is an instance
+                    target = self.resolve_call(module, function, site.callee)
+                    if target is not None and target.module == wanted.module and target.qualname == wanted.qualname:
+                        found.append((module, function, site))
+        return found
+
+    def _instance_call(self, producers: list[tuple[ModuleEntry, str]], owner: Target | None = None) -> Target | None:
+        """The ``__call__`` of the one project class whose instances ``producers`` make (each the spelling of what a
+        name or an attribute of ``owner`` is bound to, with the module it is spelled in): a construction, or a
+        method or function that returns one. None where they make none, or several (which one runs is not known)."""
+        classes = {self._produced_class(entry, producer, owner) for entry, producer in producers}
+        if len(classes) != 1 or None in classes:
+            return None
+        (cls,) = classes
+        return self.find_method(cls, "__call__") if cls is not None else None
+
+    def _produced_class(self, entry: ModuleEntry, producer: str, owner: Target | None) -> Target | None:
+        if producer.startswith("self."):
+            method = self.find_method(owner, producer.removeprefix("self.").removesuffix("()")) if owner is not None else None
+            located = self.function_of(method, entry.path) if method is not None else None
+            if located is None or len(located[1].returns) != 1:
+                return None
+            produced = self.resolve(located[0], located[1].returns[0])
+            return produced if produced is not None and produced.kind == "class" else None
+        produced = self.resolve(entry, producer)
+        if produced is not None and produced.kind == "function":
+            home = self.entry(produced.module, entry.path)
+            returned = self.returned_classes(home, produced, 0) if home is not None else []
+            return returned[0] if len(returned) == 1 else None
+        return produced if produced is not None and produced.kind == "class" else None
 
     def attribute_producers(self, owner: Target, attribute: str) -> Iterator[tuple[ModuleEntry, str]]:
         for entry, cls in self.lineage(owner)[0]:
@@ -1040,7 +1093,7 @@ class ProjectModel:
             lineage = _class_keys(chain)
         # `Engine(...)` runs `Engine.__init__`: constructions are indexed under the class's name
         spelled = owner.rsplit(".", 1)[-1] if name == "__init__" and owner else name
-        found = []
+        found = self._instance_callers(entry, owner) if name == "__call__" and owner and "<locals>" not in owner else []
         for caller in self.calls_named(spelled):
             caller_entry, function, site = caller
             if caller_entry.path == entry.path and _same_file_call(site.callee):
