@@ -279,6 +279,9 @@ NEEDS_THE_PROJECT = {
             ("upscaler/choose.py", 10, 12, "GEM502"),  # called from a Cog runner in cog_runner.py
             ("cog_runner.py", 16, 17, "GEM502"),  # the helper, in upscaler/choose.py, builds a class that loads
             ("providers/routes.py", 43, 27, "GEM502"),  # the helper, in providers/models.py, builds a model that loads
+            ("sound_page/app.py", 8, 9, "GEM502"),  # the helper, in sound_page/utils.py, reads the weights into a model
+            # the Cog predictor that calls the sharpener's instance, which runs its `__call__`, is in cog_predict.py
+            ("upscaler/restorer.py", 37, 16, "GEM101"),
             ("segmenting/routes.py", 11, 35, "GEM502"),  # the dependency, in segmenting/weights.py, builds a holder that loads
             ("injected_models.py", 52, 17, "GEM502"),  # what a class of the file loads as it is built is read from the index
             ("cog_helpers.py", 15, 20, "GEM502"),  # the helper, in upscaler/builders.py, loads the weights

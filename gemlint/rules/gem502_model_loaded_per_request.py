@@ -191,9 +191,10 @@ def classify(text: str):
             what = pretrained  # a vision library's model built with its pretrained weights
         elif name in LOADER_NAMES or name in self._loader_aliases:
             what = load_kind(self.analysis, node)
-            if what is None and outside is not None and (name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute)):
-                # A project class's own `from_pretrained`, or a project method named as a loader (`manager.load_model`):
-                # a load where it reads weights into a model, itself or through the class's helpers.
+            if what is None and outside is not None and (name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute) or name in self._project_loaders):
+                # A project class's own `from_pretrained`, a project method named as a loader (`manager.load_model`),
+                # or a project function so named (`from utils import load_model`): a load where it reads weights
+                # into a model, itself or through the class's helpers.
                 what, how = _project_load(outside.helper_loads(self.analysis, node.func) or outside.inherited_pretrained(self.analysis, node.func))
         elif outside is not None and name is not None and name[:1].isupper():
             what, how = _project_load(outside.construction_loads(self.analysis, node.func))
