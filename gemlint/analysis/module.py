@@ -594,7 +594,29 @@ class ModuleAnalysis:
             return "the file is a test, benchmark or profiling script"
         if self._in_library_main_block(node):
             return "the `__main__` block of a module other files use: its author's check, run by hand"
+        checking = self._checking_function(node)
+        if checking is not None:
+            return checking
         return self.flag_guard(node)
+
+    def _checking_function(self, node: cst.CSTNode) -> str | None:
+        """A function around ``node`` that measures or checks rather than serves: named for a test, a check or a
+        latency (``test_model_latency``, ``CHECK_CUDA``, ``measure_throughput``), or running one input through two
+        implementations and comparing their outputs (a kernel's harness, timed against PyTorch's); or a script's
+        own code that compares two implementations so."""
+        in_function = False
+        for ancestor in self.ancestors(node):
+            if not isinstance(ancestor, cst.FunctionDef):
+                continue
+            in_function = True
+            name = ancestor.name.value.lower()
+            if name.startswith(("test", "check")) or any(word in name for word in _MEASURING_WORDS):
+                return f"it runs in `{ancestor.name.value}`, which measures or tests"
+            if self.checks_parity(ancestor):
+                return f"it runs in `{ancestor.name.value}`, which compares two implementations' outputs"
+        if not in_function and self._module_level_parity_check:
+            return "the script's own code compares two implementations' outputs: a harness that checks and times them"
+        return None
 
     def _in_library_main_block(self, node: cst.CSTNode) -> bool:
         """``node`` is in the ``__main__`` block of a module whose functions or classes other files of the project
@@ -2131,6 +2153,8 @@ _DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
 #: How the name of a function that measures a model begins: counts of its parameters (``params_size``, fastai's), a
 #: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
+#: Words of a function's name that say it measures (a debugging switch there is the measurement).
+_MEASURING_WORDS = ("latency", "throughput", "timing", "speed_test", "measure")
 _MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
 #: How a hook is hung on a module's forward.
 _HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})

@@ -53,7 +53,8 @@ class LeftoverProfiler(AnalysisRule):
     not_flagged = (
         "Profilers behind a flag: under an `if` on a run-time value, chosen by a conditional expression "
         "(`profile(...) if args.profile else nullcontext()`), with `enabled=<non-literal>` or `enabled=False`, "
-        "or in a function or class whose name says debug/profile/bench (a trainer's `TorchProfilerCallback`).",
+        "or in a function or class whose name says debug/profile/bench (a trainer's `TorchProfilerCallback`), and in "
+        "functions that measure or check rather than serve (named for a test, a check or a latency: `test_model_latency`, `CHECK_CUDA`, `measure_throughput`; or comparing two implementations' outputs, as a kernel's harness does).",
         "`torch.profiler.record_function` and NVTX ranges: annotations that cost nothing without a profiler.",
         "Tests (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and benchmark or profiling scripts "
         "(`bench*`, `profil*` in the path, or a word of the file name that starts so: `run_benchmark.py`, `memory_profile.py`), and the `__main__` block of a module other files of the project use "

@@ -24,7 +24,8 @@ class AnomalyDetectionEnabled(AnalysisRule):
     not_flagged = (
         "`set_detect_anomaly(False)` and `set_detect_anomaly(<flag>)` (the flag decides).",
         "Anomaly detection behind a flag: under an `if` on a run-time value, in a conditional expression, or in "
-        "a function or class whose name says debug/profile/bench.",
+        "a function or class whose name says debug/profile/bench, and in "
+        "functions that measure or check rather than serve (named for a test, a check or a latency: `test_model_latency`, `CHECK_CUDA`, `measure_throughput`; or comparing two implementations' outputs, as a kernel's harness does).",
         "Tests, benchmark and profiling scripts, and the `__main__` block of a module other files of the project "
         "use (its author's check, run by hand).",
     )

@@ -39,8 +39,9 @@ class VerboseFrameworkLogging(AnalysisRule):
     not_flagged = (
         "Levels of WARNING and above; loggers of other libraries; `NCCL_DEBUG=WARN`.",
         "Values that come from configuration at run time (`os.environ['TORCH_LOGS'] = args.logs`).",
-        "Logging behind a flag, in tests, benchmark and profiling scripts, and in the `__main__` block of a module "
-        "other files of the project use (its author's check, run by hand).",
+        "Logging behind a flag, in tests, benchmark and profiling scripts, in the `__main__` block of a module "
+        "other files of the project use (its author's check, run by hand), and in "
+        "functions that measure or check rather than serve (named for a test, a check or a latency: `test_model_latency`, `CHECK_CUDA`, `measure_throughput`; or comparing two implementations' outputs, as a kernel's harness does).",
     )
     bad = """\
 import logging

@@ -36,7 +36,8 @@ class CudaLaunchBlocking(AnalysisRule, DocumentRule):
         "`CUDA_LAUNCH_BLOCKING=0`, and values that come from configuration at run time (a variable, a Docker "
         "build argument, compose interpolation, a Helm value).",
         "Settings behind a flag, in tests, benchmark and profiling scripts (also Dockerfiles and manifests in such folders), "
-        "and in the `__main__` block of a module other files of the project use (its author's check, run by hand).",
+        "in the `__main__` block of a module other files of the project use (its author's check, run by hand), and in "
+        "functions that measure or check rather than serve (named for a test, a check or a latency: `test_model_latency`, `CHECK_CUDA`, `measure_throughput`; or comparing two implementations' outputs, as a kernel's harness does).",
         "Python code that asks for deterministic kernels in the same function (or at module level with it): "
         "`torch.use_deterministic_algorithms(True)` or `CUBLAS_WORKSPACE_CONFIG`, which PyTorch's reproducibility "
         "notes pair with launch blocking. Reproducible runs and output comparisons set it on purpose.",
