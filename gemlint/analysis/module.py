@@ -1647,9 +1647,13 @@ class ModuleAnalysis:
         in its class or a class of this file related to it by inheritance (a method of the same name in an
         unrelated class is another method)."""
         owner = self.enclosing_class(function)
+        # A nested function's name is bound in the function around it: only calls there name it.
+        outer = self.enclosing_function(function)
         calls = []
         for site in self.index.sites(function.name.value):
             func = site.call.func
+            if outer is not None and outer not in site.owners:
+                continue
             if isinstance(func, cst.Name):
                 # A bare name in a function never names a method (a class body is no enclosing scope): in a method
                 # of its own, ``prepare(...)`` calls the module's ``prepare``, not the method.
@@ -1931,7 +1935,7 @@ class ModuleAnalysis:
                 if hook:
                     return hook
             child = ancestor
-        function = self.enclosing_function(node)
+        function = self._running_in_place(self.enclosing_function(node))
         if function is not None:
             if self.module_disables_grad:
                 return "`torch.set_grad_enabled(False)` runs at module level"
@@ -1959,6 +1963,37 @@ class ModuleAnalysis:
                 if not guarded and not elsewhere and self.own_verdict(function).reason in self._self_evident_reasons(function):
                     return self._guarded_by_name(function, _depth)
         return None
+
+    def _running_in_place(self, function: cst.FunctionDef | None) -> cst.FunctionDef | None:
+        """``function``, or where it is a nested function that runs while the function around it does, as a lambda
+        would (called there, or handed to a call there that runs it: ``module_benchmark(_decode_steps)``, not
+        returned, stored or handed to a thread), the function around it: its guards and its callers' are
+        ``function``'s."""
+        while function is not None:
+            outer = self.enclosing_function(function)
+            if outer is None or not self._used_in_place(function, outer):
+                return function
+            function = outer
+        return function
+
+    def _used_in_place(self, function: cst.FunctionDef, outer: cst.FunctionDef) -> bool:
+        name = function.name.value
+        uses = [
+            node for node in self.subtree(outer.body, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name
+        ]
+        if not uses:
+            return False
+        for use in uses:
+            parent = self.parent(use)
+            if isinstance(parent, cst.Call) and parent.func is use:
+                continue
+            if isinstance(parent, cst.FunctionDef) and parent.name is use:
+                continue  # another definition of the name, on another branch (`if cache is None: def _prefill(): ...`)
+            call = self.parent(parent) if isinstance(parent, cst.Arg) else None
+            if isinstance(call, cst.Call) and terminal_name(call.func) not in _ELSEWHERE_RUNNERS:
+                continue
+            return False  # returned, stored, or handed to what runs it in another thread or later
+        return True
 
     def _self_evident_reasons(self, function: cst.FunctionDef) -> tuple[str, ...]:
         """Reasons that rest on the function alone, not on an entry point: its name, or its body (evaluation
@@ -2153,6 +2188,12 @@ _DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
 #: How the name of a function that measures a model begins: counts of its parameters (``params_size``, fastai's), a
 #: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
+#: Calls that run a function handed to them in another thread or process, or later: a grad-free guard around
+#: the call does not cover it (grad mode is per thread).
+_ELSEWHERE_RUNNERS = frozenset(
+    {"Thread", "Process", "Timer", "submit", "map", "starmap", "imap", "run_in_executor", "apply_async", "to_thread", "start_new_thread",
+     "create_task", "ensure_future", "add_done_callback", "register", "connect", "on", "after", "call_later", "call_soon"}
+)
 #: Words of a function's name that say it measures (a debugging switch there is the measurement).
 _MEASURING_WORDS = ("latency", "throughput", "timing", "speed_test", "measure")
 _MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
