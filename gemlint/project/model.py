@@ -1809,6 +1809,12 @@ class ProjectModel:
                     produced = self.resolve(entry, spelled)
                     if produced is None and spelled in _BUILTIN_VALUES:
                         continue  # `self.gain = gain` of a parameter annotated `float`: data
+                    if produced is None and spelled.startswith("self.") and spelled.count(".") == 1:
+                        # `self.conv_1 = self.conv2d(64, 32)`: what the class's own method returns decides
+                        built = self._method_builds(chain, spelled.removeprefix("self."))
+                        if built is not None:
+                            result = result and all(self._mode_free_part(home, part, cls, attribute, depth) for home, part in built)
+                            continue
                     chosen = next((m.choices[spelled] for m in cls.methods.values() if spelled in m.choices), None) if produced is None else None
                     if chosen is not None:
                         # `block = Fast if convert else Plain`, then `self.layer = block(...)`: either class
@@ -1846,6 +1852,28 @@ class ProjectModel:
                     else:
                         result = False
         return result
+
+    def _method_builds(self, chain: list[tuple[ModuleEntry, ClassSummary]], name: str) -> list[tuple[ModuleEntry, str]] | None:
+        """What the method ``name`` of a class of ``chain`` returns (each spelling with the module it is spelled in):
+        calls only; None where it returns anything else, or the chain has no such method."""
+        for entry, cls in chain:
+            method = cls.methods.get(name)
+            if method is None:
+                continue
+            if not method.returns or method.returned_parts or UNKNOWN_ELEMENT in method.returns:
+                return None
+            return [(entry, spelled) for spelled in method.returns]
+        return None
+
+    def _mode_free_part(self, entry: ModuleEntry, spelled: str, cls: ClassSummary, attribute: str, depth: int) -> bool:
+        """What the call ``spelled`` (in ``entry``'s module) builds has no mode: a torch layer without one, or a project
+        class without one."""
+        part = self.resolve(entry, spelled) if "()" not in spelled else None
+        if part is None:
+            return False
+        if part.kind == "class":
+            return self.class_mode_free(part, entry.path, depth + 1)
+        return part.kind == "external" and self._plain_external(part, cls, attribute)
 
     def _builds_plain_block(self, owner: ModuleEntry, target: Target, cls: ClassSummary, attribute: str, depth: int) -> bool:
         """The project function ``target`` returns only torch containers, each holding layers without a mode
