@@ -34,7 +34,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
-from libcst.metadata import Assignment
+from libcst.metadata import Assignment, GlobalScope
 
 from gemlint.analysis import correlated
 from gemlint.analysis import frameworks as fw
@@ -958,6 +958,41 @@ class ModelTracker:
             return self._submodule_origins(expression, depth) or self._held_origins(expression, depth) or self._imported_member_origins(expression)
         return []
 
+    def _reaching_at_module_level(self, name: cst.Name, assignments: list[Assignment]) -> list[Assignment]:
+        """The bindings of a module-level name that reach ``name``, a use in the module's own code (a script's, a
+        notebook's cells run top to bottom): those before it, from the last one made unconditionally at the top
+        level on (``model = DeepPose(...)`` in one cell, ``model = ConvNeXt(...)`` in a later one: each use holds the
+        model built above it). A use in a function or a loop may see any of them (called later, or on a later turn)."""
+        if any(isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.ClassDef)) for ancestor in self.analysis.ancestors(name)):
+            return assignments
+        order = self.analysis.source_order
+        here = order.get(name)
+        if here is None:
+            return assignments
+        around = set(self.analysis.ancestors(name))
+        # `model = model.to(device)`: the use on the right reads the binding before this statement, not its own
+        before = [
+            assignment for assignment in assignments
+            if order.get(assignment.node, here) < here and self._binding_statement(assignment.node) not in around
+        ]
+        for index in range(len(before) - 1, -1, -1):
+            if self._bound_unconditionally(before[index].node):
+                return before[index:]  # `model = ...` as a statement of the module: the bindings above it are gone
+        return before or assignments
+
+    def _binding_statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The statement whose binding ``node`` is (an assignment, an import, a ``with`` or a loop)."""
+        return next((a for a in self.analysis.ancestors(node) if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement))), None)
+
+    def _bound_unconditionally(self, node: cst.CSTNode) -> bool:
+        """``node`` binds in a statement of the module itself, under no ``if``, loop, ``try`` or ``with``."""
+        for ancestor in self.analysis.ancestors(node):
+            if isinstance(ancestor, cst.Module):
+                return True
+            if isinstance(ancestor, cst.BaseCompoundStatement):
+                return False
+        return False
+
     def _name_origins(self, name: cst.Name, depth: int) -> list[ModelOrigin]:
         if name.value not in ("self", "cls") and self.analysis.holds_definitions_only(name.value):
             return []  # a class, a function or a builtin is no model instance: no scope analysis to say so
@@ -977,6 +1012,8 @@ class ModelTracker:
         found: list[ModelOrigin] = []
         unknown = False
         assignments = [a for a in scope[name.value] if isinstance(a, Assignment)]
+        if len(assignments) > 1 and isinstance(scope, GlobalScope):
+            assignments = self._reaching_at_module_level(name, assignments)
         for assignment in assignments:
             node = assignment.node
             if isinstance(node, cst.Param):

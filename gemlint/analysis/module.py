@@ -471,6 +471,11 @@ class ModuleAnalysis:
     def _scopes(self):
         return self._earlier_or("_scopes", lambda: scopes_of(self.module, self.index.children, self.index.parents))
 
+    @cached_property
+    def source_order(self) -> dict[cst.CSTNode, int]:
+        """Each node's place in the module's source order (asked only where bindings are put in order)."""
+        return {node: place for place, node in enumerate(self.index.nodes)}
+
     def scope_of(self, node: cst.CSTNode):
         """The LibCST scope ``node`` (a name) is looked up in, or None."""
         return self._scopes.get(node)
