@@ -22,7 +22,7 @@ from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator, routed_resource_reason
-from gemlint.analysis.syntax import SCOPE_NODES, is_name, named_parameters
+from gemlint.analysis.syntax import NOT_LITERAL, SCOPE_NODES, is_name, literal_value, named_parameters
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
 GRADIO_EVENT = "a Gradio event handler"
@@ -243,10 +243,10 @@ def _returns_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, function:
             for name in _mentioned(analysis, earlier.test):
                 if name in found:
                     tested.add(found[name])
-            if isinstance(earlier.test, cst.Comparison):  # `if name in MODELS: return MODELS[name]`
-                for target in earlier.test.comparisons:
+            for comparison in _comparisons(earlier.test):  # `if name in MODELS: return MODELS[name]`
+                for target in comparison.comparisons:
                     if isinstance(target.operator, cst.In) and _lasting_container(analysis, target.comparator, declared_global):
-                        tested.add(dotted_name(target.comparator) or "")
+                        tested.add(_container_spelling(target.comparator) or "")
     tested.discard("")
     return bool(tested) and any(_stores_into(n, tested) for n in analysis.subtree(function.body))
 
@@ -274,6 +274,14 @@ def _fallback_for_a_kept_entry(analysis: ModuleAnalysis, node: cst.CSTNode, func
                     return True
         child = ancestor
     return False
+
+
+def _comparisons(test: cst.BaseExpression) -> list[cst.Comparison]:
+    """The comparisons whose truth makes ``test`` hold: the test, or an operand of its ``or`` (``if tag == "base"
+    or tag in LOADED: return``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return [*_comparisons(test.left), *_comparisons(test.right)]
+    return [test] if isinstance(test, cst.Comparison) else []
 
 
 def _tested_for_a_missing_entry(test: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -304,15 +312,25 @@ def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function
 
 def _stores_into(node: cst.CSTNode, containers: set[str]) -> bool:
     """``node`` stores an entry into one of ``containers``: ``MODELS[name] = model``, ``MODELS.update({name:
-    model})``, ``MODELS.setdefault(name, model)``."""
+    model})``, ``MODELS.setdefault(name, model)``, or records a key done (``LOADED.add(name)``)."""
     if isinstance(node, cst.Assign):
-        return any(isinstance(t.target, cst.Subscript) and dotted_name(t.target.value) in containers for t in node.targets)
+        return any(isinstance(t.target, cst.Subscript) and _container_spelling(t.target.value) in containers for t in node.targets)
     return (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in ("update", "setdefault")
-        and dotted_name(node.func.value) in containers
+        and node.func.attr.value in ("update", "setdefault", "add")
+        and _container_spelling(node.func.value) in containers
     )
+
+
+def _container_spelling(container: cst.BaseExpression) -> str | None:
+    """``MODELS``, ``self.models``, or an entry of one under a literal key (``STATE["adapters"]``)."""
+    if isinstance(container, cst.Subscript) and len(container.slice) == 1:
+        index = container.slice[0].slice
+        key = literal_value(index.value) if isinstance(index, cst.Index) else NOT_LITERAL
+        base = dotted_name(container.value)
+        return f"{base}[{key!r}]" if base is not None and isinstance(key, str) else None
+    return dotted_name(container)
 
 
 def _entry_read(value: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -325,7 +343,10 @@ def _entry_read(value: cst.BaseExpression) -> cst.BaseExpression | None:
 
 
 def _lasting_container(analysis: ModuleAnalysis, container: cst.BaseExpression, declared_global: set[str]) -> bool:
-    """``container`` outlives the call: a module-level name, a global, or an attribute not of a local object."""
+    """``container`` outlives the call: a module-level name, a global, or an attribute not of a local object, or an
+    entry of one under a literal key (``STATE["adapters"]``)."""
+    if isinstance(container, cst.Subscript) and _container_spelling(container) is not None:
+        return _lasting_container(analysis, container.value, declared_global)
     if isinstance(container, cst.Name):
         return container.value in declared_global or container.value in _module_names(analysis)
     return isinstance(container, cst.Attribute) and not _of_a_local(analysis, container, declared_global)
@@ -643,10 +664,24 @@ def _kept_through_a_local(
     body = list(block.body)
     for later in body[body.index(line) + 1:] if line in body else ():
         for small in later.body if isinstance(later, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value in local:
+            if not isinstance(small, cst.Assign):
+                continue
+            if isinstance(small.value, cst.Name) and small.value.value in local:
                 keys = _lasting_names(analysis, [t.target for t in small.targets], declared_global)
                 if keys:
                     return small, keys
+            # `STATE["model"], STATE["tokenizer"] = model, tokenizer`: each element stored where its place says
+            stored = [
+                target
+                for assigned in small.targets
+                if isinstance(assigned.target, (cst.Tuple, cst.List)) and isinstance(small.value, (cst.Tuple, cst.List))
+                and len(assigned.target.elements) == len(small.value.elements)
+                for target, value in zip((e.value for e in assigned.target.elements), (e.value for e in small.value.elements))
+                if isinstance(value, cst.Name) and value.value in local
+            ]
+            keys = _lasting_names(analysis, stored, declared_global) if stored else set()
+            if keys:
+                return small, keys
     return None
 
 
