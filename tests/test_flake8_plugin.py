@@ -282,6 +282,7 @@ NEEDS_THE_PROJECT = {
             ("cog_runner.py", 16, 17, "GEM502"),  # the helper, in upscaler/choose.py, builds a class that loads
             ("providers/routes.py", 43, 27, "GEM502"),  # the helper, in providers/models.py, builds a model that loads
             ("sound_page/app.py", 8, 9, "GEM502"),  # the helper, in sound_page/utils.py, reads the weights into a model
+            ("sound_page/compare.py", 6, 8, "GEM502"),  # likewise, imported under another name
             # the Cog predictor that calls the sharpener's instance, which runs its `__call__`, is in cog_predict.py
             ("upscaler/restorer.py", 37, 16, "GEM101"),
             ("segmenting/routes.py", 11, 35, "GEM502"),  # the dependency, in segmenting/weights.py, builds a holder that loads

@@ -162,15 +162,21 @@ def classify(text: str):
         return known[helper]
 
     @cached_property
-    def _loader_aliases(self) -> frozenset[str]:
-        """Loaders imported under another name (``from mmpose.apis import init_model as init_pose_estimator``)."""
-        return frozenset(
-            alias.asname.name.value
+    def _import_aliases(self) -> dict[str, str]:
+        """Names imported under another name, to the name imported (``from mmpose.apis import init_model as
+        init_pose_estimator``, ``from app.services.inference import predict as run_predict``)."""
+        return {
+            alias.asname.name.value: alias.name.value
             for statement in self.analysis.nodes_of(cst.ImportFrom)
             if not isinstance(statement.names, cst.ImportStar)
             for alias in statement.names
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and isinstance(alias.name, cst.Name) and alias.name.value in LOADER_NAMES
-        )
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and isinstance(alias.name, cst.Name)
+        }
+
+    @cached_property
+    def _loader_aliases(self) -> frozenset[str]:
+        """Loaders imported under another name."""
+        return frozenset(alias for alias, imported in self._import_aliases.items() if imported in LOADER_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = terminal_name(node.func)
@@ -191,7 +197,9 @@ def classify(text: str):
             what = pretrained  # a vision library's model built with its pretrained weights
         elif name in LOADER_NAMES or name in self._loader_aliases:
             what = load_kind(self.analysis, node)
-            if what is None and outside is not None and (name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute) or name in self._project_loaders):
+            if what is None and outside is not None and (
+                name in fw.PRETRAINED_METHODS or isinstance(node.func, cst.Attribute) or self._import_aliases.get(name, name) in self._project_loaders
+            ):
                 # A project class's own `from_pretrained`, a project method named as a loader (`manager.load_model`),
                 # or a project function so named (`from utils import load_model`): a load where it reads weights
                 # into a model, itself or through the class's helpers.
@@ -201,7 +209,7 @@ def classify(text: str):
             built = what is not None
         elif isinstance(node.func, cst.Name) and name in self.analysis.module_functions:
             what, how = self._shared_helper_load(self.analysis.module_functions[name], node)
-        elif outside is not None and name is not None and name in self._project_loaders:
+        elif outside is not None and name is not None and self._import_aliases.get(name, name) in self._project_loaders:
             # a loading function, or a loading class named in lower case (`pSp(opts)`)
             helper = outside.helper_loads(self.analysis, node.func)
             what, how = _project_load(helper or outside.construction_loads(self.analysis, node.func))
