@@ -1401,8 +1401,7 @@ class ModuleAnalysis:
                 trainer = self._results_train(function)
                 if trainer is not None:
                     cached = Verdict(Context.TRAINING, f"what `{function.name.value}` returns is trained on in {trainer}")
-                elif (training := self._only_called_in_training(function)) is not None:
-                    cached = training
+
             elif cached.name_only:
                 # A name is weak evidence: `evaluate_actions` of an RL policy feeds the training loss; an
                 # entry point that calls it is strong evidence.
@@ -1501,6 +1500,9 @@ class ModuleAnalysis:
                 if not isinstance(inner, cst.Call) or not any(is_name(arg.value, *bound) for arg in inner.args):
                     continue
                 if any(self.trains(target) for target in self._functions_called(inner)):
+                    return f"`{caller.name.value}`"
+                if _TRAINING_NAME.search((terminal_name(inner.func) or "").lower()):
+                    # `agent.train_short_memory(state, move, ...)`: a method named for training takes what it chose
                     return f"`{caller.name.value}`"
         return None
 
@@ -1709,24 +1711,6 @@ class ModuleAnalysis:
                 if self.models.is_instance_of(func.value, owner):
                     calls.append(site.call)
         return calls
-
-    def _only_called_in_training(self, function: cst.FunctionDef) -> Verdict | None:
-        """Every call of ``function``'s name in this file (any receiver: ``agent.get_action(state)``) and every caller
-        in another module runs in training code: what it evaluates is a step of training (an RL agent choosing its
-        next move in the training loop, a validation pass between epochs), not a prediction served."""
-        if function in self._caller_verdicts_in_progress:
-            return None
-        self._caller_verdicts_in_progress.add(function)
-        try:
-            here = [site.call for site in self.index.sites(function.name.value) if self.enclosing_function(site.call) is not function]
-            verdicts = [self.context_of(call) for call in here]
-            if self.outside is not None:
-                verdicts += self.outside.caller_verdicts(self, function)
-        finally:
-            self._caller_verdicts_in_progress.discard(function)
-        if not verdicts or any(verdict.context is not Context.TRAINING for verdict in verdicts):
-            return None
-        return Verdict(Context.TRAINING, f"`{function.name.value}` is called only from training code ({verdicts[0].reason})")
 
     def _verdict_from_callers(self, function: cst.FunctionDef) -> Verdict:
         """A helper only called from per-request code is per-request code too."""
