@@ -82,6 +82,9 @@ NEEDS_THE_PROJECT = {
     "GEM201-injected-services": ({("service/scoring.py", 14, 17, "GEM201")}, set()),
     "GEM1xx": (
         {
+            # a validation pass is evaluation code, an entry point the project index finds: the file shows no other
+            # sign of inference that flake8's triage, by spelling alone, would admit it on
+            ("rl_agent_training.py", 52, 13, "GEM101"),
             # listed beside the first forward of the same `__main__` block, which flake8 alone takes for unguarded
             ("frozen_submodules.py", 50, 22, "GEM101"),
             ("frozen_feature_loss.py", 67, 11, "GEM101"),

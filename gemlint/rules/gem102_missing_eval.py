@@ -203,8 +203,8 @@ def classify(features: list[float]):
             return False
         models = self.analysis.models
         for argument in origin.node.args:
-            held = models.origins(argument.value)
-            if held and all(o.kind is Origin.PRETRAINED or (o.kind is Origin.CONSTRUCTED and models.set_to_eval(o)) for o in held):
+            held = models.origins(_parts_source(argument.value))
+            if held and all(o.kind is Origin.PRETRAINED or (o.kind in (Origin.CONSTRUCTED, Origin.EVIDENT) and models.set_to_eval(o)) for o in held):
                 return True
         return False
 
@@ -259,3 +259,22 @@ def _defines_forward(cls: cst.ClassDef) -> bool:
     return bool(cls.bases) and any(
         isinstance(statement, cst.FunctionDef) and statement.name.value == "forward" for statement in cls.body.body
     )
+
+
+#: Methods of ``nn.Module`` that hand back its layers.
+_LAYER_LISTS = frozenset({"children", "modules", "named_children", "named_modules"})
+
+
+def _parts_source(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The model whose layers ``value`` hands over (``*list(vgg.children())[:31]``: ``vgg``), else ``value``: a
+    container built from an evaluated model's layers holds them in the mode they are in."""
+    current = value.value if isinstance(value, cst.StarredElement) else value
+    while True:
+        if isinstance(current, cst.Subscript):
+            current = current.value
+        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value in ("list", "tuple") and current.args:
+            current = current.args[0].value
+        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in _LAYER_LISTS:
+            return current.func.value
+        else:
+            return value
