@@ -963,22 +963,29 @@ class ModelTracker:
         notebook's cells run top to bottom): those before it, from the last one made unconditionally at the top
         level on (``model = DeepPose(...)`` in one cell, ``model = ConvNeXt(...)`` in a later one: each use holds the
         model built above it). A use in a function or a loop may see any of them (called later, or on a later turn)."""
-        if any(isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.For, cst.While, cst.ClassDef)) for ancestor in self.analysis.ancestors(name)):
+        ancestors = list(self.analysis.ancestors(name))
+        if any(isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) for ancestor in ancestors):
             return assignments
         order = self.analysis.source_order
-        here = order.get(name)
+        loop = next((a for a in reversed(ancestors) if isinstance(a, (cst.For, cst.While))), None)
+        # In a loop, a binding later in the loop reaches the next turn's use: the use stands where the loop starts,
+        # and every binding inside the loop reaches it too.
+        here = order.get(loop if loop is not None else name)
         if here is None:
             return assignments
-        around = set(self.analysis.ancestors(name))
+        inside = {a for a in assignments if loop is not None and loop in self.analysis.ancestors(a.node)}
+        around = set(ancestors)
         # `model = model.to(device)`: the use on the right reads the binding before this statement, not its own
         before = [
             assignment for assignment in assignments
-            if order.get(assignment.node, here) < here and self._binding_statement(assignment.node) not in around
+            if order.get(assignment.node, here) < here and self._binding_statement(assignment.node) not in around and assignment not in inside
         ]
         for index in range(len(before) - 1, -1, -1):
             if self._bound_unconditionally(before[index].node):
-                return before[index:]  # `model = ...` as a statement of the module: the bindings above it are gone
-        return before or assignments
+                before = before[index:]  # `model = ...` as a statement of the module: the bindings above it are gone
+                break
+        reaching = before + [assignment for assignment in assignments if assignment in inside]
+        return reaching or assignments
 
     def _binding_statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The statement whose binding ``node`` is (an assignment, an import, a ``with`` or a loop)."""

@@ -1654,13 +1654,27 @@ class ModuleAnalysis:
         in its class or a class of this file related to it by inheritance (a method of the same name in an
         unrelated class is another method)."""
         owner = self.enclosing_class(function)
-        # A nested function's name is bound in the function around it: only calls there name it.
+        # A nested function's name is bound in the function around it: only calls there name it, unless it leaves
+        # that function (returned, stored), when the calls of its name elsewhere may be calls of it.
         outer = self.enclosing_function(function)
+        if outer is not None and not self._used_in_place(function, outer):
+            outer = None
         calls = []
+        if outer is not None:
+            # handed to a call that runs it there (`module_benchmark(_decode)`): that call is where it runs
+            calls += [
+                use_call
+                for node in self.subtree(outer.body, into_scopes=True)
+                if isinstance(node, cst.Name) and node.value == function.name.value and isinstance(arg := self.parent(node), cst.Arg)
+                and isinstance(use_call := self.parent(arg), cst.Call)
+            ]
+        nested = self.enclosing_function(function) is not None
         for site in self.index.sites(function.name.value):
             func = site.call.func
             if outer is not None and outer not in site.owners:
                 continue
+            if nested and outer is None and self._binds_its_own(site.call, function):
+                continue  # `_forward()` in a function that defines a `_forward` of its own calls that one
             if isinstance(func, cst.Name):
                 # A bare name in a function never names a method (a class body is no enclosing scope): in a method
                 # of its own, ``prepare(...)`` calls the module's ``prepare``, not the method.
@@ -1674,6 +1688,16 @@ class ModuleAnalysis:
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and owner is not None and self._instance_of(func.value, owner):
                 calls.append(site.call)  # `converter = Converter(path)`, then `converter.convert(x)`
         return calls
+
+    def _binds_its_own(self, call: cst.Call, function: cst.FunctionDef) -> bool:
+        """A function around ``call`` defines a nested function of ``function``'s name other than ``function``."""
+        name = function.name.value
+        return any(
+            isinstance(owner, cst.FunctionDef) and any(
+                isinstance(node, cst.FunctionDef) and node is not function and node.name.value == name for node in self.subtree(owner.body)
+            )
+            for owner in self.ancestors(call)
+        )
 
     def _instance_of(self, name: cst.Name, cls: cst.ClassDef) -> bool:
         """Every value the variable ``name`` is assigned is a construction of the class ``cls`` of this file."""
@@ -1924,7 +1948,7 @@ class ModuleAnalysis:
                 if hook:
                     return hook
             child = ancestor
-        function = self._running_in_place(self.enclosing_function(node))
+        function = self.enclosing_function(node)
         if function is not None:
             if self.module_disables_grad:
                 return "`torch.set_grad_enabled(False)` runs at module level"
@@ -1953,19 +1977,10 @@ class ModuleAnalysis:
                     return self._guarded_by_name(function, _depth)
         return None
 
-    def _running_in_place(self, function: cst.FunctionDef | None) -> cst.FunctionDef | None:
-        """``function``, or where it is a nested function that runs while the function around it does, as a lambda
-        would (called there, or handed to a call there that runs it: ``module_benchmark(_decode_steps)``, not
-        returned, stored or handed to a thread), the function around it: its guards and its callers' are
-        ``function``'s."""
-        while function is not None:
-            outer = self.enclosing_function(function)
-            if outer is None or not self._used_in_place(function, outer):
-                return function
-            function = outer
-        return function
-
     def _used_in_place(self, function: cst.FunctionDef, outer: cst.FunctionDef) -> bool:
+        """The nested ``function`` runs while ``outer`` does, as a lambda would: called there, or handed to a call
+        there that runs it (``module_benchmark(_decode_steps)``), not returned, stored or handed to a thread (grad
+        mode is per thread)."""
         name = function.name.value
         uses = [
             node for node in self.subtree(outer.body, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name

@@ -148,9 +148,10 @@ def predict(x: list[float]):
         return measured
 
     def _never_read_again(self, node: cst.Call) -> bool:
-        """``name.train()`` where nothing reads ``name`` afterwards: not later in its scope, not in a scope nested in
-        it (a closure may run at any time), and not in a loop that comes back to an earlier read. A module-level name
-        counts only in a script (``__main__`` block or top-level code that runs), which no other module imports."""
+        """``name.train()`` where nothing reads ``name`` afterwards: not later in its scope (a read of the name bound
+        again since reads another model), not in a scope nested in it (a closure may run at any time), and not in a
+        loop that comes back to an earlier read. A module-level name counts only in a script (``__main__`` block or
+        top-level code that runs), which no other module imports."""
         receiver = node.func.value
         if not isinstance(receiver, cst.Name) or self._in_cells():
             return False  # a notebook's cells run in any order: a cell run later may read it
@@ -174,6 +175,8 @@ def predict(x: list[float]):
                     return False
                 at = self.range_of(access.node)[0]
                 if (at.line, at.column) > (here.line, here.column):
+                    if isinstance(scope, GlobalScope) and not self._same_model(access.node, self.analysis.models.origins(receiver)):
+                        continue  # the name bound again since (`G = Generator(z_dim)`): this reads the new model
                     return False
         return True
 
