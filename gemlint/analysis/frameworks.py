@@ -370,6 +370,8 @@ MODEL_WRAPPERS = frozenset(
     }
 )
 # Module methods that return the module itself.
+#: The methods of ``nn.Module`` that hand back its layers (``for m in model.modules()``, ``list(vgg.children())``).
+MODULE_LAYER_METHODS = frozenset({"children", "modules", "named_children", "named_modules"})
 MODULE_SELF_METHODS = frozenset(
     {"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "eval", "train", "requires_grad_", "share_memory", "to_empty", "apply", "type", "xpu", "mps"}
 )

@@ -298,16 +298,10 @@ def _tested_for_a_missing_entry(test: cst.BaseExpression) -> cst.BaseExpression 
 
 
 def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    """The statements that run after ``statement`` in its block and in each block around it, up to ``function``
-    (:func:`_statements_before`'s twin: a ``with lock:`` or ``try:`` around the test holds the return too)."""
-    child = statement
-    for ancestor in analysis.ancestors(statement):
-        if ancestor is function:
-            return
-        body = getattr(ancestor, "body", None)
-        if isinstance(body, (list, tuple)) and child in body:
-            yield from body[body.index(child) + 1:]
-        child = ancestor
+    """The statements that run after ``statement`` in its block and in each block around it, up to ``function`` (a
+    ``with lock:`` or ``try:`` around the test holds the return too)."""
+    for body, index in _enclosing_blocks(analysis, statement, function):
+        yield from body[index + 1:]
 
 
 def _stores_into(node: cst.CSTNode, containers: set[str]) -> bool:
@@ -400,15 +394,21 @@ def _state_compared(analysis: ModuleAnalysis, test: cst.BaseExpression, declared
     return found
 
 
-def _statements_before(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef):
+def _statements_before(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
     """The statements that run before ``node`` in its block and in each block around it, up to ``function``."""
+    for body, index in _enclosing_blocks(analysis, node, function):
+        yield from body[:index]
+
+
+def _enclosing_blocks(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> Iterator[tuple[list | tuple, int]]:
+    """Each block around ``node`` up to ``function``, innermost first, with the place in it of what holds ``node``."""
     child = node
     for ancestor in analysis.ancestors(node):
         if ancestor is function:
             return
         body = getattr(ancestor, "body", None)
         if isinstance(body, (list, tuple)) and child in body:
-            yield from body[: body.index(child)]
+            yield body, body.index(child)
         child = ancestor
 
 

@@ -1401,7 +1401,6 @@ class ModuleAnalysis:
                 trainer = self._results_train(function)
                 if trainer is not None:
                     cached = Verdict(Context.TRAINING, f"what `{function.name.value}` returns is trained on in {trainer}")
-
             elif cached.name_only:
                 # A name is weak evidence: `evaluate_actions` of an RL policy feeds the training loss; an
                 # entry point that calls it is strong evidence.
@@ -1657,18 +1656,12 @@ class ModuleAnalysis:
         # A nested function's name is bound in the function around it: only calls there name it, unless it leaves
         # that function (returned, stored), when the calls of its name elsewhere may be calls of it.
         outer = self.enclosing_function(function)
-        if outer is not None and not self._used_in_place(function, outer):
+        nested = outer is not None
+        # handed to a call that runs it there (`module_benchmark(_decode)`): that call is where it runs
+        handed = self._calls_running_in_place(function, outer) if outer is not None else None
+        if handed is None:
             outer = None
-        calls = []
-        if outer is not None:
-            # handed to a call that runs it there (`module_benchmark(_decode)`): that call is where it runs
-            calls += [
-                use_call
-                for node in self.subtree(outer.body, into_scopes=True)
-                if isinstance(node, cst.Name) and node.value == function.name.value and isinstance(arg := self.parent(node), cst.Arg)
-                and isinstance(use_call := self.parent(arg), cst.Call)
-            ]
-        nested = self.enclosing_function(function) is not None
+        calls = list(handed or ())
         for site in self.index.sites(function.name.value):
             func = site.call.func
             if outer is not None and outer not in site.owners:
@@ -1977,16 +1970,18 @@ class ModuleAnalysis:
                     return self._guarded_by_name(function, _depth)
         return None
 
-    def _used_in_place(self, function: cst.FunctionDef, outer: cst.FunctionDef) -> bool:
-        """The nested ``function`` runs while ``outer`` does, as a lambda would: called there, or handed to a call
-        there that runs it (``module_benchmark(_decode_steps)``), not returned, stored or handed to a thread (grad
-        mode is per thread)."""
+    def _calls_running_in_place(self, function: cst.FunctionDef, outer: cst.FunctionDef) -> list[cst.Call] | None:
+        """The calls of ``outer`` that the nested ``function`` is handed to, where it runs while ``outer`` does, as a
+        lambda would: it is called there, or handed to a call that runs it (``module_benchmark(_decode_steps)``).
+        None where it is not named there, or leaves: returned, stored, or handed to a thread (grad mode is per
+        thread)."""
         name = function.name.value
         uses = [
             node for node in self.subtree(outer.body, into_scopes=True) if isinstance(node, cst.Name) and node.value == name and node is not function.name
         ]
         if not uses:
-            return False
+            return None
+        handed = []
         for use in uses:
             parent = self.parent(use)
             if isinstance(parent, cst.Call) and parent.func is use:
@@ -1995,9 +1990,10 @@ class ModuleAnalysis:
                 continue  # another definition of the name, on another branch (`if cache is None: def _prefill(): ...`)
             call = self.parent(parent) if isinstance(parent, cst.Arg) else None
             if isinstance(call, cst.Call) and terminal_name(call.func) not in _ELSEWHERE_RUNNERS:
+                handed.append(call)
                 continue
-            return False  # returned, stored, or handed to what runs it in another thread or later
-        return True
+            return None  # returned, stored, or handed to what runs it in another thread or later
+        return handed
 
     def _self_evident_reasons(self, function: cst.FunctionDef) -> tuple[str, ...]:
         """Reasons that rest on the function alone, not on an entry point: its name, or its body (evaluation
@@ -2190,8 +2186,6 @@ def _names_bound_to(statement: cst.CSTNode | None, value: cst.CSTNode) -> tuple[
 _DISPATCH_BY_NAME = re.compile(r"\b(?:globals|locals|vars)\(\s*\)|sys\.modules\[\s*__name__\s*\]|\bFire\(\s*\)")
 #: The names of counting hooks: ``add_flops_counting_methods``, ``start_flops_count``, ``start_activation_count``.
 _COUNTER_NAME = re.compile(r"(?i)flops|counting_methods|^start_\w*_count$")
-#: How the name of a function that measures a model begins: counts of its parameters (``params_size``, fastai's), a
-#: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
 #: Calls that run a function handed to them in another thread or process, or later: a grad-free guard around
 #: the call does not cover it (grad mode is per thread).
 _ELSEWHERE_RUNNERS = frozenset(
@@ -2200,6 +2194,8 @@ _ELSEWHERE_RUNNERS = frozenset(
 )
 #: Words of a function's name that say it measures (a debugging switch there is the measurement).
 _MEASURING_WORDS = ("latency", "throughput", "timing", "speed_test", "measure")
+#: How the name of a function that measures a model begins: counts of its parameters (``params_size``, fastai's), a
+#: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
 _MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
 #: How a hook is hung on a module's forward.
 _HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import evidence_precision, Verdict
 from gemlint.analysis.models import ModelOrigin, Origin, shown
 from gemlint.analysis.triage import InferenceContext
@@ -261,10 +262,6 @@ def _defines_forward(cls: cst.ClassDef) -> bool:
     )
 
 
-#: Methods of ``nn.Module`` that hand back its layers.
-_LAYER_LISTS = frozenset({"children", "modules", "named_children", "named_modules"})
-
-
 def _parts_source(value: cst.BaseExpression) -> cst.BaseExpression:
     """The model whose layers ``value`` hands over (``*list(vgg.children())[:31]``: ``vgg``), else ``value``: a
     container built from an evaluated model's layers holds them in the mode they are in."""
@@ -274,7 +271,7 @@ def _parts_source(value: cst.BaseExpression) -> cst.BaseExpression:
             current = current.value
         elif isinstance(current, cst.Call) and isinstance(current.func, cst.Name) and current.func.value in ("list", "tuple") and current.args:
             current = current.args[0].value
-        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in _LAYER_LISTS:
+        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in fw.MODULE_LAYER_METHODS:
             return current.func.value
         else:
             return value

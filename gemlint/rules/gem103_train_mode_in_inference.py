@@ -3,9 +3,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import Assignment, ClassScope, ComprehensionScope, GlobalScope
 
+from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
 from gemlint.analysis.scopes import references_of
+from gemlint.analysis.syntax import bound_names
 from gemlint.analysis.triage import InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.frontends.notebook import has_percent_cells
@@ -226,8 +228,8 @@ def predict(x: list[float]):
             layers = ancestor.iter.func
             if (
                 isinstance(layers, cst.Attribute)
-                and layers.attr.value in _LAYER_WALKS
-                and receiver.value in _bound_names(ancestor.target)
+                and layers.attr.value in fw.MODULE_LAYER_METHODS
+                and receiver.value in bound_names(ancestor.target)
                 and self._same_model(layers.value, origins)
             ):
                 return True
@@ -244,16 +246,3 @@ def predict(x: list[float]):
             if isinstance(ancestor, (cst.If, cst.IfExp)) and not self.analysis.is_constant_test(ancestor.test):
                 return True
         return False
-
-
-#: The methods of ``nn.Module`` that walk its layers.
-_LAYER_WALKS = frozenset({"modules", "named_modules", "children", "named_children"})
-
-
-def _bound_names(target: cst.BaseExpression) -> set[str]:
-    """The names a loop's target binds (``layer``; ``name, layer``)."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in _bound_names(element.value)}
-    return set()
