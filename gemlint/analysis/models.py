@@ -52,6 +52,7 @@ from gemlint.analysis.syntax import (
     named_parameters,
     parameter_position,
     passed_argument,
+    root_name,
     terminal_name,
 )
 from gemlint.discovery import local_top_level_modules
@@ -297,6 +298,12 @@ class ModelTracker:
                 return f"it runs in {runtime}, which records no autograd graph"
             reason = None
             cls = self._constructed_class(origin) if origin.kind is Origin.CONSTRUCTED else None
+            annotated = _annotated_class(origin.node) if origin.kind is Origin.EVIDENT else None
+            if annotated is not None:
+                # `model: KModel`: the class the parameter is declared to hold, in this file or another module
+                cls = self._local_class(annotated)
+                if cls is None and self.analysis.outside is not None:
+                    reason = self.analysis.outside.forward_without_grad(self.analysis, annotated)
             forward = None
             if cls is not None:
                 forward = (self._method_of(cls, "__call__") if called_itself else None) or self._method_of(cls, "forward")
@@ -304,7 +311,7 @@ class ModelTracker:
                 reason = f"`{cls.name.value}.{forward.name.value}` is decorated with a grad-free guard"
             elif forward is not None and self._runs_its_submodules_guarded(forward):
                 reason = f"`{cls.name.value}.{forward.name.value}` runs its submodules under a grad-free guard"
-            elif isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
+            elif reason is None and isinstance(origin.node, cst.Call) and self.analysis.outside is not None:
                 entry = self._own_hub_entry(origin.node)
                 if entry is not None:
                     reason = self.analysis.outside.hub_entry_forward_without_grad(entry)
@@ -733,6 +740,47 @@ class ModelTracker:
                 ):
                     return True
         return False
+
+    def keeps_random_weights(self, origin: ModelOrigin) -> bool:
+        """The model of ``origin`` computes with the random weights it was built with: a hub library's model class
+        built from a configuration (``LlamaForCausalLM(config)``, ``AutoModel.from_config(config)``), bound only to
+        plain names of which none is handed to another call, assigned into, or has a method named for loading
+        called on it (``load_state_dict``, ``load_adapter``). What such a model computes is no prediction: the
+        script makes a model (a tiny one for tests, saved) or checks an architecture (SPEC §2, "Not inference")."""
+        if origin.kind is not Origin.CONSTRUCTED or not isinstance(origin.node, cst.Call) or not self._hub_model_from_config(origin.node):
+            return False
+        bindings = self._bindings.get(origin.node, [])
+        targets = [_single_target(binding) for binding in bindings]
+        if not targets or not all(isinstance(target, cst.Name) for target in targets):
+            return False  # an attribute (`self.model`) may be given its weights by another method or module
+        names = {target.value for target in targets if isinstance(target, cst.Name)}
+        for call in self._calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and root_name(func.value) in names and "load" in func.attr.value.lower():
+                return False
+            if any(root_name(arg.value) in names for arg in call.args):
+                return False  # `load_checkpoint_and_dispatch(model, path)`, `Trainer(model=model)`: it goes elsewhere
+        return not any(
+            isinstance(target.target, cst.Attribute) and root_name(target.target) in names
+            for assign in self.analysis.nodes_of(cst.Assign)
+            for target in assign.targets
+        )
+
+    def runs_random_weights(self, receiver: cst.BaseExpression) -> bool:
+        """Every model ``receiver`` may hold keeps the random weights it was built with (:meth:`keeps_random_weights`)."""
+        origins = self.origins(receiver)
+        return bool(origins) and all(self.keeps_random_weights(origin) for origin in origins)
+
+    def _hub_model_from_config(self, call: cst.Call) -> bool:
+        names = self.analysis.qualified_names(call.func)
+        if any(self._is_hf_model_class(name) for name in names):
+            return True
+        func = call.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in fw.FROM_CONFIG_METHODS
+            and any(name.startswith(fw.PRETRAINED_PACKAGES) for name in self.analysis.qualified_names(func.value))
+        )
 
     def mode_call(self, call: cst.Call) -> str | None:
         """``"eval"`` for ``x.eval()`` / ``x.train(False)`` / ``x.freeze()``, ``"train"`` for ``x.train()`` / ``x.train(True)``,
@@ -1858,6 +1906,24 @@ def _converts_itself(value: cst.BaseExpression, name: str) -> bool:
         and is_name(value.func.value, name)
         and value.func.attr.value not in fw.MODULE_SELF_METHODS
     )
+
+
+def _annotated_class(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The class a parameter is annotated with (``model: KModel``, ``Optional[KModel]``, ``KModel | None``)."""
+    annotation = node.annotation.annotation if isinstance(node, cst.Param) and node.annotation is not None else None
+    if isinstance(annotation, cst.Subscript) and terminal_name(annotation.value) == "Optional" and len(annotation.slice) == 1:
+        element = annotation.slice[0].slice
+        annotation = element.value if isinstance(element, cst.Index) else None
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr) and is_name(annotation.right, "None"):
+        annotation = annotation.left
+    return annotation if isinstance(annotation, (cst.Name, cst.Attribute)) else None
+
+
+def _single_target(binding: cst.BaseSmallStatement) -> cst.BaseExpression | None:
+    """What ``x = value`` / ``x: T = value`` binds; None for ``a = b = value``."""
+    if isinstance(binding, cst.Assign):
+        return binding.targets[0].target if len(binding.targets) == 1 else None
+    return binding.target if isinstance(binding, cst.AnnAssign) else None
 
 
 def _unique(origins: list[ModelOrigin]) -> tuple[ModelOrigin, ...]:

@@ -1232,7 +1232,11 @@ class ModuleAnalysis:
     def discarded_run_on_made_up_input(self, call: cst.Call) -> bool:
         """``model(torch.ones(1, 3, 32, 32))`` whose result nothing reads, outside a request handler: a warm-up or
         a check run on a made-up input (its other arguments literals or flags), made once for its effect. Its graph
-        is dropped as soon as it is built, and no prediction comes out of it."""
+        is dropped as soon as it is built, and no prediction comes out of it. Likewise a run of a script's
+        module-level code, outside any loop, whose result is dropped (``model(get_test_input(size))`` before
+        the frames are read): it runs once, whatever its input, and no hook keeps what it computes."""
+        if self._dropped_once_at_module_level(call):
+            return True
         tensors = [arg.value for arg in call.args if not _scalar_argument(arg.value)]
         if not tensors or not all(self._made_up_value(value, set()) for value in tensors):
             return False
@@ -1246,6 +1250,13 @@ class ModuleAnalysis:
             names = _target_names(parent.targets[0].target)
             return bool(names) and not any(self._read_beyond_shape(name) for name in names)
         return False
+
+    def _dropped_once_at_module_level(self, call: cst.Call) -> bool:
+        if not isinstance(self.parent(call), cst.Expr) or self.enclosing_function(call) is not None:
+            return False
+        if any(isinstance(ancestor, (cst.For, cst.While, cst.BaseComp)) for ancestor in self.ancestors(call)):
+            return False  # once per item
+        return not any(terminal_name(other.func) in _HOOK_REGISTRATIONS for other in self.nodes_of(cst.Call))
 
     def converted_to_numpy(self, call: cst.Call) -> bool:
         """What ``call`` returns is made a NumPy array as it is (``model(x).cpu().numpy()``, ``np.asarray(out)``), with

@@ -38,6 +38,19 @@ def dotted_name(expression: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def root_name(expression: cst.BaseExpression) -> str | None:
+    """The name an attribute, subscript or call chain starts from (``model.lm_head.weight``, ``model.half()``:
+    ``model``); None when it starts from anything else."""
+    while not isinstance(expression, cst.Name):
+        if isinstance(expression, (cst.Attribute, cst.Subscript)):
+            expression = expression.value
+        elif isinstance(expression, cst.Call):
+            expression = expression.func
+        else:
+            return None
+    return expression.value
+
+
 def is_name(expression: cst.CSTNode, *values: str) -> bool:
     """A bare name, one of ``values`` if any are given."""
     return isinstance(expression, cst.Name) and (not values or expression.value in values)

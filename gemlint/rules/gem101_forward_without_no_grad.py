@@ -55,7 +55,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "turns autograd off for the thread before any method runs; static and class methods aside), and a guard at "
         "every caller in the same file. Models whose own `forward` runs every part it calls under such a guard or "
         "switch, or is decorated with one (a project class of any module: `with torch.set_grad_enabled(self.as_loss):` "
-        "around the network's call).",
+        "around the network's call), built here or held by a parameter annotated with that class (`model: KModel`, "
+        "`Optional[KModel]`).",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
         "`model.parameters()` or `model.named_parameters()` setting `requires_grad = False`, or, in a constructor, "
         "to a parameter whose default is `False`, as pytorch-fid's InceptionV3 does, or a call of a method named for "
@@ -86,12 +87,18 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "a model class of the file that its `forward` calls and that runs a submodule (`captioner.encode_pixels(x)`), "
         "and the library methods `forward_features`, `forward_head`, `encode_image`, `encode_text` and "
         "`get_image_features`/`get_text_features`/`get_audio_features`.",
+        "A hub library's model class built from a configuration (`GPT2LMHeadModel(config)`, "
+        "`AutoModelForCausalLM.from_config(config)`) and kept in a plain name that nothing loads weights into (no "
+        "method named for loading called on it, handed to no other call, nothing assigned into it): it computes with "
+        "random weights, so it is being made (a tiny model for tests, saved) or checked, not predicting.",
         "Warm-ups and checks on made-up input whose result nothing reads, or only its shape "
         "(`model(torch.ones(1, 3, 224, 224))` as a statement, bound to a name never read, or read as `out[0].shape`, "
         "`out.size()`, `len(out)`, `print(model(x)[1].shape)`; the input made up in place, also joined or laid out anew "
         "(`torch.cat([torch.ones(...), torch.zeros(...)])`, `.repeat(...)`), or keyword arguments all made up: "
         "`model(**dict(x=torch.randn(...), step=0))`), outside request handlers: the graph is dropped as soon as it is "
-        "built. A library module's "
+        "built. So is a run in a script's module-level code, outside any loop, whose result is dropped, whatever its "
+        "input (a warm-up before the frames are read), unless the module hangs a forward hook that may keep what it "
+        "computes. A library module's "
         "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "
         "modules of the project) is its author's check, not inference code; so is one that only calls the module's "
         "functions without arguments (`main()`), each of which only prints in turn.",
@@ -177,6 +184,8 @@ def score(batch: dict):
             return
         if self.analysis.discarded_run_on_made_up_input(node):
             return  # a warm-up or a check on made-up input: its graph is dropped at once
+        if models.runs_random_weights(receiver):
+            return  # a model being made, or an architecture checked: what it computes is no prediction
         if receiver is node.func and self.analysis.converted_to_numpy(node):
             # The model called itself, and its output made a NumPy array as it is, which an output of a graph refuses:
             # the forward records none. (A method's output may be codes or labels, integers that autograd never marks,

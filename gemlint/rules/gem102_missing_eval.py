@@ -49,7 +49,8 @@ class MissingEval(AnalysisRule):
         "wrapper's own flag says.",
         "Models only run as a warm-up or a check on made-up input whose result nothing reads (or only its shape), or "
         "in the printing "
-        "`__main__` block of a module other modules use (see GEM101).",
+        "`__main__` block of a module other modules use, or models that keep the random weights a hub library's "
+        "class was built with from a configuration (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
         "(`nn.Linear`, `nn.Conv2d`, ..., `nn.LSTM`, `nn.GRU`, `nn.RNN` and `nn.MultiheadAttention` left at their "
         "default dropout of 0, also through a local bound to the class: `klass = nn.LSTM`, and instance norms that "
@@ -151,6 +152,8 @@ def classify(features: list[float]):
                 continue
             if self._used_as_submodule(call, receiver) or self.analysis.discarded_run_on_made_up_input(call):
                 continue  # a warm-up or a check on made-up input serves no prediction
+            if models.runs_random_weights(receiver):
+                continue  # nor does a model that keeps the random weights it was built with
             verdict = self.analysis.reported_context(call)
             if verdict.is_inference:
                 for origin in origins:
