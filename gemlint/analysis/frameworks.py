@@ -697,6 +697,10 @@ MODEL_PRODUCERS: dict[str, str] = {
     "tensorflow.keras.models.load_model": "keras",
     "keras.models.load_model": "keras",
     "keras.saving.load_model": "keras",
+    # TensorFlow's SavedModel readers (a TF Hub module is one, fetched once into a cache)
+    "tensorflow.saved_model.load": "tensorflow",
+    "tensorflow_hub.load": "tensorflow-hub",
+    "tensorflow_hub.KerasLayer": "tensorflow-hub",
     "whisper.load_model": "whisper",
     "llama_cpp.Llama": "llama.cpp",
     "ultralytics.YOLO": "ultralytics",
