@@ -56,10 +56,19 @@ def handed_to_gradio(analysis: "ModuleAnalysis") -> list[tuple[str, str]]:
         else:
             continue
         handed = keyword_arg(call, "fn") or positional_arg(call, 0)
-        spelled = dotted_name(_called_function(analysis, handed.value)) if handed is not None else None
+        spelled = _spelled_callback(_called_function(analysis, handed.value)) if handed is not None else None
         if spelled:
             found.append((listener, spelled))
     return found
+
+
+def _spelled_callback(function: cst.BaseExpression) -> str | None:
+    """How the callback is spelled (``predict``, ``self.respond``); a method of an instance built in place
+    (``Generator().generate_image``) as its class's (``Generator.generate_image``)."""
+    if isinstance(function, cst.Attribute) and isinstance(function.value, cst.Call):
+        owner = dotted_name(function.value.func)
+        return f"{owner}.{function.attr.value}" if owner is not None else None
+    return dotted_name(function)
 
 
 def _called_function(analysis: "ModuleAnalysis", handed: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:

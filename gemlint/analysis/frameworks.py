@@ -740,6 +740,7 @@ MODEL_PRODUCERS: dict[str, str] = {
 # ``X.from_pretrained(...)`` of these libraries loads a model (or a tokenizer / processor).
 FROM_PRETRAINED_LIBRARIES = (
     "transformers.", "diffusers.", "sentence_transformers.", "peft.", "optimum.", "open_clip.", "timm.", "pyannote.", "nemo.",
+    "controlnet_aux.",  # ControlNet's annotators (`HEDdetector.from_pretrained`) read their weights from the hub
 )
 # Classes whose from_pretrained result is not a model: tokenizers, processors, configs (loads for GEM502, no forward).
 NON_MODEL_PRETRAINED = ("Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor", "Config", "GenerationConfig", "Scheduler")
