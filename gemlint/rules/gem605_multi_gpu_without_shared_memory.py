@@ -1,8 +1,15 @@
 from __future__ import annotations
 
+import re
+
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import DocumentRule
+
+
+#: What a value of a manifest (or an inline patch's text) may give a pod shared memory with: a mount at /dev/shm, the
+#: host's IPC namespace, a memory-backed volume.
+_SHARED_MEMORY = re.compile(r"/dev/shm|hostIPC|medium:\s*[\"']?Memory|^Memory$")
 
 
 class MultiGpuWithoutSharedMemory(DocumentRule):
@@ -28,7 +35,11 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "Single-GPU, single-process containers, and containers that request one GPU while their arguments ask for "
         "several parallel ranks: the other ranks run in other pods (a Ray cluster), each with its own GPU.",
         "Kustomize patches (files a `kustomization.yaml` in their folder or above lists under `patches`, "
-        "`patchesStrategicMerge` or `patchesJson6902`): the volumes a patch leaves out, its base holds.",
+        "`patchesStrategicMerge` or `patchesJson6902`) where shared memory may come from what they are built with: "
+        "the volumes a patch leaves out, its base may hold. A patch is judged only when everything its kustomization "
+        "builds with (its resources, followed through the kustomizations they name, their patches, and the overlays "
+        "of the repository built on it) is in the repository and none of it mounts /dev/shm, sets `hostIPC` or "
+        "declares a memory-backed volume; a remote base is not read, and the patch is not judged.",
         "A KServe `InferenceService` predictor's `model` runs in its ServingRuntime's container: the runtime it names "
         "(`runtime:`), or the one that auto-selects its model format, is merged in (volumes, mounts, arguments, "
         "resources) when the same file defines it. A runtime defined elsewhere (another file, the cluster, KServe's "
@@ -92,10 +103,8 @@ spec:
 
     def check(self) -> None:
         from gemlint.analysis.containers import containers
-        from gemlint.frontends.kustomize import is_patch
 
-        if is_patch(str(self.context.source.path), str(self.context.config.root)):
-            return  # what a kustomize patch leaves out (the volumes), its base holds
+        patch_state: bool | None = None  # for a kustomize patch, whether its build lacks shared memory (asked once)
         for container in containers(self.context.document):
             if container.shared_memory:
                 continue
@@ -108,6 +117,10 @@ spec:
                 continue  # a base image that prints and sleeps holds the GPUs without using them
             if not several and container.requests_gpus and container.gpus is not None and container.gpus <= 1:
                 continue  # the parallel ranks need more GPUs than the container has: they run in other pods (Ray)
+            if patch_state is None:
+                patch_state = self._patch_built_without_shared_memory()
+            if patch_state is False:
+                return  # what a kustomize patch leaves out (the volumes), what it is built with may hold
             if several:
                 node = container.gpu_node
                 start, end, uses = node.start, node.end, f"{container.gpus} GPUs"
@@ -128,3 +141,31 @@ spec:
                 f"{container.where} uses {uses} but has no shared memory at /dev/shm beyond the runtime's 64 MB{has}: NCCL and the "
                 f"worker processes exchange tensors there and fail or stall; {remedy}",
             )
+
+    def _patch_built_without_shared_memory(self) -> bool | None:
+        """None for a file no kustomization patches; for a patch, whether everything it is built with is in the
+        repository and none of it mentions shared memory (a `/dev/shm` mount, `hostIPC`, a memory-backed
+        `emptyDir`): only then does the built pod lack it too."""
+        from gemlint.frontends.kustomize import build_texts, is_patch
+
+        path, root = str(self.context.source.path), str(self.context.config.root)
+        if not is_patch(path, root):
+            return None
+        texts = build_texts(path, root)
+        return texts is not None and not any(_may_give_shared_memory(text) for text in texts)
+
+
+def _may_give_shared_memory(text: str) -> bool:
+    """A manifest's keys or values (not its comments) speak of shared memory; so does one that cannot be read."""
+    from gemlint.frontends.yaml_nodes import Mapping, Scalar, compose_documents, walk
+    from gemlint.text import SourceError
+
+    try:
+        documents = compose_documents(text)
+    except SourceError:
+        return True
+    return any(
+        (isinstance(node, Scalar) and _SHARED_MEMORY.search(node.value)) or (isinstance(node, Mapping) and "hostIPC" in node.keys())
+        for document in documents
+        for node in walk(document)
+    )
