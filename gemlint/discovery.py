@@ -468,13 +468,16 @@ def _is_vendored_listing(names: AbstractSet[str], build_files: tuple[str, ...] =
     return not names.isdisjoint(_LICENSE_FILES) and not names.isdisjoint(build_files)
 
 
-#: Headers that only a platform's or a toolkit's own include folder holds together: a folder of the project that
-#: holds them is a copy of that folder (the Windows SDK's ``um/``, the CUDA toolkit's ``include/``), headers the
-#: project did not write, among thousands of others.
+#: Headers that only a platform's, a toolkit's or a library's own folder holds together: a folder of the project
+#: that holds them is a copy of that folder (the Windows SDK's ``um/``, the CUDA toolkit's ``include/``, Eigen's
+#: source tree, which marks itself with a file so named, or its ``Eigen/`` folder of module headers), code the
+#: project did not write, among thousands of other files.
 _SDK_SIGNATURES = (
     frozenset({"WinBase.h", "WinUser.h"}),
     frozenset({"winbase.h", "winuser.h"}),
     frozenset({"cuda_runtime_api.h", "driver_types.h", "cuda.h"}),
+    frozenset({"signature_of_eigen3_matrix_library"}),
+    frozenset({"Core", "Dense", "Eigenvalues", "Householder", "Jacobi", "SparseCore"}),
 )
 
 

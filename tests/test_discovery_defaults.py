@@ -96,7 +96,7 @@ def test_vendored_trees_under_other_names_and_copied_projects_are_excluded(tmp_p
     assert {"pkg/libs/fastlib/d.py", "deps/solver-3.4.0/g.py", "nets-20210525-full-source/tools/h.py"} <= set(linted)
 
 
-def test_a_copy_of_a_platforms_or_toolkits_headers_is_not_the_projects_code(tmp_path):
+def test_a_copy_of_a_platforms_toolkits_or_librarys_headers_is_not_the_projects_code(tmp_path):
     leak = "#include <stdlib.h>\nvoid make(void) { int *p = (int *)malloc(4); if (!p) return; p[0] = 1; }\n"
     _write(
         tmp_path,
@@ -109,9 +109,15 @@ def test_a_copy_of_a_platforms_or_toolkits_headers_is_not_the_projects_code(tmp_
             "deps/cuda/include/helper.h": leak,
             # one of those names alone is the project's own header
             "include/cuda.h": leak,
+            # Eigen's source tree, copied in whole (it marks itself with a file), and its folder of module headers
+            "third/linalg/signature_of_eigen3_matrix_library": "", "third/linalg/unsupported/solver.h": leak,
+            **{f"vendor/Eigen/{name}": "" for name in ("Core", "Dense", "Eigenvalues", "Householder", "Jacobi", "SparseCore")},
+            "vendor/Eigen/src/Core/util.h": leak,
+            # a project folder that merely holds a file named `Core` is the project's
+            "engine/Core": "", "engine/pool.h": leak,
         },
     )
-    assert _linted(tmp_path, "--select", "GEM302") == ["include/cuda.h", "src/decode.c"]
+    assert _linted(tmp_path, "--select", "GEM302") == ["engine/pool.h", "include/cuda.h", "src/decode.c"]
 
 
 def test_a_config_that_sets_exclude_decides_about_vendored_code_itself(tmp_path):

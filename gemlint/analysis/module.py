@@ -69,6 +69,10 @@ class Verdict:
     #: Inference context that rests on a name alone (``predict*``, a class named ``*Predictor``) with no
     #: entry point reaching it: reported only with ``strict`` (SPEC §2, "Evidence").
     name_only: bool = False
+    #: An entry point that reaches the code runs it in a server's worker thread, not in the thread that imported
+    #: the modules and built their objects (Gradio's callbacks): grad mode, which is per thread, is not what
+    #: ``torch.set_grad_enabled(False)`` at module level or in a constructor left it.
+    worker_thread: bool = False
 
     @property
     def is_inference(self) -> bool:
@@ -1444,8 +1448,12 @@ class ModuleAnalysis:
             return Verdict(Context.TRAINING, f"`{name}` is named for training")
         reason = self._inference_reason(function)
         if reason:
-            return Verdict(Context.INFERENCE, reason, name_only=reason == self._named_reason(function))
+            return Verdict(Context.INFERENCE, reason, name_only=reason == self._named_reason(function), worker_thread=self._runs_in_worker_thread(function))
         return UNKNOWN
+
+    def _runs_in_worker_thread(self, function: cst.FunctionDef) -> bool:
+        """Gradio runs its callbacks, plain and async, in threads of its server, never the one that imported the app."""
+        return self.is_gradio_callback(function) or self.gradio_callback_elsewhere(function) is not None
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
         # Evaluation code is evidence, so it is asked before the name (which alone is weak).
@@ -1758,7 +1766,12 @@ class ModuleAnalysis:
         # The strongest evidence among the callers: an entry point's before a name's.
         inference = next((v for v in verdicts if v.is_inference and not v.name_only), None) or next((v for v in verdicts if v.is_inference), None)
         if inference is not None:
-            return Verdict(Context.INFERENCE, f"`{shown}` is called from {_caller_phrase(inference.reason)}", inference.name_only)
+            return Verdict(
+                Context.INFERENCE,
+                f"`{shown}` is called from {_caller_phrase(inference.reason)}",
+                inference.name_only,
+                worker_thread=any(v.is_inference and v.worker_thread for v in verdicts),
+            )
         return UNKNOWN
 
     @cached_property
@@ -1927,6 +1940,7 @@ class ModuleAnalysis:
         guard at every same-file caller. An inner ``torch.enable_grad()`` undoes the guards around it.
         """
         child = node
+        in_function = False  # an ancestor is a function: the blocks above it ran when it was defined
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, cst.With) and child is ancestor.body:
                 modes = [self.grad_mode(item.item) for item in ancestor.items]
@@ -1940,7 +1954,9 @@ class ModuleAnalysis:
                 mode = self._grad_mode_set_before(ancestor, child)
                 if mode == "on":
                     return None
-                if mode == "off":
+                if mode == "off" and not (in_function and self.enclosing_function(ancestor) is None and self.context_of(node).worker_thread):
+                    # (a block around the definition ran when the module was imported: in another thread than a
+                    # server's worker that calls the function)
                     return "`torch.set_grad_enabled(False)` runs earlier in the same block"
             if isinstance(ancestor, cst.FunctionDef):
                 modes = [self.decorator_grad_mode(d.decorator) for d in self.wrapping_decorators(ancestor)]
@@ -1951,17 +1967,13 @@ class ModuleAnalysis:
                 hook = self.no_grad_hook(ancestor)
                 if hook:
                     return hook
+            in_function = in_function or isinstance(ancestor, (cst.FunctionDef, cst.Lambda))
             child = ancestor
         function = self.enclosing_function(node)
         if function is not None:
-            if self.module_disables_grad:
-                return "`torch.set_grad_enabled(False)` runs at module level"
-            owner = self.enclosing_class(function)
-            if owner is not None and not self._runs_unbound(function) and self.constructor_disables_grad(owner):
-                return f"the constructor of `{owner.name.value}` turns autograd off before any method of it runs"
-            package = self.outside.package_disables_grad(self) if self.outside is not None else None
-            if package is not None:
-                return package
+            thread_guard = self._thread_grad_switch(function)
+            if thread_guard is not None and not self.context_of(node).worker_thread:
+                return thread_guard
             if _depth < 4:
                 callers = self.callers_of(function) + self.instance_callers_of(function)
                 elsewhere = self.outside.callers_guarded(self, function, _depth) if self.outside is not None else []
@@ -1980,6 +1992,26 @@ class ModuleAnalysis:
                 if not guarded and not elsewhere and self.own_verdict(function).reason in self._self_evident_reasons(function):
                     return self._guarded_by_name(function, _depth)
         return None
+
+    def grad_switch_in_another_thread(self, node: cst.CSTNode) -> str | None:
+        """Where ``torch.set_grad_enabled(False)`` at module level, in a constructor or in a package would turn
+        autograd off for ``node`` but the thread that runs it is a server's worker, not the one that ran the switch:
+        what that switch does, for a finding to say why it does not hold."""
+        function = self.enclosing_function(node)
+        if function is None or not self.context_of(node).worker_thread:
+            return None
+        return self._thread_grad_switch(function)
+
+    def _thread_grad_switch(self, function: cst.FunctionDef) -> str | None:
+        """``torch.set_grad_enabled(False)`` that turns autograd off for the thread that imported this module or
+        built the object whose method ``function`` is (at module level, in the class's constructor, in a package
+        the module belongs to), said as a guard."""
+        if self.module_disables_grad:
+            return "`torch.set_grad_enabled(False)` runs at module level"
+        owner = self.enclosing_class(function)
+        if owner is not None and not self._runs_unbound(function) and self.constructor_disables_grad(owner):
+            return f"the constructor of `{owner.name.value}` turns autograd off before any method of it runs"
+        return self.outside.package_disables_grad(self) if self.outside is not None else None
 
     def _calls_running_in_place(self, function: cst.FunctionDef, outer: cst.FunctionDef) -> list[cst.Call] | None:
         """The calls of ``outer`` that the nested ``function`` is handed to, where it runs while ``outer`` does, as a
