@@ -548,7 +548,7 @@ class FileAnalysis:
     def _members_assigned_otherwise(self, members: dict[tuple[str, str], set[Kind]], calls: set[Node]) -> set[tuple[str, str]]:
         """The ``members`` that an assignment also sets to something other than null or one of ``calls``."""
         found = set()
-        names = {member.encode() for _, member in members}
+        names = {member.removesuffix("[]").encode() for _, member in members}
         for unit in self.units:
             if not any(name in unit.source for name in names):
                 continue  # read from the body's text first: most bodies name none of them
@@ -562,10 +562,14 @@ class FileAnalysis:
         return found
 
     def _member_key(self, unit: Unit, expression: Node | None) -> tuple[str, str] | None:
-        """(class, member) for ``member_`` / ``this->member_`` inside a method, ("", name) for a global."""
+        """(class, member) for ``member_`` / ``this->member_`` inside a method, ("", name) for a global; the
+        elements of one (``buffers_[i]``) as (class, ``member[]``): an array of buffers each allocated alike."""
         expression = syn.strip(expression)
         if expression is None:
             return None
+        if expression.type == "subscript_expression":
+            array = self._member_key(unit, expression.child_by_field_name("argument"))
+            return (array[0], array[1] + "[]") if array is not None and not array[1].endswith("[]") else None
         if expression.type == "field_expression":
             obj = syn.strip(expression.child_by_field_name("argument"))
             if obj is None or obj.type != "this":

@@ -17,7 +17,8 @@ class MismatchedRelease(PairingRule):
         "on device memory corrupts the host heap; `delete` on an array from `new[]` is undefined behaviour that "
         "skips destructors and may corrupt the heap. The wrong release still counts as the release, so such a "
         "path is reported once, here, and not also as a leak. Members allocated in one method and released in "
-        "another (a constructor and its destructor) are checked across the file. In Python the same pairs are "
+        "another (a constructor and its destructor) are checked across the file, and so are the elements of a member "
+        "array (`buffers_[i] = new float[n]` in one method, `delete buffers_[i]` in another). In Python the same pairs are "
         "checked for cuda-python and CuPy's runtime module."
     )
     not_flagged = (
