@@ -2443,6 +2443,13 @@ class ProjectModel:
                     return site.callee
                 continue
             resolved = self.resolve(entry, site.callee)
+            if resolved is not None and resolved.kind == "function" and function.loads_state and depth < 2:
+                # `self.net.load_state_dict(load_pretrained(name))`: a project helper reads the tensors this function
+                # puts into a model
+                located = self.function_of(resolved, entry.path)
+                if located is not None and self._reads_tensors(*located) and (accept is None or accept(entry, site)):
+                    return site.callee
+                continue
             if resolved is not None and resolved.kind == "class" and followed:
                 # `self.recognition = Recognition()`: building a project object whose `__init__` loads
                 if self._constructor_loads(resolved, entry.path, accept) and (accept is None or accept(entry, site)):
@@ -2463,6 +2470,13 @@ class ProjectModel:
             if loads and (accept is None or accept(entry, site)):
                 return site.callee
         return None
+
+    def _reads_tensors(self, entry: ModuleEntry, function: FunctionSummary) -> bool:
+        """The function calls a reader of saved tensors (``torch.load``, ``model_zoo.load_url``, safetensors')."""
+        return any(
+            (resolved := self.resolve(entry, site.callee)) is not None and resolved.kind == "external" and resolved.module in fw.TENSOR_READERS
+            for site in function.calls
+        )
 
     def _constructor_loads(self, target: Target, near: str, accept: Callable[[ModuleEntry, CallSite], bool] | None) -> bool:
         """Building the project class ``target`` loads a model (:meth:`initialiser_loads`), however deep its
