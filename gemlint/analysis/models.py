@@ -114,6 +114,7 @@ class ModelTracker:
         self._direct: dict[cst.CSTNode, tuple[ModelOrigin, ...]] = {}
         self._in_progress: set[tuple[cst.CSTNode, bool]] = set()
         self._class_cache: dict[cst.ClassDef, bool] = {}
+        self._random_weights: dict[cst.CSTNode, bool] = {}
         self._submodule_runners: dict[cst.FunctionDef, bool] = {}
         # Whether an assignment's references are used as a module: every reference of a name reassigned many
         # times asks it of every assignment (LibCST's scopes do not follow the flow), so it is answered once.
@@ -747,9 +748,15 @@ class ModelTracker:
         plain names of which none is handed to another call, assigned into, or has a method named for loading
         called on it (``load_state_dict``, ``load_adapter``). What such a model computes is no prediction: the
         script makes a model (a tiny one for tests, saved) or checks an architecture (SPEC §2, "Not inference")."""
-        if origin.kind is not Origin.CONSTRUCTED or not isinstance(origin.node, cst.Call) or not self._hub_model_from_config(origin.node):
+        if origin.kind is not Origin.CONSTRUCTED or not isinstance(origin.node, cst.Call):
             return False
-        bindings = self._bindings.get(origin.node, [])
+        known = self._random_weights.get(origin.node)
+        if known is None:
+            known = self._random_weights[origin.node] = self._hub_model_from_config(origin.node) and self._no_weights_given(origin.node)
+        return known
+
+    def _no_weights_given(self, built: cst.Call) -> bool:
+        bindings = self._bindings.get(built, [])
         targets = [_single_target(binding) for binding in bindings]
         if not targets or not all(isinstance(target, cst.Name) for target in targets):
             return False  # an attribute (`self.model`) may be given its weights by another method or module
