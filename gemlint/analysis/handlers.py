@@ -12,7 +12,7 @@ friends or kept in a lazily filled global or attribute (``if self.model is None:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -22,7 +22,7 @@ from gemlint.analysis.frameworks import is_setup_hook, manages_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator, routed_resource_reason
-from gemlint.analysis.syntax import NOT_LITERAL, SCOPE_NODES, is_name, literal_value, named_parameters
+from gemlint.analysis.syntax import NOT_LITERAL, SCOPE_NODES, is_name, literal_value, named_parameters, parameter_position, passed_argument
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
 GRADIO_EVENT = "a Gradio event handler"
@@ -115,8 +115,11 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
     return None
 
 
-def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _depth: int = 0) -> str | None:
-    """Why ``function`` runs on every request, or None."""
+def per_request_reason(
+    analysis: ModuleAnalysis, function: cst.FunctionDef, _depth: int = 0, reaches: Callable[[cst.Call], bool] | None = None
+) -> str | None:
+    """Why ``function`` runs on every request, or None. With ``reaches``, only the same-file calls it accepts count
+    (those whose arguments may take the branch in question)."""
     if is_cached(analysis, function):
         return None
     name = function.name.value
@@ -129,6 +132,8 @@ def per_request_reason(analysis: ModuleAnalysis, function: cst.FunctionDef, _dep
     if reason is not None or _depth >= _MAX_CALLER_DEPTH:
         return reason
     callers = analysis.callers_of(function)
+    if reaches is not None:
+        callers = [call for call in callers if reaches(call)]
     reasons = []
     for call in callers:
         caller = analysis.enclosing_function(call)
@@ -192,10 +197,46 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
         return STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
     if analysis.trains(function):
         return None  # a request that starts training (a web UI's "train" button) loads what it trains
-    reason = per_request_reason(analysis, function)
+    reason = per_request_reason(analysis, function, reaches=_branch_reacher(analysis, node, function))
     if reason is None or kept_or_keyed(analysis, node) or switches_model(analysis, node, reason) or _default_for_a_missing_argument(analysis, node, function):
         return None
     return reason
+
+
+def _branch_reacher(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> Callable[[cst.Call], bool] | None:
+    """For ``node`` in branches of a module-level ``function`` chosen by its parameters (``if set_cpu:``, ``if not
+    warm:``): whether a call of the function may take them, by the literal it passes for each (or the parameter's
+    default); None where no such branch holds ``node``."""
+    if analysis.enclosing_class(function) is not None:
+        return None
+    parameters = {param.name.value: param for param in named_parameters(function)}
+    wanted: list[tuple[cst.Param, bool]] = []  # each parameter, and the truth its branch needs
+    child: cst.CSTNode = node
+    for ancestor in analysis.ancestors(node):
+        if ancestor is function:
+            break
+        if isinstance(ancestor, cst.If) and child in (ancestor.body, ancestor.orelse):
+            test, truth = ancestor.test, child is ancestor.body
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, truth = test.expression, not truth
+            if isinstance(test, cst.Name) and test.value in parameters:
+                wanted.append((parameters[test.value], truth))
+        child = ancestor
+    if not wanted:
+        return None
+
+    def reaches(call: cst.Call) -> bool:
+        if any(arg.star for arg in call.args):
+            return True
+        for param, truth in wanted:
+            passed = passed_argument(call, parameter_position(function, param, bound=False), param.name.value)
+            value = passed if passed is not None else param.default
+            literal = literal_value(value) if value is not None else NOT_LITERAL
+            if literal is not NOT_LITERAL and bool(literal) is not truth:
+                return False
+        return True
+
+    return reaches
 
 
 def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
@@ -778,14 +819,24 @@ def _bound_from(analysis: ModuleAnalysis, node: cst.CSTNode) -> set[str | None]:
 
 
 def _module_names(analysis: ModuleAnalysis) -> frozenset[str]:
+    """The names module-level code assigns, in the blocks of its `if`, `try` and `with` statements too (the
+    `__main__` block's `MODELS = {}` is a global of the module)."""
     names = set()
-    for statement in analysis.module.body:
+    pending = list(analysis.module.body)
+    while pending:
+        statement = pending.pop()
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
                     names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                     names.add(small.target.value)
+        elif isinstance(statement, (cst.If, cst.Else, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.With)):
+            body = statement.body
+            pending.extend(body.body if isinstance(body, cst.IndentedBlock) else ())
+            for part in (getattr(statement, "orelse", None), getattr(statement, "finalbody", None), *getattr(statement, "handlers", ())):
+                if part is not None:
+                    pending.append(part)
     return frozenset(names)
 
 
