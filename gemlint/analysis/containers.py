@@ -83,6 +83,9 @@ class Container:
     #: The container is a stand-in: a base OS image whose command only prints and sleeps (a scheduler's demo
     #: job that holds GPUs for a while). Nothing in it uses them.
     stand_in: bool = False
+    #: The container runs Triton Inference Server (not one of its LLM builds), by its image or command: one process
+    #: that runs each model instance on the GPU its instance group names, exchanging no tensors between GPUs.
+    runs_triton: bool = False
 
 
 def _value(node: Node | None) -> str | None:
@@ -212,20 +215,23 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
     model_format = container.mapping("modelFormat")
     program = _program_words([container.get("image"), container.get("command"), container.get("args")])
     format_name = _program_words([model_format.get("name")]) if model_format is not None else []
-    record.serves_llm = _any_word(program + format_name, _LLM_SERVER)
+    record.serves_llm = _any_word(program + format_name, LLM_SERVER)
     record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
     record.stand_in = is_stand_in(container.get("image"), [container.get("command"), container.get("args")])
+    record.runs_triton = _any_word(program, TRITON_SERVER) and not record.serves_llm
     return record
 
 
 #: Images, commands and KServe model formats of large-language-model servers.
-_LLM_SERVER = re.compile(
+LLM_SERVER = re.compile(
     r"vllm|text-generation-inference|text-generation-launcher|\btgi\b|sglang|tensorrt[-_]?llm|trtllm|lmdeploy|ollama|"
     r"llama[-_.]?cpp|llama-server|(?:^|[-_/])llm(?:$|[-_:/])|nvcr\.io/nim/|aphrodite|lorax|exllama|mlc[-_]llm|^huggingface$",
     re.IGNORECASE,
 )
 
 
+#: Images and commands of Triton Inference Server.
+TRITON_SERVER = re.compile(r"tritonserver", re.IGNORECASE)
 #: Images and commands of GPU burn-in and diagnostic programs.
 _GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample|nvbandwidth", re.IGNORECASE)
 
@@ -445,9 +451,10 @@ def compose_containers(file: YamlFile) -> list[Container]:
                 continue
             record = Container(f"compose service {key.value}")
             program = _program_words([service.get("image"), service.get("command"), service.get("entrypoint")])
-            record.serves_llm = _any_word(program, _LLM_SERVER)
+            record.serves_llm = _any_word(program, LLM_SERVER)
             record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
             record.stand_in = is_stand_in(service.get("image"), [service.get("entrypoint"), service.get("command")])
+            record.runs_triton = _any_word(program, TRITON_SERVER) and not record.serves_llm
             _compose_gpus(service, record)
             _compose_memory(service, record)
             shm_node = service.get("shm_size")

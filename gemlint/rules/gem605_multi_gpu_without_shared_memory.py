@@ -34,6 +34,9 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "`hostIPC: true`, compose services with `shm_size` of at least 1g or `ipc: host`.",
         "Single-GPU, single-process containers, and containers that request one GPU while their arguments ask for "
         "several parallel ranks: the other ranks run in other pods (a Ray cluster), each with its own GPU.",
+        "Triton Inference Server on several GPUs (its image or `tritonserver` command, in the manifest or in what a "
+        "kustomize patch is built with) without a parallelism argument: one process runs each model instance on the "
+        "GPU its instance group names. Its TensorRT-LLM and vLLM builds, whose ranks are processes, are still reported.",
         "Kustomize patches (files a `kustomization.yaml` in their folder or above lists under `patches`, "
         "`patchesStrategicMerge` or `patchesJson6902`) where shared memory may come from what they are built with: "
         "the volumes a patch leaves out, its base may hold. A patch is judged only when everything its kustomization "
@@ -104,7 +107,8 @@ spec:
     def check(self) -> None:
         from gemlint.analysis.containers import containers
 
-        patch_state: bool | None = None  # for a kustomize patch, whether its build lacks shared memory (asked once)
+        build: list[str] | None = None  # for a kustomize patch, the texts of what it is built with (read once)
+        asked = False
         for container in containers(self.context.document):
             if container.shared_memory:
                 continue
@@ -117,10 +121,12 @@ spec:
                 continue  # a base image that prints and sleeps holds the GPUs without using them
             if not several and container.requests_gpus and container.gpus is not None and container.gpus <= 1:
                 continue  # the parallel ranks need more GPUs than the container has: they run in other pods (Ray)
-            if patch_state is None:
-                patch_state = self._patch_built_without_shared_memory()
-            if patch_state is False:
+            if not asked:
+                build, asked = self._patch_build(), True
+            if build == []:
                 return  # what a kustomize patch leaves out (the volumes), what it is built with may hold
+            if not container.parallel and (container.runs_triton or (build and _builds_triton(build))):
+                continue  # Triton runs each model instance on one GPU, in one process: no tensors go through /dev/shm
             if several:
                 node = container.gpu_node
                 start, end, uses = node.start, node.end, f"{container.gpus} GPUs"
@@ -142,21 +148,31 @@ spec:
                 f"worker processes exchange tensors there and fail or stall; {remedy}",
             )
 
-    def _patch_built_without_shared_memory(self) -> bool | None:
-        """None for a file no kustomization patches; for a patch, whether everything it is built with is in the
-        repository and none of it mentions shared memory (a `/dev/shm` mount, `hostIPC`, a memory-backed
-        `emptyDir`): only then does the built pod lack it too."""
+    def _patch_build(self) -> list[str] | None:
+        """None for a file no kustomization patches; for a patch, the texts of everything it is built with when all
+        of it is in the repository and none of it speaks of shared memory (a `/dev/shm` mount, `hostIPC`, a
+        memory-backed `emptyDir`), else an empty list: only then does the built pod lack it too."""
         from gemlint.frontends.kustomize import build_texts, is_patch
 
         path, root = str(self.context.source.path), str(self.context.config.root)
         if not is_patch(path, root):
             return None
         texts = build_texts(path, root)
-        return texts is not None and not any(_may_give_shared_memory(text) for text in texts)
+        if texts is None or any(_values_match(text, _SHARED_MEMORY, keys=("hostIPC",)) for text in texts):
+            return []
+        return texts
 
 
-def _may_give_shared_memory(text: str) -> bool:
-    """A manifest's keys or values (not its comments) speak of shared memory; so does one that cannot be read."""
+def _builds_triton(texts: list[str]) -> bool:
+    """What a patch is built with runs Triton Inference Server, and no LLM build of it."""
+    from gemlint.analysis.containers import LLM_SERVER, TRITON_SERVER
+
+    return any(_values_match(text, TRITON_SERVER) for text in texts) and not any(_values_match(text, LLM_SERVER) for text in texts)
+
+
+def _values_match(text: str, pattern: re.Pattern[str], keys: tuple[str, ...] = ()) -> bool:
+    """A manifest's values (not its comments) match ``pattern``, or it has one of ``keys``; so does one that
+    cannot be read."""
     from gemlint.frontends.yaml_nodes import Mapping, Scalar, compose_documents, walk
     from gemlint.text import SourceError
 
@@ -165,7 +181,7 @@ def _may_give_shared_memory(text: str) -> bool:
     except SourceError:
         return True
     return any(
-        (isinstance(node, Scalar) and _SHARED_MEMORY.search(node.value)) or (isinstance(node, Mapping) and "hostIPC" in node.keys())
+        (isinstance(node, Scalar) and pattern.search(node.value)) or (isinstance(node, Mapping) and any(key in node.keys() for key in keys))
         for document in documents
         for node in walk(document)
     )
