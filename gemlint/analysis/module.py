@@ -108,6 +108,7 @@ class ModuleAnalysis:
         self._function_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._never_runs: dict[cst.FunctionDef, bool] = {}
         self._caller_verdicts_in_progress: set[cst.FunctionDef] = set()
+        self._gradio_elsewhere: dict[cst.FunctionDef, str | None] = {}
         self._nodes_by_type: dict[tuple, list[cst.CSTNode]] = {}
         self._own_verdicts: dict[cst.FunctionDef, Verdict] = {}
         self._factories: dict[cst.FunctionDef, bool] = {}
@@ -1000,7 +1001,12 @@ class ModuleAnalysis:
 
     def gradio_callback_elsewhere(self, function: cst.FunctionDef) -> str | None:
         """The module of another file that hands ``function`` to Gradio, which calls it on every event."""
-        return self.outside.handed_to_gradio(self, function) if self.outside is not None else None
+        if self.outside is None:
+            return None
+        known = self._gradio_elsewhere
+        if function not in known:
+            known[function] = self.outside.handed_to_gradio(self, function)
+        return known[function]
 
     def route_handler_elsewhere(self, function: cst.FunctionDef) -> str | None:
         """The module of another file whose route table hands ``function`` to a web framework, which calls it on
