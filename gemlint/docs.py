@@ -200,7 +200,9 @@ _EVIDENCE_TIERS = [
     "Nor is a script's function that nothing names: defined at the top of a module with a `__main__` block and "
     "outside any package (a package's functions are its API, called from outside the project), undecorated, its name spelled nowhere else in the file, no other module of the project calling anything so "
     "named, and no dispatch by name (`globals()`, `fire.Fire()`): left over from an earlier version of the script, it "
-    "never runs (decided with the project only: the flake8 plugin, which sees one file, cannot know it).",
+    "never runs (decided with the project only: the flake8 plugin, which sees one file, cannot know it). Nor is a "
+    "function the `__main__` block itself defines whose name is spelled nowhere else in the file: no import of the "
+    "module runs that block, so nothing else can call it (decided from the file alone).",
 ]
 
 _NOTEBOOKS = [

@@ -831,8 +831,13 @@ class ModuleAnalysis:
         ``__main__`` block and outside any package, undecorated, its name spelled nowhere else in the file (not
         called, not handed over, not in a string), no other module of the project calling anything so named,
         and no dispatch by name (``globals()``, ``fire.Fire()``). Left over from an earlier version of the
-        script, it never runs. Never decided without the project (the flake8 plugin): another module may call it."""
-        if self.outside is None or function.decorators or self.parent(function) is not self.module:
+        script, it never runs. Never decided without the project (the flake8 plugin): another module may call it.
+        A function the ``__main__`` block itself defines is decided from the file alone: no import of the module
+        runs that block, so no other module can call it."""
+        if function.decorators:
+            return False
+        in_main_block = self._defined_in_main_block(function)
+        if not in_main_block and (self.outside is None or self.parent(function) is not self.module):
             return False
         cached = self._never_runs.get(function)
         if cached is None:
@@ -842,9 +847,14 @@ class ModuleAnalysis:
                 self.has_main_block
                 and len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text)) == 1
                 and _DISPATCH_BY_NAME.search(text) is None
-                and not self.outside.may_be_called_elsewhere(self, function)
+                and (in_main_block or not self.outside.may_be_called_elsewhere(self, function))
             )
         return cached
+
+    def _defined_in_main_block(self, function: cst.FunctionDef) -> bool:
+        block = self.parent(function)
+        owner = self.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        return isinstance(owner, cst.If) and self.is_main_block(owner)
 
     def measures_or_traces(self, function: cst.FunctionDef) -> bool:
         """``function`` counts FLOPs, MACs or parameters, or exports a model: it is named so (``*flops*``,
