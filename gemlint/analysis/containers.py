@@ -83,9 +83,10 @@ class Container:
     #: The container is a stand-in: a base OS image whose command only prints and sleeps (a scheduler's demo
     #: job that holds GPUs for a while). Nothing in it uses them.
     stand_in: bool = False
-    #: The container runs Triton Inference Server (not one of its LLM builds), by its image or command: one process
-    #: that runs each model instance on the GPU its instance group names, exchanging no tensors between GPUs.
-    runs_triton: bool = False
+    #: The container runs a server that gives each GPU its own model instance and passes no tensors through
+    #: /dev/shm, by its image or command: Triton Inference Server (not one of its LLM builds) and TensorFlow Serving
+    #: (one process), bert-as-service (a TensorFlow worker process per GPU, fed over ZeroMQ sockets).
+    runs_instance_per_gpu: bool = False
 
 
 def _value(node: Node | None) -> str | None:
@@ -218,7 +219,7 @@ def _kubernetes_container(container: Mapping, pod: Mapping, where: str) -> Conta
     record.serves_llm = _any_word(program + format_name, LLM_SERVER)
     record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
     record.stand_in = is_stand_in(container.get("image"), [container.get("command"), container.get("args")])
-    record.runs_triton = _any_word(program, TRITON_SERVER) and not record.serves_llm
+    record.runs_instance_per_gpu = _any_word(program, INSTANCE_PER_GPU_SERVERS) and not record.serves_llm
     return record
 
 
@@ -230,8 +231,8 @@ LLM_SERVER = re.compile(
 )
 
 
-#: Images and commands of Triton Inference Server.
-TRITON_SERVER = re.compile(r"tritonserver", re.IGNORECASE)
+#: Images and commands of servers that run one model instance per GPU and pass no tensors through /dev/shm.
+INSTANCE_PER_GPU_SERVERS = re.compile(r"tritonserver|tensorflow[/_]serving|tensorflow_model_server|bert-serving|bert-as-service", re.IGNORECASE)
 #: Images and commands of GPU burn-in and diagnostic programs.
 _GPU_DIAGNOSTIC = re.compile(r"gpu[-_]?burn|nvidia-smi|dcgmproftester|(?:^|/)dcgmi$|deviceQuery|vectoradd|cuda-sample|nvbandwidth", re.IGNORECASE)
 
@@ -454,7 +455,7 @@ def compose_containers(file: YamlFile) -> list[Container]:
             record.serves_llm = _any_word(program, LLM_SERVER)
             record.runs_gpu_diagnostic = _any_word(program, _GPU_DIAGNOSTIC)
             record.stand_in = is_stand_in(service.get("image"), [service.get("entrypoint"), service.get("command")])
-            record.runs_triton = _any_word(program, TRITON_SERVER) and not record.serves_llm
+            record.runs_instance_per_gpu = _any_word(program, INSTANCE_PER_GPU_SERVERS) and not record.serves_llm
             _compose_gpus(service, record)
             _compose_memory(service, record)
             shm_node = service.get("shm_size")

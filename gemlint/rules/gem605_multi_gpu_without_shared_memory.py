@@ -34,9 +34,11 @@ class MultiGpuWithoutSharedMemory(DocumentRule):
         "`hostIPC: true`, compose services with `shm_size` of at least 1g or `ipc: host`.",
         "Single-GPU, single-process containers, and containers that request one GPU while their arguments ask for "
         "several parallel ranks: the other ranks run in other pods (a Ray cluster), each with its own GPU.",
-        "Triton Inference Server on several GPUs (its image or `tritonserver` command, in the manifest or in what a "
-        "kustomize patch is built with) without a parallelism argument: one process runs each model instance on the "
-        "GPU its instance group names. Its TensorRT-LLM and vLLM builds, whose ranks are processes, are still reported.",
+        "Servers that give each GPU its own model instance and pass no tensors through /dev/shm, on several GPUs "
+        "without a parallelism argument (their image or command, in the manifest or in what a kustomize patch is built "
+        "with): Triton Inference Server and TensorFlow Serving (one process that places each model instance on a GPU), "
+        "bert-as-service (a worker process per GPU, fed over ZeroMQ sockets). Triton's TensorRT-LLM and vLLM builds, "
+        "whose ranks are processes, are still reported.",
         "Kustomize patches (files a `kustomization.yaml` in their folder or above lists under `patches`, "
         "`patchesStrategicMerge` or `patchesJson6902`) where shared memory may come from what they are built with: "
         "the volumes a patch leaves out, its base may hold. A patch is judged only when everything its kustomization "
@@ -125,8 +127,8 @@ spec:
                 build, asked = self._patch_build(), True
             if build == []:
                 return  # what a kustomize patch leaves out (the volumes), what it is built with may hold
-            if not container.parallel and (container.runs_triton or (build and _builds_triton(build))):
-                continue  # Triton runs each model instance on one GPU, in one process: no tensors go through /dev/shm
+            if not container.parallel and (container.runs_instance_per_gpu or (build and _builds_instance_per_gpu_server(build))):
+                continue  # Triton, TF Serving: each model instance on one GPU, and no tensors through /dev/shm
             if several:
                 node = container.gpu_node
                 start, end, uses = node.start, node.end, f"{container.gpus} GPUs"
@@ -163,11 +165,12 @@ spec:
         return texts
 
 
-def _builds_triton(texts: list[str]) -> bool:
-    """What a patch is built with runs Triton Inference Server, and no LLM build of it."""
-    from gemlint.analysis.containers import LLM_SERVER, TRITON_SERVER
+def _builds_instance_per_gpu_server(texts: list[str]) -> bool:
+    """What a patch is built with runs a server that gives each GPU its own model instance (Triton, TF Serving), and
+    no LLM server."""
+    from gemlint.analysis.containers import LLM_SERVER, INSTANCE_PER_GPU_SERVERS
 
-    return any(_values_match(text, TRITON_SERVER) for text in texts) and not any(_values_match(text, LLM_SERVER) for text in texts)
+    return any(_values_match(text, INSTANCE_PER_GPU_SERVERS) for text in texts) and not any(_values_match(text, LLM_SERVER) for text in texts)
 
 
 def _values_match(text: str, pattern: re.Pattern[str], keys: tuple[str, ...] = ()) -> bool:
