@@ -36,11 +36,16 @@ COUNTING_CALLS = (
     "torch.utils.flop_counter.", "fvcore.nn.", "thop.", "ptflops.", "calflops.", "deepspeed.profiling.", "torchinfo.", "torchprofile.",
     "torchsummary.", "torchstat.",
 )
-#: Exporters: a function that calls one runs the model to trace or export it, not to serve.
+#: Exporters, and post-training quantizers with their calibration (ModelOpt's `mtq.quantize(model, cfg,
+#: forward_loop=calibrate)`, torch.ao's prepare steps): a function that calls one runs the model to trace, export or
+#: calibrate it, not to serve.
 EXPORT_CALLS = frozenset({
     "torch.jit.trace", "torch.jit.script", "torch.jit.trace_module", "torch.onnx.export", "torch.onnx._export", "torch.onnx.dynamo_export",
     "torch.export.export", "torch.export.export_for_training", "torch._export.capture_pre_autograd_graph", "torch_tensorrt.compile",
     "coremltools.convert", "torch2trt.torch2trt", "executorch.exir.to_edge", "executorch.exir.to_edge_transform_and_lower",
+    "modelopt.torch.quantization.quantize", "modelopt.torch.quantization.model_quant.quantize",
+    "modelopt.torch.export.export_hf_checkpoint", "modelopt.torch.export.unified_export_hf.export_hf_checkpoint",
+    "torch.ao.quantization.quantize_fx.prepare_fx", "torch.ao.quantization.quantize_pt2e.prepare_pt2e",
 })
 #: The packages those counters come from (a module that imports none calls none).
 COUNTING_PACKAGES = (
@@ -52,14 +57,15 @@ COUNTING_PACKAGES = (
 EXPORT_SPELLINGS = (
     "jit.trace", "jit.script", "jit.trace_module", "onnx.export", "onnx._export", "onnx.dynamo_export", "export.export",
     "torch_tensorrt.compile", "coremltools.convert", "ct.convert", "export_for_training", "capture_pre_autograd_graph", "torch2trt",
-    "to_edge", "to_edge_transform_and_lower",
+    "to_edge", "to_edge_transform_and_lower", "mtq.quantize", "quantization.quantize", "export_hf_checkpoint", "prepare_fx", "prepare_pt2e",
 )
 #: The terminal names of those calls (``FlopCounterMode``, ``trace``): what a call must be spelled as to be one.
 COUNTING_AND_EXPORT_NAMES = frozenset({
     "FlopCounterMode", "FlopCountAnalysis", "flop_count", "parameter_count", "parameter_count_table", "profile",
     "clever_format", "get_model_complexity_info", "calculate_flops", "get_model_profile", "summary", "profile_macs", "stat",
     "trace", "script", "trace_module", "export", "_export", "dynamo_export", "compile", "convert", "export_for_training",
-    "capture_pre_autograd_graph", "torch2trt", "to_edge", "to_edge_transform_and_lower",
+    "capture_pre_autograd_graph", "torch2trt", "to_edge", "to_edge_transform_and_lower", "quantize", "export_hf_checkpoint", "prepare_fx",
+    "prepare_pt2e",
 })
 #: Inference engines that run compiled graphs outside torch: an nn.Module that only wraps one (a TensorRT or
 #: ONNX Runtime session behind ``forward``) has no parameters for autograd to record.
