@@ -1276,7 +1276,12 @@ class ModuleAnalysis:
             return False
         if any(isinstance(ancestor, (cst.For, cst.While, cst.BaseComp)) for ancestor in self.ancestors(call)):
             return False  # once per item
-        return not any(terminal_name(other.func) in _HOOK_REGISTRATIONS for other in self.nodes_of(cst.Call))
+        return not self._hangs_forward_hooks
+
+    @cached_property
+    def _hangs_forward_hooks(self) -> bool:
+        """The module hangs a hook on a module's forward somewhere (one may keep what a run computes)."""
+        return any(terminal_name(call.func) in _HOOK_REGISTRATIONS for call in self.nodes_of(cst.Call))
 
     def converted_to_numpy(self, call: cst.Call) -> bool:
         """What ``call`` returns is made a NumPy array as it is (``model(x).cpu().numpy()``, ``np.asarray(out)``), with

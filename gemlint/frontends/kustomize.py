@@ -95,7 +95,7 @@ def _kustomizations_under(root: str) -> frozenset[str] | None:
 
 
 def _folders_built(folder: str, graph: frozenset[str], depth: int = 0) -> set[str]:
-    """The kustomization folders that of ``folder`` builds on, however deep."""
+    """The kustomization folders that the kustomization of ``folder`` builds on, however deep."""
     reached: set[str] = set()
     if depth > 16:
         return reached
