@@ -778,6 +778,18 @@ class ModelTracker:
         origins = self.origins(receiver)
         return bool(origins) and all(self.keeps_random_weights(origin) for origin in origins)
 
+    def only_torch_layers(self, receiver: cst.BaseExpression) -> bool:
+        """Every model ``receiver`` may hold is a layer of torch.nn itself (``nn.BatchNorm2d(3)``, not a container of
+        other modules): it keeps nothing of what it computes, so an output nothing reads takes its graph with it."""
+        origins = self.origins(receiver)
+        return bool(origins) and all(
+            isinstance(origin.node, cst.Call)
+            and (classes := {_torch_nn_class(name) for name in self.analysis.qualified_names(origin.node.func)})
+            and None not in classes
+            and not classes & _TORCH_NN_CONTAINERS
+            for origin in origins
+        )
+
     def _hub_model_from_config(self, call: cst.Call) -> bool:
         names = self.analysis.qualified_names(call.func)
         if any(self._is_hf_model_class(name) for name in names):
@@ -1864,6 +1876,10 @@ class ModelTracker:
             if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
                 return False
         return False
+
+
+#: torch.nn's containers, which run the modules they are given (a project's among them).
+_TORCH_NN_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 
 
 def _torch_nn_class(name: str) -> str | None:

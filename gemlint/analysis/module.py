@@ -1254,9 +1254,13 @@ class ModuleAnalysis:
         a check run on a made-up input (its other arguments literals or flags), made once for its effect. Its graph
         is dropped as soon as it is built, and no prediction comes out of it. Likewise a run of a script's
         module-level code, outside any loop, whose result is dropped (``model(get_test_input(size))`` before
-        the frames are read): it runs once, whatever its input, and no hook keeps what it computes."""
+        the frames are read): it runs once, whatever its input, and no hook keeps what it computes. And a dropped
+        run of a layer of torch.nn itself (``norm(images)`` to update a batch norm's statistics), which keeps
+        nothing of its output."""
         if self._dropped_once_at_module_level(call):
             return True
+        if isinstance(self.parent(call), cst.Expr) and (receiver := self.models.forward_receiver(call)) is not None and self.models.only_torch_layers(receiver):
+            return True  # `norm(images)` run only to update a batch norm's running statistics: a torch.nn layer keeps nothing
         tensors = [arg.value for arg in call.args if not _scalar_argument(arg.value)]
         if not tensors or not all(self._made_up_value(value, set()) for value in tensors):
             return False
