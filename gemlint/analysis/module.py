@@ -1254,20 +1254,23 @@ class ModuleAnalysis:
         a check run on a made-up input (its other arguments literals or flags), made once for its effect. Its graph
         is dropped as soon as it is built, and no prediction comes out of it. Likewise a run of a script's
         module-level code, outside any loop, whose result is dropped (``model(get_test_input(size))`` before
-        the frames are read): it runs once, whatever its input, and no hook keeps what it computes. And a dropped
-        run of a layer of torch.nn itself (``norm(images)`` to update a batch norm's statistics), which keeps
-        nothing of its output."""
+        the frames are read): it runs once, whatever its input, and no hook keeps what it computes. And, outside
+        request handlers, a dropped run of a layer of torch.nn itself (``norm(images)`` to update a batch norm's
+        statistics), which keeps nothing of its output."""
         if self._dropped_once_at_module_level(call):
             return True
-        if isinstance(self.parent(call), cst.Expr) and (receiver := self.models.forward_receiver(call)) is not None and self.models.only_torch_layers(receiver):
-            return True  # `norm(images)` run only to update a batch norm's running statistics: a torch.nn layer keeps nothing
+        parent = self.parent(call)
+        dropped_layer_run = (
+            isinstance(parent, cst.Expr) and (receiver := self.models.forward_receiver(call)) is not None and self.models.only_torch_layers(receiver)
+        )  # `norm(images)` run only to update a batch norm's running statistics: a torch.nn layer keeps nothing
         tensors = [arg.value for arg in call.args if not _scalar_argument(arg.value)]
-        if not tensors or not all(self._made_up_value(value, set()) for value in tensors):
+        if not dropped_layer_run and (not tensors or not all(self._made_up_value(value, set()) for value in tensors)):
             return False
         function = self.enclosing_function(call)
         if function is not None and self._entry_reason(function) is not None:
             return False  # in a handler it runs on every request (a health check's probe forward), not once
-        parent = self.parent(call)
+        if dropped_layer_run:
+            return True
         if isinstance(parent, cst.Expr) or self._shape_only(call):
             return True  # dropped, or read for its shape alone (`print(model(x)[1].shape)`)
         if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:

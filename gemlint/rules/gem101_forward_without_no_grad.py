@@ -100,8 +100,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "`model(**dict(x=torch.randn(...), step=0))`), outside request handlers: the graph is dropped as soon as it is "
         "built. So is a run in a script's module-level code, outside any loop, whose result is dropped, whatever its "
         "input (a warm-up before the frames are read), unless the module hangs a forward hook that may keep what it "
-        "computes; and a dropped run of a layer of torch.nn itself (`norm(images)` to collect a batch norm's "
-        "statistics), which keeps nothing of its output. A library module's "
+        "computes; and, outside request handlers, a dropped run of a layer of torch.nn itself (`norm(images)` to "
+        "collect a batch norm's statistics), which keeps nothing of its output. A library module's "
         "`__main__` block that only prints what it computes (its functions called, or its classes built, by other "
         "modules of the project) is its author's check, not inference code; so is one that only calls the module's "
         "functions without arguments (`main()`), each of which only prints in turn.",
