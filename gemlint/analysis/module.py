@@ -70,9 +70,10 @@ class Verdict:
     #: entry point reaching it: reported only with ``strict`` (SPEC §2, "Evidence").
     name_only: bool = False
     #: An entry point that reaches the code runs it in a server's worker thread, not in the thread that imported
-    #: the modules and built their objects (Gradio's callbacks): grad mode, which is per thread, is not what
-    #: ``torch.set_grad_enabled(False)`` at module level or in a constructor left it.
-    worker_thread: bool = False
+    #: the modules and built their objects (Gradio's callbacks, FastAPI's plain ``def`` routes): grad mode, which is
+    #: per thread, is not what ``torch.set_grad_enabled(False)`` at module level or in a constructor left it. Which
+    #: server does so, said for a message; None where no such entry point reaches it.
+    worker_thread: str | None = None
 
     @property
     def is_inference(self) -> bool:
@@ -1479,9 +1480,22 @@ class ModuleAnalysis:
             return Verdict(Context.INFERENCE, reason, name_only=reason == self._named_reason(function), worker_thread=self._runs_in_worker_thread(function))
         return UNKNOWN
 
-    def _runs_in_worker_thread(self, function: cst.FunctionDef) -> bool:
-        """Gradio runs its callbacks, plain and async, in threads of its server, never the one that imported the app."""
-        return self.is_gradio_callback(function) or self.gradio_callback_elsewhere(function) is not None
+    def _runs_in_worker_thread(self, function: cst.FunctionDef) -> str | None:
+        """Gradio runs its callbacks, plain and async, in threads of its server, never the one that imported the app;
+        FastAPI runs a route declared with a plain ``def`` in its thread pool (an ``async def`` one runs in the event
+        loop's thread, where the server imported the app)."""
+        if self.is_gradio_callback(function) or self.gradio_callback_elsewhere(function) is not None:
+            return "Gradio runs its callbacks in its server's threads"
+        if function.asynchronous is None and any(self._fastapi_route(decorator.decorator) for decorator in function.decorators):
+            return "FastAPI runs a route declared with a plain `def` in its thread pool"
+        return None
+
+    def _fastapi_route(self, decorator: cst.BaseExpression) -> bool:
+        """``@app.post(...)`` on a name bound to ``FastAPI()`` or ``APIRouter()``."""
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and routes.is_route_decorator(self, decorator)):
+            return False
+        return any(isinstance(value, cst.Call) and self.resolves_to(value.func, _FASTAPI_APPS) for value in self.assigned_values(target.value))
 
     def _inference_reason(self, function: cst.FunctionDef) -> str | None:
         # Evaluation code is evidence, so it is asked before the name (which alone is weak).
@@ -1798,7 +1812,7 @@ class ModuleAnalysis:
                 Context.INFERENCE,
                 f"`{shown}` is called from {_caller_phrase(inference.reason)}",
                 inference.name_only,
-                worker_thread=any(v.is_inference and v.worker_thread for v in verdicts),
+                worker_thread=next((v.worker_thread for v in verdicts if v.is_inference and v.worker_thread), None),
             )
         return UNKNOWN
 
@@ -2021,14 +2035,14 @@ class ModuleAnalysis:
                     return self._guarded_by_name(function, _depth)
         return None
 
-    def grad_switch_in_another_thread(self, node: cst.CSTNode) -> str | None:
+    def grad_switch_in_another_thread(self, node: cst.CSTNode) -> tuple[str, str] | None:
         """Where ``torch.set_grad_enabled(False)`` at module level, in a constructor or in a package would turn
         autograd off for ``node`` but the thread that runs it is a server's worker, not the one that ran the switch:
-        what that switch does, for a finding to say why it does not hold."""
+        what that switch does and which server runs ``node`` elsewhere, for a finding to say why it does not hold."""
         function = self.enclosing_function(node)
-        if function is None or not self.context_of(node).worker_thread:
-            return None
-        return self._thread_grad_switch(function)
+        worker = self.context_of(node).worker_thread if function is not None else None
+        switch = self._thread_grad_switch(function) if worker is not None and function is not None else None
+        return (switch, worker) if switch is not None and worker is not None else None
 
     def _thread_grad_switch(self, function: cst.FunctionDef) -> str | None:
         """``torch.set_grad_enabled(False)`` that turns autograd off for the thread that imported this module or
@@ -2268,6 +2282,8 @@ _MEASURING_WORDS = ("latency", "throughput", "timing", "speed_test", "measure")
 #: How the name of a function that measures a model begins: counts of its parameters (``params_size``, fastai's), a
 #: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
 _MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
+#: FastAPI's applications and routers, whose route decorators register handlers.
+_FASTAPI_APPS = frozenset({"fastapi.FastAPI", "fastapi.applications.FastAPI", "fastapi.APIRouter", "fastapi.routing.APIRouter"})
 #: How a hook is hung on a module's forward.
 _HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
 #: What resets a batch-norm layer's running statistics.

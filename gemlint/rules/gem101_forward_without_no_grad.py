@@ -55,7 +55,8 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "turns autograd off for the thread before any method runs; static and class methods aside), and a guard at "
         "every caller in the same file. A switch at module level or in a constructor turns autograd off only in the "
         "thread that ran it, so it does not guard what a Gradio callback runs (Gradio runs its callbacks in its "
-        "server's threads). Models whose own `forward` runs every part it calls under such a guard or "
+        "server's threads) nor what a FastAPI route declared with a plain `def` runs (in FastAPI's thread pool; an "
+        "`async def` route runs in the thread that imported the app). Models whose own `forward` runs every part it calls under such a guard or "
         "switch, or is decorated with one (a project class of any module: `with torch.set_grad_enabled(self.as_loss):` "
         "around the network's call), built here or held by a parameter annotated with that class (`model: KModel`, "
         "`Optional[KModel]`).",
@@ -211,10 +212,11 @@ def score(batch: dict):
                 f"the grad-free decorator of `async def {async_guard.name.value}` only covers creating the coroutine, "
                 "not the body"
             )
-        elif (switch := self.analysis.grad_switch_in_another_thread(node)) is not None:
+        elif (elsewhere := self.analysis.grad_switch_in_another_thread(node)) is not None:
+            switch, worker = elsewhere
             why = (
-                f"{switch}, but only in the thread that ran it (grad mode is per thread), and Gradio runs its callbacks "
-                "in its server's threads: autograd records the graph and keeps activations for a backward that never comes"
+                f"{switch}, but only in the thread that ran it (grad mode is per thread), and {worker}: autograd records "
+                "the graph and keeps activations for a backward that never comes"
             )
         else:
             why = "autograd records the graph and keeps activations for a backward that never comes"
