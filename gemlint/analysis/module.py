@@ -2041,8 +2041,10 @@ class ModuleAnalysis:
         what that switch does and which server runs ``node`` elsewhere, for a finding to say why it does not hold."""
         function = self.enclosing_function(node)
         worker = self.context_of(node).worker_thread if function is not None else None
-        switch = self._thread_grad_switch(function) if worker is not None and function is not None else None
-        return (switch, worker) if switch is not None and worker is not None else None
+        if function is None or worker is None:
+            return None
+        switch = self._thread_grad_switch(function)
+        return (switch, worker) if switch is not None else None
 
     def _thread_grad_switch(self, function: cst.FunctionDef) -> str | None:
         """``torch.set_grad_enabled(False)`` that turns autograd off for the thread that imported this module or
@@ -2283,7 +2285,7 @@ _MEASURING_WORDS = ("latency", "throughput", "timing", "speed_test", "measure")
 #: summary table of its layers (``summary(model, input_size)``, torchsummary's, copied), a profile.
 _MEASURING_PREFIXES = ("count_param", "num_param", "param_count", "params_count", "param_size", "params_size", "profile", "summary", "model_summary")
 #: FastAPI's applications and routers, whose route decorators register handlers.
-_FASTAPI_APPS = frozenset({"fastapi.FastAPI", "fastapi.applications.FastAPI", "fastapi.APIRouter", "fastapi.routing.APIRouter"})
+_FASTAPI_APPS = frozenset(name for name, (framework, _) in fw.ROUTER_CONSTRUCTORS.items() if framework == "fastapi")
 #: How a hook is hung on a module's forward.
 _HOOK_REGISTRATIONS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
 #: What resets a batch-norm layer's running statistics.

@@ -2473,10 +2473,7 @@ class ProjectModel:
 
     def _reads_tensors(self, entry: ModuleEntry, function: FunctionSummary) -> bool:
         """The function calls a reader of saved tensors (``torch.load``, ``model_zoo.load_url``, safetensors')."""
-        return any(
-            (resolved := self.resolve(entry, site.callee)) is not None and resolved.kind == "external" and resolved.module in fw.TENSOR_READERS
-            for site in function.calls
-        )
+        return any(self._calls_external(entry, site.callee, fw.TENSOR_READERS) for site in function.calls)
 
     def _constructor_loads(self, target: Target, near: str, accept: Callable[[ModuleEntry, CallSite], bool] | None) -> bool:
         """Building the project class ``target`` loads a model (:meth:`initialiser_loads`), however deep its

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from gemlint.diagnostics import Severity
 from gemlint.languages import Language
 from gemlint.rule import DocumentRule
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gemlint.frontends.yaml_nodes import Node
 
 
 #: What a value of a manifest (or an inline patch's text) may give a pod shared memory with: a mount at /dev/shm, the
@@ -109,7 +113,7 @@ spec:
     def check(self) -> None:
         from gemlint.analysis.containers import containers
 
-        build: list[str] | None = None  # for a kustomize patch, the texts of what it is built with (read once)
+        build: list[Node] | None = None  # for a kustomize patch, the manifests it is built with (read once)
         asked = False
         for container in containers(self.context.document):
             if container.shared_memory:
@@ -150,39 +154,39 @@ spec:
                 f"worker processes exchange tensors there and fail or stall; {remedy}",
             )
 
-    def _patch_build(self) -> list[str] | None:
-        """None for a file no kustomization patches; for a patch, the texts of everything it is built with when all
-        of it is in the repository and none of it speaks of shared memory (a `/dev/shm` mount, `hostIPC`, a
-        memory-backed `emptyDir`), else an empty list: only then does the built pod lack it too."""
+    def _patch_build(self) -> list[Node] | None:
+        """None for a file no kustomization patches; for a patch, the manifests of everything it is built with when
+        all of it is in the repository and can be read, and none of it speaks of shared memory (a `/dev/shm` mount,
+        `hostIPC`, a memory-backed `emptyDir`), else an empty list: only then does the built pod lack it too."""
         from gemlint.frontends.kustomize import build_texts, is_patch
+        from gemlint.frontends.yaml_nodes import compose_documents
+        from gemlint.text import SourceError
 
         path, root = str(self.context.source.path), str(self.context.config.root)
         if not is_patch(path, root):
             return None
         texts = build_texts(path, root)
-        if texts is None or any(_values_match(text, _SHARED_MEMORY, keys=("hostIPC",)) for text in texts):
+        try:
+            documents = [document for text in texts or () for document in compose_documents(text)]
+        except SourceError:
+            return []  # one that cannot be read may hold the volume
+        if texts is None or _values_match(documents, _SHARED_MEMORY, keys=("hostIPC",)):
             return []
-        return texts
+        return documents
 
 
-def _builds_instance_per_gpu_server(texts: list[str]) -> bool:
+def _builds_instance_per_gpu_server(documents: list[Node]) -> bool:
     """What a patch is built with runs a server that gives each GPU its own model instance (Triton, TF Serving), and
     no LLM server."""
-    from gemlint.analysis.containers import LLM_SERVER, INSTANCE_PER_GPU_SERVERS
+    from gemlint.analysis.containers import INSTANCE_PER_GPU_SERVERS, LLM_SERVER
 
-    return any(_values_match(text, INSTANCE_PER_GPU_SERVERS) for text in texts) and not any(_values_match(text, LLM_SERVER) for text in texts)
+    return _values_match(documents, INSTANCE_PER_GPU_SERVERS) and not _values_match(documents, LLM_SERVER)
 
 
-def _values_match(text: str, pattern: re.Pattern[str], keys: tuple[str, ...] = ()) -> bool:
-    """A manifest's values (not its comments) match ``pattern``, or it has one of ``keys``; so does one that
-    cannot be read."""
-    from gemlint.frontends.yaml_nodes import Mapping, Scalar, compose_documents, walk
-    from gemlint.text import SourceError
+def _values_match(documents: list[Node], pattern: re.Pattern[str], keys: tuple[str, ...] = ()) -> bool:
+    """The manifests' values (not their comments) match ``pattern``, or one of them has one of ``keys``."""
+    from gemlint.frontends.yaml_nodes import Mapping, Scalar, walk
 
-    try:
-        documents = compose_documents(text)
-    except SourceError:
-        return True
     return any(
         (isinstance(node, Scalar) and pattern.search(node.value)) or (isinstance(node, Mapping) and any(key in node.keys() for key in keys))
         for document in documents
