@@ -99,11 +99,12 @@ def _lint_checked(
     suppressions = Suppressions(text, source.language)
     if suppressions.file_suppresses_all() and selection.config.respect_noqa:
         return []
-    admitted = project and source.language is Language.PYTHON and any(rule.sees_project for rule in rules)
-    if admitted:  # the project model may show what the text does not (a model or a caller elsewhere)
-        admitted = project_for(selection.config).model.admits(str(source.path), names=selection.config.strict)
+    shown: frozenset[str] = frozenset()
+    if project and source.language is Language.PYTHON and any(rule.sees_project for rule in rules):
+        # the project model may show what the text does not (a model or a caller elsewhere)
+        shown = project_for(selection.config).model.shows(str(source.path), names=selection.config.strict)
     scanned = ScannedText(text)
-    rules = [rule for rule in rules if rule.may_match(scanned, source.language) or (admitted and rule.sees_project)]
+    rules = [rule for rule in rules if rule.may_match(scanned, source.language) or not shown.isdisjoint(rule.sees_project)]
     if not rules:
         # No rule can match, so LibCST is skipped; a broken file must still be reported (one that ``ast`` has
         # parsed already, or whose facts the index has, is not broken).

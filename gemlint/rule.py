@@ -74,9 +74,11 @@ class Rule:
     #: Findings depend on other files of the project too (GEM601: a manifest and the handler it probes),
     #: so the per-file result cache never reuses them.
     cross_file: ClassVar[bool] = False
-    #: Findings may come from what other modules say (a caller's context, a model built elsewhere): the text
-    #: markers alone do not rule a file out when the project model admits it.
-    sees_project: ClassVar[bool] = False
+    #: What other modules may give a finding (``PROJECT_CONTEXT``: a caller's per-request context;
+    #: ``PROJECT_MODELS``: a model built elsewhere): the text markers alone do not rule a file out when the
+    #: project model shows one of these of it. Only what the markers stand for: GEM502's markers, a serving
+    #: framework's imports, stand for a request, so other modules' context admits a file and their models do not.
+    sees_project: ClassVar[tuple[str, ...]] = ()
     #: Findings may read the project's routes (every module that declares one, parsed and composed): a run
     #: that forks workers composes them once, before the fork, instead of once in each worker.
     reads_routes: ClassVar[bool] = False

@@ -30,7 +30,7 @@ class RuleEntry:
     languages: frozenset[Language]
     notebooks: bool
     cross_file: bool
-    sees_project: bool
+    sees_project: tuple[str, ...]
     reads_routes: bool
     #: For each language the rule reads, its text markers as groups (:meth:`Rule.marker_groups`): the engine
     #: rules a file out with them before it imports the rule.

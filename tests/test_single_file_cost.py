@@ -150,6 +150,39 @@ def test_three_files_of_a_fresh_clone_index_the_project_but_parse_only_what_they
     assert codes(result, tmp_path) == [("svc/app.py", "GEM101")]
 
 
+CONVERTER = """\
+import torch
+
+from svc.layers import Net
+
+
+def convert(path):
+    net = Net()
+    net.load_state_dict(torch.load(path))
+    return net(torch.zeros(1, 4)).tolist()
+"""
+
+
+def test_a_module_that_only_imports_a_project_model_is_not_parsed_for_loads_per_request(tmp_path, monkeypatch):
+    """GEM502's markers stand for a request (a serving framework's import): a model class imported from another
+    module shows no request, so a module no request reaches is not parsed for it, though it spells a load."""
+    config = make_project(tmp_path)
+    (tmp_path / "tools").mkdir()
+    converter = tmp_path / "tools" / "convert.py"
+    converter.write_text(CONVERTER)
+    counted = Counted(monkeypatch)
+    assert codes(run([converter], config, jobs=1), tmp_path) == []
+    assert counted.parsed == 0
+    # Reached from a route of another module, it is: the load runs per request there.
+    (tmp_path / "svc" / "app.py").write_text(SERVICE.replace("def predict(x):", "def predict(x):\n    convert(x)").replace(
+        "from svc.layers import Net", "from svc.layers import Net\nfrom tools.convert import convert"
+    ))
+    forget_projects()
+    counted = Counted(monkeypatch)
+    assert ("tools/convert.py", "GEM502") in codes(run([converter], config, jobs=1), tmp_path)
+    assert counted.parsed >= 1
+
+
 HEALTH = """\
 import torch
 from fastapi import FastAPI

@@ -309,6 +309,20 @@ def is_production_path(relative_path: str) -> bool:
     return not any(part.startswith(_TOOLING_WORDS) for part in (*parts[:-1], *words))
 
 
+def is_native_tooling_path(relative_path: str) -> bool:
+    """A C/C++/CUDA test or benchmark program by its path: not production code (:func:`is_production_path`), or
+    a file named for a test (``test.cpp``, ``test_gemm.cu``, ``test-quantize.c``, ``gemm_test.cc``)."""
+    if not is_production_path(relative_path):
+        return True
+    words = [word for word in _NAME_WORDS.split(relative_path.lower().rsplit("/", 1)[-1].rsplit(".", 1)[0]) if word]
+    return bool(words) and (words[0] in _TEST_WORDS or words[-1] in _TEST_WORDS)
+
+
+#: What the project model may show of a file that its own text does not (``Rule.sees_project``): code of the
+#: file that other modules reach per request, and models the file imports from other modules.
+PROJECT_CONTEXT = "context"
+PROJECT_MODELS = "models"
+
 _TOOLING_WORDS = ("bench", "profil")
 _NAME_WORDS = re.compile(r"[_\-.]")
 
@@ -334,6 +348,7 @@ def is_test_module(relative_path: str, facts: "SyntaxFacts") -> bool:
 
 
 _TESTS_DIRS = frozenset({"tests", "test", "testing"})
+_TEST_WORDS = frozenset({"test", "tests", "unittest", "unittests"})
 
 
 def is_test_function(name: str) -> bool:

@@ -111,8 +111,10 @@ def _may_acquire(unit: Unit) -> bool:
 class FileAnalysis:
     """Every GEM3xx finding of one file, computed once and shared by the rules of the family."""
 
-    def __init__(self, document: NativeDocument, registers_itself: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, document: NativeDocument, registers_itself: Callable[[str], bool] | None = None, tooling: bool = False) -> None:
         self.document = document
+        #: A test or benchmark program (by its path): what a function it runs once forgets is held until it exits.
+        self._tooling = tooling
         #: Whether objects of a class (by its last name) register themselves with an owner when built, as read
         #: from the project's other files (None: only this file is known).
         self._registers_itself = registers_itself
@@ -226,6 +228,11 @@ class FileAnalysis:
             # failure ends the process.
             return
         if acquisition.row.name == "new" and acquisition.call.type == "new_expression" and self._registered_with_an_owner(acquisition.call):
+            return
+        if self._tooling and not _in_a_loop(acquisition) and self._runs_once(acquisition.unit):
+            # A test or benchmark program's check that `main` runs once (`matMulTest()`): what it forgets outside
+            # its loops is held once, until the program exits when its checks are done. A sample's is reported:
+            # users copy it into services that run it per request.
             return
         if _once_in_main(acquisition):
             # `main` runs once: what it acquires outside any loop, or in its loop over the command line (a file read
@@ -748,10 +755,11 @@ def _status_variables(call: Node) -> frozenset[str]:
 
 
 
-def analyse(document: NativeDocument, registers_itself: Callable[[str], bool] | None = None) -> list[Finding]:
+def analyse(document: NativeDocument, registers_itself: Callable[[str], bool] | None = None, tooling: bool = False) -> list[Finding]:
     """The GEM3xx pairing findings of a document, computed once for all the rules that ask; ``registers_itself``
-    says whether objects of a class register themselves with an owner (read from the project's other files)."""
-    return _analysis(document, registers_itself).findings
+    says whether objects of a class register themselves with an owner (read from the project's other files),
+    ``tooling`` whether the document is a test or benchmark program."""
+    return _analysis(document, registers_itself, tooling).findings
 
 
 def unreported(document: NativeDocument) -> list[Finding]:
@@ -759,10 +767,10 @@ def unreported(document: NativeDocument) -> list[Finding]:
     return _analysis(document).unreported
 
 
-def _analysis(document: NativeDocument, registers_itself: Callable[[str], bool] | None = None) -> FileAnalysis:
+def _analysis(document: NativeDocument, registers_itself: Callable[[str], bool] | None = None, tooling: bool = False) -> FileAnalysis:
     key = "gem3xx-pairing"
     if key not in document.cache:
-        analysis = FileAnalysis(document, registers_itself)
+        analysis = FileAnalysis(document, registers_itself, tooling)
         analysis.run()
         document.cache[key] = analysis
     return document.cache[key]

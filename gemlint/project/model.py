@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterator, NamedTuple, Pr
 
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.literal_modules import LARGE_MODULE_BYTES, without_large_literals
-from gemlint.analysis.triage import SyntaxFacts, has_inference_prefix, is_test_path
+from gemlint.analysis.triage import PROJECT_CONTEXT, PROJECT_MODELS, SyntaxFacts, has_inference_prefix, is_test_path
 from gemlint import forked
 from gemlint.collector import collector_paused, kept_for_the_run
 from gemlint.project.buffers import buffer, read_bytes
@@ -1720,10 +1720,13 @@ class ProjectModel:
         false, from entry points that are more than a name: :attr:`evidenced_context_paths`)."""
         return os.path.abspath(path) in (self.context_paths if names else self.evidenced_context_paths)
 
-    def admits(self, path: str, names: bool = True) -> bool:
-        """Whether the project gives the file something its own text does not show: per-request context
-        from other modules (see :meth:`in_context`), or models built elsewhere."""
-        return self.in_context(path, names) or self.holds_project_models(os.path.abspath(path))
+    def shows(self, path: str, names: bool = True) -> frozenset[str]:
+        """What the project gives the file that its own text does not show: per-request context from other
+        modules (``PROJECT_CONTEXT``, see :meth:`in_context`), models built elsewhere (``PROJECT_MODELS``)."""
+        shown = {PROJECT_CONTEXT} if self.in_context(path, names) else set()
+        if self.holds_project_models(path):
+            shown.add(PROJECT_MODELS)
+        return frozenset(shown)
 
     @property
     def loading_classes(self) -> frozenset[str]:

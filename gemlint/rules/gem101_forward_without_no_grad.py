@@ -7,7 +7,7 @@ import libcst as cst
 from gemlint.analysis.imports import import_anchor, imported_name, module_alias
 from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
-from gemlint.analysis.triage import InferenceContext
+from gemlint.analysis.triage import PROJECT_CONTEXT, PROJECT_MODELS, InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, RelatedLocation, Severity, Span
 from gemlint.languages import NOTEBOOK_SUFFIX
 from gemlint.rule import AnalysisRule
@@ -157,7 +157,7 @@ def score(batch: dict):
         "run once by hand on one example, is not reported: the graph it keeps is one example's."
     )
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
-    sees_project = True
+    sees_project = (PROJECT_CONTEXT, PROJECT_MODELS)
 
     syntax_gate = InferenceContext()
 

@@ -6,7 +6,7 @@ import libcst as cst
 from gemlint.analysis import frameworks as fw
 from gemlint.analysis.module import evidence_precision, Verdict
 from gemlint.analysis.models import ModelOrigin, Origin, shown
-from gemlint.analysis.triage import InferenceContext
+from gemlint.analysis.triage import PROJECT_CONTEXT, PROJECT_MODELS, InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Severity
 from gemlint.rule import AnalysisRule
 
@@ -130,7 +130,7 @@ def classify(features: list[float]):
         "statistics, so what the notebook shows is not what the model does."
     )
     prefilter = ("torch", "timm", "transformers", "diffusers", "lightning", "load_state_dict")
-    sees_project = True
+    sees_project = (PROJECT_CONTEXT, PROJECT_MODELS)
 
     syntax_gate = InferenceContext()
 

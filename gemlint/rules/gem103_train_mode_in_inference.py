@@ -8,7 +8,7 @@ from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
 from gemlint.analysis.scopes import references_of
 from gemlint.analysis.syntax import bound_names
-from gemlint.analysis.triage import InferenceContext, Spelled
+from gemlint.analysis.triage import PROJECT_CONTEXT, PROJECT_MODELS, InferenceContext, Spelled
 from gemlint.diagnostics import Applicability, Severity
 from gemlint.frontends.notebook import has_percent_cells
 from gemlint.rule import AnalysisRule
@@ -81,7 +81,7 @@ def predict(x: list[float]):
         "training code and is not reported."
     )
     prefilter = (".train(",)
-    sees_project = True
+    sees_project = (PROJECT_CONTEXT, PROJECT_MODELS)
 
     syntax_gate = Spelled("calls", {"train"}) & InferenceContext()
 

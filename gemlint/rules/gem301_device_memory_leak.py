@@ -79,7 +79,10 @@ class DeviceMemoryLeak(PairingRule):
         "Memory such a function never releases is reported, unless its call is the last statement of `main` (only "
         "a `return` after it, or the last statement of a script's `__main__` block): what it acquires outside any "
         "loop is held until the end of the process, which comes then, as when `main` is left, whatever else it "
-        "cleans up; in a loop, only where it releases nothing at all. Any leak of a function called from a loop, "
+        "cleans up; in a loop, only where it releases nothing at all. In a test or benchmark program (by its path, "
+        "or a file named for a test: `test.cpp`, `test_gemm.cu`, `gemm_test.cc`), what such a function forgets "
+        "outside its loops on every path is not reported either: the program exits when its checks are done (a "
+        "sample's is: users copy it into services). Any leak of a function called from a loop, "
         "from two places, or used as a pointer (a thread's entry, a callback) is reported.",
         "A path through code that did not parse (a tree-sitter `ERROR` node between the allocation and the exit): "
         "`--verbose` says which, the summary line and `--statistics` count the files. A statement macro written "

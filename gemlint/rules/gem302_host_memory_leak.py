@@ -84,7 +84,7 @@ class HostMemoryLeak(PairingRule):
         "calls that never return (`exit`, `abort`), a throw or raise that nothing catches on its way out of `main`, "
         "and the failure exits of a function "
         "that runs once per process and releases the memory, or hands it to an owner, on its normal path, or whose call is the last statement "
-        "of `main`, as for GEM301.",
+        "of `main`, or that a test or benchmark program runs, as for GEM301.",
         "Releases through macros, stores inside loops, code that did not parse and code the build does not compile "
         "(`if (0)`, a debugging switch nothing defines), as for GEM301.",
     )

@@ -21,7 +21,7 @@ class CudaGraphLeak(PairingRule):
     not_flagged = (
         "Graphs stored into a member, a cache or an out-parameter (a graph cache keyed by shape), returned, or "
         "handed to an owner.",
-        "Paths on which the capture or instantiation failed; graphs destroyed through a cleanup macro, as for GEM301. The failure exits of a function that runs once per process, as for GEM301.",
+        "Paths on which the capture or instantiation failed; graphs destroyed through a cleanup macro, as for GEM301. The failure exits of a function that runs once per process, and what such a function of a test or benchmark program forgets, as for GEM301.",
         "Graphs destroyed by a local lambda the function calls, and graphs handed back through an optional "
         "out-parameter (`if (graph != nullptr) *graph = captured;`), as for GEM301.",
         "A graph destroyed right after instantiation while the executable graph is kept.",

@@ -22,7 +22,7 @@ class CudaHandleLeak(PairingRule):
         "Handles stored into a member, a pool or container, or an out-parameter, returned, or handed to an owner.",
         "A fallback for a caller that passes no stream or event: one created into a parameter in the branch taken when "
         "it is null (`if (stream == nullptr) cudaStreamCreate(&stream);`), as for GEM302's buffers.",
-        "Paths on which the creation failed; handles destroyed through a cleanup macro, as for GEM301. The failure exits of a function that runs once per process, a throw or raise that nothing catches on its way out of `main`, and a function whose call is the last statement of `main`, as for GEM301.",
+        "Paths on which the creation failed; handles destroyed through a cleanup macro, as for GEM301. The failure exits of a function that runs once per process, a throw or raise that nothing catches on its way out of `main`, a function whose call is the last statement of `main`, and what a function that a test or benchmark program runs once forgets, as for GEM301.",
     )
     bad = """\
 float time_forward(Model& model, const Batch& batch) {

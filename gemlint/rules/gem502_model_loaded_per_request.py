@@ -10,7 +10,7 @@ from gemlint.analysis.handlers import STREAMLIT_RERUN, called_while_empty, is_ca
 from gemlint.analysis.loads import LOADER_NAMES, WEIGHT_KEYWORDS, load_kind, may_load
 from gemlint.analysis.module import terminal_name
 from gemlint.analysis.syntax import SCOPE_NODES
-from gemlint.analysis.triage import CallsProjectLoader, DefinesFunctions, Imports, NotTest, Spelled
+from gemlint.analysis.triage import PROJECT_CONTEXT, CallsProjectLoader, DefinesFunctions, Imports, NotTest, Spelled
 from gemlint.diagnostics import Severity
 from gemlint.rule import AnalysisRule
 
@@ -127,9 +127,10 @@ def classify(text: str):
     # run per message, or a task queue whose tasks run per job, must be imported.
     prefilter = fw.SERVING_IMPORT_MARKERS + fw.APP_IMPORT_MARKERS + fw.BOT_IMPORT_MARKERS + fw.QUEUE_IMPORT_MARKERS
 
-    # A project class whose ``__init__`` (in another module) loads weights makes its construction a load; a
-    # project function that loads and returns a model makes its call one.
-    sees_project = True
+    # Code that other modules reach per request (a route's helper) serves requests without importing a
+    # framework. A model imported from another module is no such evidence: the markers stand for the request,
+    # and a project loader's construction is the gate's business (CallsProjectLoader).
+    sees_project = (PROJECT_CONTEXT,)
 
     # A test module serves no request (see runs_per_request); loads per request are in functions, or at the module
     # level of a Streamlit script, which reruns (a script of a few lines defines none).

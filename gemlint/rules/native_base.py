@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from gemlint.analysis.triage import is_native_tooling_path
 from gemlint.languages import Language
 from gemlint.project.files import project_for
 from gemlint.native.resources import NOT_ANALYSED, PYTHON_BINDING_MARKERS, markers_for
@@ -56,7 +57,8 @@ class PairingRule(CrossLanguageRule):
         from gemlint.native import c_pairing  # loads tree-sitter: only when a native file is linted
 
         document = self.context.document
-        for finding in c_pairing.analyse(document, self._registers_itself(document)):
+        tooling = is_native_tooling_path(self.context.relative_path)
+        for finding in c_pairing.analyse(document, self._registers_itself(document), tooling):
             if finding.code == self.code:
                 start, end = document.span(finding.node)
                 self.report_at(start, end, finding.message)
