@@ -3,6 +3,8 @@ per-request code, GEM202 of start-up code)."""
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 from libcst.metadata import Assignment
 
@@ -93,7 +95,7 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
     func = node.func
     if isinstance(func, cst.Attribute) and func.attr.value in fw.PRETRAINED_METHODS:
         label = (dotted_name(func.value) or "").rsplit(".", 1)[-1]
-        if analysis.resolves_with_prefix(func.value, fw.FROM_PRETRAINED_LIBRARIES):
+        if _library_class(analysis, func.value):
             return "a tokenizer" if "Tokenizer" in label else "a processor" if label.endswith(fw.NON_MODEL_PRETRAINED) else "a model"
         return None
     if names & fw.WEIGHT_DOWNLOADERS:
@@ -114,6 +116,25 @@ def load_kind(analysis: ModuleAnalysis, node: cst.Call) -> str | None:
     if family == "pipeline" and _wraps_a_loaded_model(analysis, node):
         return None  # `pipeline("translation", model=model, ...)` with a model loaded before: nothing is loaded
     return {"pipeline": "a pipeline", "onnxruntime": "an ONNX Runtime session"}.get(family or "", "a model")
+
+
+def _library_class(analysis: ModuleAnalysis, owner: cst.BaseExpression) -> bool:
+    """``owner`` (``EdsrModel`` of ``EdsrModel.from_pretrained``) is a class of a library the file imports: a hub
+    library's, or, where the project is known, one of any package outside the project and the standard library
+    (``from_pretrained`` is the hub's convention, which libraries such as super-image follow). A project class's own
+    ``from_pretrained`` is the project model's business (``inherited_pretrained``, ``helper_loads``)."""
+    if analysis.resolves_with_prefix(owner, fw.FROM_PRETRAINED_LIBRARIES):
+        return True
+    spelled = dotted_name(owner)
+    names = analysis.names_from_imports(spelled) if spelled and analysis.outside is not None else None
+    return bool(names) and all(_third_party(analysis, name) for name in names)
+
+
+def _third_party(analysis: ModuleAnalysis, name: str) -> bool:
+    """``name`` (qualified) is of a package outside the project and the standard library; a relative import's
+    name (``.models.Net``) is the project's."""
+    root = name.partition(".")[0]
+    return bool(root) and root != "builtins" and root not in sys.stdlib_module_names and not analysis.outside.project_package(root)
 
 
 def read_as_data(analysis: ModuleAnalysis, node: cst.Call) -> bool:

@@ -391,7 +391,7 @@ class FileAnalysis:
                     continue
                 is_array = _is_array_new(new)
                 row = table["new[]" if is_array else "new"]
-                if not is_array and self._owned_elsewhere(new):
+                if not is_array and self._owned_elsewhere(unit, new):
                     found.append(Acquisition(unit, step, new, row, Target.ESCAPED))
                     continue
                 found.append(
@@ -465,11 +465,13 @@ class FileAnalysis:
             return Acquisition(unit, step, node, row, Target.DISCARDED)
         return Acquisition(unit, step, node, row, Target.ESCAPED)
 
-    def _owned_elsewhere(self, new: Node) -> bool:
+    def _owned_elsewhere(self, unit: Unit, new: Node) -> bool:
         """``new Widget(parent)`` (Qt-style parent ownership: a ``this`` or ``parent`` argument, or the raw pointer of
         an object a smart pointer holds, ``owner.get()``), or ``new`` of a class that deletes itself (``delete this``
         in its methods, or a library base class that does). A class that registers itself with what it is given is
         asked later, of a ``new`` about to be reported (:meth:`_registered_with_an_owner`)."""
+        type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
+        qt_class = bool(type_name) and _QT_CLASS.match(type_name) is not None
         for argument in syn.arguments(new):
             argument = syn.strip(argument)
             if argument is None:
@@ -478,7 +480,10 @@ class FileAnalysis:
                 return True
             if _raw_pointer_of_owner(argument):
                 return True  # `new QTcpServer(m_server.get())`: a parent held by a smart pointer
-        type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
+            if qt_class and _names_a_held_object(unit, argument):
+                # `new QTreeWidgetItem(ui->treeWidget)`: a Qt object built on an object the class holds (Qt
+                # Designer's `ui->` widgets, a member view) joins that object's tree, and the parent deletes it
+                return True
         return bool(type_name) and (type_name in self.self_owning_classes or type_name in SELF_DELETING_BASES)
 
     def _registered_with_an_owner(self, new: Node) -> bool:
@@ -776,6 +781,9 @@ def _analysis(document: NativeDocument, registers_itself: Callable[[str], bool] 
     return document.cache[key]
 
 
+#: A Qt class (``QTreeWidgetItem``, ``QLabel``): its constructors take the parent that will own it.
+_QT_CLASS = re.compile(r"Q[A-Z][A-Za-z]+$")
+
 def _is_array_new(new: Node) -> bool:
     """``new T[n]`` (the front-end lets the grammar read ``new T*[n]`` as such)."""
     return any(child.type == "new_declarator" for child in new.named_children)
@@ -801,6 +809,16 @@ def _local_here(unit: Unit, identifier: Node) -> bool:
     transformer = ...`` after ``transformer = new Model``, a member) does not make the name a local above it."""
     name = syn.text(identifier)
     return unit.is_local(name) and unit.declaration_in_scope(name, identifier) is not None
+
+
+def _names_a_held_object(unit: Unit, argument: Node) -> bool:
+    """``argument`` names an object the class holds through a pointer: a member reached through one
+    (``ui->treeWidget``), a member of Qt Designer's form (``ui.treeWidget``), or a name that is no local or
+    parameter of the function (a member, ``view_``). A value's field (``detection.label``) is none."""
+    if argument.type == "field_expression":
+        target = syn.strip(argument.child_by_field_name("argument"))
+        return syn.operator(argument) == "->" or (target is not None and syn.text(target) == "ui")
+    return argument.type == "identifier" and not _local_here(unit, argument) and syn.text(argument) not in unit.parameter_names
 
 
 def _raw_pointer_of_owner(argument: Node) -> bool:

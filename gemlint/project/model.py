@@ -17,6 +17,7 @@ import dataclasses
 import os
 import pickle
 import re
+import sys
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -2465,8 +2466,9 @@ class ProjectModel:
                 loads = function.loads_state
             else:
                 loads = name in fw.MODEL_LOADERS or name in fw.MODEL_PRODUCERS or name in fw.PRETRAINED_CONSTRUCTORS or (
+                    # a library's `from_pretrained` (the hub's convention, which libraries such as super-image follow)
                     name.rsplit(".", 1)[-1] in fw.PRETRAINED_METHODS
-                    and name.startswith(fw.FROM_PRETRAINED_LIBRARIES)
+                    and name.partition(".")[0] not in sys.stdlib_module_names
                     # a feature extractor, configuration or scheduler: a small JSON file read
                     and not name.rsplit(".", 2)[-2].endswith(fw.CONFIG_ONLY_PRETRAINED)
                 )
