@@ -341,6 +341,8 @@ OPTIMIZER_CLASSES = frozenset(
 )
 #: Tensors made up rather than read (``torch.randn(1, 3, 224, 224)``): a smoke test's inputs.
 MADE_UP_TENSORS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "zeros", "ones", "full", "empty", "arange", "zeros_like", "ones_like"})
+#: torch's legacy tensor types, whose constructors take either data or sizes (``torch.Tensor(1, 3, 400, 600)``).
+LEGACY_TENSOR_TYPES = frozenset({"Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ByteTensor"})
 #: Keyword arguments that hand a constructor its weights (``resnet50(weights="DEFAULT")``, ``pretrained=True``).
 WEIGHT_KEYWORDS = frozenset({"pretrained", "weights", "checkpoint", "checkpoint_path", "ckpt_path", "ckpt", "weights_path", "model_path"})
 MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.package.PackageImporter.load_pickle"})

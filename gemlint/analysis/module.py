@@ -23,7 +23,7 @@ from gemlint.analysis.scopes import references_of, scopes_of
 from gemlint.analysis.frameworks import TRAINING_CANDIDATES
 from gemlint.analysis.index import ModuleIndex, build_index
 from gemlint.analysis.models import ModelTracker
-from gemlint.analysis.parity import compares_two_implementations
+from gemlint.analysis.parity import checks_outputs
 from gemlint.analysis.printing_blocks import only_prints
 from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses and rules import them from here
     NOT_LITERAL,
@@ -869,11 +869,11 @@ class ModuleAnalysis:
         return function in self._counting_functions
 
     def checks_parity(self, function: cst.FunctionDef) -> bool:
-        """``function`` runs one input through two implementations and compares their outputs
-        (:mod:`gemlint.analysis.parity`): a conversion's check, not a prediction."""
+        """``function`` runs one input through two implementations and compares their outputs, or asserts that an
+        output equals values written down (:mod:`gemlint.analysis.parity`): a conversion's check, not a prediction."""
         known = self._parity_checks
         if function not in known:
-            known[function] = compares_two_implementations(self.subtree(function.body))
+            known[function] = checks_outputs(self.subtree(function.body))
         return known[function]
 
     def builds_model(self, function: cst.FunctionDef) -> bool:
@@ -1098,9 +1098,9 @@ class ModuleAnalysis:
 
     @cached_property
     def _module_level_parity_check(self) -> bool:
-        """The script's module-level code runs one input through two implementations and compares their outputs:
-        a conversion's check written without a ``__main__`` block, as :meth:`_checking_block` finds one in it."""
-        return compares_two_implementations(self.subtree(self.module))
+        """The script's module-level code checks a model's outputs (:meth:`checks_parity`): a conversion's check
+        written without a ``__main__`` block, as :meth:`_checking_block` finds one in it."""
+        return checks_outputs(self.subtree(self.module))
 
     def _runs_export_inputs(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
         """``node`` is a call that runs the inputs an export in ``scope`` (a script's module-level code or its
@@ -1173,7 +1173,7 @@ class ModuleAnalysis:
         known = self._checking_blocks
         if block not in known:
             known[block] = (
-                self._smoke_test_block(block) or compares_two_implementations(self.subtree(block.body)) or self._library_self_check(block)
+                self._smoke_test_block(block) or checks_outputs(self.subtree(block.body)) or self._library_self_check(block)
             )
         return known[block]
 
@@ -1397,8 +1397,13 @@ class ModuleAnalysis:
             return False
 
     def _made_up_tensor(self, call: cst.Call) -> bool:
-        """``torch.randn(1, 3, 224, 224)``, ``np.zeros(...)``: an input made up rather than read."""
-        return terminal_name(call.func) in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy."))
+        """``torch.randn(1, 3, 224, 224)``, ``np.zeros(...)``: an input made up rather than read; so is a legacy
+        constructor given only sizes (``torch.Tensor(1, 3, 400, 600)``, uninitialised memory), not data."""
+        name = terminal_name(call.func)
+        if name in fw.LEGACY_TENSOR_TYPES:
+            sizes = bool(call.args) and all(arg.keyword is None and isinstance(arg.value, cst.Integer) for arg in call.args)
+            return sizes and self.resolves_with_prefix(call.func, ("torch.",))
+        return name in fw.MADE_UP_TENSORS and self.resolves_with_prefix(call.func, ("torch.", "numpy."))
 
     @cached_property
     def script_runs(self) -> bool:

@@ -63,6 +63,91 @@ def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
     return False
 
 
+def checks_outputs(nodes: Iterable[cst.CSTNode]) -> bool:
+    """Whether ``nodes`` check what a model returns rather than serve it: they compare two implementations' results
+    (:func:`compares_two_implementations`), or assert that a result equals values written down
+    (:func:`checks_recorded_values`)."""
+    nodes = list(nodes)
+    return compares_two_implementations(nodes) or checks_recorded_values(nodes)
+
+
+def checks_recorded_values(nodes: Iterable[cst.CSTNode]) -> bool:
+    """Whether ``nodes`` assert that what a call returned equals fractional values written in the code: ``assert
+    scores[-1].item() == 0.5799``, ``assert torch.allclose(logits[0, :3], expected, atol=1e-4)`` with ``expected =
+    torch.tensor([[0.12, -0.3]])``: a conversion checked against the outputs the original implementation gave. A
+    shape or count checked against a whole number (``assert image.shape[1] == 3``) is no such check."""
+    results: dict[str, cst.Call] = {}
+    recorded: set[str] = set()
+    for node in nodes:
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            if _fractional_literal(node.value):
+                recorded.add(name)
+            else:
+                call = _result_behind(node.value, results)
+                if call is not None:
+                    results[name] = call
+    for node in nodes:
+        if not isinstance(node, cst.Assert):
+            continue
+        test = node.test
+        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal):
+            pairs.append((test.left, test.comparisons[0].comparator))
+        elif isinstance(test, cst.Call) and terminal_name(test.func) in COMPARISON_CALLS:
+            positional = [arg.value for arg in test.args if arg.keyword is None and not arg.star]
+            if len(positional) >= 2:
+                pairs.append((positional[0], positional[1]))
+        for first, second in pairs:
+            for computed, written in ((first, second), (second, first)):
+                literal = _fractional_literal(written) or (isinstance(written, cst.Name) and written.value in recorded)
+                if literal and _result_behind(computed, results) is not None:
+                    return True
+    return False
+
+
+def _result_behind(value: cst.BaseExpression, results: dict[str, cst.Call]) -> cst.Call | None:
+    """The call whose result ``value`` holds, or a part of it, directly or through a name bound to one
+    (``output.iou_scores.squeeze()`` with ``output = model(**inputs)``)."""
+    while True:
+        if isinstance(value, (cst.Attribute, cst.Subscript)):
+            value = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _SAME_VALUES | {"item"}:
+            value = value.func.value
+        else:
+            break
+    if isinstance(value, cst.Name):
+        return results.get(value.value)
+    return value if isinstance(value, cst.Call) else None
+
+
+def _fractional_literal(value: cst.BaseExpression) -> bool:
+    """A number with a fractional part (``0.5799``, ``-1.2e-3``), or a list, tuple or tensor of numbers written out
+    with one among them (``torch.tensor([[0.12, -0.3]])``)."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    if isinstance(value, cst.Float):
+        return True
+    if isinstance(value, cst.Call) and terminal_name(value.func) in ("tensor", "array", "Tensor", "FloatTensor") and value.args:
+        value = value.args[0].value
+    if isinstance(value, (cst.List, cst.Tuple)):
+        numbers = list(_numbers(value))
+        return bool(numbers) and all(number is not None for number in numbers) and any(isinstance(number, cst.Float) for number in numbers)
+    return False
+
+
+def _numbers(value: cst.BaseExpression):
+    """The numbers of a nested list or tuple written out; None for an element that is none."""
+    for element in value.elements:  # type: ignore[attr-defined]
+        item = element.value
+        if isinstance(item, cst.UnaryOperation) and isinstance(item.operator, cst.Minus):
+            item = item.expression
+        if isinstance(item, (cst.List, cst.Tuple)):
+            yield from _numbers(item)
+        else:
+            yield item if isinstance(item, (cst.Integer, cst.Float)) else None
+
+
 def _returned_by(value: cst.BaseExpression) -> cst.Call | None:
     """The call whose result ``value`` is, or a part of it: ``f(x)``, ``f(x).sample``, ``f(x)[0]``,
     ``f(x).cpu().numpy()``."""

@@ -161,6 +161,8 @@ class CallGraph:
         return results
 
     def _assignment_values(self, assignment: nodes.NodeNG, name: str, file: "ParsedFile", depth: int) -> list[object]:
+        if depth > _RESOLVE_DEPTH:
+            return []  # imports that lead back to themselves (`from . import a` beside modules that import it)
         if isinstance(assignment, (nodes.FunctionDef, nodes.ClassDef)):
             return [assignment]
         if isinstance(assignment, nodes.ImportFrom):
@@ -197,7 +199,9 @@ class CallGraph:
         except Exception:
             return []
         module = self._module(base, file)
-        if module is not None:
+        # `from . import health` in a package's `__init__`: the package's own name for it is this import, so its
+        # submodule is what it names
+        if module is not None and module is not node.root():
             members = self._member(module, original, file, depth + 1)
             if members:
                 return members
