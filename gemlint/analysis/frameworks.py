@@ -221,6 +221,19 @@ def manages_models(name: str) -> bool:
     )
 
 
+# A handler named for measuring (``benchmark``, ``profile_model``, a gRPC ``RunBenchmark``) loads the model it is
+# asked to measure: the load is part of what its caller asks for.
+_MEASURING_WORDS = frozenset({"benchmark", "benchmarks", "bench", "profile", "profiling"})
+
+
+def measures_models(name: str) -> bool:
+    """``name`` says its function measures: a measuring word first (after ``run``, ``handle`` or ``on``)."""
+    words = _WORD_START.sub("_", name).lower().strip("_").split("_")
+    if len(words) > 1 and words[0] in ("run", "handle", "on"):
+        words = words[1:]
+    return words[0] in _MEASURING_WORDS
+
+
 INFERENCE_CLASS_SETUP_PREFIXES = ("__init__", "setup", "load", "initialize", "init_", "build", "from_", "to", "_")
 INFERENCE_NAME_PREFIXES = ("predict", "infer", "inference", "serve", "generate", "evaluate")
 

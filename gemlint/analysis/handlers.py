@@ -18,7 +18,7 @@ import libcst as cst
 
 from gemlint.analysis import apps, bots
 from gemlint.analysis.dependencies import dependents_of
-from gemlint.analysis.frameworks import is_setup_hook, manages_models
+from gemlint.analysis.frameworks import is_setup_hook, manages_models, measures_models
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator, routed_resource_reason
@@ -77,8 +77,8 @@ def caches(qualified: str) -> bool:
 
 def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | None:
     name = function.name.value
-    if manages_models(name):
-        return None  # a route or RPC that exports, switches or loads a model does so because it is asked to
+    if manages_models(name) or measures_models(name):
+        return None  # a route or RPC that exports, switches, loads or benchmarks a model loads because it is asked to
     for decorator in function.decorators:
         target = _decorator_target(decorator)
         if is_route_decorator(analysis, decorator.decorator):

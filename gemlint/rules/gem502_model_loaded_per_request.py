@@ -82,7 +82,8 @@ class ModelLoadedPerRequest(AnalysisRule):
         "the model the service runs; also where a helper, of this file or another module, loads the model and "
         "returns it. A route that keeps only what a helper computed with a model it loaded still loads per request.",
         "A route or RPC named for what it does to a model (`export_model`, `UnloadModel`, `switch_checkpoint`, `upload_model`, "
-        "`merge_lora`): it loads because that is what its caller asks of it, not to serve a prediction.",
+        "`merge_lora`), or for measuring one (`benchmark`, `profile_model`, an RPC's `RunBenchmark`): it loads because that is "
+        "what its caller asks of it, not to serve a prediction.",
         "`torch.load` of what the request sends: `io.BytesIO` of its body, a Gradio or Streamlit upload, a parameter "
         "typed as an uploaded file (Cog's `Path` and `File` inputs, FastAPI's `UploadFile`), also as `str(image)`.",
         "`torch.load` of a saved dictionary read for its entries (`saved[\"name\"] + saved[\"notes\"]`, its tensors "
