@@ -197,10 +197,47 @@ def runs_per_request(analysis: ModuleAnalysis, node: cst.CSTNode) -> str | None:
         return STREAMLIT_RERUN if _reruns(analysis) else None  # a class body at module level reruns too
     if analysis.trains(function):
         return None  # a request that starts training (a web UI's "train" button) loads what it trains
+    if _switched_off(analysis, node, function):
+        return None
     reason = per_request_reason(analysis, function, reaches=_branch_reacher(analysis, node, function))
     if reason is None or kept_or_keyed(analysis, node) or switches_model(analysis, node, reason) or _default_for_a_missing_argument(analysis, node, function):
         return None
     return reason
+
+
+def _switched_off(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """``node`` is in a branch of ``function`` that the function's own switch rules out: the test is a local the
+    function binds once, above it, to a literal whose truth is the other branch's (``classify = False``, then ``if
+    classify:``, as YOLOv5's ``detect.py`` ships its second-stage classifier), and binds nowhere else."""
+    child: cst.CSTNode = node
+    for ancestor in analysis.ancestors(node):
+        if ancestor is function:
+            return False
+        if isinstance(ancestor, cst.If) and child in (ancestor.body, ancestor.orelse):
+            test, truth = ancestor.test, child is ancestor.body
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, truth = test.expression, not truth
+            if isinstance(test, cst.Name):
+                value = _bound_once_to(analysis, test, function)
+                if value is not None and (literal := literal_value(value)) is not NOT_LITERAL and bool(literal) is not truth:
+                    return True
+        child = ancestor
+    return False
+
+
+def _bound_once_to(analysis: ModuleAnalysis, name: cst.Name, function: cst.FunctionDef) -> cst.BaseExpression | None:
+    """The value of the one plain assignment that binds ``name`` in ``function``, above it (``classify = False``),
+    where nothing else binds it (a parameter, a loop, another assignment); else None."""
+    assignments = analysis.assignments_of(name)
+    if len(assignments) != 1:
+        return None
+    target = assignments[0].node
+    statement = analysis.parent(analysis.parent(target)) if isinstance(target, cst.Name) else None
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 or statement.targets[0].target is not target:
+        return None
+    if analysis.enclosing_function(statement) is not function or analysis.positions[statement].start.line >= analysis.positions[name].start.line:
+        return None
+    return statement.value
 
 
 def _branch_reacher(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> Callable[[cst.Call], bool] | None:

@@ -54,7 +54,9 @@ class ModelLoadedPerRequest(AnalysisRule):
         "is not None: return cached`, then `MODELS[name] = model`). A global is any name module-level code assigns, in "
         "its `if`, `try` and `with` blocks too (a cache the `__main__` block makes: `if samplers[name] is None:`).",
         "A load in a branch of a helper that the helper's flags choose (`if on_cpu:`, `if not fallback:`) where every "
-        "call from request code in the file passes a literal, or leaves a default, that rules the branch out.",
+        "call from request code in the file passes a literal, or leaves a default, that rules the branch out; and one "
+        "in a branch the function's own switch rules out (`classify = False`, then `if classify:`, as YOLOv5's "
+        "`detect.py` ships its second-stage classifier).",
         "A reload keyed by a setting the instance keeps: the load runs only where the request asks for another "
         "checkpoint or precision than the one held (`if version != self.version:` that then sets `self.version`, or "
         "a module-level object's setting, `if name != ci.config.caption_model_name:` that sets it and calls the "
