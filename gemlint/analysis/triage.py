@@ -311,11 +311,17 @@ def is_production_path(relative_path: str) -> bool:
 
 def is_native_tooling_path(relative_path: str) -> bool:
     """A C/C++/CUDA test or benchmark program by its path: not production code (:func:`is_production_path`), or
-    a file named for a test (``test.cpp``, ``test_gemm.cu``, ``test-quantize.c``, ``gemm_test.cc``)."""
+    a file or folder named for a test (``test.cpp``, ``test_gemm.cu``, ``test-quantize.c``, ``gemm_test.cc``,
+    ``simple-memcpy-test/``)."""
     if not is_production_path(relative_path):
         return True
-    words = [word for word in _NAME_WORDS.split(relative_path.lower().rsplit("/", 1)[-1].rsplit(".", 1)[0]) if word]
-    return bool(words) and (words[0] in _TEST_WORDS or words[-1] in _TEST_WORDS)
+    parts = relative_path.lower().split("/")
+    for name in (*parts[:-1], parts[-1].rsplit(".", 1)[0]):
+        # `gemm_test.cc`, a folder `simple-memcpy-test/` (hyphens, as test programs' folders are often named)
+        words = [word for word in _NAME_WORDS.split(name) if word]
+        if words and (words[0] in _TEST_WORDS or words[-1] in _TEST_WORDS):
+            return True
+    return False
 
 
 #: What the project model may show of a file that its own text does not (``Rule.sees_project``): code of the
