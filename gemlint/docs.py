@@ -178,7 +178,8 @@ _EVIDENCE_TIERS = [
     "context rests on. Two tiers, as CodeQL's `precision`:",
     "",
     "- **The rule's own precision** (SARIF `properties.precision` of the rule, usually `high`): the code is reached "
-    "from an entry point — an HTTP route or RPC servicer, a serving framework's hook, a file matching "
+    "from an entry point — an HTTP route or RPC servicer, a serving framework's hook (TorchServe's module-level "
+    "`handle(data, context)` among them), a file matching "
     "`inference-paths`, a script's `__main__` block or module level that runs a model (not a smoke test: a model built "
     "without loading weights, run on `torch.randn`/`zeros` inputs or on a tensor of sizes only, `torch.Tensor(1, 3, "
     "400, 600)`), or evaluation code (a function that puts a model "

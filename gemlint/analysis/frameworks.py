@@ -164,6 +164,14 @@ HOOK_BASES: dict[str, frozenset[str] | None] = {
 # TorchServe's custom service: a class with ``initialize(self, context)`` and ``handle(self, data, context)``
 # and no base class; TorchServe calls ``handle`` per request.
 TORCHSERVE_SERVICE_HOOKS = frozenset({"handle", "inference", "preprocess", "postprocess"})
+#: TorchServe's module-level entry point (a handler file with no handler class): ``def handle(data, context)``,
+#: which it calls for every batch of requests.
+TORCHSERVE_MODULE_ENTRY = ("handle", ("data", "context"))
+
+
+def is_torchserve_entry(name: str, params: tuple[str, ...]) -> bool:
+    """A module-level function named and shaped as TorchServe's entry point, ``handle(data, context)``."""
+    return (name, params) == TORCHSERVE_MODULE_ENTRY
 # Hook classes recognised by name alone (the framework does not ship an importable base).
 HOOK_CLASS_NAMES: dict[str, frozenset[str]] = {
     "TritonPythonModel": frozenset({"execute"}),

@@ -93,6 +93,8 @@ def _own_reason(analysis: ModuleAnalysis, function: cst.FunctionDef) -> str | No
         return resource
     if analysis.is_serving_api(function):
         return f"`{name}` is a serving API, run on every request"
+    if analysis.is_torchserve_entry(function):
+        return f"`{name}` is TorchServe's module-level entry point, run on every request"
     if analysis.is_registered_handler(function):
         return f"`{name}` is registered as a route handler"
     if analysis.is_gradio_callback(function):

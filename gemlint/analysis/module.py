@@ -1034,6 +1034,12 @@ class ModuleAnalysis:
                 return True
         return False
 
+    def is_torchserve_entry(self, function: cst.FunctionDef) -> bool:
+        """``function`` is TorchServe's module-level entry point, ``def handle(data, context)`` at the top of a
+        handler file, which it calls for every batch of requests."""
+        params = tuple(param.name.value for param in function.params.params)
+        return self.parent(function) is self.module and fw.is_torchserve_entry(function.name.value, params)
+
     def is_queue_task(self, function: cst.FunctionDef) -> bool:
         """``function`` is a Celery task, run for every job a queue hands the worker: ``@shared_task``, or
         ``@app.task`` on an app this module builds (``app = Celery(...)``), bare or called."""
@@ -1533,6 +1539,8 @@ class ModuleAnalysis:
         if self.is_queue_task(function):
             return f"`{name}` is a Celery task (it runs for every job)"
         owner = self.enclosing_class(function)
+        if owner is None and self.is_torchserve_entry(function):
+            return f"`{name}` is TorchServe's module-level entry point (it runs for every request)"
         if owner is not None:
             hooks = self.class_hooks(owner)
             if hooks is not None and (name in hooks or (not hooks and not name.startswith("_")) or (not hooks and name == "__call__")):

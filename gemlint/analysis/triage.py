@@ -271,8 +271,10 @@ class Triage:
             return True
         if any(base.endswith("Servicer") for base in facts.bases):
             return True  # a gRPC servicer, perhaps (see frameworks.is_grpc_servicer)
+        # TorchServe's module-level entry point, `handle(data, context)`: its shape is the analysis' to confirm
         return any(
-            name in fw.LIGHTNING_INFERENCE_HOOKS or (self.names_are_evidence and has_inference_prefix(name)) for name in facts.functions
+            name in fw.LIGHTNING_INFERENCE_HOOKS or name == fw.TORCHSERVE_MODULE_ENTRY[0] or (self.names_are_evidence and has_inference_prefix(name))
+            for name in facts.functions
         )
 
 

@@ -1136,6 +1136,8 @@ class ProjectModel:
             return True
         if any(d.rsplit(".", 1)[-1] in _ENTRY_DECORATORS for d in function.decorators):
             return True
+        if not owner and fw.is_torchserve_entry(name, function.params):
+            return True  # TorchServe's module-level `handle(data, context)`
         if owner and "<locals>" not in owner:
             if names and fw.INFERENCE_CLASS_NAME.search(owner) and not name.startswith(fw.INFERENCE_CLASS_SETUP_PREFIXES):
                 return True
