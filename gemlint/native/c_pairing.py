@@ -471,7 +471,7 @@ class FileAnalysis:
         in its methods, or a library base class that does). A class that registers itself with what it is given is
         asked later, of a ``new`` about to be reported (:meth:`_registered_with_an_owner`)."""
         type_name = syn.last_component(syn.name_of(new.child_by_field_name("type")))
-        qt_class = bool(type_name) and _QT_CLASS.match(type_name) is not None
+        qt_class = bool(type_name) and _QT_CLASS.match(type_name) is not None and self._includes_qt
         for argument in syn.arguments(new):
             argument = syn.strip(argument)
             if argument is None:
@@ -485,6 +485,12 @@ class FileAnalysis:
                 # Designer's `ui->` widgets, a member view) joins that object's tree, and the parent deletes it
                 return True
         return bool(type_name) and (type_name in self.self_owning_classes or type_name in SELF_DELETING_BASES)
+
+    @cached_property
+    def _includes_qt(self) -> bool:
+        """The file is Qt code (a Qt header, a uic-generated `ui_*.h`, `QString`, `Q_OBJECT`): a ``Q``-named class is
+        Qt's there, not a project's quantized layer (``QLinear``)."""
+        return _QT_SOURCE.search(self.document.text) is not None
 
     def _registered_with_an_owner(self, new: Node) -> bool:
         """``new Conv2d(&net, ...)`` of a class whose constructor (or a base's) hands ``this`` to what it is given
@@ -783,6 +789,8 @@ def _analysis(document: NativeDocument, registers_itself: Callable[[str], bool] 
 
 #: A Qt class (``QTreeWidgetItem``, ``QLabel``): its constructors take the parent that will own it.
 _QT_CLASS = re.compile(r"Q[A-Z][A-Za-z]+$")
+# Signs of a Qt source: a Qt header, the header Qt Designer's uic generates (`ui_panel.h`), Qt's own macros and types.
+_QT_SOURCE = re.compile(r'#\s*include\s*(?:<(?:Qt\w*/)?Q[A-Z]\w*(?:\.h)?>|"[^"\n]*\bui_\w+\.h")|\bQ_OBJECT\b|\bQString\b|\bQWidget\b')
 
 def _is_array_new(new: Node) -> bool:
     """``new T[n]`` (the front-end lets the grammar read ``new T*[n]`` as such)."""

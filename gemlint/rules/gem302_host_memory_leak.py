@@ -42,8 +42,8 @@ class HostMemoryLeak(PairingRule):
         "takes it over, so `return Tensor(p)` hands it on; of overloads, those taking as many arguments as the call "
         "gives are read.",
         "A custom smart pointer initialised by copy (`Shared<T> x = new T(...)`); `new Widget(parent)`, "
-        "`new Widget(this)` or `new Widget(owner.get())` (owned by its parent, as in Qt), and a Qt class built on "
-        "an object the class holds (`new QTreeWidgetItem(ui->treeWidget)`, a member view); `new` of a class that "
+        "`new Widget(this)` or `new Widget(owner.get())` (owned by its parent, as in Qt), and, in Qt code, a Qt class "
+        "built on an object the class holds (`new QTreeWidgetItem(ui->treeWidget)`, a member view); `new` of a class that "
         "deletes itself (`delete this` in its methods, or a base such as `Napi::AsyncWorker`); `new` with arguments "
         "of a class whose constructor, or a base's, hands `this` to a call (`net->addLayer(this)`, "
         "`registry.push_back(this)`), read from the file, the project headers it includes and the implementation "
