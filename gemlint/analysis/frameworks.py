@@ -172,6 +172,8 @@ TORCHSERVE_MODULE_ENTRY = ("handle", ("data", "context"))
 def is_torchserve_entry(name: str, params: tuple[str, ...]) -> bool:
     """A module-level function named and shaped as TorchServe's entry point, ``handle(data, context)``."""
     return (name, params) == TORCHSERVE_MODULE_ENTRY
+
+
 # Hook classes recognised by name alone (the framework does not ship an importable base).
 HOOK_CLASS_NAMES: dict[str, frozenset[str]] = {
     "TritonPythonModel": frozenset({"execute"}),
@@ -217,12 +219,17 @@ _MANAGED_OBJECTS = frozenset(
 )
 
 
+def _handler_words(name: str, prefixes: tuple[str, ...], at_least: int) -> list[str]:
+    """The lower-case words of ``name`` (snake or camel case), less a first word of ``prefixes`` where ``at_least``
+    words remain (an event handler named for what it handles: `handle_load_model`, `on_switch_model`)."""
+    words = _WORD_START.sub("_", name).lower().strip("_").split("_")
+    return words[1:] if len(words) > at_least and words[0] in prefixes else words
+
+
 def manages_models(name: str) -> bool:
     """``name`` says its function acts on a model: a managing verb first, then a model, checkpoint, adapter or
     pipeline (``export_model``, ``LoadLora``, ``switch_base_model``), and no inference word."""
-    words = _WORD_START.sub("_", name).lower().strip("_").split("_")
-    if len(words) > 2 and words[0] in ("handle", "on"):
-        words = words[1:]  # an event handler named for what it handles (`handle_load_model`, `on_switch_model`)
+    words = _handler_words(name, ("handle", "on"), 2)
     return (
         len(words) > 1 and words[0] in _MANAGING_VERBS and any(word in _MANAGED_OBJECTS for word in words[1:])
         and not any(word.startswith(INFERENCE_NAME_PREFIXES) for word in words)
@@ -236,10 +243,7 @@ _MEASURING_WORDS = frozenset({"benchmark", "benchmarks", "bench", "profile", "pr
 
 def measures_models(name: str) -> bool:
     """``name`` says its function measures: a measuring word first (after ``run``, ``handle`` or ``on``)."""
-    words = _WORD_START.sub("_", name).lower().strip("_").split("_")
-    if len(words) > 1 and words[0] in ("run", "handle", "on"):
-        words = words[1:]
-    return words[0] in _MEASURING_WORDS
+    return _handler_words(name, ("run", "handle", "on"), 1)[0] in _MEASURING_WORDS
 
 
 INFERENCE_CLASS_SETUP_PREFIXES = ("__init__", "setup", "load", "initialize", "init_", "build", "from_", "to", "_")

@@ -38,6 +38,7 @@ from gemlint.analysis.syntax import (  # noqa: F401 -- re-exported: the analyses
     iter_subtree,
     keyword_arg,
     literal_value,
+    named_parameters,
     positional_arg,
     terminal_name,
 )
@@ -1037,7 +1038,7 @@ class ModuleAnalysis:
     def is_torchserve_entry(self, function: cst.FunctionDef) -> bool:
         """``function`` is TorchServe's module-level entry point, ``def handle(data, context)`` at the top of a
         handler file, which it calls for every batch of requests."""
-        params = tuple(param.name.value for param in function.params.params)
+        params = tuple(param.name.value for param in named_parameters(function))  # as the project's summary lists them
         return self.parent(function) is self.module and fw.is_torchserve_entry(function.name.value, params)
 
     def is_queue_task(self, function: cst.FunctionDef) -> bool:

@@ -34,6 +34,8 @@ _REDUCTIONS = frozenset({"max", "mean", "sum"})
 #: Methods that hand back the same values in another place or type: ``model(x).cpu().detach().numpy()`` holds what
 #: the model returned.
 _SAME_VALUES = frozenset({"cpu", "cuda", "detach", "numpy", "float", "double", "to", "astype", "contiguous", "squeeze", "tolist"})
+#: Those, and ``.item()``, which reads the one value a result holds (``scores[-1].item()``).
+_SAME_VALUES_OR_SCALAR = _SAME_VALUES | {"item"}
 
 
 def compares_two_implementations(nodes: Iterable[cst.CSTNode]) -> bool:
@@ -94,10 +96,8 @@ def checks_recorded_values(nodes: Iterable[cst.CSTNode]) -> bool:
         pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal):
             pairs.append((test.left, test.comparisons[0].comparator))
-        elif isinstance(test, cst.Call) and terminal_name(test.func) in COMPARISON_CALLS:
-            positional = [arg.value for arg in test.args if arg.keyword is None and not arg.star]
-            if len(positional) >= 2:
-                pairs.append((positional[0], positional[1]))
+        elif isinstance(test, cst.Call):
+            pairs.extend(_comparison_arguments(test))
         for first, second in pairs:
             for computed, written in ((first, second), (second, first)):
                 literal = _fractional_literal(written) or (isinstance(written, cst.Name) and written.value in recorded)
@@ -107,18 +107,9 @@ def checks_recorded_values(nodes: Iterable[cst.CSTNode]) -> bool:
 
 
 def _result_behind(value: cst.BaseExpression, results: dict[str, cst.Call]) -> cst.Call | None:
-    """The call whose result ``value`` holds, or a part of it, directly or through a name bound to one
-    (``output.iou_scores.squeeze()`` with ``output = model(**inputs)``)."""
-    while True:
-        if isinstance(value, (cst.Attribute, cst.Subscript)):
-            value = value.value
-        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _SAME_VALUES | {"item"}:
-            value = value.func.value
-        else:
-            break
-    if isinstance(value, cst.Name):
-        return results.get(value.value)
-    return value if isinstance(value, cst.Call) else None
+    """The call whose result ``value`` holds, or a part of it (a scalar read with ``.item()`` too), directly or
+    through a name bound to one (``output.iou_scores.squeeze()`` with ``output = model(**inputs)``)."""
+    return _call_behind(_held_part(value, _SAME_VALUES_OR_SCALAR), results)
 
 
 def _fractional_literal(value: cst.BaseExpression) -> bool:
@@ -151,21 +142,34 @@ def _numbers(value: cst.BaseExpression):
 def _returned_by(value: cst.BaseExpression) -> cst.Call | None:
     """The call whose result ``value`` is, or a part of it: ``f(x)``, ``f(x).sample``, ``f(x)[0]``,
     ``f(x).cpu().numpy()``."""
+    value = _held_part(value, _SAME_VALUES)
+    return value if isinstance(value, cst.Call) else None
+
+
+def _held_part(value: cst.BaseExpression, same_values: frozenset[str]) -> cst.BaseExpression:
+    """What ``value`` is a part of, or the same values of: ``f(x)`` for ``f(x).sample[0].cpu()``, with the methods
+    ``same_values`` taken to hand back what they are called on."""
     while True:
         if isinstance(value, (cst.Attribute, cst.Subscript)):
             value = value.value
-        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _SAME_VALUES:
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in same_values:
             value = value.func.value
         else:
-            break
-    return value if isinstance(value, cst.Call) else None
+            return value
+
+
+def _comparison_arguments(call: cst.Call) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """The two values a comparison call (:data:`COMPARISON_CALLS`: ``torch.allclose(a, b)``) compares, if it is one."""
+    if terminal_name(call.func) not in COMPARISON_CALLS:
+        return []
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return [(positional[0], positional[1])] if len(positional) >= 2 else []
 
 
 def _compared(call: cst.Call, bound: dict[str, cst.BaseExpression]) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
     name = terminal_name(call.func)
     if name in COMPARISON_CALLS:
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-        return [(positional[0], positional[1])] if len(positional) >= 2 else []
+        return _comparison_arguments(call)
     operand: cst.BaseExpression | None = None
     if name == "norm":
         # `(a - b).norm()` as a method, `torch.norm(a - b)` as a function

@@ -792,6 +792,7 @@ _QT_CLASS = re.compile(r"Q[A-Z][A-Za-z]+$")
 # Signs of a Qt source: a Qt header, the header Qt Designer's uic generates (`ui_panel.h`), Qt's own macros and types.
 _QT_SOURCE = re.compile(r'#\s*include\s*(?:<(?:Qt\w*/)?Q[A-Z]\w*(?:\.h)?>|"[^"\n]*\bui_\w+\.h")|\bQ_OBJECT\b|\bQString\b|\bQWidget\b')
 
+
 def _is_array_new(new: Node) -> bool:
     """``new T[n]`` (the front-end lets the grammar read ``new T*[n]`` as such)."""
     return any(child.type == "new_declarator" for child in new.named_children)
