@@ -441,6 +441,9 @@ SELF_MODULE_MEMBERS = (MODULE_ONLY_METHODS - {"train"}) | {
 TORCH_ONLY_SELF_MEMBERS = SELF_MODULE_MEMBERS - {"eval", "parameters", "modules", "children", "named_children", "post_init"}
 #: torch's own module base: a class deriving from it directly is a plain module, not a framework model.
 PLAIN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: Bases that add no attribute, submodule or mode to a class (``class Loss(nn.Module, ABC)``): beside
+#: ``nn.Module``, they leave it a plain module.
+STATELESS_BASES = frozenset({"object", "builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 # Module base classes (a class deriving from one, in the file, is a model class).
 MODULE_BASES = frozenset(
     {

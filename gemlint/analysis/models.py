@@ -371,14 +371,26 @@ class ModelTracker:
         return [expression]
 
     def built_from_plain_layers(self, cls: cst.ClassDef) -> bool:
-        """A class of this file deriving from ``nn.Module`` alone whose submodules are all torch layers without a
-        mode (``nn.Linear``, ``nn.Conv2d``, activations), with no dropout or batch norm called and no
-        ``training`` read: its train and eval modes compute the same. (For a class the project index holds,
-        the index answers this across modules; a notebook's classes are not in it.)"""
-        if not cls.bases or not all(self.analysis.qualified_names(base.value) & fw.PLAIN_MODULE_BASES for base in cls.bases):
+        """A class of this file deriving from ``nn.Module`` (directly or through classes of this file, beside
+        mixins that add no state: ``ABC``) whose submodules are all torch layers without a mode (``nn.Linear``,
+        ``nn.Conv2d``, activations), with no dropout or batch norm called and no ``training`` read: its train and
+        eval modes compute the same. (For a class the project index holds, the index answers this across modules;
+        a notebook's classes are not in it.)"""
+        chain = self._class_chain(cls)
+        reaches_module = False
+        for current in chain:
+            for base in current.bases:
+                if self._local_class(base.value) in chain:
+                    continue
+                names = self.analysis.qualified_names(base.value)
+                if names & fw.PLAIN_MODULE_BASES:
+                    reaches_module = True
+                elif not names & fw.STATELESS_BASES:
+                    return False
+        if not reaches_module:
             return False
         layers = 0
-        for node in self.analysis.subtree(cls, into_scopes=True):
+        for node in (node for current in chain for node in self.analysis.subtree(current, into_scopes=True)):
             if isinstance(node, cst.Name) and node.value == "training":
                 return False
             if isinstance(node, cst.Call) and any(word in (terminal_name(node.func) or "").lower() for word in ("dropout", "batch_norm")):
@@ -596,7 +608,7 @@ class ModelTracker:
             for base in current.bases:
                 if self._local_class(base.value) in chain:
                     continue
-                if not self.analysis.qualified_names(base.value) & fw.PLAIN_MODULE_BASES:
+                if not self.analysis.qualified_names(base.value) & (fw.PLAIN_MODULE_BASES | fw.STATELESS_BASES):
                     return False
             if not all(self._plain_part(value) for value in self._attribute_values_of.get(current, ())):
                 return False

@@ -823,8 +823,11 @@ class CfgBuilder:
         body = node.child_by_field_name("body")
         return self.statement(body, after) if body is not None else after
 
-    def _preproc_branch(self, node: Node, after: Step) -> Step:
-        """``#if``/``#ifdef`` inside a body: either branch may be compiled, the same one on every path."""
+    def _preproc_branch(self, node: Node, after: Step, chained: bool = False) -> Step:
+        """``#if``/``#ifdef`` inside a body: either branch may be compiled, the same one on every path. A chain of
+        alternatives without ``#else`` (``#if defined(WIN32) ... #elif defined(POSIX) ... #endif``, ``chained`` for
+        each ``#elif``) names the configurations the code is written for: a build that defines none of them is not
+        one, so its last alternative is compiled wherever the ones before it are not."""
         alternative = node.child_by_field_name("alternative")
         skipped = [node.child_by_field_name(name) for name in _CONDITION_FIELDS]
         statements = [c for c in node.named_children if c not in skipped]
@@ -837,7 +840,7 @@ class CfgBuilder:
                 return after
             if alternative.type == "preproc_else":
                 return self.sequence(list(alternative.named_children), after)
-            return self._preproc_branch(alternative, after)
+            return self._preproc_branch(alternative, after, chained)
         if off:  # `#ifndef DEBUG_DUMP`: only its own branch is compiled
             return self.sequence(statements, after)
         self._preproc_tests.add(key)  # one configuration per path, even where a test is met once
@@ -849,7 +852,9 @@ class CfgBuilder:
             elif alternative.type == "preproc_else":
                 else_entry = self.sequence(list(alternative.named_children), after)
             else:
-                else_entry = self._preproc_branch(alternative, after)
+                else_entry = self._preproc_branch(alternative, after, chained=True)
+        if chained and alternative is None:
+            return then_entry
         return self._branch(None, then_entry, else_entry, syn.line_of(node), assume={True: ((key, not inverted),), False: ((key, inverted),)})
 
     def _build_preproc_else(self, node: Node, after: Step) -> Step:

@@ -943,8 +943,8 @@ class ProjectModel:
                 if entry is None:
                     continue
                 for function in entry.summary.callables():
-                    found.extend((entry, function, site) for site in function.calls if site.callee.rsplit(".", 1)[-1] == name)
-                found.extend((entry, None, site) for site in entry.summary.module_calls if site.callee.rsplit(".", 1)[-1] == name)
+                    found.extend((entry, function, site) for site in function.calls if _calls_name(entry, site.callee, name))
+                found.extend((entry, None, site) for site in entry.summary.module_calls if _calls_name(entry, site.callee, name))
             self._callers[name] = found
         return found
 
@@ -1549,6 +1549,7 @@ class ProjectModel:
         names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.callbacks.values() for spelled in spellings)
         names.update(spelled.rsplit(".", 1)[-1] for spellings in entry.summary.routed.values() for spelled in spellings)
         names.update(spelled.rsplit(".", 1)[-1] for function in entry.summary.callables() for spelled in function.dependencies)
+        names.update(_imported_name(entry, name) for name in list(names) if name in entry.summary.imports)
         return sorted(names)
 
     def _entry_points(self, entry: ModuleEntry) -> tuple[list[tuple[str, bool, bool]], list[tuple[str, str]]]:
@@ -2621,9 +2622,22 @@ def _followed(chain: list[tuple[ModuleEntry, ClassSummary]], external: set[str] 
     everything it holds is in its attributes."""
     if not chain or depth >= _MAX_NESTING:
         return False
+    external = external - fw.STATELESS_BASES
     if external <= fw.PLAIN_MODULE_BASES:
         return True
     return external <= fw.PLAIN_MODULE_BASES | _TORCH_CONTAINERS and any(CONTAINER_PARTS in cls.attributes for _, cls in chain)
+
+
+def _imported_name(entry: ModuleEntry, local: str) -> str:
+    """What the module's import binding ``local`` names where it was defined: ``from .embed import predict as
+    embed_predict`` makes ``embed_predict(texts)`` a call of ``predict``."""
+    return entry.summary.imports[local].rsplit(".", 1)[-1]
+
+
+def _calls_name(entry: ModuleEntry, callee: str, name: str) -> bool:
+    """A call spelled ``callee`` in ``entry``'s module calls something named ``name``: as spelled, or through an
+    import under another name."""
+    return callee.rsplit(".", 1)[-1] == name or (callee in entry.summary.imports and _imported_name(entry, callee) == name)
 
 
 def _loaded_through_a_library_star_import(entry: ModuleEntry, spelled: str) -> bool:

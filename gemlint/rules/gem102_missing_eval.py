@@ -55,7 +55,7 @@ class MissingEval(AnalysisRule):
         "(`nn.Linear`, `nn.Conv2d`, ..., `nn.LSTM`, `nn.GRU`, `nn.RNN` and `nn.MultiheadAttention` left at their "
         "default dropout of 0, also through a local bound to the class: `klass = nn.LSTM`, and instance norms that "
         "keep no running statistics, `track_running_stats` left False), nor project classes "
-        "built only of such layers, however deep they nest (a conditional activation, `nn.GLU(1) if gated else "
+        "built only of such layers (beside bases that add no state: `class Criterion(nn.Module, ABC)`), however deep they nest (a conditional activation, `nn.GLU(1) if gated else "
         "nn.ReLU()`, being either; a subclass of `nn.Sequential` or `nn.ModuleList` by the parts its `__init__` hands "
         "to `super().__init__`, or a block a project helper returns, `nn.Sequential(nn.Conv2d(...), nn.ReLU())`), "
         "nor what a project factory returns when every class it builds is such a class, numbers, buffers (where no "

@@ -31,7 +31,10 @@ class DeviceMemoryLeak(PairingRule):
         "Code the build does not compile: under `#if 0`, under a test that is always false (`if (0)`, `if "
         "(DEBUG_ENABLE)` where every definition the file and its project headers give the macro is `0`), and under "
         "`#ifdef` a debugging switch (`DEBUG_DUMP`, `VERBOSE`, `TRACE_*`) that nothing defines: not the file, not "
-        "the project headers it includes, not a build file in its folder or above it (outside comments).",
+        "the project headers it includes, not a build file in its folder or above it (outside comments). A chain "
+        "of alternatives without `#else` (`#if defined(_WIN32) ... #elif defined(__unix__) ... #endif`) names the "
+        "platforms the code is written for: one of them is compiled, and a build that defines none is no path "
+        "(a single `#ifdef` without `#else` is two configurations).",
         "A search for its place: a loop that hands the pointer over and leaves at once (`nodes.insert(at, node); break;`) is assumed to find one; the path on which it finds none is not taken to leak. A loop that hands it over at every match without leaving, or makes one in each iteration, is no such search.",
         "A fallback for a caller that passes no buffer: an allocation into a parameter in the branch taken when it is null (`if (out == NULL) out = malloc(n);`). Whether any caller passes null is not known here.",
         "Pointers that escape: returned, stored into a member, field, global, static or out-parameter, put into "
