@@ -163,6 +163,9 @@ NEEDS_THE_PROJECT = {
             ("metrics/score_folder.py", 15, 15, "GEM101"),
             ("denoise/clean_files.py", 12, 5, "GEM102"),  # the factory and its LSTM with dropout are in denoise/network.py
             ("aliased/vectors.py", 11, 14, "GEM101"),  # the route that calls it, under another name, is in aliased/api.py
+            # the synthesisers' classes and their blocks are in wavesynth/model.py and wavesynth/blocks.py
+            ("wavesynth/synthesise.py", 11, 5, "GEM102"),
+            ("wavesynth/synthesise.py", 16, 20, "GEM101"),
             # the criteria, and the dropout of the learned one, are in losses/waveform.py
             ("losses/score_pairs.py", 10, 1, "GEM102"),
             ("losses/score_pairs.py", 18, 27, "GEM101"),
@@ -232,6 +235,7 @@ NEEDS_THE_PROJECT = {
             ("vlm/caption_folder.py", 12, 12, "GEM101"),  # the decorator factory in vlm/guards.py disables gradients
             ("detector/network.py", 24, 11, "GEM101"),  # torch comes through detector/common.py's star import
             ("flows/evaluate.py", 10, 11, "GEM101"),  # the model's forward, in flows/pair.py, guards its estimator
+            ("wavesynth/synthesise.py", 15, 20, "GEM101"),  # `Synth.forward`, in wavesynth/model.py, hands over to a guarded method
             ("vlm/guarded_forward.py", 10, 11, "GEM101"),  # the forward's decorator factory is in vlm/guards.py
             ("vlm/graph_log.py", 11, 5, "GEM101"),  # torch, re-exported by vlm/backends.py, traces the model there
             ("vlm/caption_folder.py", 20, 16, "GEM101"),  # `encode_image`, in vlm/model.py, guards its own forward

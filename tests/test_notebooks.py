@@ -130,6 +130,52 @@ def test_a_class_of_the_notebook_without_a_mode_needs_no_eval(folder):
     assert "`Dropped(...)`" in findings[0]["message"]
 
 
+VOCODER = """import torch
+from torch import nn
+
+
+class Sampler(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Conv1d(80, 1, 3, padding=1)
+
+    def sample(self, mels):
+        with torch.no_grad():
+            return self.net(mels)
+
+    def forward(self, mels):
+        if mels.dim() != 3:
+            raise ValueError("expected a batch of mel spectrograms")
+        return self.sample(mels)
+
+
+class Denoiser(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Conv1d(80, 1, 3, padding=1)
+
+    def forward(self, mels):
+        return self.net(mels)
+"""
+
+
+def test_a_class_the_notebook_imports_from_the_project_is_read_from_the_index(folder):
+    # The notebook's cells are no module of the index, but what they import is: `Sampler.forward` runs its network
+    # through a method of its own, under `torch.no_grad()`.
+    write(folder, "vocoder/__init__.py", "from .diffusion import Denoiser, Sampler\n")
+    write(folder, "vocoder/diffusion.py", VOCODER)
+    cells = [
+        code(["import sys\n", "sys.path.insert(0, '..')\n", "import torch\n", "from vocoder import Denoiser, Sampler"], count=1),
+        code(["sampler = Sampler()\n", "denoiser = Denoiser()\n", "sampler.load_state_dict(torch.load('sampler.pt'))\n",
+              "denoiser.load_state_dict(torch.load('denoiser.pt'))"], count=2),
+        code(["for mels in torch.load('mels.pt'):\n", "    waves = sampler(mels)\n", "    clean = denoiser(mels)"], count=3),
+    ]
+    write(folder, "notebooks/listen.ipynb", notebook(*cells))
+    findings = json.loads(CliRunner().invoke(main, ["--no-cache", "--format", "json", "--select", "GEM101", "."], catch_exceptions=False).output)
+    assert [(f["code"], f["cell"], f["line"]) for f in findings] == [("GEM101", 3, 3)]
+    assert "`denoiser(...)`" in findings[0]["message"]
+
+
 def test_show_source_shows_the_cell_line(folder):
     write(folder, "explore.ipynb", explore(code(SCORE, count=3)))
     lines = invoke("explore.ipynb", "--show-source").output.splitlines()

@@ -386,15 +386,14 @@ def _statements_after(analysis: ModuleAnalysis, statement: cst.CSTNode, function
 
 def _stores_into(node: cst.CSTNode, containers: set[str]) -> bool:
     """``node`` stores an entry into one of ``containers``: ``MODELS[name] = model``, ``MODELS.update({name:
-    model})``, ``MODELS.setdefault(name, model)``, or records a key done (``LOADED.add(name)``)."""
+    model})``, ``MODELS.setdefault(name, model)``, a cache object's ``MODELS.set(name, model)`` or ``put``, or records
+    a key done (``LOADED.add(name)``)."""
     if isinstance(node, cst.Assign):
         return any(isinstance(t.target, cst.Subscript) and _container_spelling(t.target.value) in containers for t in node.targets)
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in ("update", "setdefault", "add")
-        and _container_spelling(node.func.value) in containers
-    )
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) or _container_spelling(node.func.value) not in containers:
+        return False
+    method = node.func.attr.value
+    return method in ("update", "setdefault", "add") or (method in ("set", "put") and len(node.args) >= 2)
 
 
 def _container_spelling(container: cst.BaseExpression) -> str | None:

@@ -374,10 +374,10 @@ class ModuleAnalysis:
         given = getattr(self.context, "import_names", None)
         if given is not None:
             return given
-        tree = self._ast_tree()
+        tree = self.ast_tree()
         return ImportNames(tree) if tree is not None else None
 
-    def _ast_tree(self) -> ast.Module | None:
+    def ast_tree(self) -> ast.Module | None:
         """The file's ``ast`` tree: the triage's where it was kept, else parsed again (not kept: only what is
         read from it is)."""
         kept = getattr(self.context, "ast_tree", None)
@@ -469,7 +469,7 @@ class ModuleAnalysis:
         return self._earlier_or("_ast_starts", self._starts_from_ast)
 
     def _starts_from_ast(self) -> tuple[dict[cst.Call, tuple[int, int]] | None, dict[cst.FunctionDef, int] | None]:
-        tree = self._ast_tree()
+        tree = self.ast_tree()
         if tree is None:
             return None, None
         return starts(tree, self.nodes_of(cst.Call), self.nodes_of(cst.FunctionDef))
@@ -660,7 +660,7 @@ class ModuleAnalysis:
         triage = getattr(self.context, "triage", None)
         if triage is not None:
             return triage.facts
-        tree = self._ast_tree()
+        tree = self.ast_tree()
         return collect(tree) if tree is not None else SyntaxFacts()
 
     @cached_property

@@ -25,6 +25,7 @@ from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import Context, ModuleAnalysis, Verdict
 from gemlint.analysis.syntax import NOT_LITERAL, literal_value, named_parameters, parameter_position, passed_argument, terminal_name
 from gemlint.analysis.triage import is_test_path
+from gemlint.languages import NOTEBOOK_SUFFIX
 from gemlint.project.buffers import read_bytes
 from gemlint.project.model import MAX_PARSED_CALLER_FILES, MAX_PASSING_CALLERS, MAX_SUBCLASSES, ProjectModel, Target, summary_trains
 from gemlint.project.summary import CallSite, FunctionSummary
@@ -73,7 +74,12 @@ class ProjectAnswers:
         return self.model.in_context(str(analysis.context.source.path))
 
     def _entry_for(self, analysis: ModuleAnalysis) -> ModuleEntry | None:
-        return self.model.entry_of_path(str(analysis.context.source.path))
+        path = str(analysis.context.source.path)
+        entry = self.model.entry_of_path(path)
+        if entry is None and path.endswith(NOTEBOOK_SUFFIX):
+            tree = analysis.ast_tree()
+            return self.model.notebook_entry(path, tree) if tree is not None else None
+        return entry
 
     def class_hooks(self, analysis: ModuleAnalysis, cls: cst.ClassDef) -> frozenset[str] | None:
         entry = self._entry_for(analysis)

@@ -426,6 +426,24 @@ class ProjectModel:
         self.modules  # noqa: B018 -- builds the index
         return self.by_path.get(os.path.abspath(path))
 
+    def notebook_entry(self, path: str, tree: ast.Module) -> ModuleEntry:
+        """An entry for a notebook, whose cells (``tree``) import the project's modules: no module of the index
+        (nothing imports a notebook, and its cells are no module's code), but what its imports name resolves as
+        from a module beside it (``from model import WaveGrad`` after ``sys.path.insert(0, "..")`` names the
+        project's ``model`` package, as from any module)."""
+        absolute = os.path.abspath(path)
+        key = ("notebook", absolute)
+        found = self.memo.get(key)
+        if found is None:
+            self.modules  # noqa: B018 -- builds the index
+            assert self._index is not None
+            # Named so that no import names it: a module beside it may share its stem (`inference.py`).
+            name = f"{module_names([absolute], self._root)[0]}[notebook]"
+            found = ModuleEntry(absolute, name, "", self._index)
+            found._summary = summarise(tree, name, False)
+            self.memo[key] = found
+        return found  # type: ignore[return-value]
+
     # -- resolution ------------------------------------------------------------------------------
     def resolve(self, entry: ModuleEntry, spelled: str, _depth: int = 0) -> Target | None:
         """What the dotted ``spelled`` names in the module of ``entry``: a project class, function or module,
@@ -2298,11 +2316,33 @@ class ProjectModel:
         owner_entry, function = located
         if self.decorated_grad_free(owner_entry, function):
             return f"`{function.qualname}` (in `{owner_entry.summary.name}`) is decorated with a grad-free guard"
-        own = [site for site in function.calls if site.callee == "self" or site.callee.startswith("self.")]
-        if own and all(site.guarded for site in own):
-            # `with torch.no_grad(): flow = self.raft(a, b)`: every submodule it runs, it runs under a guard
+        guarded, unguarded = self._own_calls_guarded(cls, function, near, 0)
+        if guarded and not unguarded:
+            # `with torch.no_grad(): flow = self.raft(a, b)`: every submodule it runs, it runs under a guard (also
+            # in a method of its own it calls: `return self.sample(mels)`, whose body is under the guard)
             return f"`{function.qualname}` (in `{owner_entry.summary.name}`) runs its submodules under a grad-free guard"
         return None
+
+    def _own_calls_guarded(self, cls: Target, function: FunctionSummary, near: str | None, depth: int) -> tuple[bool, bool]:
+        """Whether ``function`` (a method of ``cls``) calls anything of its own instance under a grad-free guard, and
+        whether it calls anything of it outside one; a call of another method of the class counts as that method's
+        calls do, a few methods deep."""
+        guarded = unguarded = False
+        for site in function.calls:
+            if not (site.callee == "self" or site.callee.startswith("self.")):
+                continue
+            if site.guarded:
+                guarded = True
+                continue
+            parts = site.callee.split(".")
+            located = self.method_summary(cls, parts[1], near) if len(parts) == 2 and depth < 3 else None
+            if located is None or located[1] is function or self.decorated_grad_free(*located):
+                unguarded = unguarded or located is None
+                guarded = guarded or located is not None and located[1] is not function
+                continue
+            inner_guarded, inner_unguarded = self._own_calls_guarded(cls, located[1], near, depth + 1)
+            guarded, unguarded = guarded or inner_guarded, unguarded or inner_unguarded
+        return guarded, unguarded
 
     def _freezes_itself(self, cls: Target, near: str | None, depth: int = 0) -> str | None:
         """Why every parameter of an instance of ``cls`` is frozen by its own ``__init__``: it freezes ``self``, or

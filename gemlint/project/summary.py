@@ -917,6 +917,13 @@ def _elements(value: ast.AST, lists: dict[str, list[str] | None], function: Func
         return [_produced_by(value.elt) or UNKNOWN_ELEMENT]
     if isinstance(value, ast.DictComp):
         return [_produced_by(value.value) or UNKNOWN_ELEMENT]
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        # `[Resample(...)] + [Block(c) for c in sizes]`: both lists' elements
+        return _elements(value.left, lists, function) + _elements(value.right, lists, function)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        # `[Block(c)] * depth`: the list's elements, repeated
+        listed = value.left if isinstance(value.left, (ast.List, ast.Tuple)) else value.right
+        return _elements(listed, lists, function) if isinstance(listed, (ast.List, ast.Tuple)) else [UNKNOWN_ELEMENT]
     return [UNKNOWN_ELEMENT]
 
 

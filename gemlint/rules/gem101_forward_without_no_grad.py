@@ -57,7 +57,7 @@ class ForwardWithoutNoGrad(AnalysisRule):
         "thread that ran it, so it does not guard what a Gradio callback runs (Gradio runs its callbacks in its "
         "server's threads) nor what a FastAPI route declared with a plain `def` runs (in FastAPI's thread pool; an "
         "`async def` route runs in the thread that imported the app). Models whose own `forward` runs every part it calls under such a guard or "
-        "switch, or is decorated with one (a project class of any module: `with torch.set_grad_enabled(self.as_loss):` "
+        "switch (also through a method of its own it hands over to: `return self.sample(mels)`, whose body is under the guard), or is decorated with one (a project class of any module: `with torch.set_grad_enabled(self.as_loss):` "
         "around the network's call), built here or held by a parameter annotated with that class (`model: KModel`, "
         "`Optional[KModel]`).",
         "Models whose parameters are all frozen (`model.requires_grad_(False)`, or a loop over "
