@@ -17,16 +17,18 @@ import libcst as cst
 from gemlint.analysis.ast_walk import nesting_depth
 from gemlint.analysis.import_names import ImportNames
 from gemlint.analysis.index import TRIVIA
+from gemlint.analysis.module import ModuleAnalysis
 from gemlint.analysis.source import PythonSource
 from gemlint.analysis.triage import Triage
 from gemlint.bad_input import PYTHON2_STATEMENTS, internal_error, parse_error, python2_note
 from gemlint.diagnostics import Diagnostic
 from gemlint.discovery import SourceFile
 from gemlint.frontends.module_size import MAX_ANALYSED_CHARS
+from gemlint.frontends.python_indentation import expand_indentation
 from gemlint.frontends.python_module import parse_module
 from gemlint.lint_notes import note
 from gemlint.project.answers import ProjectAnswers
-from gemlint.project.files import project_for
+from gemlint.project.files import Project, project_for
 from gemlint.rule import PythonRule
 from gemlint.selection import Selection
 
@@ -81,18 +83,50 @@ def lint_python(
     if len(text) > MAX_ANALYSED_CHARS:
         too_large(text)
         return []
-    import_names, tree = reading.import_names, reading.tree
+    import_names = reading.import_names
     whole = project_for(selection.config) if project else None
     earlier = whole.parsed_analysis(source.path, text) if whole is not None else None
+    expanded = None
     if earlier is not None:
         module, wrapper = earlier.module, earlier.context.wrapper
     else:
         try:
             module = parse_module(text)
         except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
-            failure = libcst_failure(source, text)
-            return [parse_error(source, "cannot parse")] if failure is None else failure
+            # Valid Python (`ast` parsed it) whose tab-and-space indentation LibCST's tokenizer rejects: read as
+            # CPython reads it.
+            expanded = expand_indentation(text) if import_names is not None else None
+            module = _parsed(expanded.text) if expanded is not None else None
+            if module is None:
+                failure = libcst_failure(source, text)
+                return [parse_error(source, "cannot parse")] if failure is None else failure
+            assert expanded is not None
+            text = expanded.text
         wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    diagnostics = _lint_module(source, text, module, wrapper, rules, selection, reading, triage, whole, earlier)
+    return expanded.restored(diagnostics, source.display) if expanded is not None else diagnostics
+
+
+def _parsed(text: str) -> cst.Module | None:
+    try:
+        return parse_module(text)
+    except Exception:  # ParserSyntaxError, RecursionError, and a few others on odd input
+        return None
+
+
+def _lint_module(
+    source: SourceFile,
+    text: str,
+    module: cst.Module,
+    wrapper: cst.MetadataWrapper,
+    rules: Sequence[type[PythonRule]],
+    selection: Selection,
+    reading: AstReading,
+    triage: Triage | None,
+    whole: Project | None,
+    earlier: ModuleAnalysis | None,
+) -> list[Diagnostic]:
+    import_names, tree = reading.import_names, reading.tree
     outside = ProjectAnswers(whole.model) if whole is not None else None
     context = PythonFileContext(
         source, text, module, wrapper, selection.config, triage=triage, outside=outside, import_names=import_names, ast_tree=tree, earlier=earlier

@@ -289,6 +289,7 @@ NEEDS_THE_PROJECT = {
     "GEM502": (
         {
             ("chat_backend/provider.py", 24, 18, "GEM502"),  # the route that calls the loader is in chat_backend/routes.py
+            ("retrieval_demo/search.py", 9, 15, "GEM502"),  # the route that calls the search is in retrieval_demo/api.py
             # what `Upscaler.__init__` loads is in upscale_bot/upscaler.py; whether super-image is a library outside
             # the project, rather than one of its packages, is the project's to say
             ("upscale_bot/bot.py", 13, 16, "GEM502"),

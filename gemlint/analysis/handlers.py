@@ -142,6 +142,8 @@ def per_request_reason(
         if caller is None and _reruns(analysis):
             reasons.append(STREAMLIT_RERUN)
             continue
+        if caller is None and analysis.in_library_main_block(call):
+            continue  # the module's own demo, run by hand: importing it, as request code does, never runs it
         if caller is None or caller is function:
             return None  # also called at import time or recursively: not only per request
         if kept_or_keyed(analysis, call):

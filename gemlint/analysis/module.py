@@ -604,7 +604,7 @@ class ModuleAnalysis:
         """Why a debugging switch at ``node`` is acceptable: not production code, or behind a flag (GEM4xx)."""
         if not self.is_production:
             return "the file is a test, benchmark or profiling script"
-        if self._in_library_main_block(node):
+        if self.in_library_main_block(node):
             return "the `__main__` block of a module other files use: its author's check, run by hand"
         checking = self._checking_function(node)
         if checking is not None:
@@ -630,7 +630,7 @@ class ModuleAnalysis:
             return "the script's own code compares two implementations' outputs: a harness that checks and times them"
         return None
 
-    def _in_library_main_block(self, node: cst.CSTNode) -> bool:
+    def in_library_main_block(self, node: cst.CSTNode) -> bool:
         """``node`` is in the ``__main__`` block of a module whose functions or classes other files of the project
         use: importing the module never runs the block."""
         block = next((a for a in self.ancestors(node) if isinstance(a, cst.If) and self.is_main_block(a)), None)

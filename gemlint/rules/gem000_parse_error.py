@@ -33,6 +33,9 @@ class ParseError(Rule):
         "`--verbose` names the placeholder).",
         "A Python 2 file, whose first error is a statement only Python 2 has (`print x`, `exec code`, "
         "`except E, e:`): another language, not a broken file; not linted, and counted and named the same way.",
+        "A Python file indented with tabs and spaces mixed as CPython accepts them, which LibCST's tokenizer "
+        "rejects: it is valid Python, linted as CPython reads it (its tabs expanded to the next multiple of eight "
+        "columns), with its findings placed in the text as written and offered without fixes.",
     )
     bad = "def predict(x:\n    return model(x)\n"
     good = "def predict(x):\n    return model(x)\n"
