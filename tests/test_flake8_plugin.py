@@ -268,7 +268,6 @@ NEEDS_THE_PROJECT = {
             # captioner/model.py (its first forward then stands for the tagger's, which is reported instead)
             ("captioner/caption_batch.py", 11, 11, "GEM101"),
             # that the project's optimizer, in ddi/schedules.py, builds torch's Adam (the script trains) is known there
-            ("ddi/initialise.py", 10, 5, "GEM102"),
             ("ddi/initialise.py", 12, 5, "GEM103"),
             ("ddi/initialise.py", 14, 9, "GEM101"),
             # that `bundlekit` is an installed package, not one of the project's, is known from the project's files

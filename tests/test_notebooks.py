@@ -113,6 +113,25 @@ def test_a_single_forward_run_once_in_a_cell_is_not_reported(folder):
     assert (finding["code"], finding["cell"], finding["line"]) == ("GEM101", 5, 2)
 
 
+@pytest.mark.parametrize(
+    ("loop", "reported"),
+    [
+        ("for review in reviews[:1]:\n", False),
+        ("for i, review in enumerate(tqdm(reviews[0:1])):\n", False),
+        ("for _ in range(1):\n", False),
+        ("for review in reviews[:2]:\n", True),
+        ("for review in reviews[1:2]:\n", True),
+        ("for review in tqdm(reviews):\n", True),
+    ],
+)
+def test_a_loop_written_to_run_once_runs_its_forward_once(folder, loop, reported):
+    cell = ["from tqdm import tqdm\n", "reviews = open('reviews.txt').read().splitlines()\n", loop,
+            "    logits = model(**tokenizer([reviews[0]], return_tensors='pt')).logits"]
+    write(folder, "explore.ipynb", explore(code(cell, count=3)))
+    findings = json.loads(invoke("explore.ipynb", "--format", "json").output)
+    assert [(f["code"], f["cell"], f["line"]) for f in findings] == ([("GEM101", 5, 4)] if reported else [])
+
+
 def test_a_class_of_the_notebook_without_a_mode_needs_no_eval(folder):
     # The project index, which reads a class's layers for other modules, does not hold a notebook's classes.
     plain = ["class Net(torch.nn.Module):\n", "    def __init__(self):\n", "        super().__init__()\n",
@@ -297,7 +316,7 @@ def test_a_notebook_modules_forward_that_guards_its_submodules_builds_no_graph(f
 def test_sarif_places_findings_in_the_notebooks_json_text(folder, escaped):
     # JSON escapes before the finding (a quote, an accented letter, an emoji: a surrogate pair when escaped), on its
     # line: columns count the file's characters.
-    cells = ['review = "a \\"fine\\" film – très bien 😀"\n', 'for batch in [tokenizer([review], return_tensors="pt")]:\n', '    note = "😀"; logits = model(**batch).logits']
+    cells = ['review = "a \\"fine\\" film – très bien 😀"\n', 'for batch in [tokenizer([review], return_tensors="pt")] * 2:\n', '    note = "😀"; logits = model(**batch).logits']
     text = explore(code(cells, count=3), escaped=escaped)
     write(folder, "explore.ipynb", text)
     (folder / ".git").mkdir()  # the repository root, which SARIF paths are relative to

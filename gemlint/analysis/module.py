@@ -1374,6 +1374,39 @@ class ModuleAnalysis:
             return bool(values) and all(self._made_up_value(v, seen) for v in values)
         return False
 
+    def values_unread(self, call: cst.Call, depth: int = 0) -> bool:
+        """Nothing reads the values ``call`` computes: its result is dropped, read for its shape or type alone
+        (``out.shape``, ``type(out)``), or handed only to other models' runs whose values nothing reads either (a
+        notebook's check of an encoder's output shape, then of the decoder's it feeds)."""
+        parent = self.parent(call)
+        if isinstance(parent, cst.Expr) or self._shape_only(call):
+            return True
+        if not (isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1):
+            return False
+        names = _target_names(parent.targets[0].target)
+        return bool(names) and all(self._read_for_shape_alone(name, depth) for name in names)
+
+    def _read_for_shape_alone(self, target: cst.Name, depth: int) -> bool:
+        scope = self._scopes.get(target)
+        if scope is None:
+            return False
+        for assignment in scope[target.value]:
+            if not isinstance(assignment, Assignment):
+                continue
+            for access in references_of(assignment):
+                if self._shape_only(access.node):
+                    continue
+                run = self._run_given(access.node)
+                if run is None or depth >= 2 or not self.values_unread(run, depth + 1):
+                    return False
+        return True
+
+    def _run_given(self, node: cst.CSTNode) -> cst.Call | None:
+        """The model run ``node`` is an argument of (``decoder(features, captions)``), or None."""
+        argument = self.parent(node)
+        call = self.parent(argument) if isinstance(argument, cst.Arg) and argument.value is node else None
+        return call if isinstance(call, cst.Call) and self.models.forward_receiver(call) is not None else None
+
     def _read_beyond_shape(self, target: cst.Name) -> bool:
         """The variable ``target`` binds is read somewhere in its scope for more than its shape: a check that
         prints ``output[0].shape`` reads no prediction."""
@@ -1388,7 +1421,7 @@ class ModuleAnalysis:
         )
 
     def _shape_only(self, node: cst.CSTNode) -> bool:
-        """``node`` is read for its shape alone: ``x.shape``, ``x[0].shape``, ``x.size()``, ``len(x)``."""
+        """``node`` is read for its shape alone: ``x.shape``, ``x[0].shape``, ``x.size()``, ``len(x)``, ``type(x)``."""
         while True:
             parent = self.parent(node)
             if isinstance(parent, cst.Subscript) and parent.value is node:
@@ -1398,7 +1431,7 @@ class ModuleAnalysis:
                 return parent.attr.value in _SHAPE_ATTRIBUTES
             if isinstance(parent, cst.Arg):
                 call = self.parent(parent)  # `len(x)`, `isinstance(x, tuple)`: its size or its type
-                return isinstance(call, cst.Call) and call.args[0] is parent and (is_name(call.func, "len") or is_name(call.func, "isinstance"))
+                return isinstance(call, cst.Call) and call.args[0] is parent and any(is_name(call.func, name) for name in ("len", "isinstance", "type"))
             if isinstance(parent, cst.For) and parent.iter is node and isinstance(parent.target, cst.Name):
                 return not self._read_beyond_shape(parent.target)  # `for x in outputs: print(x.shape)`
             return False

@@ -167,3 +167,28 @@ def assignment_value(analysis, target: cst.CSTNode) -> cst.BaseExpression | None
     if isinstance(parent, cst.NamedExpr) and parent.target is target:
         return parent.value
     return None
+
+
+#: Calls that hand a loop the items of their first argument, as many as it has.
+_ITEM_WRAPPERS = frozenset({"tqdm", "enumerate", "list", "tuple", "iter", "sorted", "reversed", "trange"})
+
+
+def iterates_at_most_once(loop: cst.CSTNode) -> bool:
+    """A ``for`` whose iterable has one item at most, written so: ``range(1)``, ``paths[:1]``, ``[path]``, also
+    through ``tqdm(...)`` or ``enumerate(...)``. Its body runs once, as code outside a loop does."""
+    if not isinstance(loop, cst.For):
+        return False
+    items = loop.iter
+    while isinstance(items, cst.Call) and items.args and terminal_name(items.func) in _ITEM_WRAPPERS and not items.args[0].star:
+        if terminal_name(items.func) == "trange":
+            return len(items.args) == 1 and literal_value(items.args[0].value) in (0, 1)
+        items = items.args[0].value
+    if isinstance(items, cst.Call) and is_name(items.func, "range") and len(items.args) == 1 and not items.args[0].star:
+        return literal_value(items.args[0].value) in (0, 1)
+    if isinstance(items, (cst.List, cst.Tuple)):
+        return len(items.elements) <= 1 and not any(isinstance(element, cst.StarredElement) for element in items.elements)
+    if isinstance(items, cst.Subscript) and len(items.slice) == 1 and isinstance(items.slice[0].slice, cst.Slice):
+        bounds = items.slice[0].slice
+        start = literal_value(bounds.lower) if bounds.lower is not None else 0
+        return bounds.step is None and start == 0 and bounds.upper is not None and literal_value(bounds.upper) in (0, 1)
+    return False

@@ -1038,7 +1038,7 @@ MODE_ARGUMENTS = {
 def _mode_free_layer(value: ast.AST, choices: dict[str, list[str]]) -> bool | None:
     """For a call building one of :data:`MODE_ARGUMENTS`'s layers (also through a local bound to the class:
     ``klass = nn.LSTM``, ``choices``): whether it leaves that argument at its default or gives it a literal 0 or
-    ``False``; None for any other call."""
+    ``False``, or, for a recurrent layer given a dropout, builds one layer only; None for any other call."""
     if not isinstance(value, ast.Call):
         return None
     spelled = dotted(value.func) or ""
@@ -1052,7 +1052,16 @@ def _mode_free_layer(value: ast.AST, choices: dict[str, list[str]]) -> bool | No
     if any(isinstance(argument, ast.Starred) for argument in value.args) or any(k.arg is None for k in value.keywords):
         return False  # `nn.LSTM(*sizes)`, `nn.LSTM(**config)`: what it is given is not known
     given = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == keyword), None)
-    return given is None or (isinstance(given, ast.Constant) and type(given.value) in (int, float, bool) and not given.value)
+    if given is None or (isinstance(given, ast.Constant) and type(given.value) in (int, float, bool) and not given.value):
+        return True
+    if keyword == "dropout" and names[0].rsplit(".", 1)[-1] in _RECURRENT:
+        # A recurrent layer's dropout falls between its stacked layers: with one layer (the default) there is none.
+        layers = value.args[2] if len(value.args) > 2 else next((k.value for k in value.keywords if k.arg == "num_layers"), None)
+        return layers is None or (isinstance(layers, ast.Constant) and type(layers.value) is int and layers.value == 1)
+    return False
+
+
+_RECURRENT = frozenset({"LSTM", "GRU", "RNN"})
 
 
 def _by_default(args: ast.arguments, value: bool) -> frozenset[str]:

@@ -7,6 +7,7 @@ import libcst as cst
 from gemlint.analysis.imports import import_anchor, imported_name, module_alias
 from gemlint.analysis.module import evidence_precision
 from gemlint.analysis.models import shown
+from gemlint.analysis.syntax import iterates_at_most_once
 from gemlint.analysis.triage import PROJECT_CONTEXT, PROJECT_MODELS, InferenceContext
 from gemlint.diagnostics import Applicability, Edit, Fix, Position, RelatedLocation, Severity, Span
 from gemlint.languages import NOTEBOOK_SUFFIX
@@ -154,7 +155,8 @@ def score(batch: dict):
         "A notebook keeps each output in its globals, and with it the autograd graph and the activations behind "
         "it, until the name is overwritten or the kernel restarts: unguarded forwards in a loop (or in a function "
         "the cells call again and again) are how notebooks run out of GPU memory. A single forward in a cell, "
-        "run once by hand on one example, is not reported: the graph it keeps is one example's."
+        "run once by hand on one example, is not reported: the graph it keeps is one example's; so is one in a loop "
+        "written to run once (`for path in paths[:1]:`, `range(1)`)."
     )
     prefilter = ("torch", "transformers", "diffusers", "timm", "lightning", ".eval(", ".parameters(", "state_dict", "named_modules", "BaseHandler")
     sees_project = (PROJECT_CONTEXT, PROJECT_MODELS)
@@ -246,8 +248,8 @@ def score(batch: dict):
         for ancestor in self.analysis.ancestors(node):
             if isinstance(ancestor, cst.FunctionDef):
                 return self._function_repeats(ancestor, depth)
-            if isinstance(ancestor, _REPEATING):
-                return True
+            if isinstance(ancestor, _REPEATING) and not iterates_at_most_once(ancestor):
+                return True  # (a loop over `paths[:1]` runs its body once)
         return False
 
     def _function_repeats(self, function: cst.FunctionDef, depth: int) -> bool:

@@ -48,12 +48,15 @@ class MissingEval(AnalysisRule):
         "load_generator(path)`, whose body calls `generator.eval()`): the parts run in eval mode whatever the "
         "wrapper's own flag says.",
         "Models only run as a warm-up or a check on made-up input whose result nothing reads (or only its shape), or "
+        "in runs whose values nothing reads, whatever their input (the result dropped, or read for its shape or type "
+        "alone, also through another model's run it feeds: a notebook's check of an encoder's output shape, then of "
+        "the decoder's), or "
         "in the printing "
         "`__main__` block of a module other modules use, or models that keep the random weights a hub library's "
         "class was built with from a configuration (see GEM101).",
         "Models only used in training code, and torch.nn layers whose output does not depend on the mode "
         "(`nn.Linear`, `nn.Conv2d`, ..., `nn.LSTM`, `nn.GRU`, `nn.RNN` and `nn.MultiheadAttention` left at their "
-        "default dropout of 0, also through a local bound to the class: `klass = nn.LSTM`, and instance norms that "
+        "default dropout of 0 or built with one layer, whose dropout falls between stacked layers, also through a local bound to the class: `klass = nn.LSTM`, and instance norms that "
         "keep no running statistics, `track_running_stats` left False), nor project classes "
         "built only of such layers (beside bases that add no state: `class Criterion(nn.Module, ABC)`), however deep they nest (a conditional activation, `nn.GLU(1) if gated else "
         "nn.ReLU()`, being either; a subclass of `nn.Sequential` or `nn.ModuleList` by the parts its `__init__` hands "
@@ -152,6 +155,8 @@ def classify(features: list[float]):
                 continue
             if self._used_as_submodule(call, receiver) or self.analysis.discarded_run_on_made_up_input(call):
                 continue  # a warm-up or a check on made-up input serves no prediction
+            if self.analysis.values_unread(call):
+                continue  # nor does a run whose values nothing reads (a shape check): the mode changes only values
             if models.runs_random_weights(receiver):
                 continue  # nor does a model that keeps the random weights it was built with
             verdict = self.analysis.reported_context(call)
