@@ -1421,14 +1421,21 @@ class ModuleAnalysis:
         )
 
     def _shape_only(self, node: cst.CSTNode) -> bool:
-        """``node`` is read for its shape alone: ``x.shape``, ``x[0].shape``, ``x.size()``, ``len(x)``, ``type(x)``."""
+        """``node`` is read for its shape alone: ``x.shape``, ``x[0].shape``, ``x.last_hidden_state.size()``, ``len(x)``,
+        ``type(x)``, ``x.keys()``."""
         while True:
             parent = self.parent(node)
             if isinstance(parent, cst.Subscript) and parent.value is node:
                 node = parent  # `output[0]`: an element, whose shape may be what is read
                 continue
             if isinstance(parent, cst.Attribute) and parent.value is node:
-                return parent.attr.value in _SHAPE_ATTRIBUTES
+                if parent.attr.value in _SHAPE_ATTRIBUTES:
+                    return True
+                call = self.parent(parent)
+                if isinstance(call, cst.Call) and call.func is parent:
+                    return parent.attr.value == "keys" and not call.args  # the names of an output's fields
+                node = parent  # `output.last_hidden_state`: a field, whose shape may be what is read
+                continue
             if isinstance(parent, cst.Arg):
                 call = self.parent(parent)  # `len(x)`, `isinstance(x, tuple)`: its size or its type
                 return isinstance(call, cst.Call) and call.args[0] is parent and any(is_name(call.func, name) for name in ("len", "isinstance", "type"))
