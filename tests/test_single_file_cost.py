@@ -228,13 +228,13 @@ def test_the_analyses_read_the_names_a_file_imports_from_the_triages_tree(tmp_pa
     # only imports bind) is taken before it is let go, not parsed from the text a second time.
     config = make_project(tmp_path)
     reparsed: list[str] = []
-    reparse = ModuleAnalysis._ast_tree
+    reparse = ModuleAnalysis.ast_tree
 
     def counting(self):
         reparsed.append(self.context.source.relative)
         return reparse(self)
 
-    monkeypatch.setattr(ModuleAnalysis, "_ast_tree", counting)
+    monkeypatch.setattr(ModuleAnalysis, "ast_tree", counting)
     found = codes(run([tmp_path / "svc" / "app.py"], config, jobs=1), tmp_path)
     assert ("svc/app.py", "GEM101") in found  # the analyses asked what `torch` and `model` name
     assert "svc/app.py" not in reparsed
