@@ -426,7 +426,7 @@ class ProjectModel:
         self.modules  # noqa: B018 -- builds the index
         return self.by_path.get(os.path.abspath(path))
 
-    def notebook_entry(self, path: str, tree: ast.Module) -> ModuleEntry:
+    def notebook_entry(self, path: str, tree: ast.Module) -> ModuleEntry | None:
         """An entry for a notebook, whose cells (``tree``) import the project's modules: no module of the index
         (nothing imports a notebook, and its cells are no module's code), but what its imports name resolves as
         from a module beside it (``from model import WaveGrad`` after ``sys.path.insert(0, "..")`` names the
@@ -439,8 +439,12 @@ class ProjectModel:
             assert self._index is not None
             # Named so that no import names it: a module beside it may share its stem (`inference.py`).
             name = f"{module_names([absolute], self._root)[0]}[notebook]"
+            try:
+                summary = summarise(tree, name, False)
+            except (RecursionError, ValueError):
+                return None  # too deep to summarise, as a module of the index would be: nothing resolves
             found = ModuleEntry(absolute, name, "", self._index)
-            found._summary = summarise(tree, name, False)
+            found._summary = summary
             self.memo[key] = found
         return found  # type: ignore[return-value]
 
