@@ -1660,7 +1660,8 @@ class ModuleAnalysis:
     def _evaluates(self, function: cst.FunctionDef) -> bool:
         """Evaluation code: the function puts a model in eval mode and runs a model's forward pass (it does not
         train: training is decided first). One that runs no forward only prepares models
-        (``net_g.train(); net_ema.eval()`` in a training setup)."""
+        (``net_g.train(); net_ema.eval()`` in a training setup); one that also puts a model in training mode trains
+        it beside the one it freezes (a distillation loss: ``online.train(); target.eval()``)."""
         if self.is_test_file or _TRAINING_NAME.search(function.name.value.lower()):
             return False
         # In a model's own method, `self.quantizer.eval()` keeps a frozen part frozen (in training as in
@@ -1676,6 +1677,12 @@ class ModuleAnalysis:
         )
         if not evaluates:
             return False
+        if any(
+            self.enclosing_function(site.call) is function and _switches_to_training(site.call)
+            for site in self.index.sites("train")
+            if function in site.owners
+        ):
+            return False  # `online.train(); target.eval()`: a step that trains one network beside a frozen one
         own_calls = [call for call in self.nodes_of(cst.Call) if self.enclosing_function(call) is function]
         for call in own_calls:
             # A loop that calls this module's training step (`update_policy(...)`) trains.
@@ -2456,6 +2463,15 @@ def _unmoved(value: cst.BaseExpression, methods: frozenset[str] = _MOVES_AND_CAS
 def _moves_name(value: cst.BaseExpression, name: str) -> bool:
     """``image.cuda()`` bound to ``image`` again: the earlier binding, moved."""
     return is_name(_unmoved(value), name)
+
+
+def _switches_to_training(call: cst.Call) -> bool:
+    """``model.train()`` or ``model.train(True)`` (not ``model.train(False)``, which is ``eval()``)."""
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "train":
+        return False
+    if not call.args:
+        return True
+    return len(call.args) == 1 and literal_value(call.args[0].value) is True
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
