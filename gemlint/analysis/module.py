@@ -1677,11 +1677,7 @@ class ModuleAnalysis:
         )
         if not evaluates:
             return False
-        if any(
-            self.enclosing_function(site.call) is function and _switches_to_training(site.call)
-            for site in self.index.sites("train")
-            if function in site.owners
-        ):
+        if self._trains_another_than_it_evaluates(function):
             return False  # `online.train(); target.eval()`: a step that trains one network beside a frozen one
         own_calls = [call for call in self.nodes_of(cst.Call) if self.enclosing_function(call) is function]
         for call in own_calls:
@@ -1692,6 +1688,22 @@ class ModuleAnalysis:
         if self.builds_model(function):
             return False  # a factory that returns the model it put in eval mode builds it; its caller runs it
         return any(self.models.forward_receiver(call) is not None for call in own_calls)
+
+    def _trains_another_than_it_evaluates(self, function: cst.FunctionDef) -> bool:
+        """``function`` puts a model in training mode that it does not put in eval mode (``self.train()`` at the end
+        of a ``generate`` that began with ``self.eval()`` restores the mode; ``online.train()`` beside
+        ``target.eval()`` trains ``online``)."""
+
+        def receivers(name: str, switch: Callable[[cst.Call], bool]) -> set[str]:
+            return {
+                dotted_name(site.call.func.value) or ""
+                for site in self.index.sites(name)
+                if function in site.owners and self.enclosing_function(site.call) is function and switch(site.call)
+            }
+
+        trained = receivers("train", _switches_to_training)
+        evaluated = receivers("eval", lambda call: isinstance(call.func, cst.Attribute) and not call.args)
+        return bool(trained - evaluated - {""})
 
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
         """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
