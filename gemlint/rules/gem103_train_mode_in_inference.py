@@ -30,7 +30,8 @@ class TrainModeInInference(AnalysisRule):
         "graph (torchviz's `make_dot`).",
         "`.train(False)` (the same as `.eval()`), and `.train(mode)` with a run-time value.",
         "A function that puts one model in training mode and another in eval mode and runs them (a distillation or "
-        "EMA loss: `online.train(); target.eval()`): it trains the first beside the frozen second, whatever calls it.",
+        "EMA loss: `online.train(); target.eval()`): it trains the first beside the frozen second, whatever calls it. "
+        "(A `.train()` on the model the function itself put in eval mode restores its mode, as above.)",
         "A `train(...)` with arguments other than `mode`: another library's training job, not a mode switch "
         "(ultralytics' `YOLO.train(data=..., epochs=3)`).",
         "A `.train()` that restores training mode after the same function put the model in eval mode (an "
