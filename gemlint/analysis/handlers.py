@@ -22,7 +22,7 @@ from gemlint.analysis.frameworks import is_setup_hook, manages_models, measures_
 from gemlint.analysis.loads import load_kind
 from gemlint.analysis.module import ModuleAnalysis, dotted_name
 from gemlint.analysis.routes import is_route_decorator, routed_resource_reason
-from gemlint.analysis.syntax import NOT_LITERAL, SCOPE_NODES, is_name, literal_value, named_parameters, parameter_position, passed_argument
+from gemlint.analysis.syntax import NOT_LITERAL, SCOPE_NODES, is_name, literal_value, terminal_name, named_parameters, parameter_position, passed_argument
 
 #: How a Gradio callback is named in the reasons (which :func:`switches_model` reads).
 GRADIO_EVENT = "a Gradio event handler"
@@ -292,8 +292,64 @@ def kept_or_keyed(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
             or _returns_a_kept_entry(analysis, node, function)
             or _fallback_for_a_kept_entry(analysis, node, function)
             or _under_a_keyed_reload(analysis, node, function)
+            or _made_once_on_disk(analysis, node, function)
         )
     )
+
+
+def _made_once_on_disk(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Before ``node``, ``function`` returns when a file of a fixed name exists (``if os.path.exists("diff.png"):
+    return``), and it writes a file: a result made once and kept on disk, loaded for only while the file is missing.
+    A name the request chooses (``f"out/{job_id}.png"``) keys it per request, and is no such file."""
+    tested = any(
+        isinstance(earlier, cst.If) and earlier.orelse is None and _only_returns(earlier.body) and _tests_a_fixed_file(analysis, earlier.test)
+        for earlier in _statements_before(analysis, node, function)
+    )
+    return tested and any(
+        isinstance(call, cst.Call) and terminal_name(call.func) in _FILE_WRITES for call in analysis.subtree(function.body)
+    )
+
+
+#: Calls that write a file (an image, an array, a checkpoint, text).
+_FILE_WRITES = frozenset({"save", "save_image", "imwrite", "savefig", "write_bytes", "write_text", "dump"})
+_FILE_TESTS = frozenset({"exists", "isfile", "is_file", "getsize"})
+
+
+def _tests_a_fixed_file(analysis: ModuleAnalysis, test: cst.BaseExpression) -> bool:
+    """``test`` asks whether a file of a fixed name exists: ``os.path.exists("diff.png")``, ``Path("diff.png").exists()``,
+    or each of a module's constant names (``any(os.path.exists(p) for p in CANDIDATES)``)."""
+    for call in [test, *analysis.subtree(test)]:
+        if not isinstance(call, cst.Call) or terminal_name(call.func) not in _FILE_TESTS:
+            continue
+        if call.args and _fixed_path(analysis, call.args[0].value):
+            return True
+        owner = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if isinstance(owner, cst.Call) and owner.args and terminal_name(owner.func) == "Path" and _fixed_path(analysis, owner.args[0].value):
+            return True
+    return False
+
+
+def _fixed_path(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
+    """``value`` is a file name written in the code: a string, a name bound only to strings, or the target of a
+    comprehension over a tuple or list of strings (directly or through such a name)."""
+    if isinstance(literal_value(value), str):
+        return True
+    if not isinstance(value, cst.Name):
+        return False
+    for ancestor in analysis.ancestors(value):
+        if isinstance(ancestor, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+            loop = ancestor.for_in
+            if isinstance(loop.target, cst.Name) and loop.target.value == value.value:
+                return _fixed_names(analysis, loop.iter)
+    values = analysis.assigned_values(value)
+    return bool(values) and all(isinstance(literal_value(v), str) for v in values)
+
+
+def _fixed_names(analysis: ModuleAnalysis, items: cst.BaseExpression) -> bool:
+    if isinstance(items, cst.Name):
+        values = analysis.assigned_values(items)
+        return bool(values) and all(_fixed_names(analysis, v) for v in values if not isinstance(v, cst.Name))
+    return isinstance(items, (cst.Tuple, cst.List)) and bool(items.elements) and all(isinstance(literal_value(e.value), str) for e in items.elements)
 
 
 def _under_a_keyed_reload(analysis: ModuleAnalysis, node: cst.CSTNode, function: cst.FunctionDef) -> bool:

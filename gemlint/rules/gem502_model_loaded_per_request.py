@@ -51,7 +51,7 @@ class ModelLoadedPerRequest(AnalysisRule):
         "or `if key not in self.cache:` (the load bound to a local that the next statements store there counts too), "
         "also in a helper of another module the handler calls (`if SESSION is not None: ... else: SESSION = ...`), and "
         "a cache lookup that returns what it finds and stores what it builds (`cached = MODELS.get(name)`, `if cached "
-        "is not None: return cached`, then `MODELS[name] = model`, or a cache object's `MODELS.set(name, model)`). A global is any name module-level code assigns, in "
+        "is not None: return cached`, then `MODELS[name] = model`, or a cache object's `MODELS.set(name, model)`), and a result made once and kept on disk under a fixed name (`if os.path.exists(\"grid.png\"): return`, then the load and a write; a name the request chooses makes one per request). A global is any name module-level code assigns, in "
         "its `if`, `try` and `with` blocks too (a cache the `__main__` block makes: `if samplers[name] is None:`).",
         "A load in a branch of a helper that the helper's flags choose (`if on_cpu:`, `if not fallback:`) where every "
         "call from request code in the file passes a literal, or leaves a default, that rules the branch out; and one "
