@@ -346,9 +346,14 @@ def _fixed_path(analysis: ModuleAnalysis, value: cst.BaseExpression) -> bool:
 
 
 def _fixed_names(analysis: ModuleAnalysis, items: cst.BaseExpression) -> bool:
+    """``items`` is a tuple or list of strings, written out or bound (every time) to a name."""
     if isinstance(items, cst.Name):
         values = analysis.assigned_values(items)
-        return bool(values) and all(_fixed_names(analysis, v) for v in values if not isinstance(v, cst.Name))
+        return bool(values) and all(_string_display(v) for v in values)
+    return _string_display(items)
+
+
+def _string_display(items: cst.BaseExpression) -> bool:
     return isinstance(items, (cst.Tuple, cst.List)) and bool(items.elements) and all(isinstance(literal_value(e.value), str) for e in items.elements)
 
 

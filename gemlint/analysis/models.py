@@ -377,17 +377,7 @@ class ModelTracker:
         eval modes compute the same. (For a class the project index holds, the index answers this across modules;
         a notebook's classes are not in it.)"""
         chain = self._class_chain(cls)
-        reaches_module = False
-        for current in chain:
-            for base in current.bases:
-                if self._local_class(base.value) in chain:
-                    continue
-                names = self.analysis.qualified_names(base.value)
-                if names & fw.PLAIN_MODULE_BASES:
-                    reaches_module = True
-                elif not names & fw.STATELESS_BASES:
-                    return False
-        if not reaches_module:
+        if not self._module_lineage(chain):
             return False
         layers = 0
         for node in (node for current in chain for node in self.analysis.subtree(current, into_scopes=True)):
@@ -598,18 +588,30 @@ class ModelTracker:
                         return True
         return False
 
+    def _module_lineage(self, chain: list[cst.ClassDef]) -> bool | None:
+        """Whether ``nn.Module`` itself is among the bases the classes of ``chain`` (a class and its bases of this
+        file) name outside it; None when one of those is anything else than it or a base that adds no state (``ABC``)."""
+        reaches_module = False
+        for current in chain:
+            for base in current.bases:
+                if self._local_class(base.value) in chain:
+                    continue
+                names = self.analysis.qualified_names(base.value)
+                if names & fw.PLAIN_MODULE_BASES:
+                    reaches_module = True
+                elif not names & fw.STATELESS_BASES:
+                    return None
+        return reaches_module
+
     def _holds_nothing(self, cls: cst.ClassDef) -> bool:
         """An nn.Module subclass of this file with no parameters and no mode: every class of its chain derives
         from ``torch.nn.Module`` itself (or from each other), binds no ``self.<attr>`` and no class attribute,
         registers no parameter or submodule, and registers buffers (constants: no gradients) only where no
         method reads ``self.training``."""
         chain = self._class_chain(cls)
+        if self._module_lineage(chain) is None:
+            return False
         for current in chain:
-            for base in current.bases:
-                if self._local_class(base.value) in chain:
-                    continue
-                if not self.analysis.qualified_names(base.value) & (fw.PLAIN_MODULE_BASES | fw.STATELESS_BASES):
-                    return False
             if not all(self._plain_part(value) for value in self._attribute_values_of.get(current, ())):
                 return False
             if any(isinstance(s, (cst.SimpleStatementLine)) and any(isinstance(small, (cst.Assign, cst.AnnAssign)) for small in s.body) for s in current.body.body):

@@ -1693,17 +1693,12 @@ class ModuleAnalysis:
         """``function`` puts a model in training mode that it does not put in eval mode (``self.train()`` at the end
         of a ``generate`` that began with ``self.eval()`` restores the mode; ``online.train()`` beside
         ``target.eval()`` trains ``online``)."""
-
-        def receivers(name: str, switch: Callable[[cst.Call], bool]) -> set[str]:
-            return {
-                dotted_name(site.call.func.value) or ""
-                for site in self.index.sites(name)
-                if function in site.owners and self.enclosing_function(site.call) is function and switch(site.call)
-            }
-
-        trained = receivers("train", _switches_to_training)
-        evaluated = receivers("eval", lambda call: isinstance(call.func, cst.Attribute) and not call.args)
-        return bool(trained - evaluated - {""})
+        switched: dict[str, set[str]] = {"train": set(), "eval": set()}
+        for site in self.index.sites("train", "eval", "freeze"):
+            mode = self.models.mode_call(site.call) if function in site.owners and self.enclosing_function(site.call) is function else None
+            if mode in switched:
+                switched[mode].add(dotted_name(site.call.func.value) or "")  # type: ignore[union-attr]
+        return bool(switched["train"] - switched["eval"] - {""})
 
     def class_hooks(self, cls: cst.ClassDef, _depth: int = 0) -> frozenset[str] | None:
         """The methods of ``cls`` that frameworks call per request; an empty set means every public method."""
@@ -2475,15 +2470,6 @@ def _unmoved(value: cst.BaseExpression, methods: frozenset[str] = _MOVES_AND_CAS
 def _moves_name(value: cst.BaseExpression, name: str) -> bool:
     """``image.cuda()`` bound to ``image`` again: the earlier binding, moved."""
     return is_name(_unmoved(value), name)
-
-
-def _switches_to_training(call: cst.Call) -> bool:
-    """``model.train()`` or ``model.train(True)`` (not ``model.train(False)``, which is ``eval()``)."""
-    if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "train":
-        return False
-    if not call.args:
-        return True
-    return len(call.args) == 1 and literal_value(call.args[0].value) is True
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:

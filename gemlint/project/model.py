@@ -2340,12 +2340,15 @@ class ProjectModel:
                 continue
             parts = site.callee.split(".")
             located = self.method_summary(cls, parts[1], near) if len(parts) == 2 and depth < 3 else None
-            if located is None or located[1] is function or self.decorated_grad_free(*located):
-                unguarded = unguarded or located is None
-                guarded = guarded or located is not None and located[1] is not function
-                continue
-            inner_guarded, inner_unguarded = self._own_calls_guarded(cls, located[1], near, depth + 1)
-            guarded, unguarded = guarded or inner_guarded, unguarded or inner_unguarded
+            if located is None:
+                unguarded = True  # a submodule run (`self.net(x)`), or a method chain too deep to follow
+            elif located[1] is function:
+                continue  # a recursive call: its calls are these
+            elif self.decorated_grad_free(*located):
+                guarded = True
+            else:
+                inner_guarded, inner_unguarded = self._own_calls_guarded(cls, located[1], near, depth + 1)
+                guarded, unguarded = guarded or inner_guarded, unguarded or inner_unguarded
         return guarded, unguarded
 
     def _freezes_itself(self, cls: Target, near: str | None, depth: int = 0) -> str | None:
